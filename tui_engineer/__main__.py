@@ -1,0 +1,3 @@
+from tui_engineer.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""Command line entry point. Imports stay lazy so `--help` and `--version` are instant."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tui_engineer import __version__
+from tui_engineer.errors import UserError
+
+SUBCOMMANDS = ("config", "run", "runs")
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model and verification")
+    group.add_argument("--model", help="model name (e.g. gpt-4o-mini)")
+    group.add_argument("--base-url", help="OpenAI-compatible server URL")
+    group.add_argument("--test-cmd", dest="test_command", help="command that runs the tests")
+    group.add_argument("--test-timeout", type=float, help="seconds before a test run is killed")
+    group.add_argument("--max-fix-attempts", type=int, help="fix attempts per step (default 3)")
+    group.add_argument("--sandbox", choices=["local", "docker"], help="where tests run")
+    group.add_argument("--max-tokens", type=int, help="token budget for the session")
+    group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
+    group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
+    group.add_argument("-C", "--repo", type=Path, default=None, help="repository folder (default: .)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer",
+        description="A pair-programmer in your terminal. Run it inside a git repository.",
+        epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
+        "'tui-engineer run REQUEST' works headless. See README.md.",
+    )
+    parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
+    parser.add_argument("request", nargs="?", help="what you want done (optional)")
+    parser.add_argument("--init", action="store_true", help="create a git repository here first")
+    _add_model_flags(parser)
+    return parser
+
+
+def build_config_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer config",
+        description="Print the effective settings and where each one came from.",
+    )
+    _add_model_flags(parser)
+    return parser
+
+
+def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The settings given on the command line (None means 'not given')."""
+    keys = (
+        "model", "base_url", "test_command", "test_timeout", "max_fix_attempts", "sandbox",
+        "max_tokens", "max_usd",
+    )
+    flags = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    if getattr(args, "max_minutes", None) is not None:
+        flags["max_wall_seconds"] = args.max_minutes * 60
+    return flags
+
+
+def _cmd_config(argv: Sequence[str]) -> int:
+    from tui_engineer.config import format_settings, load_settings
+    from tui_engineer.vcs.repo import find_repo_root
+
+    args = build_config_parser().parse_args(argv)
+    start = (args.repo or Path.cwd()).resolve()
+    try:
+        root: Path | None = find_repo_root(start)
+    except UserError:
+        root = None
+    loaded = load_settings(root, flag_overrides(args))
+    print(format_settings(loaded))
+    return 0
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] == "config":
+        return _cmd_config(argv[1:])
+    args = build_parser().parse_args(argv)
+    print(
+        "The interactive TUI is not built yet. Try 'tui-engineer config'.",
+        file=sys.stderr,
+    )
+    return 2 if args.request is None else 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except UserError as err:
+        print(f"tui-engineer: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("tui-engineer: interrupted", file=sys.stderr)
+        return 130
