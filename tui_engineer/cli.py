@@ -24,7 +24,9 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
-    group.add_argument("-C", "--repo", type=Path, default=None, help="repository folder (default: .)")
+    group.add_argument(
+        "-C", "--repo", type=Path, default=None, help="repository folder (default: .)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +55,14 @@ def build_config_parser() -> argparse.ArgumentParser:
 def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The settings given on the command line (None means 'not given')."""
     keys = (
-        "model", "base_url", "test_command", "test_timeout", "max_fix_attempts", "sandbox",
-        "max_tokens", "max_usd",
+        "model",
+        "base_url",
+        "test_command",
+        "test_timeout",
+        "max_fix_attempts",
+        "sandbox",
+        "max_tokens",
+        "max_usd",
     )
     flags = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     if getattr(args, "max_minutes", None) is not None:
