@@ -19,7 +19,7 @@ GIT_IDENTITY = {
 
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No real keys, user config or user git config leak into a test; git has an identity via env."""
+    """No real keys or user config leak into a test; git gets an identity via env."""
     for name in list(os.environ):
         if name.startswith(("OPENAI_", "TUI_ENGINEER_")):
             monkeypatch.delenv(name)
@@ -54,7 +54,7 @@ SAMPLE_FILES = {
 
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[..., Path]:
-    """Create a real git repo with `files` committed (default: a tiny calc project with a test)."""
+    """Create a real git repo with `files` committed (default: a tiny calc project)."""
 
     def _make(
         files: dict[str, str] | None = None, *, name: str = "repo", commit: bool = True

@@ -24,9 +24,7 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
-    group.add_argument(
-        "-C", "--repo", type=Path, default=None, help="repository folder (default: .)"
-    )
+    group.add_argument("-C", "--repo", type=Path, default=None, help="repo folder (default: .)")
 
 
 def build_parser() -> argparse.ArgumentParser:
