@@ -10,8 +10,6 @@ from pathlib import Path
 from tui_engineer import __version__
 from tui_engineer.errors import UserError
 
-SUBCOMMANDS = ("config", "run", "runs")
-
 
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("model and verification")
@@ -50,6 +48,24 @@ def build_config_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_run_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer run",
+        description="Work on REQUEST without the TUI: plan, edit, test, and commit each step.",
+    )
+    parser.add_argument("request", nargs="?", help="what you want done")
+    parser.add_argument("--yes", action="store_true", help="accept every step whose tests pass")
+    parser.add_argument("--json", action="store_true", help="print engine events as JSON lines")
+    parser.add_argument("--no-plan", action="store_true", help="do the request as a single step")
+    parser.add_argument(
+        "--allow-dirty", action="store_true", help="start on top of uncommitted changes"
+    )
+    parser.add_argument("--no-record", action="store_true", help="do not write a run record")
+    parser.add_argument("--replay", type=Path, help="use a recorded run's model replies")
+    _add_model_flags(parser)
+    return parser
+
+
 def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The settings given on the command line (None means 'not given')."""
     keys = (
@@ -83,15 +99,60 @@ def _cmd_config(argv: Sequence[str]) -> int:
     return 0
 
 
+def _cmd_run(argv: Sequence[str]) -> int:
+    import asyncio
+
+    from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
+    from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer
+    from tui_engineer.headless.runner import RunOptions, run_session
+
+    parser = build_run_parser()
+    args = parser.parse_args(argv)
+    request = args.request
+    if request is None and args.replay is not None:
+        from tui_engineer.records import ReplayModel
+
+        request = ReplayModel(args.replay).request
+    if not request:
+        parser.error('give a REQUEST, e.g. tui-engineer run "add a --json flag"')
+    options = RunOptions(
+        request=request,
+        repo=(args.repo or Path.cwd()).resolve(),
+        flags=flag_overrides(args),
+        plan=not args.no_plan,
+        allow_dirty=args.allow_dirty,
+        record=not args.no_record,
+        replay=args.replay,
+    )
+    reviewer = AutoReviewer() if args.yes else TerminalReviewer()
+    sink = JsonPrinter() if args.json else ProgressPrinter()
+    result = asyncio.run(run_session(options, reviewer, sink))
+    return result.exit_code
+
+
+def _cmd_runs(argv: Sequence[str]) -> int:
+    from tui_engineer.records.listing import format_runs, list_runs
+    from tui_engineer.vcs.repo import find_repo_root
+
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer runs", description="List recorded sessions."
+    )
+    parser.add_argument("-C", "--repo", type=Path, default=None, help="repo folder (default: .)")
+    args = parser.parse_args(argv)
+    print(format_runs(list_runs(find_repo_root((args.repo or Path.cwd()).resolve()))))
+    return 0
+
+
 def _dispatch(argv: list[str]) -> int:
-    if argv and argv[0] == "config":
-        return _cmd_config(argv[1:])
-    args = build_parser().parse_args(argv)
+    commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs}
+    if argv and argv[0] in commands:
+        return commands[argv[0]](argv[1:])
+    build_parser().parse_args(argv)
     print(
-        "The interactive TUI is not built yet. Try 'tui-engineer config'.",
+        "The interactive TUI is not built yet. Use 'tui-engineer run REQUEST' for now.",
         file=sys.stderr,
     )
-    return 2 if args.request is None else 2
+    return 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,241 @@
+"""Typed events the engine emits. UIs render them; records store them; `--json` prints them.
+
+Every event is a frozen dataclass with a stable `type` name used in JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+    at: float = field(default_factory=time.time, kw_only=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        return {"type": self.type, **data}
+
+
+@dataclass(frozen=True)
+class SessionStarted(Event):
+    type: ClassVar[str] = "session_started"
+    session_id: str
+    request: str
+    model: str
+    sandbox: str
+    test_command: str
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something the user should read that is not an error (cleanup done, dirty tree handled...)."""
+
+    type: ClassVar[str] = "notice"
+    message: str
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    index: int
+    title: str
+    description: str
+    files: tuple[str, ...]
+    verify: str
+    depends_on: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PlanReady(Event):
+    type: ClassVar[str] = "plan_ready"
+    steps: tuple[StepInfo, ...]
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    type: ClassVar[str] = "step_started"
+    index: int
+    title: str
+
+
+@dataclass(frozen=True)
+class ModelCallStarted(Event):
+    type: ClassVar[str] = "model_call_started"
+    purpose: str  # plan | propose | diagnose | fix | replan
+    step: int | None
+
+
+@dataclass(frozen=True)
+class TokenStream(Event):
+    type: ClassVar[str] = "token"
+    purpose: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelExchange(Event):
+    """A finished model call: the prompt and the reply, for run records and replay."""
+
+    type: ClassVar[str] = "model_exchange"
+    purpose: str
+    step: int | None
+    messages: tuple[dict[str, str], ...]
+    reply: str
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    usd: float | None
+
+
+@dataclass(frozen=True)
+class UsageUpdated(Event):
+    type: ClassVar[str] = "usage"
+    prompt_tokens: int
+    completion_tokens: int
+    usd: float | None  # None: the model's price is unknown
+    max_tokens: int | None
+    max_usd: float | None
+
+
+@dataclass(frozen=True)
+class FeedbackDelivered(Event):
+    type: ClassVar[str] = "feedback_delivered"
+    text: str
+    purpose: str
+
+
+@dataclass(frozen=True)
+class EditsApplied(Event):
+    type: ClassVar[str] = "edits_applied"
+    step: int
+    attempt: int
+    changed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EditRefused(Event):
+    type: ClassVar[str] = "edit_refused"
+    step: int
+    attempt: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class AttemptStarted(Event):
+    type: ClassVar[str] = "attempt_started"
+    step: int
+    attempt: int  # 0 = the first proposal, 1..N = fixes
+    max_attempts: int
+
+
+@dataclass(frozen=True)
+class TestsStarted(Event):
+    type: ClassVar[str] = "tests_started"
+    step: int | None
+    command: str
+
+
+@dataclass(frozen=True)
+class TestOutput(Event):
+    type: ClassVar[str] = "test_output"
+    line: str
+
+
+@dataclass(frozen=True)
+class TestsFinished(Event):
+    type: ClassVar[str] = "tests_finished"
+    step: int | None
+    ok: bool
+    summary: str
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    duration: float
+    failing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Diagnosis(Event):
+    type: ClassVar[str] = "diagnosis"
+    step: int
+    attempt: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Stuck(Event):
+    type: ClassVar[str] = "stuck"
+    step: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ProposalReady(Event):
+    type: ClassVar[str] = "proposal_ready"
+    step: int
+    title: str
+    diff: str
+    tests_ok: bool
+    summary: str
+    attempts: int
+
+
+@dataclass(frozen=True)
+class DecisionMade(Event):
+    type: ClassVar[str] = "decision"
+    step: int
+    decision: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class StepCommitted(Event):
+    type: ClassVar[str] = "step_committed"
+    step: int
+    title: str
+    sha: str
+
+
+@dataclass(frozen=True)
+class StepSkipped(Event):
+    type: ClassVar[str] = "step_skipped"
+    step: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class BudgetWarning(Event):
+    type: ClassVar[str] = "budget_warning"
+    message: str
+
+
+@dataclass(frozen=True)
+class ErrorEvent(Event):
+    type: ClassVar[str] = "error"
+    message: str
+
+
+@dataclass(frozen=True)
+class VerdictRecorded(Event):
+    type: ClassVar[str] = "verdict"
+    ran: bool
+    worked: bool
+    perfect: bool
+    comment: str
+
+
+@dataclass(frozen=True)
+class SessionFinished(Event):
+    type: ClassVar[str] = "session_finished"
+    outcome: str  # done | stopped | failed | budget | error
+    commits: tuple[str, ...]
+    message: str
+
+
+EventSink = Callable[[Event], None]

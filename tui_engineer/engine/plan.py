@@ -1,0 +1,106 @@
+"""The plan: steps the model proposes, parsed from a fenced JSON block and validated.
+
+The schema is a public contract documented in docs/protocol.md ("Plans").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from tui_engineer.engine.events import StepInfo
+
+_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.DOTALL)
+MAX_STEPS = 12
+
+
+class PlanError(Exception):
+    """The model's plan is unusable; the message is written for the model to correct it."""
+
+
+@dataclass
+class Step:
+    index: int
+    title: str
+    description: str = ""
+    files: list[str] = field(default_factory=list)
+    verify: str = ""
+    depends_on: list[int] = field(default_factory=list)
+    status: str = "pending"  # pending | proposing | testing | review | accepted | skipped | failed
+    commit: str | None = None
+
+    def info(self) -> StepInfo:
+        return StepInfo(
+            index=self.index,
+            title=self.title,
+            description=self.description,
+            files=tuple(self.files),
+            verify=self.verify,
+            depends_on=tuple(self.depends_on),
+        )
+
+
+def _json_candidates(reply: str) -> list[str]:
+    blocks = _FENCE.findall(reply)
+    stripped = reply.strip()
+    if stripped.startswith("{"):
+        blocks.append(stripped)
+    return blocks
+
+
+def _str_list(raw: object, where: str) -> list[str]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise PlanError(f"{where} must be a list of strings")
+    return list(raw)
+
+
+def _parse_step(raw: object, number: int, first_index: int) -> Step:
+    where = f"steps[{number - 1}]"
+    if not isinstance(raw, dict):
+        raise PlanError(f"{where} must be an object with at least a 'title'")
+    title = raw.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise PlanError(f"{where}.title must be a non-empty string")
+    deps = raw.get("depends_on") or []
+    if not isinstance(deps, list) or not all(isinstance(d, int) for d in deps):
+        raise PlanError(f"{where}.depends_on must be a list of step numbers (integers)")
+    if any(d < 1 or d >= number for d in deps):
+        raise PlanError(f"{where}.depends_on may only name earlier steps (1..{number - 1})")
+    return Step(
+        index=first_index + number - 1,
+        title=title.strip()[:120],
+        description=str(raw.get("description") or raw.get("changes") or ""),
+        files=_str_list(raw.get("files"), f"{where}.files"),
+        verify=str(raw.get("verify") or ""),
+        depends_on=[first_index + d - 1 for d in deps],
+    )
+
+
+def parse_plan(reply: str, *, first_index: int = 1) -> list[Step]:
+    """Parse the plan in a model reply. Raises PlanError with a message meant for the model."""
+    candidates = _json_candidates(reply)
+    if not candidates:
+        raise PlanError('No plan found: reply with one ```json block holding {"steps": [...]}.')
+    try:
+        data = json.loads(candidates[-1])
+    except json.JSONDecodeError as err:
+        raise PlanError(f"The plan is not valid JSON: {err.msg} at line {err.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+        raise PlanError('The plan must be an object with a "steps" list.')
+    raw_steps = data["steps"]
+    if not raw_steps:
+        raise PlanError("The plan has no steps; give at least one.")
+    if len(raw_steps) > MAX_STEPS:
+        raise PlanError(
+            f"The plan has {len(raw_steps)} steps; merge them into at most {MAX_STEPS}."
+        )
+    return [_parse_step(raw, n, first_index) for n, raw in enumerate(raw_steps, start=1)]
+
+
+def single_step(request: str, index: int = 1) -> Step:
+    """The whole request as one step (`--no-plan`, or feedback turned into work)."""
+    title = request.strip().splitlines()[0] if request.strip() else "Requested change"
+    return Step(index=index, title=title[:72], description=request.strip())

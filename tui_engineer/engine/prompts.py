@@ -1,0 +1,122 @@
+"""The messages sent to the model for each kind of call. Pure functions: text in, messages out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tui_engineer.edits import edit_format_instructions
+from tui_engineer.engine.plan import Step
+
+Message = dict[str, str]
+
+SYSTEM = """You are tui-engineer, a careful pair-programmer working in the user's git repository.
+You make the smallest change that does the job, keep the existing style, and keep the tests green.
+A human reviews every step after its tests ran, so explain briefly what you changed and why."""
+
+PLAN_FORMAT = """Reply with the plan as one ```json block, nothing else needed:
+```json
+{"steps": [{"title": "short imperative title",
+  "description": "what changes and why",
+  "files": ["path/one.py"],
+  "verify": "which tests prove it (existing ones, or a new test this step writes first)",
+  "depends_on": []}]}
+```
+Rules: small, verifiable steps; `depends_on` lists earlier step numbers (1-based).
+A small request is ONE step — do not over-plan. At most 12 steps."""
+
+
+def _listing(files: Sequence[str]) -> str:
+    return "\n".join(files) if files else "(the repository has no files yet)"
+
+
+def plan_messages(request: str, files: Sequence[str], contents: str) -> list[Message]:
+    user = (
+        f"Request from the human:\n{request}\n\nFiles in the repository:\n{_listing(files)}\n\n"
+        + (f"Relevant files:\n{contents}\n\n" if contents else "")
+        + PLAN_FORMAT
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def _plan_overview(plan: Sequence[Step], current: Step) -> str:
+    lines = []
+    for step in plan:
+        mark = "→" if step is current else " "
+        lines.append(f"{mark} {step.index}. [{step.status}] {step.title}")
+    return "\n".join(lines)
+
+
+def propose_messages(
+    request: str,
+    plan: Sequence[Step],
+    step: Step,
+    files: Sequence[str],
+    contents: str,
+    rejections: Sequence[str] = (),
+) -> list[Message]:
+    parts = [
+        f"Overall request:\n{request}",
+        f"Plan:\n{_plan_overview(plan, step)}",
+        f"Now do step {step.index}: {step.title}\n{step.description}".rstrip(),
+    ]
+    if step.verify:
+        parts.append(f"How it is verified: {step.verify}")
+    parts.append(f"Files in the repository:\n{_listing(files)}")
+    if contents:
+        parts.append(f"Current contents of the relevant files:\n{contents}")
+    for reason in rejections:
+        parts.append(
+            f"The human rejected an earlier proposal for this step. Their reason:\n{reason}"
+        )
+    parts.append("Write the edits for this step only, in the edit format.")
+    system = f"{SYSTEM}\n\n{edit_format_instructions()}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def diagnose_messages(step: Step, diff: str, report_text: str) -> list[Message]:
+    user = (
+        f"Step: {step.title}\n\nThe change under test:\n```diff\n{diff or '(no changes)'}\n```\n\n"
+        f"Test results:\n{report_text}\n\n"
+        "Diagnose the failure: what failed, and the most likely cause. Be specific and brief. "
+        "Do not write edits."
+    )
+    system = "You diagnose failing tests for a pair-programmer. You explain; you do not edit."
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def fix_message(report_text: str, diagnosis: str, attempt: int, max_attempts: int) -> Message:
+    content = (
+        f"The tests failed after your change (fix attempt {attempt} of {max_attempts}).\n\n"
+        f"{report_text}\n\nDiagnosis:\n{diagnosis}\n\n"
+        "Fix it with new edits against the files as they are now (your earlier edits are applied). "
+        "Do not repeat an edit that did not work."
+    )
+    return {"role": "user", "content": content}
+
+
+def edit_refused_message(feedback: str) -> Message:
+    return {
+        "role": "user",
+        "content": f"Your edits could not be applied; nothing was changed.\n\n{feedback}\n\n"
+        "Send corrected edits.",
+    }
+
+
+def no_edits_message() -> Message:
+    return {
+        "role": "user",
+        "content": "Your reply contained no edit blocks. Send the edits for this step in the "
+        "edit format.",
+    }
+
+
+def feedback_message(texts: Sequence[str]) -> Message:
+    joined = "\n\n".join(texts)
+    return {
+        "role": "user",
+        "content": f"Message from the human, sent while you were working:\n{joined}",
+    }
+
+
+def still_wrong_request(answer: str) -> str:
+    return f"The human reviewed the result and says this is still wrong:\n{answer}"

@@ -1,0 +1,69 @@
+"""What the engine asks the human: the Reviewer protocol and the values that cross it.
+
+The TUI implements Reviewer with screens; headless implements it as a policy or terminal prompts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from tui_engineer.engine.plan import Step
+    from tui_engineer.verify import TestReport
+
+DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop"]
+
+
+@dataclass
+class Proposal:
+    step: Step
+    plan: list[Step]
+    diff: str
+    report: TestReport | None  # None when the step changed nothing to test
+    attempts: int
+    notes: list[str] = field(default_factory=list)  # e.g. "stuck: the same failure twice"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usd: float | None = None
+
+    @property
+    def tests_ok(self) -> bool:
+        return self.report is not None and self.report.ok
+
+
+@dataclass
+class Decision:
+    kind: DecisionKind
+    reason: str = ""
+    new_steps: list[Step] | None = None  # for edit_plan: replaces the remaining steps
+
+    @classmethod
+    def accept(cls) -> Decision:
+        return cls("accept")
+
+    @classmethod
+    def reject(cls, reason: str) -> Decision:
+        return cls("reject", reason)
+
+
+@dataclass
+class Verdict:
+    ran: bool
+    worked: bool
+    perfect: bool
+    comment: str = ""
+
+
+class Reviewer(Protocol):
+    async def review(self, proposal: Proposal) -> Decision:
+        """Decide on a step's proposal (shown after its tests ran)."""
+        ...
+
+    async def still_wrong(self) -> str | None:
+        """Ask "what is still wrong?" after the last step. None or empty means done."""
+        ...
+
+    async def verdict(self) -> Verdict | None:
+        """Ask for the session's verdict at the end; None to skip."""
+        ...

@@ -1,0 +1,130 @@
+"""What every part of a session shares: the model, the shadow worktree, the sandbox, the event
+sink and the human's feedback inbox. `call_model` is the one door to the model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.prompts import Message, feedback_message
+
+if TYPE_CHECKING:
+    from tui_engineer.llm import Completion, UsageLedger
+    from tui_engineer.sandbox import Sandbox
+    from tui_engineer.vcs.shadow import Shadow
+
+
+class Model(Protocol):
+    """A model client: the real ModelClient, or a replay of a recorded run."""
+
+    model: str
+    ledger: UsageLedger
+
+    async def complete(
+        self, messages: list[Message], *, on_text: object = None, **kwargs: object
+    ) -> Completion: ...
+
+
+@dataclass
+class EngineOptions:
+    test_command: str
+    test_timeout: float = 300.0
+    max_fix_attempts: int = 3
+    plan: bool = True
+    max_tokens: int | None = None
+    max_usd: float | None = None
+
+
+@dataclass
+class Runtime:
+    root: Path
+    shadow: Shadow
+    model: Model
+    sandbox: Sandbox
+    options: EngineOptions
+    emit: ev.EventSink
+    inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+
+    @property
+    def workdir(self) -> Path:
+        return self.shadow.path
+
+    def take_feedback(self) -> list[str]:
+        texts: list[str] = []
+        while not self.inbox.empty():
+            texts.append(self.inbox.get_nowait())
+        return texts
+
+    async def call_model(
+        self, messages: list[Message], purpose: str, step: int | None = None
+    ) -> str:
+        """One model call. Pending human feedback is appended to `messages` first, so it stays
+        in this conversation's context for later calls too."""
+        feedback = self.take_feedback()
+        if feedback:
+            messages.append(feedback_message(feedback))
+            for text in feedback:
+                self.emit(ev.FeedbackDelivered(text=text, purpose=purpose))
+        self.emit(ev.ModelCallStarted(purpose=purpose, step=step))
+
+        def on_text(chunk: str) -> None:
+            self.emit(ev.TokenStream(purpose=purpose, text=chunk))
+
+        completion = await self.model.complete(messages, on_text=on_text)
+        self._report_usage(messages, completion, purpose, step)
+        return completion.text
+
+    def _report_usage(
+        self, messages: Sequence[Message], completion: Completion, purpose: str, step: int | None
+    ) -> None:
+        usage = completion.usage
+        self.emit(
+            ev.ModelExchange(
+                purpose=purpose,
+                step=step,
+                messages=tuple(dict(m) for m in messages),
+                reply=completion.text,
+                finish_reason=completion.finish_reason,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                usd=usage.usd,
+            )
+        )
+        ledger = self.model.ledger
+        self.emit(
+            ev.UsageUpdated(
+                prompt_tokens=ledger.prompt_tokens,
+                completion_tokens=ledger.completion_tokens,
+                usd=ledger.usd,
+                max_tokens=self.options.max_tokens,
+                max_usd=self.options.max_usd,
+            )
+        )
+
+    async def run_tests(self, step: int | None):  # -> TestReport
+        command = self.options.test_command
+        self.emit(ev.TestsStarted(step=step, command=command))
+        report = await self.sandbox.run_tests(
+            self.workdir,
+            command,
+            timeout=self.options.test_timeout,
+            on_output=lambda line: self.emit(ev.TestOutput(line=line)),
+        )
+        self.emit(
+            ev.TestsFinished(
+                step=step,
+                ok=report.ok,
+                summary=report.summary(),
+                passed=report.passed,
+                failed=report.failed,
+                errors=report.errors,
+                skipped=report.skipped,
+                duration=report.duration,
+                failing=tuple(f.test_id for f in report.failures),
+            )
+        )
+        return report

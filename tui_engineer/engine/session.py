@@ -1,0 +1,212 @@
+"""A whole session: plan the request, work each step through review, ask what is still wrong,
+record the verdict. Talks to the human only through the Reviewer and events."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from tui_engineer.context import file_contents, list_repo_files
+from tui_engineer.context.files import mentioned_paths
+from tui_engineer.engine import events as ev
+from tui_engineer.engine import prompts
+from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
+from tui_engineer.engine.review import Decision, Proposal, Reviewer
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.step_runner import propose_step
+from tui_engineer.errors import UserError
+from tui_engineer.vcs.commit import accept
+
+
+@dataclass
+class SessionResult:
+    outcome: str  # done | stopped | failed | budget | error
+    commits: list[str] = field(default_factory=list)
+    message: str = ""
+    final_ok: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == "done" and self.final_ok:
+            return 0
+        return 2 if self.outcome == "error" else 1
+
+
+class _Stop(Exception):
+    def __init__(self, outcome: str, message: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+
+
+class Session:
+    def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
+        self.rt = runtime
+        self.reviewer = reviewer
+        self.session_id = session_id
+        self.plan: list[Step] = []
+        self.commits: list[str] = []
+        self._last_accepted: Proposal | None = None
+        self._unfinished = False  # a step was skipped, failed or the plan was cut short
+
+    def send_feedback(self, text: str) -> None:
+        """The human's chat message; delivered with the next model call."""
+        self.rt.inbox.put_nowait(text)
+
+    async def run(self, request: str) -> SessionResult:
+        rt = self.rt
+        rt.emit(
+            ev.SessionStarted(
+                session_id=self.session_id,
+                request=request,
+                model=rt.model.model,
+                sandbox=rt.sandbox.name,
+                test_command=rt.options.test_command,
+            )
+        )
+        try:
+            result = await self._run(request)
+        except _Stop as stop:
+            result = SessionResult(stop.outcome, self.commits, str(stop))
+        except UserError as err:
+            outcome = "budget" if type(err).__name__ == "BudgetExceeded" else "error"
+            if type(err).__name__ == "ModelReplyError":
+                outcome = "failed"
+            rt.emit(ev.ErrorEvent(message=str(err)))
+            result = SessionResult(outcome, self.commits, str(err))
+        finally:
+            await asyncio.to_thread(rt.shadow.reset)
+        await self._verdict()
+        rt.emit(
+            ev.SessionFinished(
+                outcome=result.outcome, commits=tuple(result.commits), message=result.message
+            )
+        )
+        return result
+
+    async def _run(self, request: str) -> SessionResult:
+        await self._extend_plan(request, planned=self.rt.options.plan)
+        while True:
+            await self._work_pending(request)
+            answer = await self.reviewer.still_wrong()
+            if not answer or answer.strip().lower() in {"done", "nothing", "no"}:
+                break
+            request = prompts.still_wrong_request(answer)
+            await self._extend_plan(request, planned=True)
+        final_ok = not self._unfinished and self._final_ok()
+        message = f"{len(self.commits)} step(s) committed"
+        return SessionResult("done", self.commits, message, final_ok=final_ok)
+
+    def _final_ok(self) -> bool:
+        # The shadow tree equals the last accepted proposal (later skips reset to it), so that
+        # proposal's test run is the final run: no need to run the suite again.
+        return self._last_accepted is not None and self._last_accepted.tests_ok
+
+    async def _extend_plan(self, request: str, *, planned: bool) -> None:
+        first = len(self.plan) + 1
+        steps = await self._make_plan(request, first) if planned else [single_step(request, first)]
+        self.plan.extend(steps)
+        self.rt.emit(ev.PlanReady(steps=tuple(s.info() for s in self.plan)))
+
+    async def _make_plan(self, request: str, first: int) -> list[Step]:
+        files = await asyncio.to_thread(list_repo_files, self.rt.workdir)
+        named = mentioned_paths(request, files)
+        contents = await asyncio.to_thread(file_contents, self.rt.workdir, named)
+        messages = prompts.plan_messages(request, files, contents)
+        reply = await self.rt.call_model(messages, "plan")
+        try:
+            return parse_plan(reply, first_index=first)
+        except PlanError as err:
+            # One correction round, then fall back to doing the request as a single step.
+            messages += [
+                {"role": "assistant", "content": reply},
+                {"role": "user", "content": f"That plan is invalid: {err}\nSend the fixed plan."},
+            ]
+            reply = await self.rt.call_model(messages, "plan")
+            try:
+                return parse_plan(reply, first_index=first)
+            except PlanError as again:
+                self.rt.emit(ev.Notice(message=f"Plan unusable ({again}); doing it as one step."))
+                return [single_step(request, first)]
+
+    async def _work_pending(self, request: str) -> None:
+        while (step := next((s for s in self.plan if s.status == "pending"), None)) is not None:
+            self.rt.emit(ev.StepStarted(index=step.index, title=step.title))
+            await self._review_loop(request, step)
+
+    async def _review_loop(self, request: str, step: Step) -> None:
+        rejections: list[str] = []
+        while True:
+            proposal = await propose_step(self.rt, request, self.plan, step, rejections)
+            self.rt.emit(
+                ev.ProposalReady(
+                    step=step.index,
+                    title=step.title,
+                    diff=proposal.diff,
+                    tests_ok=proposal.tests_ok,
+                    summary=proposal.report.summary() if proposal.report else "no tests run",
+                    attempts=proposal.attempts,
+                )
+            )
+            decision = await self.reviewer.review(proposal)
+            self.rt.emit(
+                ev.DecisionMade(step=step.index, decision=decision.kind, reason=decision.reason)
+            )
+            if decision.kind == "reject":
+                await asyncio.to_thread(self.rt.shadow.reset)
+                rejections.append(decision.reason or "(no reason given)")
+                step.status = "pending"
+                continue
+            await self._settle(step, proposal, decision)
+            return
+
+    async def _settle(self, step: Step, proposal: Proposal, decision: Decision) -> None:
+        if decision.kind == "accept" and proposal.diff.strip():
+            await self._commit(step, proposal)
+            return
+        await asyncio.to_thread(self.rt.shadow.reset)
+        if decision.kind == "accept":  # nothing to commit: the step needed no change
+            step.status = "skipped"
+            self.rt.emit(ev.StepSkipped(step=step.index, reason="no changes to commit"))
+            return
+        self._unfinished = True
+        if decision.kind == "edit_plan":
+            step.status = "pending" if decision.new_steps is None else "skipped"
+            self._replace_remaining(decision.new_steps or [])
+            return
+        step.status = "skipped" if decision.kind == "skip" else "failed"
+        self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
+        if decision.kind == "stop":
+            raise _Stop("stopped", decision.reason or "stopped by the human")
+
+    async def _commit(self, step: Step, proposal: Proposal) -> None:
+        sha = await asyncio.to_thread(
+            accept,
+            self.rt.shadow,
+            title=step.title,
+            body=step.description,
+            model=self.rt.model.model,
+        )
+        step.status, step.commit = "accepted", sha
+        self.commits.append(sha)
+        self._last_accepted = proposal
+        self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
+
+    def _replace_remaining(self, new_steps: list[Step]) -> None:
+        kept = [s for s in self.plan if s.status != "pending"]
+        first = len(kept) + 1
+        for offset, step in enumerate(new_steps):
+            step.index, step.status = first + offset, "pending"
+        self.plan = kept + new_steps
+        self.rt.emit(ev.PlanReady(steps=tuple(s.info() for s in self.plan)))
+
+    async def _verdict(self) -> None:
+        verdict = await self.reviewer.verdict()
+        if verdict is not None:
+            self.rt.emit(
+                ev.VerdictRecorded(
+                    ran=verdict.ran,
+                    worked=verdict.worked,
+                    perfect=verdict.perfect,
+                    comment=verdict.comment,
+                )
+            )

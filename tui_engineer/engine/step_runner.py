@@ -1,0 +1,154 @@
+"""One step from proposal to a reviewable result: propose → apply → test → diagnose → fix.
+
+The loop is bounded by `max_fix_attempts` and stops early when stuck (the same failure twice in a
+row, the same refused edit twice, or a fix that changes nothing)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tui_engineer.context import file_contents, list_repo_files
+from tui_engineer.context.files import mentioned_paths
+from tui_engineer.edits import EditError, apply_edits, parse_edits
+from tui_engineer.engine import events as ev
+from tui_engineer.engine import prompts
+from tui_engineer.engine.plan import Step
+from tui_engineer.engine.review import Proposal
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.verify import TestReport
+
+
+def failure_signature(report: TestReport) -> tuple[object, ...]:
+    """What makes two failing runs 'the same failure' for stuck detection."""
+    if report.structured:
+        return tuple(sorted((f.test_id, f.message) for f in report.failures))
+    tail = report.output_tail.strip().splitlines()[-5:]
+    return (report.exit_code, report.timed_out, tuple(tail))
+
+
+@dataclass
+class _Attempts:
+    """Mutable state of one step's loop."""
+
+    messages: list[prompts.Message]
+    attempt: int = 0
+    report: TestReport | None = None
+    last_failure: tuple[object, ...] | None = None
+    last_refusal: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+async def _relevant_contents(rt: Runtime, request: str, step: Step) -> tuple[list[str], str]:
+    files = await asyncio.to_thread(list_repo_files, rt.workdir)
+    wanted = [*step.files, *mentioned_paths(f"{request}\n{step.description}", files)]
+    contents = await asyncio.to_thread(file_contents, rt.workdir, wanted)
+    return files, contents
+
+
+async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool | None:
+    """Apply a reply's edits. True: applied and changed something; False: refused or empty
+    (feedback queued for the model); None: applied but the tree did not change."""
+    state.messages.append({"role": "assistant", "content": reply})
+    try:
+        edits = parse_edits(reply)
+        if not edits:
+            state.messages.append(prompts.no_edits_message())
+            rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason="no edits"))
+            return False
+        before = await asyncio.to_thread(rt.shadow.diff)
+        result = await asyncio.to_thread(apply_edits, rt.workdir, edits)
+    except EditError as err:
+        return _refused(rt, step, state, err.feedback)
+    after = await asyncio.to_thread(rt.shadow.diff)
+    changed = tuple(result.changed + result.created + result.deleted)
+    rt.emit(ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed))
+    return None if after == before else True
+
+
+def _refused(rt: Runtime, step: Step, state: _Attempts, feedback: str) -> bool:
+    rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason=feedback))
+    state.messages.append(prompts.edit_refused_message(feedback))
+    if feedback == state.last_refusal:
+        state.notes.append("stuck: the model sent the same unusable edit twice")
+    state.last_refusal = feedback
+    return False
+
+
+def _stuck_after_tests(state: _Attempts, report: TestReport) -> bool:
+    signature = failure_signature(report)
+    if signature == state.last_failure:
+        state.notes.append("stuck: the same tests failed the same way twice in a row")
+        return True
+    state.last_failure = signature
+    return False
+
+
+async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -> str:
+    """Diagnose the failure (a separate call) and ask for a fix in the step's conversation."""
+    max_attempts = rt.options.max_fix_attempts
+    rt.emit(ev.AttemptStarted(step=step.index, attempt=state.attempt, max_attempts=max_attempts))
+    if tested and state.report is not None:
+        report_text = state.report.for_model()
+        diff = await asyncio.to_thread(rt.shadow.diff)
+        diagnosis = await rt.call_model(
+            prompts.diagnose_messages(step, diff, report_text), "diagnose", step.index
+        )
+        rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
+        state.messages.append(
+            prompts.fix_message(report_text, diagnosis, state.attempt, max_attempts)
+        )
+    return await rt.call_model(state.messages, "fix", step.index)
+
+
+async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
+    reply = await rt.call_model(state.messages, "propose", step.index)
+    while True:
+        applied = await _apply(rt, step, state, reply)
+        if applied is None and state.attempt > 0:
+            state.notes.append("stuck: the last fix changed nothing")
+            return
+        if applied is not False:
+            step.status = "testing"
+            state.report = await rt.run_tests(step.index)
+            if state.report.ok or _stuck_after_tests(state, state.report):
+                return
+        elif any(note.startswith("stuck") for note in state.notes):
+            return
+        if state.attempt >= rt.options.max_fix_attempts:
+            state.notes.append(f"gave up after {state.attempt} fix attempts")
+            return
+        state.attempt += 1
+        step.status = "fixing"
+        reply = await _next_reply(rt, step, state, tested=applied is not False)
+
+
+async def propose_step(
+    rt: Runtime, request: str, plan: Sequence[Step], step: Step, rejections: Sequence[str] = ()
+) -> Proposal:
+    """Work on `step` in the shadow worktree until its tests pass or the loop gives up."""
+    ledger = rt.model.ledger
+    start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
+    step.status = "proposing"
+    files, contents = await _relevant_contents(rt, request, step)
+    messages = prompts.propose_messages(request, plan, step, files, contents, rejections)
+    state = _Attempts(messages=messages)
+    rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
+    await _loop(rt, step, state)
+    for note in state.notes:
+        if note.startswith("stuck"):
+            rt.emit(ev.Stuck(step=step.index, reason=note))
+    diff = await asyncio.to_thread(rt.shadow.diff)
+    step.status = "review"
+    return Proposal(
+        step=step,
+        plan=list(plan),
+        diff=diff,
+        report=state.report,
+        attempts=state.attempt,
+        notes=state.notes,
+        prompt_tokens=ledger.prompt_tokens - start_prompt,
+        completion_tokens=ledger.completion_tokens - start_completion,
+        usd=ledger.usd,
+    )

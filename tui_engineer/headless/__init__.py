@@ -1,0 +1,1 @@
+"""`tui-engineer run`: the engine without the TUI, for scripts, CI and benchmarks."""

@@ -1,0 +1,115 @@
+"""Render engine events on a terminal: readable progress lines, or one JSON object per line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from tui_engineer.engine import events as ev
+
+
+class JsonPrinter:
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self._out = out
+
+    def __call__(self, event: ev.Event) -> None:
+        self._out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        self._out.flush()
+
+
+class ProgressPrinter:
+    """Human progress. On a terminal, a live status line shows what is under way."""
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self._out = out
+        self._live = out.isatty()
+        self._status = ""
+        self._chars = 0
+
+    def _line(self, text: str) -> None:
+        self._clear_status()
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def _set_status(self, text: str) -> None:
+        if self._live:
+            self._clear_status()
+            self._status = text
+            self._out.write(text)
+            self._out.flush()
+
+    def _clear_status(self) -> None:
+        if self._live and self._status:
+            self._out.write("\r" + " " * len(self._status) + "\r")
+            self._status = ""
+
+    def __call__(self, event: ev.Event) -> None:
+        handler = getattr(self, f"_on_{event.type}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_session_started(self, e: ev.SessionStarted) -> None:
+        self._line(f"tui-engineer {e.session_id} · model {e.model} · tests: {e.test_command}")
+
+    def _on_notice(self, e: ev.Notice) -> None:
+        self._line(f"note: {e.message}")
+
+    def _on_plan_ready(self, e: ev.PlanReady) -> None:
+        self._line(f"Plan ({len(e.steps)} step{'s' if len(e.steps) != 1 else ''}):")
+        for step in e.steps:
+            self._line(f"  {step.index}. {step.title}")
+
+    def _on_step_started(self, e: ev.StepStarted) -> None:
+        self._line(f"▶ Step {e.index}: {e.title}")
+
+    def _on_model_call_started(self, e: ev.ModelCallStarted) -> None:
+        self._chars = 0
+        self._set_status(f"  … model: {e.purpose}")
+
+    def _on_token(self, e: ev.TokenStream) -> None:
+        self._chars += len(e.text)
+        self._set_status(f"  … model: {e.purpose} ({self._chars} chars)")
+
+    def _on_feedback_delivered(self, e: ev.FeedbackDelivered) -> None:
+        self._line(f"  ✉ your message was given to the model ({e.purpose})")
+
+    def _on_edits_applied(self, e: ev.EditsApplied) -> None:
+        self._line(f"  edited: {', '.join(e.changed) or '(nothing)'}")
+
+    def _on_edit_refused(self, e: ev.EditRefused) -> None:
+        first = e.reason.strip().splitlines()[0] if e.reason.strip() else "refused"
+        self._line(f"  ✗ edit refused: {first}")
+
+    def _on_attempt_started(self, e: ev.AttemptStarted) -> None:
+        if e.attempt:
+            self._line(f"  fixing (attempt {e.attempt}/{e.max_attempts})")
+
+    def _on_tests_started(self, e: ev.TestsStarted) -> None:
+        self._set_status(f"  … running {e.command}")
+
+    def _on_tests_finished(self, e: ev.TestsFinished) -> None:
+        mark = "✓" if e.ok else "✗"
+        self._line(f"  {mark} tests: {e.summary}")
+
+    def _on_diagnosis(self, e: ev.Diagnosis) -> None:
+        first = e.text.strip().splitlines()[0] if e.text.strip() else ""
+        self._line(f"  diagnosis: {first[:160]}")
+
+    def _on_stuck(self, e: ev.Stuck) -> None:
+        self._line(f"  ! {e.reason}")
+
+    def _on_step_committed(self, e: ev.StepCommitted) -> None:
+        self._line(f"  ✓ committed {e.sha[:8]} {e.title}")
+
+    def _on_step_skipped(self, e: ev.StepSkipped) -> None:
+        self._line(f"  – step {e.step} not committed: {e.reason}")
+
+    def _on_budget_warning(self, e: ev.BudgetWarning) -> None:
+        self._line(f"  ! {e.message}")
+
+    def _on_error(self, e: ev.ErrorEvent) -> None:
+        self._line(f"error: {e.message}")
+
+    def _on_session_finished(self, e: ev.SessionFinished) -> None:
+        self._line(f"Finished ({e.outcome}): {e.message}")

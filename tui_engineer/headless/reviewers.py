@@ -1,0 +1,77 @@
+"""Headless Reviewers: an automatic policy (`--yes`) and plain terminal prompts."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+
+from tui_engineer.engine.review import Decision, Proposal, Verdict
+
+
+class AutoReviewer:
+    """Accept every step whose tests pass; stop at the first one that cannot be made to pass."""
+
+    async def review(self, proposal: Proposal) -> Decision:
+        if proposal.tests_ok and proposal.diff.strip():
+            return Decision.accept()
+        if proposal.tests_ok:
+            return Decision("skip", "the step needed no change")
+        why = proposal.report.summary() if proposal.report else "no usable edit"
+        return Decision("stop", f"step {proposal.step.index} could not be made to pass ({why})")
+
+    async def still_wrong(self) -> str | None:
+        return None
+
+    async def verdict(self) -> Verdict | None:
+        return None
+
+
+class TerminalReviewer:
+    """Asks on the terminal. End of input (a closed stdin) means stop."""
+
+    def __init__(
+        self, ask: Callable[[str], str] = input, show: Callable[[str], None] = print
+    ) -> None:
+        self._ask = ask
+        self._show = show
+
+    async def _prompt(self, text: str) -> str | None:
+        try:
+            return (await asyncio.to_thread(self._ask, text)).strip()
+        except EOFError:
+            return None
+
+    async def review(self, proposal: Proposal) -> Decision:
+        self._show(proposal.diff or "(no changes)")
+        tests = proposal.report.summary() if proposal.report else "no tests run"
+        self._show(f"Step {proposal.step.index}: {proposal.step.title} — tests: {tests}")
+        for note in proposal.notes:
+            self._show(f"  note: {note}")
+        while True:
+            answer = await self._prompt("[a]ccept, [r]eject, [s]kip, s[t]op? ")
+            if answer is None or answer.lower() in {"t", "stop"}:
+                return Decision("stop", "stopped by the human")
+            if answer.lower() in {"a", "accept", "y", "yes"}:
+                return Decision.accept()
+            if answer.lower() in {"s", "skip"}:
+                return Decision("skip", "skipped by the human")
+            if answer.lower() in {"r", "reject"}:
+                reason = await self._prompt("Why? (the model sees this) ")
+                return Decision.reject(reason or "rejected without a reason")
+            print("Please answer a, r, s or t.", file=sys.stderr)
+
+    async def still_wrong(self) -> str | None:
+        return await self._prompt("What is still wrong? (empty = done) ")
+
+    async def verdict(self) -> Verdict | None:
+        answer = await self._prompt(
+            "Verdict — did it [r]un, [w]ork, or is it [p]erfect? (empty skips) "
+        )
+        if not answer:
+            return None
+        level = answer[0].lower()
+        comment = await self._prompt("Any comment? ") or ""
+        return Verdict(
+            ran=level in "rwp", worked=level in "wp", perfect=level == "p", comment=comment
+        )

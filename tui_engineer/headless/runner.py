@@ -1,0 +1,132 @@
+"""Wire the engine's parts together for one headless session and run it."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_engineer.config import Settings, detect_test_command, load_settings
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Reviewer
+from tui_engineer.engine.runtime import EngineOptions, Runtime
+from tui_engineer.engine.session import Session, SessionResult
+from tui_engineer.errors import UserError
+from tui_engineer.vcs.cleanup import cleanup_leftovers
+from tui_engineer.vcs.repo import DirtyTree, GitRefused, find_repo_root, repo_state
+from tui_engineer.vcs.shadow import Shadow
+
+
+@dataclass
+class RunOptions:
+    request: str
+    repo: Path
+    flags: dict[str, object]
+    plan: bool = True
+    allow_dirty: bool = False
+    record: bool = True
+    replay: Path | None = None
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+
+
+def resolve_test_command(root: Path, settings: Settings) -> str:
+    if settings.test_command:
+        return settings.test_command
+    detected = detect_test_command(root)
+    if detected is None:
+        raise UserError(
+            "No test command: this repo has no tests tui-engineer can find. "
+            "Pass --test-cmd 'your command' or set test_command in .tui-engineer.toml."
+        )
+    return detected[0]
+
+
+def check_repo(root: Path, allow_dirty: bool) -> bool:
+    """Refuse states a session cannot start from; return whether to include dirty changes."""
+    state = repo_state(root)
+    if state.in_progress:
+        raise GitRefused(
+            f"A {state.in_progress} is in progress in {root}; finish or abort it first."
+        )
+    if state.dirty and not allow_dirty:
+        files = [*state.staged, *state.modified, *state.untracked]
+        shown = "\n  ".join(files[:10]) + ("\n  …" if len(files) > 10 else "")
+        raise DirtyTree(
+            f"{root} has uncommitted changes:\n  {shown}\n"
+            "Commit or stash them first, or pass --allow-dirty to build on top of them "
+            "(they stay uncommitted; only each accepted step is committed)."
+        )
+    return state.dirty
+
+
+def make_model(options: RunOptions, settings: Settings):  # -> Model
+    if options.replay is not None:
+        from tui_engineer.records import ReplayModel
+
+        return ReplayModel(options.replay)
+    from tui_engineer.llm import Budget, ModelClient, UsageLedger
+
+    budget = Budget(
+        max_tokens=settings.max_tokens,
+        max_usd=settings.max_usd,
+        max_wall_seconds=settings.max_wall_seconds,
+    )
+    return ModelClient.from_settings(settings, ledger=UsageLedger(), budget=budget)
+
+
+def make_sandbox(settings: Settings):  # -> Sandbox
+    from tui_engineer.sandbox.local import LocalSandbox
+
+    return LocalSandbox(secret_names=[settings.api_key_env])
+
+
+async def run_session(
+    options: RunOptions, reviewer: Reviewer, sink: Callable[[ev.Event], None]
+) -> SessionResult:
+    root = find_repo_root(options.repo)
+    settings = load_settings(root, options.flags).settings
+    test_command = resolve_test_command(root, settings)
+    include_dirty = check_repo(root, options.allow_dirty)
+    model = make_model(options, settings)
+    session_id = new_session_id()
+    sinks: list[Callable[[ev.Event], None]] = [sink]
+    recorder = None
+    if options.record and settings.record_runs:
+        from tui_engineer.records import Recorder
+
+        recorder = Recorder(root, session_id, secrets=[settings.api_key])
+        sinks.append(recorder)
+
+    def emit(event: ev.Event) -> None:
+        for target in sinks:
+            target(event)
+
+    for sentence in await asyncio.to_thread(cleanup_leftovers, root):
+        emit(ev.Notice(message=sentence))
+    shadow = await asyncio.to_thread(
+        Shadow.create, root, session_id=session_id, include_dirty=include_dirty
+    )
+    sandbox = make_sandbox(settings)
+    engine_options = EngineOptions(
+        test_command=test_command,
+        test_timeout=settings.test_timeout,
+        max_fix_attempts=settings.max_fix_attempts,
+        plan=options.plan,
+        max_tokens=settings.max_tokens,
+        max_usd=settings.max_usd,
+    )
+    runtime = Runtime(root, shadow, model, sandbox, engine_options, emit)
+    try:
+        return await Session(runtime, reviewer, session_id=session_id).run(options.request)
+    finally:
+        await sandbox.close()
+        await model.aclose()
+        await asyncio.to_thread(shadow.remove)
+        if recorder is not None:
+            recorder.close()

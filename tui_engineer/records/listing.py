@@ -1,0 +1,81 @@
+"""`tui-engineer runs`: a table of the recorded sessions of a repo."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_engineer.records.recorder import read_record, runs_dir
+
+
+@dataclass
+class RunSummary:
+    session_id: str
+    started: str
+    request: str
+    accepted: int
+    verdict: str
+    cost: str
+    outcome: str
+
+
+def _verdict(event: dict[str, object] | None) -> str:
+    if event is None:
+        return "-"
+    for word in ("perfect", "worked", "ran"):
+        if event.get(word):
+            return word
+    return "failed"
+
+
+def summarize(path: Path) -> RunSummary:
+    events = read_record(path)
+    by_type: dict[str, dict[str, object]] = {}
+    accepted = 0
+    for event in events:
+        kind = str(event.get("type"))
+        by_type[kind] = event  # the last of each kind wins
+        accepted += kind == "step_committed"
+    started = by_type.get("session_started", {})
+    when = started.get("at")
+    stamp = (
+        dt.datetime.fromtimestamp(float(when)).strftime("%Y-%m-%d %H:%M")  # type: ignore[arg-type]
+        if when
+        else "?"
+    )
+    usage = by_type.get("usage")
+    usd = usage.get("usd") if usage else None
+    cost = "-" if usage is None else ("unknown" if usd is None else f"${float(usd):.4f}")  # type: ignore[arg-type]
+    finished = by_type.get("session_finished")
+    return RunSummary(
+        session_id=path.stem,
+        started=stamp,
+        request=str(started.get("request", ""))[:60],
+        accepted=accepted,
+        verdict=_verdict(by_type.get("verdict")),
+        cost=cost,
+        outcome=str(finished.get("outcome")) if finished else "crashed?",
+    )
+
+
+def list_runs(root: Path) -> list[RunSummary]:
+    folder = runs_dir(root)
+    if not folder.is_dir():
+        return []
+    return [summarize(p) for p in sorted(folder.glob("*.jsonl"))]
+
+
+def format_runs(runs: list[RunSummary]) -> str:
+    if not runs:
+        return "No recorded sessions in this repository yet."
+    header = (
+        f"{'session':<24} {'started':<16} {'steps':>5} {'outcome':<9} {'verdict':<8} "
+        f"{'cost':>9}  request"
+    )
+    rows = [
+        f"{r.session_id:<24} {r.started:<16} {r.accepted:>5} {r.outcome:<9} {r.verdict:<8} "
+        f"{r.cost:>9}  {r.request}"
+        for r in runs
+    ]
+    return "\n".join([header, *rows])
