@@ -1,0 +1,57 @@
+"""Show the effective settings as a table for `tui-engineer config` (never the API key)."""
+
+from __future__ import annotations
+
+from tui_engineer.config.settings import LoadedSettings, Settings
+
+UNITS = {"test_timeout": "s", "max_wall_seconds": "s", "max_usd": "USD", "max_tokens": "tokens"}
+WHEN_NONE = {
+    "base_url": "SDK default (https://api.openai.com/v1)",
+    "test_command": "not detected — set test_command in .tui-engineer.toml or pass --test-cmd",
+    "max_tokens": "unlimited",
+    "max_usd": "unlimited",
+    "max_wall_seconds": "unlimited",
+}
+VALUE_WIDTH = 44  # longer values overflow rather than push every source off screen
+
+
+def mask_secret(secret: str) -> str:
+    """Enough to tell two keys apart, never enough to use one; short keys are hidden whole."""
+    if len(secret) < 16:
+        return "hidden"
+    return f"{secret[:3]}…{secret[-4:]}"
+
+
+def _value_text(key: str, value: object, loaded: LoadedSettings) -> str:
+    settings: Settings = loaded.settings
+    if key == "api_key":
+        if value is None:
+            return f"not set — export {settings.api_key_env}=…"
+        return f"set ({mask_secret(str(value))}, from {loaded.sources[key]})"
+    if value is None:
+        return WHEN_NONE.get(key, "none")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    return f"{text} {UNITS[key]}" if key in UNITS else text
+
+
+def format_settings(loaded: LoadedSettings) -> str:
+    """A key / value / source table, then the config files read."""
+    rows = [("key", "value", "source")]
+    for key, value in vars(loaded.settings).items():
+        source = loaded.sources.get(key, "default")
+        rows.append((key, _value_text(key, value, loaded), source))
+    key_width = max(len(r[0]) for r in rows)
+    value_width = min(VALUE_WIDTH, max(len(r[1]) for r in rows))
+    lines = [f"{k:<{key_width}}  {v:<{value_width}}  {s}".rstrip() for k, v, s in rows]
+    return "\n".join(lines + [""] + _files_lines(loaded))
+
+
+def _files_lines(loaded: LoadedSettings) -> list[str]:
+    lines = ["Files read:"]
+    lines += [f"  {path}" for path in loaded.files_read] or ["  none"]
+    user = loaded.user_config
+    if user is not None and user not in loaded.files_read:
+        lines.append(f"User config (not found; create it to set personal defaults): {user}")
+    return lines

@@ -1,0 +1,81 @@
+"""Merge the layers into Settings: flags > env > repo files > user config > defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+
+from tui_engineer.config.detect import detect_test_command
+from tui_engineer.config.layers import (
+    Layer,
+    env_layer,
+    flag_layer,
+    repo_layers,
+    user_config_path,
+    user_layer,
+)
+from tui_engineer.config.settings import LoadedSettings, Settings
+
+
+def load_settings(
+    repo_root: Path | None,
+    flags: Mapping[str, object] | None = None,
+    env: Mapping[str, str] | None = None,
+    user_config: Path | None = None,
+) -> LoadedSettings:
+    """The effective settings and where each came from. Raises ConfigError on bad input.
+
+    `env` defaults to os.environ, `user_config` to `user_config_path()`; with `repo_root`
+    None no repo file is read and no test command is detected.
+    """
+    env = os.environ if env is None else env
+    user_path = user_config_path() if user_config is None else user_config
+    user, files_read = user_layer(user_path)
+    layers: list[Layer] = [user]
+    if repo_root is not None:
+        repo, repo_files = repo_layers(repo_root, user_path)
+        layers += repo
+        files_read = repo_files + files_read
+    flagged = flag_layer(flags or {})
+    layers += [env_layer(env), flagged]
+    merged = _merge(layers)
+    merged["api_key"] = _api_key(flagged, str(merged["api_key_env"][0]), env, user)
+    _detect_tests(merged, repo_root)
+    values = {key: value for key, (value, _) in merged.items()}
+    return LoadedSettings(
+        settings=Settings(**values),  # type: ignore[arg-type]
+        sources={key: source for key, (_, source) in merged.items()},
+        files_read=files_read,
+        user_config=user_path,
+    )
+
+
+def _merge(layers: list[Layer]) -> Layer:
+    merged: Layer = {f.name: (f.default, "default") for f in fields(Settings)}
+    for layer in layers:  # lowest precedence first
+        merged.update(layer)
+    return merged
+
+
+def _api_key(
+    flags: Layer, env_name: str, env: Mapping[str, str], user: Layer
+) -> tuple[object, str]:
+    """A flag, else the variable named by api_key_env, else the user config's api_key."""
+    if "api_key" in flags:
+        return flags["api_key"]
+    secret = env.get(env_name, "").strip()
+    if secret:
+        return secret, f"env {env_name}"
+    return user.get("api_key", (None, "not set"))
+
+
+def _detect_tests(merged: Layer, repo_root: Path | None) -> None:
+    if merged["test_command"][0] is not None:
+        return
+    found = detect_test_command(repo_root) if repo_root is not None else None
+    if found:
+        merged["test_command"] = (found[0], f"auto-detected ({found[1]})")
+    else:
+        merged["test_command"] = (None, "not detected")

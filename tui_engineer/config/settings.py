@@ -1,0 +1,42 @@
+"""The settings a session runs with, and where each one came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_engineer.errors import UserError
+
+
+class ConfigError(UserError):
+    """A config file, environment variable or flag holds something unusable.
+
+    The message names the origin (file, variable or flag), the key and what is expected.
+    """
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None  # None → the SDK default (api.openai.com)
+    api_key_env: str = "OPENAI_API_KEY"  # which env var holds the key
+    api_key: str | None = None  # from the env var named by api_key_env, or the user config only
+    test_command: str | None = None  # None after loading means "could not detect"
+    test_timeout: float = 300.0  # seconds
+    max_fix_attempts: int = 3
+    sandbox: str = "local"  # "local" | "docker"
+    max_tokens: int | None = None  # session token budget; None = unlimited
+    max_usd: float | None = None
+    max_wall_seconds: float | None = None
+    record_runs: bool = True
+    theme: str = "tui-engineer-dark"
+    allow_network: bool = False  # docker sandbox only
+
+
+@dataclass
+class LoadedSettings:
+    settings: Settings
+    sources: dict[str, str]  # key -> "default", "flag --model", "env TUI_ENGINEER_MODEL", a path…
+    files_read: list[Path]
+    # Where the user config is looked for (shown by format_settings even when it does not exist).
+    user_config: Path | None = None
