@@ -1,0 +1,488 @@
+"""A scripted OpenAI-compatible HTTP server for tests: real HTTP on 127.0.0.1, no mocks.
+
+Usage (the `scripted_server` fixture starts one per test and stops it afterwards):
+
+    def test_something(scripted_server):
+        scripted_server.script(Reply(text="hello"), Reply(status=429, retry_after=0.01))
+        client = ModelClient(model="test-model", base_url=scripted_server.base_url, api_key="k")
+        ...
+        assert scripted_server.chat_requests[0].messages[-1]["content"] == "..."
+
+Endpoints:
+- `POST /v1/chat/completions`: answers with the next scripted reply, streamed as SSE
+  (`data: {...}` chunks, `data: [DONE]`, a usage chunk when `stream_options.include_usage`) or as
+  one JSON object, with `usage` unless the reply says not to report it.
+- `GET /v1/models`: the model list in `server.models` (faults via `script_models`).
+
+A script entry is a `Reply` or a callable `(RecordedRequest) -> Reply`. Faults are fields of
+`Reply`: an HTTP status with an OpenAI-style error body (and Retry-After), a delay, a stream
+dropped after N chunks, any finish_reason, custom usage. Server-wide switches: `streaming=False`
+rejects `stream=true` with 400 like some servers do; `api_key` makes it check the bearer token.
+
+A chat request arriving with the script empty is answered with a non-retryable 500 and recorded
+in `server.unexpected`; the fixture turns that into a test error at teardown.
+
+Note on retries: the openai SDK honours `retry-after-ms`/`Retry-After` only when > 0; without one
+it backs off 0.5 s, 1 s, 2 s... Give fault replies a small `retry_after` (e.g. 0.01) for fast tests.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+__all__ = ["RecordedRequest", "Reply", "ScriptedServer", "scripted_server", "unused_base_url"]
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server saw it. Header names are lower-case."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any] | None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list((self.body or {}).get("messages", []))
+
+    @property
+    def stream(self) -> bool:
+        return bool((self.body or {}).get("stream"))
+
+    @property
+    def model(self) -> str | None:
+        return (self.body or {}).get("model")
+
+
+# Default OpenAI-style error bodies per status, so a bare `Reply(status=401)` looks real.
+_DEFAULT_ERRORS: dict[int, tuple[str, str, str | None]] = {
+    400: ("Bad request.", "invalid_request_error", None),
+    401: ("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
+    403: ("You are not allowed to use this model.", "invalid_request_error", None),
+    404: (
+        "The model does not exist or you do not have access to it.",
+        "invalid_request_error",
+        "model_not_found",
+    ),
+    429: ("Rate limit reached. Please try again later.", "requests", "rate_limit_exceeded"),
+    500: ("The server had an error while processing your request.", "server_error", None),
+    503: ("The server is overloaded.", "server_error", None),
+}
+
+
+@dataclass
+class Reply:
+    """One scripted answer. Defaults give a normal, successful reply.
+
+    text / chunks: the reply text; streamed in `chunks` if given, else split at word boundaries.
+    finish_reason: e.g. "stop" or "length".
+    usage: (prompt_tokens, completion_tokens) to report; None = chars/4 of request and text.
+    report_usage: False mimics servers that never send usage.
+    status: non-200 answers with an OpenAI-style error body (`error` overrides its fields:
+        message, type, code); `retry_after` (seconds) adds Retry-After and retry-after-ms.
+    delay: seconds to wait before answering (for timeouts); chunk_delay: between SSE chunks.
+    drop_after: close the connection after this many content chunks (stream) or before any
+        response at all (non-stream).
+    """
+
+    text: str = ""
+    chunks: Sequence[str] | None = None
+    finish_reason: str = "stop"
+    usage: tuple[int, int] | None = None
+    report_usage: bool = True
+    model: str | None = None
+    status: int = 200
+    error: dict[str, Any] | None = None
+    retry_after: float | None = None
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+    drop_after: int | None = None
+
+    def pieces(self) -> list[str]:
+        if self.chunks is not None:
+            return list(self.chunks)
+        return re.findall(r"\S+\s*|\s+", self.text)  # words with their trailing space
+
+    def error_body(self) -> dict[str, Any]:
+        message, kind, code = _DEFAULT_ERRORS.get(self.status, ("Error.", "server_error", None))
+        error = {"message": message, "type": kind, "param": None, "code": code}
+        error.update(self.error or {})
+        return {"error": error}
+
+
+Script = Reply | Callable[[RecordedRequest], Reply]
+
+
+class ScriptedServer:
+    """The server object tests talk to. Thread-safe: the HTTP side runs in handler threads."""
+
+    def __init__(
+        self,
+        *,
+        models: Sequence[str] = ("test-model",),
+        streaming: bool = True,
+        api_key: str | None = None,
+    ) -> None:
+        self.models = list(models)
+        self.streaming = streaming
+        self.api_key = api_key
+        self.requests: list[RecordedRequest] = []
+        self.unexpected: list[str] = []
+        self._script: deque[Script] = deque()
+        self._models_script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ----- test-facing API
+
+    def script(self, *replies: Script) -> ScriptedServer:
+        """Queue replies for the next chat requests, in order."""
+        with self._lock:
+            self._script.extend(replies)
+        return self
+
+    def script_models(self, *replies: Reply) -> ScriptedServer:
+        """Queue answers for GET /v1/models (only `status`/`error`/`delay` matter); when the
+        queue is empty the model list is returned."""
+        with self._lock:
+            self._models_script.extend(replies)
+        return self
+
+    @property
+    def pending(self) -> int:
+        """Scripted replies not used yet."""
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> ScriptedServer:
+        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler, self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, cut open connections and join every handler thread."""
+        if self._httpd is None:
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        with self._lock:
+            for conn in self._connections:
+                _shutdown_quietly(conn)
+        self._httpd.server_close()  # joins handler threads (block_on_close)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+
+    def check(self) -> None:
+        """Fail if any chat request arrived with nothing scripted for it."""
+        if self.unexpected:
+            raise AssertionError(
+                "scripted server received requests with nothing scripted:\n"
+                + "\n".join(self.unexpected)
+            )
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ----- used by the handler threads
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _next_chat_reply(self, request: RecordedRequest) -> Reply | None:
+        with self._lock:
+            entry = self._script.popleft() if self._script else None
+            if entry is None:
+                last = request.messages[-1]["content"] if request.messages else ""
+                self.unexpected.append(
+                    f"request #{len(self.requests)} to {request.path} (last message: {last!r:.80})"
+                )
+                return None
+        return entry(request) if callable(entry) else entry
+
+    def _next_models_reply(self) -> Reply | None:
+        with self._lock:
+            return self._models_script.popleft() if self._models_script else None
+
+    def _track(self, conn: socket.socket, add: bool) -> None:
+        with self._lock:
+            (self._connections.add if add else self._connections.discard)(conn)
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep unless the server is stopping; True if it should go on."""
+        return not self._stopping.wait(seconds) if seconds > 0 else True
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = False  # joined by server_close, so stop() is clean
+    block_on_close = True
+
+    def __init__(self, address: tuple[str, int], handler: type, scripted: ScriptedServer) -> None:
+        self.scripted = scripted
+        super().__init__(address, handler)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, like real servers
+    timeout = 10  # backstop for idle keep-alive connections
+    server: _HTTPServer
+
+    @property
+    def scripted(self) -> ScriptedServer:
+        return self.server.scripted
+
+    def setup(self) -> None:
+        super().setup()
+        self.scripted._track(self.connection, True)
+
+    def finish(self) -> None:
+        self.scripted._track(self.connection, False)
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # keep test output clean
+
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (e.g. its timeout); fine
+
+    # ----- routes
+
+    def do_GET(self) -> None:
+        request = self._read_request()
+        if not request.path.rstrip("/").endswith("/models"):
+            return self._send_json(404, {"error": {"message": f"no route {request.path}"}})
+        reply = self.scripted._next_models_reply()
+        if reply is not None:
+            if not self.scripted._wait(reply.delay):
+                return None
+            if reply.status != 200:
+                return self._send_error(reply)
+        data = [
+            {"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
+            for m in self.scripted.models
+        ]
+        self._send_json(200, {"object": "list", "data": data})
+
+    def do_POST(self) -> None:
+        request = self._read_request()
+        if not request.path.endswith("/chat/completions"):
+            return self._send_json(404, {"error": {"message": f"no route {request.path}"}})
+        if not self._authorized(request):
+            return self._send_error(Reply(status=401))
+        if request.stream and not self.scripted.streaming:
+            return self._send_error(
+                Reply(
+                    status=400,
+                    error={
+                        "message": "Streaming is not supported; set stream to false.",
+                        "param": "stream",
+                    },
+                )
+            )
+        reply = self.scripted._next_chat_reply(request)
+        if reply is None:
+            return self._send_json(
+                500,
+                {"error": {"message": "scripted server: nothing scripted for this request"}},
+                {"x-should-retry": "false"},
+            )
+        if not self.scripted._wait(reply.delay):
+            return None
+        if reply.status != 200:
+            return self._send_error(reply)
+        if request.stream:
+            return self._stream(request, reply)
+        return self._complete(request, reply)
+
+    # ----- replies
+
+    def _complete(self, request: RecordedRequest, reply: Reply) -> None:
+        if reply.drop_after is not None:
+            return self._drop()
+        body: dict[str, Any] = {
+            **self._envelope(request, reply, "chat.completion"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+        }
+        if reply.report_usage:
+            body["usage"] = _usage(request, reply)
+        self._send_json(200, body)
+
+    def _stream(self, request: RecordedRequest, reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        envelope = self._envelope(request, reply, "chat.completion.chunk")
+        want_usage = reply.report_usage and bool(
+            (request.body or {}).get("stream_options", {}).get("include_usage")
+        )
+
+        def event(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            chunk = {
+                **envelope,
+                "choices": [
+                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+                ],
+            }
+            if want_usage:
+                chunk["usage"] = None
+            return chunk
+
+        self._sse(event({"role": "assistant", "content": ""}, None))
+        for sent, piece in enumerate(reply.pieces()):
+            if reply.drop_after is not None and sent >= reply.drop_after:
+                return self._drop()
+            if not self.scripted._wait(reply.chunk_delay):
+                return self._drop()
+            self._sse(event({"content": piece}, None))
+        if reply.drop_after is not None:
+            return self._drop()  # drop_after >= number of chunks: cut before finish_reason
+        self._sse(event({}, reply.finish_reason))
+        if want_usage:
+            self._sse({**envelope, "choices": [], "usage": _usage(request, reply)})
+        self._chunk(b"data: [DONE]\n\n")
+        self._chunk(b"")  # end of chunked body
+
+    def _envelope(self, request: RecordedRequest, reply: Reply, kind: str) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-scripted-{len(self.scripted.requests)}",
+            "object": kind,
+            "created": int(time.time()),
+            "model": reply.model or request.model or "test-model",
+            "system_fingerprint": None,
+        }
+
+    def _send_error(self, reply: Reply) -> None:
+        headers = {}
+        if reply.retry_after is not None:
+            headers["Retry-After"] = f"{reply.retry_after:g}"
+            headers["retry-after-ms"] = f"{reply.retry_after * 1000:g}"
+        self._send_json(reply.status, reply.error_body(), headers)
+
+    # ----- HTTP plumbing
+
+    def _read_request(self) -> RecordedRequest:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        request = RecordedRequest(
+            method=self.command,
+            path=self.path,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+        )
+        self.scripted._record(request)
+        return request
+
+    def _authorized(self, request: RecordedRequest) -> bool:
+        key = self.scripted.api_key
+        return key is None or request.headers.get("authorization") == f"Bearer {key}"
+
+    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _sse(self, payload: dict[str, Any]) -> None:
+        self._chunk(f"data: {json.dumps(payload)}\n\n".encode())
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _drop(self) -> None:
+        """Cut the connection abruptly: the client sees an incomplete response."""
+        self.close_connection = True
+        self.wfile.flush()
+        _shutdown_quietly(self.connection)
+
+
+def _usage(request: RecordedRequest, reply: Reply) -> dict[str, int]:
+    if reply.usage is not None:
+        prompt, completion = reply.usage
+    else:
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+        prompt, completion = max(1, prompt_chars // 4), max(1, len(reply.text) // 4)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _shutdown_quietly(conn: socket.socket) -> None:
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def unused_base_url() -> str:
+    """A base URL on 127.0.0.1 where nothing listens (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture
+def scripted_server() -> Iterator[ScriptedServer]:
+    """A started ScriptedServer; stopped after the test, which errors if a request came in with
+    nothing scripted for it."""
+    server = ScriptedServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+    server.check()

@@ -1,0 +1,429 @@
+"""The model client: chat completions from any OpenAI-compatible server through the `openai` SDK.
+
+What it adds on top of the SDK:
+- streaming with text deltas handed to `on_text`, and a non-streaming fallback (remembered for the
+  session) for servers that refuse `stream=true` or `stream_options`;
+- usage per call into a `UsageLedger` (estimated as chars/4 when the server reports none);
+- budgets checked before every call, continuations included;
+- replies cut off by the token limit are continued (`max_continuations`) or refused, never
+  used half;
+- a stream dropped mid-way is retried from scratch (`on_reset` tells the consumer to drop what it
+  showed); 429/5xx/timeouts/connection errors are retried by the SDK itself (`max_retries`);
+- SDK exceptions become `LLMError`s with actionable messages that never contain the API key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from tui_engineer.llm.errors import (
+    AuthRejected,
+    LLMError,
+    MissingApiKey,
+    ModelReplyError,
+    ServerUnreachable,
+    UnknownModel,
+)
+from tui_engineer.llm.usage import Budget, CallUsage, UsageLedger, cost_usd, estimate_tokens
+
+Message = dict[str, str]
+TextCallback = Callable[[str], None]
+
+DEFAULT_OUTPUT_ESTIMATE = 1024  # tokens assumed for a reply when the caller sets no output cap
+DROPPED_STREAM_RETRIES = 2  # a stream cut mid-way is retried from scratch at most this often
+CONTINUE_PROMPT = (
+    "Your previous reply was cut off by the output token limit. Continue exactly where you "
+    "stopped: do not repeat anything and do not add any preamble."
+)
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str
+    usage: CallUsage  # all calls that produced this text, continuations included
+    model: str
+    continued: int = 0  # how many continuation calls were stitched
+
+
+@dataclass
+class _Reply:
+    """One HTTP call's outcome."""
+
+    text: str
+    finish_reason: str
+    model: str
+    usage: CallUsage
+
+
+class _StreamDropped(Exception):
+    def __init__(self, partial: str, cause: Exception | None) -> None:
+        super().__init__("stream dropped")
+        self.partial = partial
+        self.cause = cause
+
+
+class ModelClient:
+    """One session's connection to the model. Not thread-safe; use from one event loop."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        api_key_env: str = "OPENAI_API_KEY",
+        ledger: UsageLedger | None = None,
+        budget: Budget | None = None,
+        max_retries: int = 3,
+        timeout: float = 120.0,
+        max_continuations: int = 2,
+    ) -> None:
+        if not api_key:
+            raise MissingApiKey(
+                f"No API key: set {api_key_env} (the variable named by the api_key_env "
+                f"setting) to your key, e.g. `export {api_key_env}=sk-...`. A local server "
+                f"without authentication still needs some value: `export {api_key_env}=local` "
+                "works."
+            )
+        self.model = model
+        self.api_key_env = api_key_env
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        self.budget = budget if budget is not None else Budget()
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.max_continuations = max_continuations
+        self._key = api_key
+        self._sdk = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url or None,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+        self.base_url = str(self._sdk.base_url).rstrip("/")
+        self._streaming_ok = True  # False once the server refused stream=true
+        self._stream_options_ok = True  # False once it refused stream_options
+
+    @classmethod
+    def from_settings(
+        cls, settings: Any, ledger: UsageLedger | None = None, budget: Budget | None = None
+    ) -> ModelClient:
+        """Build from `tui_engineer.config.Settings` (duck-typed). The budget comes from the
+        settings unless one is given."""
+        if budget is None:
+            budget = Budget(
+                max_tokens=settings.max_tokens,
+                max_usd=settings.max_usd,
+                max_wall_seconds=settings.max_wall_seconds,
+            )
+        return cls(
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            api_key_env=settings.api_key_env,
+            ledger=ledger,
+            budget=budget,
+        )
+
+    # ----- public API
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        on_text: TextCallback | None = None,
+        on_reset: Callable[[], None] | None = None,
+        stream: bool = True,
+        max_output_tokens: int | None = None,
+    ) -> Completion:
+        """Ask the model; return the whole reply text.
+
+        `on_text` receives text as it arrives (the whole text once when not streaming).
+        Continuations after a "length" cut keep feeding `on_text`, so a consumer sees one
+        continuous text. If a stream drops mid-way it is retried from scratch: `on_reset` is
+        called first, and the consumer should discard what `on_text` gave it so far.
+        `max_output_tokens` is sent as `max_completion_tokens`.
+        Raises BudgetExceeded before any call that would overspend, LLMError subclasses otherwise.
+        """
+        conversation = list(messages)
+        parts: list[str] = []
+        calls: list[CallUsage] = []
+        for continued in range(self.max_continuations + 1):
+            reply = await self._call_with_drop_retries(
+                conversation, on_text, on_reset, stream, max_output_tokens
+            )
+            parts.append(reply.text)
+            calls.append(reply.usage)
+            if reply.finish_reason != "length":
+                return self._finished(parts, calls, reply, continued)
+            conversation += [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": CONTINUE_PROMPT},
+            ]
+        raise ModelReplyError(
+            f"The reply from {self.model} was cut off by the token limit even after "
+            f"{self.max_continuations} continuation(s), so it was not used. Ask for a smaller "
+            "change, or allow longer replies."
+        )
+
+    async def check_connection(self) -> None:
+        """Make sure the server answers, accepts the key and serves the model (GET /models)."""
+        try:
+            page = await self._sdk.models.list()
+        except openai.OpenAIError as err:
+            raise self._error(err) from None
+        names = [m.id for m in page.data]
+        if names and self.model not in names:
+            shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")
+            raise UnknownModel(self._unknown_model_text(f"It serves: {shown}."))
+
+    async def aclose(self) -> None:
+        await self._sdk.close()
+
+    # ----- one logical call: budget, request, drop retries, accounting
+
+    async def _call_with_drop_retries(
+        self,
+        conversation: list[Message],
+        on_text: TextCallback | None,
+        on_reset: Callable[[], None] | None,
+        stream: bool,
+        max_output_tokens: int | None,
+    ) -> _Reply:
+        for attempt in range(DROPPED_STREAM_RETRIES + 1):
+            self._check_budget(conversation, max_output_tokens)
+            try:
+                reply = await self._request(conversation, on_text, stream, max_output_tokens)
+            except _StreamDropped as drop:
+                # The server did work (and may bill it): count it, estimated.
+                self.ledger.add(self._usage(conversation, drop.partial, None))
+                if attempt == DROPPED_STREAM_RETRIES:
+                    raise self._dropped_error(drop) from None
+                if on_reset is not None:
+                    on_reset()
+                continue
+            self.ledger.add(reply.usage)
+            return reply
+        raise AssertionError("unreachable")
+
+    def _check_budget(self, conversation: list[Message], max_output_tokens: int | None) -> None:
+        expected_output = max_output_tokens or DEFAULT_OUTPUT_ESTIMATE
+        self.budget.check(
+            self.ledger, next_prompt_tokens=_prompt_tokens(conversation) + expected_output
+        )
+
+    async def _request(
+        self,
+        conversation: list[Message],
+        on_text: TextCallback | None,
+        stream: bool,
+        max_output_tokens: int | None,
+    ) -> _Reply:
+        """Stream if we may; fall back (for the session) when the server refuses streaming."""
+        params: dict[str, Any] = {"model": self.model, "messages": conversation}
+        if max_output_tokens is not None:
+            params["max_completion_tokens"] = max_output_tokens
+        while stream and self._streaming_ok:
+            try:
+                return await self._streamed(params, conversation, on_text)
+            except openai.BadRequestError as err:
+                if not self._learn_streaming_refusal(err):
+                    raise self._error(err) from None
+            except openai.OpenAIError as err:
+                raise self._error(err) from None
+        try:
+            return await self._whole(params, conversation, on_text)
+        except openai.OpenAIError as err:
+            raise self._error(err) from None
+
+    def _learn_streaming_refusal(self, err: openai.BadRequestError) -> bool:
+        """True if the 400 was about streaming, after noting what to avoid from now on."""
+        text = f"{err.param or ''} {_server_message(err)}".lower()
+        if self._stream_options_ok and "stream_options" in text:
+            self._stream_options_ok = False
+            return True
+        if "stream" in text:
+            self._streaming_ok = False
+            return True
+        return False
+
+    async def _streamed(
+        self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
+    ) -> _Reply:
+        extra: dict[str, Any] = {"stream": True}
+        if self._stream_options_ok:
+            extra["stream_options"] = {"include_usage": True}
+        chunks = await self._sdk.chat.completions.create(**params, **extra)
+        parts: list[str] = []
+        finish: str | None = None
+        model, usage = self.model, None
+        async with chunks:
+            try:
+                async for chunk in chunks:
+                    model = chunk.model or model
+                    usage = chunk.usage or usage
+                    for choice in chunk.choices[:1]:
+                        delta = choice.delta.content if choice.delta else None
+                        if delta:
+                            parts.append(delta)
+                            if on_text is not None:
+                                on_text(delta)
+                        finish = choice.finish_reason or finish
+            except openai.APIConnectionError as err:  # also timeouts between chunks
+                raise _StreamDropped("".join(parts), err) from None
+        if finish is None:  # the body ended without saying why: treat as a cut connection
+            raise _StreamDropped("".join(parts), None)
+        return self._reply(conversation, "".join(parts), finish, model, usage)
+
+    async def _whole(
+        self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
+    ) -> _Reply:
+        response = await self._sdk.chat.completions.create(**params)
+        if not response.choices:
+            raise ModelReplyError(f"The server at {self.base_url} returned a reply with no text.")
+        choice = response.choices[0]
+        text = choice.message.content or ""
+        if text and on_text is not None:
+            on_text(text)
+        model = response.model or self.model
+        return self._reply(
+            conversation, text, choice.finish_reason or "stop", model, response.usage
+        )
+
+    # ----- results and accounting
+
+    def _reply(
+        self, conversation: list[Message], text: str, finish: str, model: str, usage: Any
+    ) -> _Reply:
+        return _Reply(text, finish, model, self._usage(conversation, text, usage, model))
+
+    def _usage(
+        self, conversation: list[Message], text: str, reported: Any, model: str | None = None
+    ) -> CallUsage:
+        if reported is not None:
+            prompt, completion, estimated = (
+                reported.prompt_tokens,
+                reported.completion_tokens,
+                False,
+            )
+        else:
+            prompt, completion, estimated = (
+                _prompt_tokens(conversation),
+                estimate_tokens(text),
+                True,
+            )
+        usd = cost_usd(self.model, prompt, completion)
+        if usd is None and model:
+            usd = cost_usd(model, prompt, completion)
+        return CallUsage(prompt, completion, usd, estimated=estimated)
+
+    def _finished(
+        self, parts: list[str], calls: list[CallUsage], last: _Reply, continued: int
+    ) -> Completion:
+        text = "".join(parts)
+        if last.finish_reason == "content_filter":
+            raise ModelReplyError(
+                f"The server's content filter stopped the reply from {self.model}, so it was "
+                "not used. Rephrase the request and try again."
+            )
+        if not text.strip():
+            raise ModelReplyError(
+                f"The model {self.model} at {self.base_url} returned an empty reply. Try again, "
+                "or pick another model."
+            )
+        return Completion(text, last.finish_reason, CallUsage.combine(calls), last.model, continued)
+
+    # ----- errors
+
+    def _error(self, err: openai.OpenAIError) -> LLMError:
+        """Turn an SDK exception (after the SDK's own retries) into a message for the user."""
+        url, tries = self.base_url, f"{self.max_retries + 1} attempt(s)"
+        if isinstance(err, openai.APITimeoutError):
+            return ServerUnreachable(
+                f"The model server at {url} timed out ({self.timeout:g} s per request, "
+                f"{tries}). It may be overloaded or too slow for this model; try again later, "
+                "or check OPENAI_BASE_URL / --base-url."
+            )
+        if isinstance(err, openai.APIConnectionError):
+            return ServerUnreachable(
+                f"Could not reach the model server at {url} ({tries}). Is it running and is the "
+                "address right? Set OPENAI_BASE_URL or pass --base-url."
+            )
+        if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
+            code = err.code or f"HTTP {err.status_code}"
+            return AuthRejected(
+                f"The server at {url} rejected the API key from {self.api_key_env} ({code}). "
+                f"Check the key in {self.api_key_env}, and that it is meant for this server."
+            )
+        if isinstance(err, openai.APIStatusError):
+            return self._status_error(err)
+        return LLMError(f"The model call to {url} failed: {self._redact(str(err))}")
+
+    def _status_error(self, err: openai.APIStatusError) -> LLMError:
+        url, status, detail = self.base_url, err.status_code, self._redact(_server_message(err))
+        if status == 404 and (err.code == "model_not_found" or "model" in detail.lower()):
+            return UnknownModel(self._unknown_model_text(f"The server said: {detail}"))
+        if status == 404:
+            return LLMError(
+                f"The server at {url} answered 404 Not Found for the chat endpoint. Is the base "
+                "URL right? OpenAI-compatible servers usually end in /v1 (OPENAI_BASE_URL / "
+                "--base-url)."
+            )
+        if status == 429:
+            return LLMError(
+                f"The server at {url} kept refusing with 429 (rate limit or quota) after "
+                f"{self.max_retries + 1} attempt(s): {detail} Wait a little, or check your plan."
+            )
+        if status >= 500:
+            return LLMError(
+                f"The server at {url} kept failing with HTTP {status} after "
+                f"{self.max_retries + 1} attempt(s): {detail} Try again later."
+            )
+        if err.code == "context_length_exceeded":
+            return ModelReplyError(
+                f"The conversation is too long for {self.model}: {detail} Ask for a smaller "
+                "change or use a model with a larger context."
+            )
+        return LLMError(f"The server at {url} refused the request (HTTP {status}): {detail}")
+
+    def _unknown_model_text(self, detail: str) -> str:
+        return (
+            f"The server at {self.base_url} does not know the model '{self.model}'. {detail} "
+            "Pick another with --model (see `tui-engineer config` for the current settings)."
+        )
+
+    def _dropped_error(self, drop: _StreamDropped) -> LLMError:
+        tries = DROPPED_STREAM_RETRIES + 1
+        if isinstance(drop.cause, openai.APITimeoutError):
+            return ServerUnreachable(
+                f"The model server at {self.base_url} timed out in the middle of a reply "
+                f"{tries} times ({self.timeout:g} s without data). Try again later."
+            )
+        return ModelReplyError(
+            f"The connection to {self.base_url} was cut in the middle of the reply {tries} "
+            "times in a row. Check the server (or a proxy in between) and try again."
+        )
+
+    def _redact(self, text: str) -> str:
+        text = text.replace(self._key, "***")
+        return _KEY_LIKE.sub("***", text)
+
+
+_KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
+
+
+def _server_message(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"].strip()
+    return err.message
+
+
+def _prompt_tokens(conversation: list[Message]) -> int:
+    # ~4 tokens of framing per message, as chat formats add role markers.
+    return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in conversation)
