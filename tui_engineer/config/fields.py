@@ -122,11 +122,16 @@ def _typed_ok(spec: FieldSpec, value: object) -> bool:
     return isinstance(value, str)
 
 
-def coerce_value(spec: FieldSpec, value: object, origin: str) -> object:
-    """Validate an already-typed value (from TOML or a flag); ints are accepted as floats."""
+def coerce_value(spec: FieldSpec, value: object, origin: str, *, none_words: bool = True) -> object:
+    """Validate an already-typed value (from TOML or a flag); ints are accepted as floats.
+
+    With `none_words`, "none" or "" means None for optional keys (TOML has no null). Flags
+    turn it off: `--test-cmd ""` is a mistake to report, not a request to auto-detect.
+    """
     if spec.optional and value is None:
         return None
-    if spec.optional and isinstance(value, str) and value.strip().lower() in NONE_WORDS:
+    is_word = isinstance(value, str) and value.strip().lower() in NONE_WORDS
+    if spec.optional and none_words and is_word:
         return None
     if not _typed_ok(spec, value):
         raise invalid(spec, value, origin)

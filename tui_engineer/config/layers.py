@@ -168,5 +168,5 @@ def flag_layer(flags: Mapping[str, object]) -> Layer:
         if key not in FIELDS:
             raise unknown(key, "command-line flags", FIELDS)
         origin = f"flag {flag_name(key)}"
-        layer[key] = (coerce_value(FIELDS[key], value, origin), origin)
+        layer[key] = (coerce_value(FIELDS[key], value, origin, none_words=False), origin)
     return layer
