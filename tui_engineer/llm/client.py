@@ -29,7 +29,14 @@ from tui_engineer.llm.errors import (
     ServerUnreachable,
     UnknownModel,
 )
-from tui_engineer.llm.usage import Budget, CallUsage, UsageLedger, cost_usd, estimate_tokens
+from tui_engineer.llm.usage import (
+    Budget,
+    CallUsage,
+    UsageLedger,
+    cost_usd,
+    estimate_tokens,
+    price_for,
+)
 
 Message = dict[str, str]
 TextCallback = Callable[[str], None]
@@ -91,6 +98,7 @@ class ModelClient:
                 f"without authentication still needs some value: `export {api_key_env}=local` "
                 "works."
             )
+        _refuse_unenforceable_usd_cap(model, budget)
         self.model = model
         self.api_key_env = api_key_env
         self.ledger = ledger if ledger is not None else UsageLedger()
@@ -342,7 +350,7 @@ class ModelClient:
 
     def _error(self, err: openai.OpenAIError) -> LLMError:
         """Turn an SDK exception (after the SDK's own retries) into a message for the user."""
-        url, tries = self.base_url, f"{self.max_retries + 1} attempt(s)"
+        url, tries = self.base_url, f"up to {self.max_retries + 1} attempts"
         if isinstance(err, openai.APITimeoutError):
             return ServerUnreachable(
                 f"The model server at {url} timed out ({self.timeout:g} s per request, "
@@ -376,13 +384,13 @@ class ModelClient:
             )
         if status == 429:
             return LLMError(
-                f"The server at {url} kept refusing with 429 (rate limit or quota) after "
-                f"{self.max_retries + 1} attempt(s): {detail} Wait a little, or check your plan."
+                f"The server at {url} kept refusing with 429 (rate limit or quota; up to "
+                f"{self.max_retries + 1} attempts): {detail} Wait a little, or check your plan."
             )
         if status >= 500:
             return LLMError(
-                f"The server at {url} kept failing with HTTP {status} after "
-                f"{self.max_retries + 1} attempt(s): {detail} Try again later."
+                f"The server at {url} failed with HTTP {status} (up to "
+                f"{self.max_retries + 1} attempts): {detail} Try again later."
             )
         if err.code == "context_length_exceeded":
             return ModelReplyError(
@@ -415,6 +423,16 @@ class ModelClient:
 
 
 _KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
+
+
+def _refuse_unenforceable_usd_cap(model: str, budget: Budget | None) -> None:
+    # Fail at the start rather than after the first (uncountable) call.
+    if budget is not None and budget.max_usd is not None and price_for(model) is None:
+        raise LLMError(
+            f"A money budget is set (max_usd ${budget.max_usd:g}) but the price of '{model}' is "
+            "unknown, so spending cannot be counted. Unset max_usd (--max-usd) and use a token "
+            "budget (--max-tokens) instead."
+        )
 
 
 def _server_message(err: openai.APIStatusError) -> str:
