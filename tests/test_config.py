@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -182,6 +183,8 @@ def test_without_a_repo_only_user_env_and_flags_count(tmp_path: Path, user_file:
 def test_default_paths_follow_platformdirs_and_os_environ(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("only Linux honours XDG_CONFIG_HOME; elsewhere this would touch real config")
     # conftest points XDG_CONFIG_HOME at a temp folder, so the real default path is safe to use.
     assert user_config_path() == Path(os.environ["XDG_CONFIG_HOME"]) / "tui-engineer/config.toml"
     write(user_config_path(), 'theme = "mine"\n')
@@ -331,6 +334,13 @@ def test_api_key_comes_from_the_named_env_var_then_user_config(repo: Path, user_
     loaded = load(repo, user_file, env=env)
     assert loaded.settings.api_key == "sk-local"
     assert loaded.sources["api_key"] == "env LOCAL_LLM_KEY"
+
+
+def test_a_malformed_api_key_is_not_echoed(repo: Path, user_file: Path) -> None:
+    write(user_file, "api_key = 84711932650017\n")
+    message = error_of(lambda: load(repo, user_file))
+    assert message == f"{user_file}: api_key must be a non-empty string, got a number"
+    assert "84711932650017" not in message
 
 
 def test_no_api_key_anywhere(repo: Path, user_file: Path) -> None:

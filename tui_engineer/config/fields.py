@@ -97,7 +97,14 @@ def show(value: object) -> str:
 
 
 def invalid(spec: FieldSpec, value: object, origin: str) -> ConfigError:
-    return ConfigError(f"{origin}: {spec.name} must be {spec.expected}, got {show(value)}")
+    # A malformed secret is still a secret: name its type, never its text.
+    got = _kind_of(value) if spec.name == "api_key" else show(value)
+    return ConfigError(f"{origin}: {spec.name} must be {spec.expected}, got {got}")
+
+
+def _kind_of(value: object) -> str:
+    kinds = {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "a table"}
+    return kinds.get(type(value), "an unusable value")
 
 
 def unknown(key: str, origin: str, known: Iterable[str], *, noun: str = "key") -> ConfigError:
