@@ -1,0 +1,103 @@
+"""Run the tests on this machine, in the shadow worktree, as a contained subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from tui_engineer.errors import UserError
+from tui_engineer.verify.report import (
+    TestReport,
+    is_pytest_command,
+    report_from_run,
+    with_pytest_report_args,
+)
+from tui_engineer.verify.runner import CommandNotFound, RunResult, run_command, scrubbed_env
+
+# Words the shell runs itself: a 127 exit after one of these came from something else.
+_SHELL_BUILTINS = {
+    "cd", "exec", "eval", "export", "set", "test", "[", "command", "env", "time", "nice",
+    "timeout", "xvfb-run", "sh", "bash", "true", "false", ":", ".", "source", "if", "for",
+}  # fmt: skip
+
+
+def worktree_env(workdir: Path, base: Mapping[str, str]) -> dict[str, str]:
+    """`base` plus what makes the worktree's code win: its folder (and `src/`) first on
+    PYTHONPATH, ahead of an editable install of the user's checkout (whose .pth entries and
+    import hooks come after PYTHONPATH), and no __pycache__ written into the worktree."""
+    env = dict(base)
+    paths = [str(workdir)]
+    if (workdir / "src").is_dir():
+        paths.append(str(workdir / "src"))
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def missing_program(command: str, env: Mapping[str, str], workdir: Path) -> str | None:
+    """The command's own program if it cannot be found, else None."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return None
+    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
+        tokens = tokens[1:]  # VAR=value prefixes
+    if not tokens or tokens[0] in _SHELL_BUILTINS:
+        return None
+    program = tokens[0]
+    if "/" in program:
+        return None if (workdir / program).exists() else program
+    return None if shutil.which(program, path=env.get("PATH", "")) else program
+
+
+class LocalSandbox:
+    """Runs tests in a subprocess of this machine; see `run_command` for the containment."""
+
+    name = "local"
+
+    def __init__(self, *, secret_names: Iterable[str] = ()) -> None:
+        # Names of extra variables to hide, e.g. the one the user's API key is configured in.
+        self._secret_names = tuple(secret_names)
+
+    async def run_tests(
+        self,
+        workdir: Path,
+        command: str,
+        *,
+        timeout: float,
+        on_output: Callable[[str], None] | None = None,
+    ) -> TestReport:
+        """Run `command` in `workdir`. Raises CommandNotFound (a UserError) when the command's
+        program does not exist, because no edit can fix that: the user must set test_command."""
+        if not workdir.is_dir():
+            raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
+        env = worktree_env(workdir, scrubbed_env(extra_secret_names=self._secret_names))
+        if not is_pytest_command(command):
+            run = await run_command(command, workdir, timeout=timeout, on_output=on_output, env=env)
+            self._check_started(command, run, env, workdir)
+            return report_from_run(command, run, root=workdir)
+        # The JUnit file lives outside the worktree so it never shows up in the step's diff.
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-") as tmp:
+            junit = Path(tmp) / "report.xml"
+            full = with_pytest_report_args(command, junit)
+            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            self._check_started(command, run, env, workdir)
+            return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+
+    @staticmethod
+    def _check_started(command: str, run: RunResult, env: Mapping[str, str], workdir: Path) -> None:
+        if run.exit_code != 127:
+            return
+        program = missing_program(command, env, workdir)
+        if program is not None:
+            raise CommandNotFound(command, program)
+
+    async def close(self) -> None:
+        """Nothing to release: every run cleans up after itself."""
