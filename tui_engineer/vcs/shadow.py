@@ -1,0 +1,179 @@
+"""The shadow worktree: where a session's proposals are written and tested, away from the user.
+
+Location: `<user cache>/tui-engineer/worktrees/<repo>-<hash>/<session_id>`, outside the user's
+repository on purpose. Tools search *upward* for their configuration (pytest's rootdir and
+conftest.py files, ruff, mypy, node_modules, .env loaders); a worktree nested inside the user's
+repo (e.g. under .git/) would pick up the user's untracked files from there. Outside, it behaves
+like a fresh clone. git still knows it (`git worktree list`), and each one is locked with a
+reason naming the session, process and start time, which is how cleanup recognises ours.
+
+The worktree has a detached HEAD at the *baseline*: the user's HEAD, or a commit on no branch
+holding HEAD plus the user's uncommitted changes ("include" mode), or a parentless commit in a
+repository with no commits yet. A proposal is the difference between the files and the baseline.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+from dataclasses import dataclass
+from datetime import datetime
+from hashlib import sha1
+from pathlib import Path
+
+import git
+import platformdirs
+
+from tui_engineer.vcs.repo import (
+    GitRefused,
+    git_output,
+    open_repo,
+    read_state,
+    refuse_in_progress,
+    snapshot_commit,
+)
+
+LOCK_PREFIX = "tui-engineer session"
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def shadow_home(repo: git.Repo) -> Path:
+    """The folder holding this repository's shadow worktrees (one per session)."""
+    common = Path(repo.common_dir).resolve()
+    name = Path(repo.working_tree_dir or common.parent).name or "repo"
+    key = sha1(str(common).encode()).hexdigest()[:10]
+    return platformdirs.user_cache_path("tui-engineer") / "worktrees" / f"{name}-{key}"
+
+
+def lock_reason(session_id: str) -> str:
+    started = datetime.now().astimezone().isoformat(timespec="seconds")
+    host = socket.gethostname()
+    return f"{LOCK_PREFIX} {session_id} pid {os.getpid()} host {host} started {started}"
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # A, M, D, R (T, a type change, is reported as M)
+    path: str
+    old_path: str | None = None  # for renames
+
+
+def _parse_name_status(out: str) -> list[Change]:
+    fields = [f for f in out.split("\0") if f]
+    changes: list[Change] = []
+    i = 0
+    while i < len(fields):
+        status = fields[i][0]
+        if status in "RC":
+            old, new = fields[i + 1], fields[i + 2]
+            i += 3
+            changes.append(Change("R", new, old) if status == "R" else Change("A", new))
+            continue
+        changes.append(Change("M" if status == "T" else status, fields[i + 1]))
+        i += 2
+    return changes
+
+
+@dataclass
+class Shadow:
+    path: Path
+    root: Path
+    session_id: str
+    baseline: str  # the commit proposals are measured against
+    include_dirty: bool = False
+
+    @classmethod
+    def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
+        """Add a detached worktree at the baseline (see the module docstring)."""
+        if not _SESSION_ID.match(session_id):
+            raise ValueError(f"session id {session_id!r} must be letters, digits, '.', '_', '-'")
+        root = Path(root).resolve()
+        with open_repo(root) as repo:
+            refuse_in_progress(read_state(repo), "start a session")
+            baseline = snapshot_commit(repo, include_dirty=include_dirty)
+            path = shadow_home(repo) / session_id
+            if path.exists():
+                raise GitRefused(f"A shadow worktree for session {session_id} already exists.")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                # --no-checkout + reset below: fills the files without running the user's
+                # post-checkout hook (it may be slow, and this is not the user's checkout).
+                repo.git.worktree(
+                    "add", "--detach", "--no-checkout", "--lock", "--reason",
+                    lock_reason(session_id), str(path), baseline,
+                )  # fmt: skip
+            except git.GitCommandError as err:
+                message = f"Could not create the shadow worktree:\n{git_output(err)}"
+                raise GitRefused(message) from None
+        shadow = cls(path, root, session_id, baseline, include_dirty)
+        shadow._git.reset("-q", "--hard", baseline)
+        return shadow
+
+    @property
+    def _git(self) -> git.Git:
+        return git.Git(self.path)
+
+    def _stage_all(self) -> None:
+        # The shadow's index is private to it: staging everything is how new files, deletes and
+        # renames show up in one `git diff --cached` against the baseline.
+        self._git.add("-A")
+
+    def reset(self) -> None:
+        """Discard the current proposal: files back to the baseline, new files removed.
+
+        Ignored files (caches, virtualenvs made by test runs) are kept: they are not proposals.
+        """
+        self._git.reset("-q", "--hard", self.baseline)
+        self._git.clean("-fdq")
+
+    def diff(self) -> str:
+        """Unified diff of the proposal against the baseline (new, deleted, renamed files too)."""
+        self._stage_all()
+        out = self._git.diff(
+            "--cached", "-M", "--no-color", "--no-ext-diff", self.baseline,
+            strip_newline_in_stdout=False,
+        )  # fmt: skip
+        return out
+
+    def changes(self) -> list[Change]:
+        """The proposal's changes, with rename sources."""
+        self._stage_all()
+        out = self._git.diff(
+            "--cached", "-M", "--name-status", "-z", "--no-color", self.baseline,
+            strip_newline_in_stdout=False,
+        )  # fmt: skip
+        return _parse_name_status(out)
+
+    def changed_files(self) -> list[tuple[str, str]]:
+        """(status letter A/M/D/R, path) per changed file; a rename gives its new path."""
+        return [(c.status, c.path) for c in self.changes()]
+
+    def rebaseline(self) -> None:
+        """Start over from the user's current HEAD (plus uncommitted changes in include mode).
+
+        Called after an accept so the next step builds on the new commit; the worktree is clean.
+        """
+        with open_repo(self.root) as repo:
+            self.baseline = snapshot_commit(repo, include_dirty=self.include_dirty)
+        self.reset()
+
+    def remove(self) -> None:
+        """Delete the worktree and git's record of it. Safe to call more than once."""
+        try:
+            with open_repo(self.root) as repo:
+                remove_worktree(repo, self.path)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            pass  # the repository itself is gone: only our folder is left to delete
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def remove_worktree(repo: git.Repo, path: Path) -> None:
+    """`git worktree remove` even if locked or dirty (it is ours), then prune stale records."""
+    # A locked worktree whose folder is gone is never pruned, so unlock it first.
+    repo.git.worktree("unlock", str(path), with_exceptions=False)
+    if path.exists():
+        repo.git.worktree("remove", "--force", "--force", str(path), with_exceptions=False)
+    repo.git.worktree("prune")
+    shutil.rmtree(path, ignore_errors=True)
