@@ -256,7 +256,7 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, like real servers
-    timeout = 10  # backstop for idle keep-alive connections
+    timeout = 60  # backstop for idle keep-alive connections (stop() cuts them anyway)
     server: _HTTPServer
 
     @property

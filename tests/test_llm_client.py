@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer, unused_base_url
 from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
+from tui_engineer.config.settings import Settings
 from tui_engineer.llm import (
     AuthRejected,
     Budget,
@@ -310,6 +310,13 @@ async def test_timeouts_after_retries_say_timed_out(scripted_server, make_client
     assert time.monotonic() - started < 2
 
 
+async def test_stream_stalling_mid_reply_is_retried_then_reported(scripted_server, make_client):
+    scripted_server.script(*[Reply(text="a b c", chunk_delay=2)] * 3)
+    with pytest.raises(ServerUnreachable, match="timed out in the middle"):
+        await make_client(timeout=0.2).complete(ASK)
+    assert len(scripted_server.chat_requests) == 3
+
+
 def test_missing_key_says_which_variable_to_set():
     with pytest.raises(MissingApiKey) as caught:
         ModelClient(model="m", base_url=None, api_key=None, api_key_env="MY_LLM_KEY")
@@ -399,14 +406,8 @@ async def test_wall_time_cap_stops_before_calling(scripted_server, make_client):
 
 
 async def test_from_settings_takes_model_url_key_and_budgets(scripted_server):
-    settings = SimpleNamespace(
-        model="gpt-4o-mini",
-        base_url=scripted_server.base_url,
-        api_key=KEY,
-        api_key_env="OPENAI_API_KEY",
-        max_tokens=10,
-        max_usd=None,
-        max_wall_seconds=None,
+    settings = Settings(
+        model="gpt-4o-mini", base_url=scripted_server.base_url, api_key=KEY, max_tokens=10
     )
     ledger = UsageLedger()
     client = ModelClient.from_settings(settings, ledger=ledger)

@@ -239,7 +239,7 @@ class ModelClient:
         while stream and self._streaming_ok:
             try:
                 return await self._streamed(params, conversation, on_text)
-            except openai.BadRequestError as err:
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if not self._learn_streaming_refusal(err):
                     raise self._error(err) from None
             except openai.OpenAIError as err:
@@ -249,8 +249,8 @@ class ModelClient:
         except openai.OpenAIError as err:
             raise self._error(err) from None
 
-    def _learn_streaming_refusal(self, err: openai.BadRequestError) -> bool:
-        """True if the 400 was about streaming, after noting what to avoid from now on."""
+    def _learn_streaming_refusal(self, err: openai.APIStatusError) -> bool:
+        """True if the 400/422 was about streaming, after noting what to avoid from now on."""
         text = f"{err.param or ''} {_server_message(err)}".lower()
         if self._stream_options_ok and "stream_options" in text:
             self._stream_options_ok = False
@@ -350,7 +350,7 @@ class ModelClient:
 
     def _error(self, err: openai.OpenAIError) -> LLMError:
         """Turn an SDK exception (after the SDK's own retries) into a message for the user."""
-        url, tries = self.base_url, f"up to {self.max_retries + 1} attempts"
+        url, tries = self.base_url, self._attempts()
         if isinstance(err, openai.APITimeoutError):
             return ServerUnreachable(
                 f"The model server at {url} timed out ({self.timeout:g} s per request, "
@@ -358,9 +358,14 @@ class ModelClient:
                 "or check OPENAI_BASE_URL / --base-url."
             )
         if isinstance(err, openai.APIConnectionError):
+            scheme = (
+                ""
+                if url.startswith(("http://", "https://"))
+                else " It must start with http:// or https://."
+            )
             return ServerUnreachable(
-                f"Could not reach the model server at {url} ({tries}). Is it running and is the "
-                "address right? Set OPENAI_BASE_URL or pass --base-url."
+                f"Could not reach the model server at {url} ({tries}).{scheme} Is it running "
+                "and is the address right? Set OPENAI_BASE_URL or pass --base-url."
             )
         if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
             code = err.code or f"HTTP {err.status_code}"
@@ -384,13 +389,13 @@ class ModelClient:
             )
         if status == 429:
             return LLMError(
-                f"The server at {url} kept refusing with 429 (rate limit or quota; up to "
-                f"{self.max_retries + 1} attempts): {detail} Wait a little, or check your plan."
+                f"The server at {url} kept refusing with 429 (rate limit or quota; "
+                f"{self._attempts()}): {detail} Wait a little, or check your plan."
             )
         if status >= 500:
             return LLMError(
-                f"The server at {url} failed with HTTP {status} (up to "
-                f"{self.max_retries + 1} attempts): {detail} Try again later."
+                f"The server at {url} failed with HTTP {status} ({self._attempts()}): {detail} "
+                "Try again later."
             )
         if err.code == "context_length_exceeded":
             return ModelReplyError(
@@ -398,6 +403,9 @@ class ModelClient:
                 "change or use a model with a larger context."
             )
         return LLMError(f"The server at {url} refused the request (HTTP {status}): {detail}")
+
+    def _attempts(self) -> str:
+        return "1 attempt" if self.max_retries == 0 else f"up to {self.max_retries + 1} attempts"
 
     def _unknown_model_text(self, detail: str) -> str:
         return (
