@@ -69,3 +69,7 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return _make
+
+
+# The scripted OpenAI-compatible server (real HTTP on 127.0.0.1), as the `scripted_server` fixture.
+from tests.scripted_server import scripted_server  # noqa: E402, F401
