@@ -1,0 +1,171 @@
+"""The shadow worktree: proposals live there, never in the user's tree (real git repos)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tui_engineer.vcs.cleanup import cleanup_leftovers
+from tui_engineer.vcs.repo import GitRefused
+from tui_engineer.vcs.shadow import Shadow
+
+
+def worktrees(root: Path) -> list[str]:
+    out = git(root, "worktree", "list", "--porcelain")
+    return [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("worktree ")]
+
+
+@pytest.fixture
+def shadow(make_repo):
+    made = Shadow.create(make_repo(), session_id="s1")
+    yield made
+    made.remove()
+
+
+def test_shadow_is_a_checkout_outside_the_users_tree(shadow):
+    assert (shadow.path / "calc.py").read_text() == (shadow.root / "calc.py").read_text()
+    assert not shadow.path.is_relative_to(shadow.root)
+    assert str(shadow.path) in worktrees(shadow.root)
+    assert git(shadow.path, "rev-parse", "HEAD") == git(shadow.root, "rev-parse", "HEAD")
+    detached = subprocess.run(["git", "symbolic-ref", "-q", "HEAD"], cwd=shadow.path)
+    assert detached.returncode == 1
+
+
+def test_writes_in_the_shadow_leave_the_user_tree_alone(shadow):
+    (shadow.path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (shadow.path / "new.py").write_text("x = 1\n")
+    assert git(shadow.root, "status", "--porcelain") == ""
+    assert "a - b" not in (shadow.root / "calc.py").read_text()
+    assert not (shadow.root / "new.py").exists()
+
+
+def test_diff_shows_new_modified_deleted_and_renamed_files(shadow):
+    (shadow.path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (shadow.path / "new.py").write_text("x = 1\n")
+    (shadow.path / "tests" / "test_calc.py").rename(shadow.path / "tests" / "test_sum.py")
+    diff = shadow.diff()
+    assert "-    return a + b\n+    return a - b\n" in diff
+    assert "new file mode" in diff and "+x = 1" in diff
+    assert "rename from tests/test_calc.py\nrename to tests/test_sum.py" in diff
+    assert sorted(shadow.changed_files()) == [
+        ("A", "new.py"),
+        ("M", "calc.py"),
+        ("R", "tests/test_sum.py"),
+    ]
+    (shadow.path / "new.py").unlink()
+    (shadow.path / "calc.py").unlink()
+    assert ("D", "calc.py") in shadow.changed_files()
+
+
+def test_reset_goes_back_to_the_baseline_and_removes_new_files(shadow):
+    (shadow.path / "calc.py").write_text("broken\n")
+    (shadow.path / "pkg").mkdir()
+    (shadow.path / "pkg" / "new.py").write_text("x = 1\n")
+    shadow.reset()
+    assert shadow.diff() == "" and shadow.changed_files() == []
+    assert not (shadow.path / "pkg").exists()
+    assert (shadow.path / "calc.py").read_text() == (shadow.root / "calc.py").read_text()
+
+
+def test_an_empty_repo_gets_a_shadow_too(make_repo):
+    root = make_repo({}, commit=False)
+    shadow = Shadow.create(root, session_id="empty")
+    try:
+        assert [p.name for p in shadow.path.iterdir()] == [".git"]
+        (shadow.path / "main.py").write_text("print('hi')\n")
+        assert shadow.changed_files() == [("A", "main.py")]
+        assert "+print('hi')" in shadow.diff()
+        assert subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=root).returncode
+    finally:
+        shadow.remove()
+
+
+def test_include_dirty_starts_from_the_users_uncommitted_work(make_repo):
+    root = make_repo()
+    (root / "calc.py").write_text("def add(a, b):\n    return a + b  # wip\n")
+    (root / "idea.txt").write_text("untracked\n")
+    before = git(root, "status", "--porcelain")
+    shadow = Shadow.create(root, session_id="dirty", include_dirty=True)
+    try:
+        assert "# wip" in (shadow.path / "calc.py").read_text()
+        assert (shadow.path / "idea.txt").read_text() == "untracked\n"
+        assert shadow.diff() == ""  # the user's work is the baseline, not a proposal
+        assert git(root, "status", "--porcelain") == before
+        assert git(root, "log", "--branches", "--tags", "--format=%s") == "initial"  # no branch
+    finally:
+        shadow.remove()
+
+
+def test_remove_is_idempotent(shadow):
+    shadow.remove()
+    shadow.remove()
+    assert not shadow.path.exists()
+    assert worktrees(shadow.root) == [str(shadow.root)]
+
+
+def test_a_merge_in_progress_is_refused(make_repo):
+    root = make_repo({"f.txt": "base\n"})
+    git(root, "checkout", "-q", "-b", "other")
+    (root / "f.txt").write_text("other\n")
+    git(root, "commit", "-q", "-am", "other")
+    git(root, "checkout", "-q", "main")
+    (root / "f.txt").write_text("main\n")
+    git(root, "commit", "-q", "-am", "main")
+    subprocess.run(["git", "merge", "other"], cwd=root, capture_output=True)
+    with pytest.raises(GitRefused, match="merge is in progress"):
+        Shadow.create(root, session_id="m")
+
+
+def test_cleanup_removes_a_crashed_sessions_worktree_only(make_repo, tmp_path):
+    root = make_repo()
+    crashed = Shadow.create(root, session_id="crashed1")  # never removed: a simulated crash
+    (crashed.path / "half.py").write_text("half-done\n")
+    current = Shadow.create(root, session_id="current")
+    git(root, "worktree", "add", "-q", "--detach", str(tmp_path / "users-own"))
+
+    said = cleanup_leftovers(root, active_session="current")
+
+    assert len(said) == 1
+    assert said[0].startswith("removed leftover worktree from session crashed1 (crashed;")
+    assert not crashed.path.exists()
+    assert sorted(worktrees(root)) == sorted(
+        [str(root), str(current.path), str(tmp_path / "users-own")]
+    )
+    assert cleanup_leftovers(root, active_session="current") == []
+    current.remove()
+
+
+def test_cleanup_leaves_a_session_of_another_live_process(make_repo):
+    root = make_repo()
+    other = Shadow.create(root, session_id="other")
+    live = subprocess.Popen(["sleep", "30"])
+    try:
+        reason = git(root, "worktree", "list", "--porcelain").split("locked ", 1)[1]
+        git(root, "worktree", "unlock", str(other.path))
+        own_pid = f"pid {os.getpid()} "
+        git(root, "worktree", "lock", "--reason", reason.replace(own_pid, f"pid {live.pid} "),
+            str(other.path))  # fmt: skip
+        assert cleanup_leftovers(root) == []
+        assert other.path.exists()
+    finally:
+        live.kill()
+        live.wait()
+    assert cleanup_leftovers(root)[0].startswith("removed leftover worktree from session other")
+
+
+def test_cleanup_removes_an_old_unregistered_folder(make_repo):
+    root = make_repo()
+    shadow = Shadow.create(root, session_id="s")
+    stray = shadow.path.parent / "never-registered"
+    stray.mkdir()
+    old = time.time() - 3600
+    os.utime(stray, (old, old))
+    said = cleanup_leftovers(root, active_session="s")
+    assert said == [f"removed leftover folder of session never-registered ({stray})"]
+    assert not stray.exists() and shadow.path.exists()
+    shadow.remove()
