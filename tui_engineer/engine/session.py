@@ -15,6 +15,7 @@ from tui_engineer.engine.review import Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.errors import UserError
+from tui_engineer.llm import BudgetExceeded, ModelReplyError
 from tui_engineer.vcs.commit import accept
 
 
@@ -30,6 +31,15 @@ class SessionResult:
         if self.outcome == "done" and self.final_ok:
             return 0
         return 2 if self.outcome == "error" else 1
+
+
+def _outcome_of(err: UserError) -> str:
+    """Budget and bad-reply stops are the session failing (exit 1); the rest is setup (exit 2)."""
+    if isinstance(err, BudgetExceeded):
+        return "budget"
+    if isinstance(err, ModelReplyError | PlanError):
+        return "failed"
+    return "error"
 
 
 class _Stop(Exception):
@@ -68,9 +78,7 @@ class Session:
         except _Stop as stop:
             result = SessionResult(stop.outcome, self.commits, str(stop))
         except UserError as err:
-            outcome = "budget" if type(err).__name__ == "BudgetExceeded" else "error"
-            if type(err).__name__ == "ModelReplyError":
-                outcome = "failed"
+            outcome = _outcome_of(err)
             rt.emit(ev.ErrorEvent(message=str(err)))
             result = SessionResult(outcome, self.commits, str(err))
         finally:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.config import Settings, detect_test_command, load_settings
+from tui_engineer.config import Settings, load_settings
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.runtime import EngineOptions, Runtime
@@ -35,16 +35,14 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def resolve_test_command(root: Path, settings: Settings) -> str:
-    if settings.test_command:
-        return settings.test_command
-    detected = detect_test_command(root)
-    if detected is None:
+def require_test_command(settings: Settings) -> str:
+    """load_settings already auto-detected; None here means nothing was found."""
+    if settings.test_command is None:
         raise UserError(
             "No test command: this repo has no tests tui-engineer can find. "
             "Pass --test-cmd 'your command' or set test_command in .tui-engineer.toml."
         )
-    return detected[0]
+    return settings.test_command
 
 
 def check_repo(root: Path, allow_dirty: bool) -> bool:
@@ -91,7 +89,7 @@ async def run_session(
 ) -> SessionResult:
     root = find_repo_root(options.repo)
     settings = load_settings(root, options.flags).settings
-    test_command = resolve_test_command(root, settings)
+    test_command = require_test_command(settings)
     include_dirty = check_repo(root, options.allow_dirty)
     model = make_model(options, settings)
     session_id = new_session_id()
