@@ -32,12 +32,12 @@ def check_path_text(rel: str) -> PurePosixPath:
         raise _refuse(rel, "the path is empty")
     if "\0" in rel:
         raise _refuse(rel, "it contains a NUL byte")
+    if rel.startswith(("/", "\\")) or _DRIVE.match(rel):
+        raise _refuse(rel, "it is absolute; write the path relative to the repository root")
     if "\\" in rel:
         raise _refuse(
             rel, "it contains a backslash; write repo-relative paths with forward slashes"
         )
-    if rel.startswith("/") or _DRIVE.match(rel):
-        raise _refuse(rel, "it is absolute; write the path relative to the repository root")
     parts = [p for p in rel.split("/") if p not in ("", ".")]
     if not parts:
         raise _refuse(rel, "it names the repository root, not a file")
