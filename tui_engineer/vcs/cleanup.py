@@ -3,8 +3,9 @@
 Ours are recognised by the lock reason every shadow worktree is created with ("tui-engineer
 session <id> pid <pid> host <host> started <time>") or by living under this repository's shadow
 folder. A worktree whose process still runs on this machine (another session) is left alone.
-No branches or other refs are made by sessions, so there are none to clean: baselines are kept
-alive only by the worktree's detached HEAD and go with it.
+Sessions make no branches, so there are none to clean: baselines are kept alive only by the
+worktree's detached HEAD and go with it. The one ref accept writes (refs/tui-engineer/undo/<sha>,
+what undo restores) is not a leftover: accept keeps exactly one and undo deletes it.
 """
 
 from __future__ import annotations
