@@ -108,13 +108,13 @@ CASES = {
     "symlink loop": Case(
         GOOD_REPLY + block("loop/x"),
         UnsafePath,
-        ["`loop/x`"],
+        ["`loop/x`", "symlink loop"],
         _link("loop", lambda repo, outside: repo / "loop"),
     ),
     "git config": Case(
         GOOD_REPLY + block(".git/config", "[core]\n", "[core]\n\tfsmonitor = evil\n"),
         UnsafePath,
-        ["`.git/config`", "inside `.git`"],
+        ["`.git/config`", "`.git`, git's own files"],
     ),
     "git hook any case": Case(
         GOOD_REPLY + block(".GIT/hooks/pre-commit"), UnsafePath, ["`.GIT/hooks/pre-commit`", ".git"]

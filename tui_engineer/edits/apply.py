@@ -225,8 +225,10 @@ def _too_big(name: str, rel: str, size: int) -> str:
 
 
 def _block_name(number: int, edit: Edit) -> str:
-    kind = {SearchReplace: "SEARCH/REPLACE", WriteFile: "FILE", DeleteFile: "DELETE"}
-    return f"Block {number} ({kind.get(type(edit), 'RENAME')} {edit.path})"
+    if isinstance(edit, RenameFile):
+        return f"Block {number} (RENAME {edit.path} -> {edit.new_path})"
+    kind = {SearchReplace: "SEARCH/REPLACE", WriteFile: "FILE", DeleteFile: "DELETE"}[type(edit)]
+    return f"Block {number} ({kind} {edit.path})"
 
 
 def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
@@ -245,7 +247,7 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
     starts, norm = find_matches(text.lines, search)
     if not starts:
         already = find_matches(text.lines, replace)[0] if any(s.strip() for s in replace) else []
-        found_at = already[0] if already else None
+        found_at = already[0] if len(already) == 1 else None  # several: too common to tell
         raise ApplyFailed(
             not_found_feedback(name, rel, text.lines, search, found_at) + f"\n\n{_RESEND}"
         )

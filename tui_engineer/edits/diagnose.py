@@ -80,8 +80,9 @@ def not_found_feedback(
     window = closest_lines(lines, search)
     if window is not None:
         start, end = window
+        span = f"line {end}" if end - start == 1 else f"lines {start + 1}-{end}"
         parts.append(
-            f"The closest lines in {rel} are lines {start + 1}-{end}:\n"
+            f"The closest lines in {rel} are {span}:\n"
             f"{numbered(lines, start, end)}\n"
             "If you meant these, copy them exactly (without the line numbers) into SEARCH."
         )

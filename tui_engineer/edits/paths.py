@@ -16,7 +16,9 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 def _refuse(rel: str, reason: str) -> UnsafePath:
     shown = rel.replace("\0", "\\0")
-    return UnsafePath(f"Refused path `{shown}`: {reason}. Nothing was changed.")
+    return UnsafePath(
+        f"Refused path `{shown}`: {reason}. Nothing was changed: resend your edits without it."
+    )
 
 
 def _is_git_name(part: str) -> bool:
@@ -48,7 +50,7 @@ def check_path_text(rel: str) -> PurePosixPath:
     if ".." in parts:
         raise _refuse(rel, "it contains `..`; paths must stay inside the repository")
     if any(_is_git_name(p) for p in parts):
-        raise _refuse(rel, "it is inside `.git`, git's own files, which edits never touch")
+        raise _refuse(rel, "it is (or is inside) `.git`, git's own files, which edits never touch")
     return PurePosixPath(*parts)
 
 
@@ -60,7 +62,7 @@ def resolve_safe_path(root: Path, rel: str) -> Path:
     try:
         target = (base / clean).resolve()
     except (OSError, RuntimeError) as err:  # symlink loops
-        raise _refuse(rel, f"it cannot be resolved ({err})") from err
+        raise _refuse(rel, "it goes through a symlink loop") from err
     if target == base or not target.is_relative_to(base):
         raise _refuse(rel, "it resolves (through a symlink) to a place outside the repository")
     if any(_is_git_name(p) for p in target.relative_to(base).parts):
