@@ -16,7 +16,7 @@ from tui_engineer.engine.runtime import EngineOptions, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
 from tui_engineer.vcs.cleanup import cleanup_leftovers
-from tui_engineer.vcs.repo import DirtyTree, GitRefused, find_repo_root, repo_state
+from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
 
 
@@ -48,18 +48,9 @@ def require_test_command(settings: Settings) -> str:
 def check_repo(root: Path, allow_dirty: bool) -> bool:
     """Refuse states a session cannot start from; return whether to include dirty changes."""
     state = repo_state(root)
-    if state.in_progress:
-        raise GitRefused(
-            f"A {state.in_progress} is in progress in {root}; finish or abort it first."
-        )
+    refuse_in_progress(state, "start a session")
     if state.dirty and not allow_dirty:
-        files = [*state.staged, *state.modified, *state.untracked]
-        shown = "\n  ".join(files[:10]) + ("\n  …" if len(files) > 10 else "")
-        raise DirtyTree(
-            f"{root} has uncommitted changes:\n  {shown}\n"
-            "Commit or stash them first, or pass --allow-dirty to build on top of them "
-            "(they stay uncommitted; only each accepted step is committed)."
-        )
+        raise DirtyTree.for_files(root, state.changed_files)
     return state.dirty
 
 

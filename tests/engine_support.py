@@ -1,0 +1,66 @@
+"""Helpers for end-to-end engine tests: model replies in the edit/plan formats, and a run helper."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Reviewer
+from tui_engineer.engine.session import SessionResult
+from tui_engineer.headless.reviewers import AutoReviewer
+from tui_engineer.headless.runner import RunOptions, run_session
+
+
+def plan_reply(*titles: str) -> str:
+    steps = [{"title": t, "description": t, "files": [], "verify": "pytest"} for t in titles]
+    return "Here is my plan.\n\n```json\n" + json.dumps({"steps": steps}) + "\n```\n"
+
+
+def edit(path: str, search: str, replace: str) -> str:
+    return f"{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+
+
+def create(path: str, content: str) -> str:
+    return edit(path, "", content)
+
+
+class Collector:
+    """An event sink that keeps every event."""
+
+    def __init__(self) -> None:
+        self.events: list[ev.Event] = []
+
+    def __call__(self, event: ev.Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type[ev.Event]) -> list:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+async def run_headless(
+    repo: Path,
+    request: str,
+    base_url: str,
+    *,
+    reviewer: Reviewer | None = None,
+    sink: Callable[[ev.Event], None] | None = None,
+    **flags: object,
+) -> tuple[SessionResult, Collector]:
+    collector = Collector()
+
+    def both(event: ev.Event) -> None:
+        collector(event)
+        if sink is not None:
+            sink(event)
+
+    options = RunOptions(
+        request=request,
+        repo=repo,
+        flags={"base_url": base_url, "model": "test-model", **flags},
+        plan=bool(flags.pop("plan", True)) if "plan" in flags else True,
+    )
+    options.flags.pop("plan", None)
+    result = await run_session(options, reviewer or AutoReviewer(), both)
+    return result, collector
