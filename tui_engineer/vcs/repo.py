@@ -207,9 +207,12 @@ def repo_state(root: Path) -> RepoState:
 
 def refuse_in_progress(state: RepoState, doing: str) -> None:
     if state.in_progress:
+        way_out = "git bisect reset" if state.in_progress == "bisect" else "--abort"
+        if way_out == "--abort":
+            way_out = f"git {state.in_progress} --abort"
         raise GitRefused(
             f"A {state.in_progress} is in progress in {state.root}, so tui-engineer will not "
-            f"{doing}. Finish it or abort it (git {state.in_progress} --abort) first."
+            f"{doing}. Finish it or abort it ({way_out}) first."
         )
 
 
