@@ -69,6 +69,20 @@ def test_indentation_difference_is_tolerated_and_replacement_reindented(shop: Pa
     )
 
 
+def test_over_indented_search_is_dedented_to_the_file(make_repo: MakeRepo) -> None:
+    root = make_repo({"h.py": "def helper():\n    return 1\n"})
+    search = "        def helper():\n            return 1\n"  # copied from a nested context
+    replace = "        def helper():\n            value = 1\n            return value\n"
+    apply_edits(root, [SearchReplace("h.py", search, replace)])
+    assert (root / "h.py").read_text() == "def helper():\n    value = 1\n    return value\n"
+
+
+def test_blank_lines_at_search_edges_are_not_required(shop: Path) -> None:
+    search = "\ndef helper():\n    return 1\n\n"  # the file has no blank line after it
+    apply_edits(shop, [SearchReplace("shop.py", search, "\ndef helper():\n    return 2\n\n")])
+    assert (shop / "shop.py").read_text() == SHOP.replace("return 1", "return 2")
+
+
 def test_trailing_whitespace_difference_is_tolerated(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "one   \ntwo\t\nthree\n"})
     apply_edits(root, [SearchReplace("a.txt", "one\ntwo\n", "ONE\nTWO\n")])

@@ -157,6 +157,34 @@ def find_matches(lines: Sequence[str], search: Sequence[str]) -> tuple[list[int]
     return [], _exact
 
 
+def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[str]]:
+    """Drop blank lines at the edges of SEARCH (models often add one) and the same blank edges
+    of REPLACE, so the edit neither needs nor adds them."""
+    lead = next(i for i, line in enumerate(search) if line.strip())
+    trail = next(i for i, line in enumerate(reversed(search)) if line.strip())
+    new = list(replace)
+    for _ in range(lead):
+        if new and not new[0].strip():
+            new.pop(0)
+    for _ in range(trail):
+        if new and not new[-1].strip():
+            new.pop()
+    return search[lead : len(search) - trail], new
+
+
+def _locate(
+    lines: Sequence[str], search: list[str], replace: list[str]
+) -> tuple[list[int], _Normalize, list[str], list[str]]:
+    """find_matches, retried without blank edge lines; returns the search/replace it used."""
+    starts, norm = find_matches(lines, search)
+    if not starts and (not search[0].strip() or not search[-1].strip()):
+        trimmed, new = _trim_blank_edges(search, replace)
+        trimmed_starts, trimmed_norm = find_matches(lines, trimmed)
+        if trimmed_starts:
+            return trimmed_starts, trimmed_norm, trimmed, new
+    return starts, norm, search, replace
+
+
 # -- the in-memory workspace -------------------------------------------------------------------
 
 
@@ -244,7 +272,7 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
             f"leave SEARCH empty (or use a whole-file FILE block). {_RESEND}"
         )
     text = _decode(current, f"{name}: {rel}")
-    starts, norm = find_matches(text.lines, search)
+    starts, norm, search, replace = _locate(text.lines, search, replace)
     if not starts:
         already = find_matches(text.lines, replace)[0] if any(s.strip() for s in replace) else []
         found_at = already[0] if len(already) == 1 else None  # several: too common to tell
