@@ -38,7 +38,8 @@ _SECRET_PARTS = (
     "CREDENTIAL",
     "AUTH",
 )
-_SECRET_NAMES = {"GOOGLE_APPLICATION_CREDENTIALS", "NETRC", "PGPASS", "DATABASE_URL"}
+# DATABASE_URL stays: test suites often need it to reach their test database.
+_SECRET_NAMES = {"GOOGLE_APPLICATION_CREDENTIALS", "NETRC", "PGPASSFILE"}
 
 
 class CommandNotFound(UserError):
@@ -257,7 +258,7 @@ async def run_command(
         await _kill_group(proc, KILL_GRACE_SECONDS)
         await _finish_reading(reader, DRAIN_SECONDS)
     except BaseException:
-        # Cancelled (the user quit) or the callback raised: never leave the group running.
+        # Cancelled (the user quit) or on_output raised: never leave the group running.
         _signal_group(proc.pid, signal.SIGKILL)
         reader.cancel()
         with contextlib.suppress(BaseException):
