@@ -1,0 +1,446 @@
+"""The docker sandbox: one warm container per session; each test run refreshes its copy of the
+shadow worktree and exec's the test command in it as a non-root user, with no network."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import shlex
+import tempfile
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from docker.errors import APIError, NotFound
+
+from tui_engineer.errors import UserError
+from tui_engineer.sandbox.docker import environment as envs
+from tui_engineer.sandbox.docker.actions import ActionResult, InstallPackage, SandboxAction
+from tui_engineer.sandbox.docker.client import connect
+from tui_engineer.sandbox.docker.containers import (
+    KEEPALIVE_PIDFILE,
+    ResourceLimits,
+    cleanup_containers,
+    create_container,
+)
+from tui_engineer.sandbox.docker.errors import SandboxFailure
+from tui_engineer.sandbox.docker.execs import ExecResult, exec_quiet, exec_stream
+from tui_engineer.sandbox.docker.workspace import (
+    HOME,
+    REPORT_DIR,
+    REPORT_PATH,
+    WORKSPACE,
+    changed_files_script,
+    clear_script,
+    read_single_file,
+    workspace_tar,
+)
+from tui_engineer.sandbox.templates import EnvTemplate, pick_template
+from tui_engineer.verify.report import (
+    TestReport,
+    is_pytest_command,
+    report_from_run,
+    with_pytest_report_args,
+)
+from tui_engineer.verify.runner import CommandNotFound, RunResult
+
+OutputCallback = Callable[[str], None]
+SETUP_TIMEOUT = 900.0
+ACTION_MARKER = "/.tui-engineer-action-marker"
+# Kills every process but PID 1 (docker's init) and the keepalive, a few rounds in case
+# something forks while we go; used when the tests run as root (`kill -1` would end the keepalive).
+_KILL_AS_ROOT = (
+    f"keep=$(cat {KEEPALIVE_PIDFILE} 2>/dev/null); for r in 1 2 3 4 5 6 7 8; do found=; "
+    'for d in /proc/[0-9]*; do p=${d#/proc/}; case "$p" in 1|"$keep"|"$$") continue;; esac; '
+    'kill -9 "$p" 2>/dev/null && found=1; done; [ -n "$found" ] || break; done; true'
+)
+# As the test user, kill(-1) reaches exactly that user's processes, atomically (no fork escapes).
+_KILL_AS_USER = "kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; true"
+_OOM_COUNTERS = "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control"
+
+
+class CommandNotFoundInSandbox(CommandNotFound):
+    def __init__(self, command: str, program: str, image: str) -> None:
+        super().__init__(command, program)
+        self.args = (
+            f"{self.args[0]}\nIt was looked for inside the docker sandbox (image {image}): a "
+            "fix can install it with a sandbox action, or pick another template.",
+        )
+
+
+class DockerSandbox:
+    """See docs/sandbox.md. Create one per session; `close()` removes its container."""
+
+    name = "docker"
+
+    def __init__(
+        self,
+        repo_root: Path,
+        *,
+        template: EnvTemplate | None = None,
+        template_name: str | None = None,
+        image: str | None = None,
+        allow_network: bool = False,
+        limits: ResourceLimits | None = None,
+        session_id: str | None = None,
+        use_cache: bool = True,
+    ) -> None:
+        self.repo_root = repo_root
+        picked = template or pick_template(repo_root, template_name)
+        # An image override is part of the recipe: it gets its own cached environments.
+        self.template = dataclasses.replace(picked, images=(image,)) if image else picked
+        self.allow_network = allow_network
+        self.limits = limits or ResourceLimits()
+        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.use_cache = use_cache
+        self.environment: envs.Environment | None = None
+        self.cleanup_notes: list[str] = []  # sentences about crashed sessions' containers removed
+        self.actions: list[ActionResult] = []  # every action applied this session
+        self._client: Any = None
+        self._container: Any = None
+        self._oom_kills = 0
+        self._last_workdir: Path | None = None
+        self._lock = asyncio.Lock()
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def start(
+        self, workdir: Path | None = None, on_output: OutputCallback | None = None
+    ) -> envs.Environment:
+        """Connect, clean up crashed sessions' containers and start the warm container (cold
+        start: the template's setup runs and is cached). Optional: the first run does it too."""
+        async with self._lock:
+            return await self._ensure(workdir or self.repo_root, on_output)
+
+    async def close(self) -> None:
+        container, self._container = self._container, None
+        if container is not None:
+            with contextlib.suppress(NotFound, APIError):
+                await asyncio.to_thread(container.remove, force=True)
+
+    @property
+    def container_name(self) -> str | None:
+        return None if self._container is None else self._container.name
+
+    async def _ensure(self, workdir: Path, on_output: OutputCallback | None) -> envs.Environment:
+        if self._container is not None and await self._revive():
+            assert self.environment is not None
+            return self.environment
+        if self._client is None:
+            self._client = await asyncio.to_thread(connect)
+            self.cleanup_notes += await asyncio.to_thread(cleanup_containers, self._client)
+        env = await asyncio.to_thread(self._choose_environment)
+        self._container = await asyncio.to_thread(
+            create_container,
+            self._client,
+            env.image,
+            session_id=self.session_id,
+            limits=self.limits,
+            allow_network=self.allow_network,
+            env=dict(self.template.env),
+        )
+        await self._prepare()
+        env.layers = await asyncio.to_thread(envs.read_layers, self._container)
+        self.environment = env
+        if not env.warm and self.template.setup:
+            await self._run_template_setup(workdir, on_output)
+        return env
+
+    def _choose_environment(self) -> envs.Environment:
+        key = self.template.environment_key(self.repo_root)
+        cached = envs.env_image_name(self.template.name, key)
+        if self.use_cache and envs.has_image(self._client, cached):
+            labels = self._client.images.get(cached).labels or {}
+            base = labels.get("tui-engineer.base-image", "")
+            return envs.Environment(self.template.name, key, cached, True, base)
+        base = envs.base_image(self._client, self.template)
+        return envs.Environment(self.template.name, key, base, False, base)
+
+    async def _prepare(self) -> None:
+        folders = f"{WORKSPACE} {REPORT_DIR} {HOME}"
+        code, output = await exec_quiet(
+            self._client.api,
+            self._container.id,
+            f"mkdir -p {folders} && chown {self.template.user} {folders}",
+        )
+        if code != 0:
+            raise SandboxFailure(f"The sandbox container could not be prepared: {output.strip()}")
+        self._oom_kills = await self._read_oom_kills()
+
+    async def _revive(self) -> bool:
+        """True when the container is (again) running; False when it is gone."""
+        try:
+            await asyncio.to_thread(self._container.reload)
+        except NotFound:
+            self._container = None
+            return False
+        if self._container.status != "running":
+            await asyncio.to_thread(self._container.start)
+            await self._prepare()
+        return True
+
+    # --- test runs -------------------------------------------------------------------------
+
+    async def run_tests(
+        self,
+        workdir: Path,
+        command: str,
+        *,
+        timeout: float,
+        on_output: OutputCallback | None = None,
+    ) -> TestReport:
+        """Run `command` on a fresh copy of `workdir` in the container. Raises
+        CommandNotFound when the command's program is not in the image."""
+        if not workdir.is_dir():
+            raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
+        async with self._lock:
+            await self._ensure(workdir, on_output)
+            await self._refresh(workdir)
+            pytest = is_pytest_command(command)
+            full = with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else command
+            result = await self._exec_as_user(full, timeout, on_output)
+            await self._kill_leftovers()
+            run = RunResult(
+                result.exit_code, result.timed_out, result.duration, result.output, result.truncated
+            )
+            await self._check_started(command, run)
+            report = await self._report(command, run, workdir, pytest)
+            await self._explain(report, run, timeout)
+            return report
+
+    async def _exec_as_user(
+        self, command: str, timeout: float, on_output: OutputCallback | None
+    ) -> ExecResult:
+        return await exec_stream(
+            self._client.api,
+            self._container.id,
+            ["sh", "-c", command],
+            user=self.template.user,
+            env={"HOME": HOME},
+            workdir=WORKSPACE,
+            timeout=timeout,
+            on_output=on_output,
+            on_overdue=self._kill_leftovers,
+        )
+
+    async def _refresh(self, workdir: Path) -> None:
+        """Replace the container's copy with `workdir`'s files (kept folders stay)."""
+        keep = self.template.keep_paths
+        code, output = await exec_quiet(
+            self._client.api, self._container.id, clear_script(keep, self.template.user)
+        )
+        if code != 0:
+            raise SandboxFailure(f"The sandbox workspace could not be cleared: {output.strip()}")
+        uid, gid = self.template.uid_gid
+        archive = await asyncio.to_thread(workspace_tar, workdir, uid=uid, gid=gid, skip=keep)
+        with archive:
+            await asyncio.to_thread(self._container.put_archive, WORKSPACE, archive)
+        self._last_workdir = workdir
+
+    async def _kill_leftovers(self) -> None:
+        """End every process a run left (daemons, fork bombs). If even that cannot start (the
+        pid limit is full), restart the container: its files survive a restart."""
+        user = self.template.user
+        script = _KILL_AS_ROOT if user == "root" else _KILL_AS_USER
+        try:
+            code, _ = await exec_quiet(
+                self._client.api, self._container.id, script, user=user, timeout=30
+            )
+        except APIError:
+            code = None
+        if code != 0:
+            await asyncio.to_thread(self._container.restart, timeout=0)
+            await self._prepare()
+
+    async def _check_started(self, command: str, run: RunResult) -> None:
+        if run.exit_code != 127:
+            return
+        program = _program(command)
+        if program is None:
+            return
+        code, _ = await exec_quiet(
+            self._client.api,
+            self._container.id,
+            f"cd {WORKSPACE} && command -v {shlex.quote(program)}",
+            user=self.template.user,
+        )
+        if code != 0:
+            image = self.environment.image if self.environment else "?"
+            raise CommandNotFoundInSandbox(command, program, image)
+
+    async def _report(
+        self, command: str, run: RunResult, workdir: Path, pytest: bool
+    ) -> TestReport:
+        if not pytest:
+            return report_from_run(command, run, root=workdir)
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-") as tmp:
+            junit = Path(tmp) / "report.xml"
+            data = await asyncio.to_thread(self._fetch, REPORT_PATH)
+            if data is not None:
+                junit.write_bytes(data)
+            return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+
+    def _fetch(self, path: str) -> bytes | None:
+        try:
+            chunks, _ = self._container.get_archive(path)
+        except NotFound:
+            return None
+        return read_single_file(chunks)
+
+    async def _explain(self, report: TestReport, run: RunResult, timeout: float) -> None:
+        """Say in the report's note why the container stopped the run, if it did."""
+        notes = [report.note] if report.note else []
+        if run.timed_out:
+            notes.append(
+                f"The run hit the {timeout:g}s test timeout (test_timeout); every process it "
+                "started in the docker sandbox was killed."
+            )
+        elif run.exit_code not in (0, None) and await self._oom_killed():
+            notes.append(
+                "The kernel killed a test process for using too much memory: the docker "
+                f"sandbox's limit is {self.limits.memory} (exit code {run.exit_code}). Make the "
+                "tests use less memory, or raise the sandbox's memory limit."
+            )
+        report.note = " ".join(notes)
+
+    async def _oom_killed(self) -> bool:
+        count = await self._read_oom_kills()
+        killed, self._oom_kills = count > self._oom_kills, count
+        return killed
+
+    async def _read_oom_kills(self) -> int:
+        _, output = await exec_quiet(self._client.api, self._container.id, _OOM_COUNTERS)
+        for line in output.splitlines():
+            name, _, value = line.partition(" ")
+            if name == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    # --- self-repair -----------------------------------------------------------------------
+
+    async def apply_action(
+        self,
+        action: SandboxAction,
+        workdir: Path | None = None,
+        *,
+        timeout: float = SETUP_TIMEOUT,
+        on_output: OutputCallback | None = None,
+    ) -> ActionResult:
+        """Run `action` as root in the workspace (a fresh copy of `workdir`, by default the last
+        one tested). On success it is layered into the cached environment image."""
+        async with self._lock:
+            folder = workdir or self._last_workdir or self.repo_root
+            await self._ensure(folder, on_output)
+            await self._refresh(folder)
+            command = self._action_command(action)
+            await exec_quiet(self._client.api, self._container.id, f"touch {ACTION_MARKER}")
+            result = await self._exec_as_root(command, timeout, on_output)
+            outcome = ActionResult(
+                action=action,
+                command=command,
+                ok=result.exit_code == 0,
+                exit_code=result.exit_code,
+                timed_out=result.timed_out,
+                duration=result.duration,
+                output=result.output,
+                changed_files=await self._changed_files(),
+            )
+            await self._finish_action(outcome)
+            self.actions.append(outcome)
+            return outcome
+
+    def _action_command(self, action: SandboxAction) -> str:
+        if isinstance(action, InstallPackage):
+            return self.template.install_command(action.package)
+        return action.command
+
+    async def _exec_as_root(
+        self, command: str, timeout: float, on_output: OutputCallback | None
+    ) -> ExecResult:
+        result = await exec_stream(
+            self._client.api,
+            self._container.id,
+            ["sh", "-c", command],
+            user="root",
+            workdir=WORKSPACE,
+            timeout=timeout,
+            on_output=on_output,
+        )
+        await exec_quiet(self._client.api, self._container.id, _KILL_AS_ROOT, timeout=30)
+        return result
+
+    async def _changed_files(self) -> list[str]:
+        script = changed_files_script(ACTION_MARKER, self.template.keep_paths)
+        _, output = await exec_quiet(self._client.api, self._container.id, script)
+        return sorted(line.removeprefix("./") for line in output.splitlines() if line.strip())
+
+    async def _finish_action(self, outcome: ActionResult) -> None:
+        if outcome.timed_out:
+            outcome.note = f"stopped by the {outcome.duration:.0f}s action timeout"
+            return
+        if not outcome.ok:
+            outcome.note = self._network_hint()
+            return
+        entry = envs.layer_entry(outcome.action.kind, outcome.command, reason=outcome.action.reason)
+        outcome.cached_image = await self._save_layer([entry])
+
+    def _network_hint(self) -> str:
+        if self.allow_network:
+            return ""
+        return (
+            "The sandbox has no network (allow_network = false), so downloads fail; set "
+            "allow_network = true to let installs reach package indexes."
+        )
+
+    async def _run_template_setup(self, workdir: Path, on_output: OutputCallback | None) -> None:
+        await self._refresh(workdir)
+
+        def tagged(line: str) -> None:
+            if on_output is not None:
+                on_output(f"[sandbox setup] {line}")
+
+        entries = []
+        for command in self.template.setup:
+            result = await self._exec_as_root(command, SETUP_TIMEOUT, tagged)
+            if result.exit_code != 0:
+                raise SandboxFailure(self._setup_failed(command, result))
+            entries.append(envs.layer_entry("template-setup", command))
+        await self._save_layer(entries)
+
+    def _setup_failed(self, command: str, result: ExecResult) -> str:
+        tail = "\n".join(result.output.rstrip().splitlines()[-15:])
+        state = "timed out" if result.timed_out else f"failed (exit code {result.exit_code})"
+        return (
+            f"The docker sandbox's setup command `{command}` (template "
+            f"{self.template.name!r}) {state}:\n{tail}\n{self._network_hint()}".rstrip()
+        )
+
+    async def _save_layer(self, entries: list[dict[str, Any]]) -> str | None:
+        """Record `entries` in the image's layer list and commit the container as the cached
+        environment (the workspace copy is cleared first: project code stays out of images)."""
+        assert self.environment is not None
+        env = self.environment
+        env.layers = [*env.layers, *entries]
+        if not self.use_cache:
+            return None
+        container = self._container
+        await asyncio.to_thread(envs.write_layers, container, env.layers)
+        owner, keep = self.template.user, self.template.keep_paths
+        if keep:
+            kept = " ".join(shlex.quote(f"{WORKSPACE}/{name}") for name in keep)
+            await exec_quiet(self._client.api, container.id, f"chown -R {owner} {kept} 2>/dev/null")
+        await exec_quiet(self._client.api, container.id, clear_script(keep, owner))
+        return await asyncio.to_thread(envs.commit_environment, container, env)
+
+
+def _program(command: str) -> str | None:
+    """The program a simple shell command starts (after VAR=value prefixes), if plain."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return None
+    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
+        tokens = tokens[1:]
+    return tokens[0] if tokens else None
