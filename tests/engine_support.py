@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,8 @@ async def run_headless(
     *,
     reviewer: Reviewer | None = None,
     sink: Callable[[ev.Event], None] | None = None,
+    inbox: asyncio.Queue[str] | None = None,
+    replay: Path | None = None,
     **flags: object,
 ) -> tuple[SessionResult, Collector]:
     collector = Collector()
@@ -55,12 +58,13 @@ async def run_headless(
         if sink is not None:
             sink(event)
 
+    plan = bool(flags.pop("plan", True))
     options = RunOptions(
         request=request,
         repo=repo,
         flags={"base_url": base_url, "model": "test-model", **flags},
-        plan=bool(flags.pop("plan", True)) if "plan" in flags else True,
+        plan=plan,
+        replay=replay,
     )
-    options.flags.pop("plan", None)
-    result = await run_session(options, reviewer or AutoReviewer(), both)
+    result = await run_session(options, reviewer or AutoReviewer(), both, inbox)
     return result, collector

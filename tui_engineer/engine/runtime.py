@@ -60,11 +60,17 @@ class Runtime:
         return texts
 
     async def call_model(
-        self, messages: list[Message], purpose: str, step: int | None = None
+        self,
+        messages: list[Message],
+        purpose: str,
+        step: int | None = None,
+        *,
+        deliver_feedback: bool = True,
     ) -> str:
         """One model call. Pending human feedback is appended to `messages` first, so it stays
-        in this conversation's context for later calls too."""
-        feedback = self.take_feedback()
+        in this conversation's context for later calls too. Side calls (diagnosis) leave it for
+        the conversation that acts on it."""
+        feedback = self.take_feedback() if deliver_feedback else []
         if feedback:
             messages.append(feedback_message(feedback))
             for text in feedback:

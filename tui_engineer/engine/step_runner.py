@@ -6,6 +6,7 @@ row, the same refused edit twice, or a fix that changes nothing)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -19,13 +20,20 @@ from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.verify import TestReport
 
+_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(\.\d+)?s\b")
+
+
+def _stable(text: str) -> str:
+    """Drop what differs between two runs of the same failure (object addresses, timings)."""
+    return _VOLATILE.sub("#", text)
+
 
 def failure_signature(report: TestReport) -> tuple[object, ...]:
     """What makes two failing runs 'the same failure' for stuck detection."""
     if report.structured:
-        return tuple(sorted((f.test_id, f.message) for f in report.failures))
+        return tuple(sorted((f.test_id, _stable(f.message)) for f in report.failures))
     tail = report.output_tail.strip().splitlines()[-5:]
-    return (report.exit_code, report.timed_out, tuple(tail))
+    return (report.exit_code, report.timed_out, tuple(_stable(line) for line in tail))
 
 
 @dataclass
@@ -62,7 +70,8 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
     except EditError as err:
         return _refused(rt, step, state, err.feedback)
     after = await asyncio.to_thread(rt.shadow.diff)
-    changed = tuple(result.changed + result.created + result.deleted)
+    renamed = [new for _, new in result.renamed]
+    changed = tuple(result.changed + result.created + result.deleted + renamed)
     rt.emit(ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed))
     return None if after == before else True
 
@@ -93,7 +102,10 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
         report_text = state.report.for_model()
         diff = await asyncio.to_thread(rt.shadow.diff)
         diagnosis = await rt.call_model(
-            prompts.diagnose_messages(step, diff, report_text), "diagnose", step.index
+            prompts.diagnose_messages(step, diff, report_text),
+            "diagnose",
+            step.index,
+            deliver_feedback=False,
         )
         rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
         state.messages.append(

@@ -76,8 +76,12 @@ def make_sandbox(settings: Settings):  # -> Sandbox
 
 
 async def run_session(
-    options: RunOptions, reviewer: Reviewer, sink: Callable[[ev.Event], None]
+    options: RunOptions,
+    reviewer: Reviewer,
+    sink: Callable[[ev.Event], None],
+    inbox: asyncio.Queue[str] | None = None,
 ) -> SessionResult:
+    """Run one session. Chat messages put into `inbox` reach the model with its next call."""
     root = find_repo_root(options.repo)
     settings = load_settings(root, options.flags).settings
     test_command = require_test_command(settings)
@@ -111,6 +115,8 @@ async def run_session(
         max_usd=settings.max_usd,
     )
     runtime = Runtime(root, shadow, model, sandbox, engine_options, emit)
+    if inbox is not None:
+        runtime.inbox = inbox
     try:
         return await Session(runtime, reviewer, session_id=session_id).run(options.request)
     finally:

@@ -1,0 +1,248 @@
+"""Engine scenarios from the loop issue: rejection, chat during a fix loop, stuck detection,
+budgets, hostile edits, replay and JSON output — all through real HTTP, git and pytest."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import edit, plan_reply, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision
+
+KEY = "sk-test-secret-key-0123456789"
+SUB = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+)
+MUL_BUGGY = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
+) + edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_mul():\n    from calc import mul\n"
+    "    assert mul(4, 3) == 12\n",
+)
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+class ScriptedReviewer:
+    """Answers reviews from a list of decisions, recording what it was shown."""
+
+    def __init__(self, *decisions: Decision) -> None:
+        self.decisions = list(decisions)
+        self.shown: list[str] = []
+
+    async def review(self, proposal):
+        self.shown.append(proposal.diff)
+        return self.decisions.pop(0)
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+def titles(repo: Path) -> list[str]:
+    return git(repo, "log", "--format=%s").splitlines()
+
+
+async def test_rejected_step_is_reproposed_with_the_reason(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB), Reply(text=SUB.replace("a - b", "-(b - a)")))
+    reviewer = ScriptedReviewer(Decision.reject("use plain a - b, not clever"), Decision.accept())
+    result, _ = await run_headless(
+        repo, "add sub", scripted_server.base_url, reviewer=reviewer, plan=False
+    )
+    second_prompt = scripted_server.chat_requests[1].messages[-1]["content"]
+    assert "use plain a - b, not clever" in second_prompt
+    assert len(reviewer.shown) == 2
+    assert result.exit_code == 0
+    assert "-(b - a)" in (repo / "calc.py").read_text()
+    assert titles(repo) == ["add sub", "initial"]
+
+
+async def test_chat_message_during_fix_loop_reaches_the_next_fix_call(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    inbox: asyncio.Queue[str] = asyncio.Queue()
+
+    def on_event(event: ev.Event) -> None:
+        if isinstance(event, ev.TestsFinished) and not event.ok:
+            inbox.put_nowait("hint from the human: multiply, do not add")
+
+    scripted_server.script(
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds."),
+        Reply(text=edit("calc.py", "    return a + b  # x\n", "    return a * b\n")),
+    )
+    result, seen = await run_headless(
+        repo, "add mul", scripted_server.base_url, sink=on_event, inbox=inbox, plan=False
+    )
+    propose, diagnose, fix = scripted_server.chat_requests
+    assert "hint from the human" in fix.messages[-1]["content"]
+    assert all("hint from the human" not in m["content"] for m in diagnose.messages)
+    delivered = seen.of(ev.FeedbackDelivered)
+    assert [d.purpose for d in delivered] == ["fix"]
+    assert result.exit_code == 0
+
+
+async def test_repeating_the_same_failure_stops_before_max_attempts(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds."),
+        # A "fix" that changes a comment only: the same test fails the same way.
+        Reply(text=edit("calc.py", "    return a + b  # x\n", "    return a + b  # y\n")),
+    )
+    result, seen = await run_headless(
+        repo, "add mul", scripted_server.base_url, plan=False, max_fix_attempts=5
+    )
+    assert len(scripted_server.chat_requests) == 3  # propose, diagnose, one fix: then stuck
+    assert [s.reason for s in seen.of(ev.Stuck)] == [
+        "stuck: the same tests failed the same way twice in a row"
+    ]
+    assert result.exit_code == 1
+    assert titles(repo) == ["initial"]
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_token_budget_stops_mid_session_without_partial_changes(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    mul_ok = MUL_BUGGY.replace("a + b  # x", "a * b")
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul"), usage=(100, 50)),
+        Reply(text=SUB, usage=(4000, 500)),
+        Reply(text=mul_ok),  # never requested: the budget is spent first
+    )
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, max_tokens=5000
+    )
+    assert len(scripted_server.chat_requests) == 2
+    assert result.outcome == "budget" and result.exit_code == 1
+    assert "token" in result.message.lower()
+    assert titles(repo) == ["Add sub", "initial"]
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_hostile_edit_is_fed_back_and_nothing_is_written_outside(
+    make_repo, scripted_server, tmp_path
+) -> None:
+    repo = make_repo()
+    outside = tmp_path / "outside.py"
+    scripted_server.script(
+        Reply(text=edit("../outside.py", "", "print('pwned')\n")),
+        Reply(text=SUB),
+    )
+    result, seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
+    assert not outside.exists()
+    refusal = scripted_server.chat_requests[1].messages[-1]["content"]
+    assert "../outside.py" in refusal
+    assert len(seen.of(ev.EditRefused)) == 1
+    assert result.exit_code == 0
+    assert titles(repo) == ["add sub", "initial"]
+
+
+async def test_replayed_record_reproduces_the_same_commits(
+    make_repo, scripted_server, tmp_path
+) -> None:
+    repo = make_repo()
+    pristine = tmp_path / "pristine"
+    shutil.copytree(repo, pristine)
+    scripted_server.script(
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds."),
+        Reply(text=edit("calc.py", "    return a + b  # x\n", "    return a * b\n")),
+    )
+    first, _ = await run_headless(repo, "add mul", scripted_server.base_url, plan=False)
+    assert first.exit_code == 0
+    records = list((repo / ".tui-engineer" / "runs").glob("*.jsonl"))
+    assert len(records) == 1
+    assert KEY not in records[0].read_text()
+    assert git(repo, "status", "--porcelain") == ""  # records are excluded from git
+
+    replayed, _ = await run_headless(
+        pristine, "add mul", "http://127.0.0.1:9/v1", plan=False, replay=records[0]
+    )
+    assert replayed.exit_code == 0
+    assert titles(pristine) == titles(repo)
+    assert git(pristine, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
+
+
+def test_json_output_is_one_event_per_line(make_repo, scripted_server: ScriptedServer) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui_engineer",
+            "run",
+            "add sub",
+            "--yes",
+            "--json",
+            "--no-plan",
+            "--base-url",
+            scripted_server.base_url,
+            "--model",
+            "test-model",
+            "-C",
+            str(repo),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert "step_started" in kinds and "step_committed" in kinds
+    committed = next(e for e in events if e["type"] == "step_committed")
+    assert committed["sha"] == git(repo, "rev-parse", "HEAD")
+
+
+def test_run_outside_a_repo_exits_2_with_a_clear_message(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "x", "--yes", "-C", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "not inside a git repository" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_run_refuses_a_dirty_tree_without_allow_dirty(make_repo) -> None:
+    repo = make_repo()
+    (repo / "calc.py").write_text("# my unsaved work\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "x", "--yes", "-C", str(repo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+    )
+    assert done.returncode == 2
+    assert "--allow-dirty" in done.stderr and "calc.py" in done.stderr
+    assert (repo / "calc.py").read_text() == "# my unsaved work\n"
