@@ -31,7 +31,7 @@ root="$(mktemp -d /var/tmp/tui-engineer-rootfs.XXXXXX)"
 trap 'rm -rf "$root"' EXIT
 started=$(date +%s)
 echo "debootstrap $suite from $mirror into $root ..."
-debootstrap --variant=minbase --include=python3,python3-pytest,python3-pip \
+debootstrap --variant=minbase --include=python3,python-is-python3,python3-pytest,python3-pip \
   "$suite" "$root" "$mirror" >"$root.log" 2>&1 || { tail -n 40 "$root.log" >&2; exit 1; }
 rm -f "$root.log"
 
