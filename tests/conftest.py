@@ -31,6 +31,9 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
     for key, value in GIT_IDENTITY.items():
         monkeypatch.setenv(key, value)
+    # The pytest runs our tests start in temp repos need none of this machine's plugins; loading
+    # them (textual, syrupy...) costs about a second per run.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
 def git(cwd: Path, *args: str) -> str:

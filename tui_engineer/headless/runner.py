@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.config import Settings, load_settings
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.events import EventSink
 from tui_engineer.engine.review import Reviewer
-from tui_engineer.engine.runtime import EngineOptions, Runtime
+from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
+from tui_engineer.records.recorder import Recorder
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
@@ -54,7 +55,7 @@ def check_repo(root: Path, allow_dirty: bool) -> bool:
     return state.dirty
 
 
-def make_model(options: RunOptions, settings: Settings):  # -> Model
+def make_model(options: RunOptions, settings: Settings) -> Model:
     if options.replay is not None:
         from tui_engineer.records import ReplayModel
 
@@ -75,53 +76,98 @@ def make_sandbox(settings: Settings):  # -> Sandbox
     return LocalSandbox(secret_names=[settings.api_key_env])
 
 
-async def run_session(
-    options: RunOptions,
-    reviewer: Reviewer,
-    sink: Callable[[ev.Event], None],
-    inbox: asyncio.Queue[str] | None = None,
-) -> SessionResult:
-    """Run one session. Chat messages put into `inbox` reach the model with its next call."""
+@dataclass
+class Prepared:
+    """A session that passed every start-up check: repo, settings, test command, API key."""
+
+    options: RunOptions
+    root: Path
+    settings: Settings
+    test_command: str
+    include_dirty: bool
+    model: Model
+
+
+def prepare(options: RunOptions) -> Prepared:
+    """Start-up checks, in the order a user fixes them. Raises the UserError to show:
+    NotARepo, ConfigError, no test command, GitRefused (merge in progress), DirtyTree,
+    MissingApiKey. Synchronous: a UI runs it in a worker thread."""
     root = find_repo_root(options.repo)
     settings = load_settings(root, options.flags).settings
     test_command = require_test_command(settings)
     include_dirty = check_repo(root, options.allow_dirty)
     model = make_model(options, settings)
-    session_id = new_session_id()
-    sinks: list[Callable[[ev.Event], None]] = [sink]
-    recorder = None
-    if options.record and settings.record_runs:
-        from tui_engineer.records import Recorder
+    return Prepared(options, root, settings, test_command, include_dirty, model)
 
-        recorder = Recorder(root, session_id, secrets=[settings.api_key])
-        sinks.append(recorder)
+
+def _sinks(
+    prepared: Prepared, session_id: str, sink: EventSink
+) -> tuple[EventSink, Recorder | None]:
+    if not (prepared.options.record and prepared.settings.record_runs):
+        return sink, None
+    recorder = Recorder(prepared.root, session_id, secrets=[prepared.settings.api_key])
 
     def emit(event: ev.Event) -> None:
-        for target in sinks:
-            target(event)
+        sink(event)
+        recorder(event)
 
-    for sentence in await asyncio.to_thread(cleanup_leftovers, root):
-        emit(ev.Notice(message=sentence))
-    shadow = await asyncio.to_thread(
-        Shadow.create, root, session_id=session_id, include_dirty=include_dirty
-    )
-    sandbox = make_sandbox(settings)
-    engine_options = EngineOptions(
-        test_command=test_command,
+    return emit, recorder
+
+
+def _engine_options(prepared: Prepared) -> EngineOptions:
+    settings = prepared.settings
+    return EngineOptions(
+        test_command=prepared.test_command,
         test_timeout=settings.test_timeout,
         max_fix_attempts=settings.max_fix_attempts,
-        plan=options.plan,
+        plan=prepared.options.plan,
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
     )
-    runtime = Runtime(root, shadow, model, sandbox, engine_options, emit)
-    if inbox is not None:
-        runtime.inbox = inbox
+
+
+async def run_prepared(
+    prepared: Prepared,
+    reviewer: Reviewer,
+    sink: EventSink,
+    inbox: asyncio.Queue[str] | None = None,
+) -> SessionResult:
+    """Run a prepared session. Chat messages put into `inbox` reach the model with its next call.
+    Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
+    session_id = new_session_id()
+    emit, recorder = _sinks(prepared, session_id, sink)
+    sandbox = make_sandbox(prepared.settings)
+    shadow: Shadow | None = None
     try:
-        return await Session(runtime, reviewer, session_id=session_id).run(options.request)
+        for sentence in await asyncio.to_thread(cleanup_leftovers, prepared.root):
+            emit(ev.Notice(message=sentence))
+        shadow = await asyncio.to_thread(
+            Shadow.create,
+            prepared.root,
+            session_id=session_id,
+            include_dirty=prepared.include_dirty,
+        )
+        runtime = Runtime(
+            prepared.root, shadow, prepared.model, sandbox, _engine_options(prepared), emit
+        )
+        if inbox is not None:
+            runtime.inbox = inbox
+        return await Session(runtime, reviewer, session_id=session_id).run(prepared.options.request)
     finally:
         await sandbox.close()
-        await model.aclose()
-        await asyncio.to_thread(shadow.remove)
+        await prepared.model.aclose()
+        if shadow is not None:
+            await asyncio.to_thread(shadow.remove)
         if recorder is not None:
             recorder.close()
+
+
+async def run_session(
+    options: RunOptions,
+    reviewer: Reviewer,
+    sink: EventSink,
+    inbox: asyncio.Queue[str] | None = None,
+) -> SessionResult:
+    """Prepare and run one session (the headless command's whole job)."""
+    prepared = await asyncio.to_thread(prepare, options)
+    return await run_prepared(prepared, reviewer, sink, inbox)
