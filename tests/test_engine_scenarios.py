@@ -246,3 +246,35 @@ def test_run_refuses_a_dirty_tree_without_allow_dirty(make_repo) -> None:
     assert done.returncode == 2
     assert "--allow-dirty" in done.stderr and "calc.py" in done.stderr
     assert (repo / "calc.py").read_text() == "# my unsaved work\n"
+
+
+async def test_undo_during_a_session_takes_back_the_last_step(make_repo, scripted_server) -> None:
+    from tui_engineer.headless.runner import RunOptions, prepare, run_prepared
+
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    holder: dict[str, object] = {}
+    undo_messages: list[str] = []
+
+    class UndoingReviewer(ScriptedReviewer):
+        async def still_wrong(self):
+            undo_messages.append(await holder["session"].undo_last())
+            return None
+
+    options = RunOptions(
+        request="add sub",
+        repo=repo,
+        flags={"base_url": scripted_server.base_url, "model": "test-model"},
+        plan=False,
+    )
+    seen: list[ev.Event] = []
+    result = await run_prepared(
+        prepare(options),
+        UndoingReviewer(Decision.accept()),
+        seen.append,
+        on_session=lambda s: holder.update(session=s),
+    )
+    assert titles(repo) == ["initial"]
+    assert "sub" not in (repo / "calc.py").read_text()
+    assert undo_messages and any(isinstance(e, ev.StepUndone) for e in seen)
+    assert result.commits == []

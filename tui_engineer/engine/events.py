@@ -158,6 +158,7 @@ class TestsFinished(Event):
     skipped: int
     duration: float
     failing: tuple[str, ...]
+    failures: tuple[tuple[str, str], ...] = ()  # (test id, trimmed traceback)
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,8 @@ class ProposalReady(Event):
     tests_ok: bool
     summary: str
     attempts: int
+    changes: tuple[tuple[str, str], ...] = ()  # (status letter A/M/D/R, path)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,13 @@ class StepCommitted(Event):
     step: int
     title: str
     sha: str
+
+
+@dataclass(frozen=True)
+class StepUndone(Event):
+    type: ClassVar[str] = "step_undone"
+    step: int | None
+    message: str
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,7 @@ class Runtime:
                 skipped=report.skipped,
                 duration=report.duration,
                 failing=tuple(f.test_id for f in report.failures),
+                failures=tuple((f.test_id, f.traceback or f.message) for f in report.failures),
             )
         )
         return report

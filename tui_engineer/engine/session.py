@@ -16,7 +16,8 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.errors import UserError
 from tui_engineer.llm import BudgetExceeded, ModelReplyError
-from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.commit import accept, undo_last
+from tui_engineer.verify import TestReport
 
 
 @dataclass
@@ -61,6 +62,24 @@ class Session:
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""
         self.rt.inbox.put_nowait(text)
+
+    async def rerun_tests(self) -> TestReport:
+        """Run the tests now on the current proposal (or the baseline when there is none).
+        For a UI to call while the engine awaits a review; results arrive as events too."""
+        current = next((s for s in self.plan if s.status == "review"), None)
+        return await self.rt.run_tests(current.index if current else None)
+
+    async def undo_last(self) -> str:
+        """Take back the last accepted step's commit (refused if pushed or edited since), and
+        rebuild the shadow on the new HEAD. Only while no proposal is pending."""
+        message = await asyncio.to_thread(undo_last, self.rt.root)
+        await asyncio.to_thread(self.rt.shadow.rebaseline)
+        step = next((s for s in reversed(self.plan) if s.status == "accepted"), None)
+        if step is not None and step.commit in self.commits:
+            self.commits.remove(step.commit)
+            step.status, step.commit = "undone", None
+        self.rt.emit(ev.StepUndone(step=step.index if step else None, message=message))
+        return message
 
     async def run(self, request: str) -> SessionResult:
         rt = self.rt
@@ -153,6 +172,8 @@ class Session:
                     tests_ok=proposal.tests_ok,
                     summary=proposal.report.summary() if proposal.report else "no tests run",
                     attempts=proposal.attempts,
+                    changes=tuple(await asyncio.to_thread(self.rt.shadow.changed_files)),
+                    notes=tuple(proposal.notes),
                 )
             )
             decision = await self.reviewer.review(proposal)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +132,7 @@ async def run_prepared(
     reviewer: Reviewer,
     sink: EventSink,
     inbox: asyncio.Queue[str] | None = None,
+    on_session: Callable[[Session], None] | None = None,
 ) -> SessionResult:
     """Run a prepared session. Chat messages put into `inbox` reach the model with its next call.
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
