@@ -154,7 +154,10 @@ async def run_prepared(
         )
         if inbox is not None:
             runtime.inbox = inbox
-        return await Session(runtime, reviewer, session_id=session_id).run(prepared.options.request)
+        session = Session(runtime, reviewer, session_id=session_id)
+        if on_session is not None:
+            on_session(session)  # a UI keeps it for undo, test runs and chat
+        return await session.run(prepared.options.request)
     finally:
         await sandbox.close()
         await prepared.model.aclose()
