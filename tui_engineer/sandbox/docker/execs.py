@@ -38,10 +38,19 @@ def timed(argv: list[str], timeout: float | None) -> list[str]:
 
 
 async def exec_quiet(
-    api: Any, container_id: str, script: str, *, user: str = "root", timeout: float = 60
+    api: Any,
+    container_id: str,
+    script: str,
+    *,
+    user: str = "root",
+    timeout: float = 60,
+    wrap: bool = True,
 ) -> tuple[int | None, str]:
-    """A short helper command: (exit code, output)."""
-    result = await exec_stream(api, container_id, ["sh", "-c", script], user=user, timeout=timeout)
+    """A short helper command: (exit code, output). `wrap=False` leaves out GNU timeout (for
+    scripts that kill processes: they would kill their own `timeout` parent)."""
+    result = await exec_stream(
+        api, container_id, ["sh", "-c", script], user=user, timeout=timeout, wrap=wrap
+    )
     return result.exit_code, result.output
 
 
@@ -57,6 +66,7 @@ async def exec_stream(
     on_output: OutputCallback | None = None,
     on_overdue: Callable[[], Awaitable[None]] | None = None,
     output_cap_bytes: int = 2_000_000,
+    wrap: bool = True,
 ) -> ExecResult:
     """Run `argv` in the container. With `timeout`, it runs under GNU timeout; if the run is
     still going HOST_GRACE_SECONDS later, `on_overdue` (which should kill the run's processes) is
@@ -65,7 +75,7 @@ async def exec_stream(
     exec_id = await asyncio.to_thread(
         api.exec_create,
         container_id,
-        timed(argv, timeout),
+        timed(argv, timeout) if wrap else argv,
         user=user,
         environment=dict(env or {}),
         workdir=workdir,

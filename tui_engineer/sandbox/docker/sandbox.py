@@ -246,7 +246,7 @@ class DockerSandbox:
         script = _KILL_AS_ROOT if user == "root" else _KILL_AS_USER
         try:
             code, _ = await exec_quiet(
-                self._client.api, self._container.id, script, user=user, timeout=30
+                self._client.api, self._container.id, script, user=user, timeout=30, wrap=False
             )
         except APIError:
             code = None
@@ -368,7 +368,9 @@ class DockerSandbox:
             timeout=timeout,
             on_output=on_output,
         )
-        await exec_quiet(self._client.api, self._container.id, _KILL_AS_ROOT, timeout=30)
+        await exec_quiet(
+            self._client.api, self._container.id, _KILL_AS_ROOT, timeout=30, wrap=False
+        )
         return result
 
     async def _changed_files(self) -> list[str]:
