@@ -118,6 +118,8 @@ async def test_repeating_the_same_failure_stops_before_max_attempts(
     assert [s.reason for s in seen.of(ev.Stuck)] == [
         "stuck: the same tests failed the same way twice in a row"
     ]
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert any(note.startswith("suggestion: reject with a reason") for note in proposal.notes)
     assert result.exit_code == 1
     assert titles(repo) == ["initial"]
     assert git(repo, "status", "--porcelain") == ""
@@ -139,6 +141,7 @@ async def test_token_budget_stops_mid_session_without_partial_changes(
     assert len(scripted_server.chat_requests) == 2
     assert result.outcome == "budget" and result.exit_code == 1
     assert "token" in result.message.lower()
+    assert len(seen.of(ev.BudgetWarning)) == 1  # warned once at 80%, before the stop
     assert titles(repo) == ["Add sub", "initial"]
     assert git(repo, "status", "--porcelain") == ""
 

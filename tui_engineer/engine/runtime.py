@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tui_engineer.llm import Completion, UsageLedger
     from tui_engineer.sandbox import Sandbox
     from tui_engineer.vcs.shadow import Shadow
+    from tui_engineer.verify import TestReport
 
 
 class Model(Protocol):
@@ -48,6 +49,7 @@ class Runtime:
     options: EngineOptions
     emit: ev.EventSink
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    _warned: set[str] = field(default_factory=set)
 
     @property
     def workdir(self) -> Path:
@@ -101,6 +103,7 @@ class Runtime:
             )
         )
         ledger = self.model.ledger
+        self._warn_near_budget(ledger)
         self.emit(
             ev.UsageUpdated(
                 prompt_tokens=ledger.prompt_tokens,
@@ -111,7 +114,23 @@ class Runtime:
             )
         )
 
-    async def run_tests(self, step: int | None):  # -> TestReport
+    def _warn_near_budget(self, ledger: UsageLedger) -> None:
+        """Warn once per budget when 80% of it is spent, so the human can wrap up."""
+        spent = {
+            "tokens": (ledger.prompt_tokens + ledger.completion_tokens, self.options.max_tokens),
+            "USD": (ledger.usd, self.options.max_usd),
+        }
+        for name, (used, cap) in spent.items():
+            if cap and used is not None and used >= 0.8 * cap and name not in self._warned:
+                self._warned.add(name)
+                self.emit(
+                    ev.BudgetWarning(
+                        message=f"{used:,.4g} of the {cap:,.4g} {name} budget used; "
+                        "the session stops before a call that would exceed it."
+                    )
+                )
+
+    async def run_tests(self, step: int | None) -> TestReport:
         command = self.options.test_command
         self.emit(ev.TestsStarted(step=step, command=command))
         report = await self.sandbox.run_tests(

@@ -36,6 +36,12 @@ def failure_signature(report: TestReport) -> tuple[object, ...]:
     return (report.exit_code, report.timed_out, tuple(_stable(line) for line in tail))
 
 
+REPLAN_HINT = (
+    "suggestion: reject with a reason that points the model elsewhere, or edit the plan "
+    "to split this step"
+)
+
+
 @dataclass
 class _Attempts:
     """Mutable state of one step's loop."""
@@ -148,6 +154,9 @@ async def propose_step(
     state = _Attempts(messages=messages)
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     await _loop(rt, step, state)
+    if any(note.startswith(("stuck", "gave up")) for note in state.notes):
+        # Looping further would not help: suggest changing course instead.
+        state.notes.append(REPLAN_HINT)
     for note in state.notes:
         if note.startswith("stuck"):
             rt.emit(ev.Stuck(step=step.index, reason=note))

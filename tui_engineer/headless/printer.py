@@ -26,6 +26,7 @@ class ProgressPrinter:
         self._live = out.isatty()
         self._status = ""
         self._chars = 0
+        self._usage: ev.UsageUpdated | None = None
 
     def _line(self, text: str) -> None:
         self._clear_status()
@@ -111,5 +112,12 @@ class ProgressPrinter:
     def _on_error(self, e: ev.ErrorEvent) -> None:
         self._line(f"error: {e.message}")
 
+    def _on_usage(self, e: ev.UsageUpdated) -> None:
+        self._usage = e
+
     def _on_session_finished(self, e: ev.SessionFinished) -> None:
         self._line(f"Finished ({e.outcome}): {e.message}")
+        if self._usage is not None:
+            u = self._usage
+            cost = "cost unknown" if u.usd is None else f"${u.usd:.4f}"
+            self._line(f"Model usage: {u.prompt_tokens + u.completion_tokens:,} tokens, {cost}")
