@@ -134,8 +134,10 @@ class ScriptedServer:
         models: Sequence[str] = ("test-model",),
         streaming: bool = True,
         api_key: str | None = None,
+        port: int = 0,
     ) -> None:
         self.models = list(models)
+        self.port = port  # 0: any free port
         self.streaming = streaming
         self.api_key = api_key
         self.requests: list[RecordedRequest] = []
@@ -180,7 +182,7 @@ class ScriptedServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def start(self) -> ScriptedServer:
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler, self)
+        self._httpd = _HTTPServer(("127.0.0.1", self.port), _Handler, self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
