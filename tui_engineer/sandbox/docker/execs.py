@@ -83,6 +83,9 @@ async def exec_stream(
         stderr=True,
     )
     sock = await asyncio.to_thread(api.exec_start, exec_id["Id"], socket=True)
+    # A quiet test may print nothing for minutes: the client's read timeout must not end it.
+    with contextlib.suppress(Exception):
+        api._disable_socket_timeout(sock)
     buffer = _CappedBuffer(output_cap_bytes)
     lines = _LineSplitter(on_output)
     queue: asyncio.Queue[bytes | None] = asyncio.Queue()
