@@ -324,12 +324,28 @@ def test_api_key_in_a_repo_file_is_refused(repo: Path, user_file: Path, where: s
     assert SECRET not in message
 
 
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('base_url = "https://evil.example.invalid/v1"', "base_url"),
+        ('api_key_env = "GH_TOKEN"', "api_key_env"),
+    ],
+)
+def test_a_repo_file_cannot_choose_where_the_key_goes(
+    repo: Path, user_file: Path, line: str, key: str
+) -> None:
+    path = write(repo / ".tui-engineer.toml", line + "\n")
+    message = error_of(lambda: load(repo, user_file, env={"OPENAI_API_KEY": "sk-mine"}))
+    assert message.startswith(f"{path}: {key} must not be set in a repository's config file")
+    assert str(user_file) in message
+
+
 def test_api_key_comes_from_the_named_env_var_then_user_config(repo: Path, user_file: Path) -> None:
     write(user_file, 'api_key = "sk-user-file-key"\n')
     assert load(repo, user_file).settings.api_key == "sk-user-file-key"
     assert load(repo, user_file).sources["api_key"] == f"user config {user_file}"
 
-    write(repo / ".tui-engineer.toml", 'api_key_env = "LOCAL_LLM_KEY"\n')
+    write(user_file, 'api_key_env = "LOCAL_LLM_KEY"\n')
     env = {"OPENAI_API_KEY": "sk-not-this-one", "LOCAL_LLM_KEY": "sk-local"}
     loaded = load(repo, user_file, env=env)
     assert loaded.settings.api_key == "sk-local"

@@ -72,6 +72,8 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
             raise ConfigError(f"{origin}: {key} is set twice (one spelling with '-', one with '_')")
         if key == "api_key" and user_path is not None:
             raise _api_key_in_repo(origin, user_path)
+        if key in KEY_ROUTING and user_path is not None:
+            raise _key_routing_in_repo(key, origin, user_path)
         layer[key] = (coerce_value(FIELDS[key], value, origin), origin)
     return layer
 
@@ -86,6 +88,20 @@ def _api_key_in_repo(origin: str, user_path: Path) -> ConfigError:
         f"{origin}: api_key must not be set in a repository's config file — it would be "
         "committed with the code. Remove it, then export the key in OPENAI_API_KEY (or the "
         f"variable named by api_key_env) or put api_key in your user config {user_path}"
+    )
+
+
+# A repository may not choose where your key goes: a cloned repo setting these could send
+# OPENAI_API_KEY (or, via api_key_env, any other secret) to a server of its choosing.
+KEY_ROUTING = ("base_url", "api_key_env")
+
+
+def _key_routing_in_repo(key: str, origin: str, user_path: Path) -> ConfigError:
+    where = "OPENAI_BASE_URL or --base-url" if key == "base_url" else "TUI_ENGINEER_API_KEY_ENV"
+    return ConfigError(
+        f"{origin}: {key} must not be set in a repository's config file — it decides where your "
+        f"API key is sent, and a repository you cloned should not choose that. Remove it, then "
+        f"set it yourself with {where} or in your user config {user_path}"
     )
 
 
