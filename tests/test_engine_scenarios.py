@@ -281,3 +281,30 @@ async def test_undo_during_a_session_takes_back_the_last_step(make_repo, scripte
     assert "sub" not in (repo / "calc.py").read_text()
     assert undo_messages and any(isinstance(e, ev.StepUndone) for e in seen)
     assert result.commits == []
+
+
+def test_missing_test_program_is_refused_before_any_model_call(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui_engineer",
+            "run",
+            "x",
+            "--yes",
+            "-C",
+            str(repo),
+            "--test-cmd",
+            "no-such-test-runner --fast",
+            "--base-url",
+            scripted_server.base_url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+    )
+    assert done.returncode == 2
+    assert "`no-such-test-runner` was not found" in done.stderr
+    assert scripted_server.requests == []

@@ -116,7 +116,9 @@ class ProgressPrinter:
         self._usage = e
 
     def _on_session_finished(self, e: ev.SessionFinished) -> None:
-        self._line(f"Finished ({e.outcome}): {e.message}")
+        # An error was printed when it happened; don't repeat it.
+        said = "" if e.outcome == "error" else f": {e.message}"
+        self._line(f"Finished ({e.outcome}){said}")
         if self._usage is not None:
             u = self._usage
             cost = "cost unknown" if u.usd is None else f"${u.usd:.4f}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -37,14 +38,25 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def require_test_command(settings: Settings) -> str:
-    """load_settings already auto-detected; None here means nothing was found."""
-    if settings.test_command is None:
+def require_test_command(root: Path, settings: Settings) -> str:
+    """load_settings already auto-detected; None here means nothing was found. A local test
+    command whose program does not exist is refused now, not after the first model call."""
+    command = settings.test_command
+    if command is None:
         raise UserError(
             "No test command: this repo has no tests tui-engineer can find. "
             "Pass --test-cmd 'your command' or set test_command in .tui-engineer.toml."
         )
-    return settings.test_command
+    if settings.sandbox == "local":
+        from tui_engineer.sandbox.local import missing_program
+
+        program = missing_program(command, os.environ, root)
+        if program is not None:
+            raise UserError(
+                f"The test command `{command}` cannot run here: `{program}` was not found. "
+                "Pass --test-cmd or set test_command in .tui-engineer.toml."
+            )
+    return command
 
 
 def check_repo(root: Path, allow_dirty: bool) -> bool:
@@ -95,7 +107,7 @@ def prepare(options: RunOptions) -> Prepared:
     MissingApiKey. Synchronous: a UI runs it in a worker thread."""
     root = find_repo_root(options.repo)
     settings = load_settings(root, options.flags).settings
-    test_command = require_test_command(settings)
+    test_command = require_test_command(root, settings)
     include_dirty = check_repo(root, options.allow_dirty)
     model = make_model(options, settings)
     return Prepared(options, root, settings, test_command, include_dirty, model)
