@@ -77,7 +77,7 @@ def remove_env_images(client: object, template_name: str) -> None:
 
 
 @pytest.fixture
-def test_template(docker_client: object, docker_image: str) -> EnvTemplate:
+def sandbox_template(docker_client: object, docker_image: str) -> EnvTemplate:
     """The built-in python template on the test image, renamed per test so cached environments
     from earlier tests (or earlier runs) are never picked up; no setup commands (faster)."""
     name = f"test-{uuid.uuid4().hex[:10]}"
@@ -89,13 +89,13 @@ def test_template(docker_client: object, docker_image: str) -> EnvTemplate:
 
 @pytest.fixture
 async def make_sandbox(
-    test_template: EnvTemplate,
+    sandbox_template: EnvTemplate,
 ) -> AsyncIterator[Callable[..., DockerSandbox]]:
     """DockerSandbox(repo, template=<test template>, **options); all closed at the end."""
     made: list[DockerSandbox] = []
 
     def _make(repo: Path, **options: object) -> DockerSandbox:
-        options.setdefault("template", test_template)
+        options.setdefault("template", sandbox_template)
         sandbox = DockerSandbox(repo, **options)  # type: ignore[arg-type]
         made.append(sandbox)
         return sandbox

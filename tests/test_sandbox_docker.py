@@ -3,6 +3,7 @@ is reachable), plus its templates and actions, which need no engine."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
 import hashlib
@@ -26,6 +27,7 @@ from tui_engineer.sandbox.docker import (
     InstallPackage,
     ResourceLimits,
     RunSetupCommand,
+    SandboxFailure,
     action_from_dict,
     action_to_dict,
     cleanup_containers,
@@ -36,7 +38,7 @@ from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.sandbox.templates import TemplateError, load_templates, pick_template
 from tui_engineer.verify.runner import CommandNotFound
 
-# Fixtures: docker_client, docker_image, test_template, make_sandbox (skip when no engine).
+# Fixtures: docker_client, docker_image, sandbox_template, make_sandbox (skip when no engine).
 pytest_plugins = ["tests.docker_support"]
 
 PYTEST = "python -m pytest"
@@ -285,13 +287,13 @@ asyncio.run(main())
 
 
 async def test_crashed_sessions_container_is_removed_on_next_start(
-    make_repo, make_sandbox, test_template, docker_client, docker_image
+    make_repo, make_sandbox, sandbox_template, docker_client, docker_image
 ) -> None:
     repo = make_repo()
     live = make_sandbox(repo)
     await live.start()
     crashed = subprocess.run(
-        [sys.executable, "-c", CRASHING_SESSION, str(repo), test_template.name, docker_image],
+        [sys.executable, "-c", CRASHING_SESSION, str(repo), sandbox_template.name, docker_image],
         capture_output=True,
         text=True,
         timeout=120,
@@ -318,10 +320,10 @@ async def test_close_removes_the_container(make_repo, make_sandbox, docker_clien
 
 
 async def test_missing_image_says_there_is_no_registry_and_how_to_build(
-    make_repo, test_template
+    make_repo, sandbox_template
 ) -> None:
     repo = make_repo()
-    template = dataclasses.replace(test_template, images=("tui-engineer-test/absent:none",))
+    template = dataclasses.replace(sandbox_template, images=("tui-engineer-test/absent:none",))
     sandbox = DockerSandbox(repo, template=template)
     with pytest.raises(ImageUnavailable) as caught:
         await sandbox.start()
@@ -430,3 +432,46 @@ def test_factory_picks_the_sandbox_without_connecting(tmp_path: Path, monkeypatc
     docker = factory_make_sandbox(Settings(sandbox="docker", allow_network=True), tmp_path)
     assert isinstance(docker, DockerSandbox) and docker.name == "docker" and docker.allow_network
     assert isinstance(factory_make_sandbox(Settings(), tmp_path), LocalSandbox)
+
+
+async def test_cancelled_run_leaves_no_process_behind(make_repo, make_sandbox) -> None:
+    repo = make_repo({"x.txt": ""})
+    sandbox = make_sandbox(repo)
+    await sandbox.start()
+    run = asyncio.create_task(sandbox.run_tests(repo, "sleep 1000", timeout=600))
+    await asyncio.sleep(1.0)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    look = "grep -la '[s]leep.1000' /proc/[0-9]*/cmdline; echo done"
+    report = await sandbox.run_tests(repo, look, timeout=30)
+    assert report.output_tail.strip().splitlines() == ["done"]
+
+
+async def test_template_setup_runs_once_per_environment(
+    make_repo, make_sandbox, sandbox_template
+) -> None:
+    repo = make_repo()
+    template = dataclasses.replace(sandbox_template, setup=("echo ready > /etc/prepared",))
+    first = make_sandbox(repo, template=template)
+    lines: list[str] = []
+    cold = await first.start(on_output=lines.append)
+    assert not cold.warm and [layer["kind"] for layer in cold.layers] == ["template-setup"]
+    await first.close()
+
+    second = make_sandbox(repo, template=template)
+    warm = await second.start()
+    assert warm.warm and warm.layers == cold.layers
+    report = await second.run_tests(repo, "cat /etc/prepared", timeout=30)
+    assert report.output_tail.strip() == "ready"
+
+
+async def test_failing_template_setup_is_a_clear_error(
+    make_repo, make_sandbox, sandbox_template
+) -> None:
+    repo = make_repo()
+    template = dataclasses.replace(sandbox_template, setup=("echo no index >&2; exit 1",))
+    with pytest.raises(SandboxFailure) as caught:
+        await make_sandbox(repo, template=template).start()
+    message = str(caught.value)
+    assert "exit 1" in message and "no index" in message and "allow_network" in message
