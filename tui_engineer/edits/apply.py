@@ -1,17 +1,17 @@
-"""Apply a reply's edits all-or-nothing: every new file content is computed in memory first; only
-when every edit applies are the files written (temp file + os.replace), with a rollback if the
-disk fails half-way."""
+"""Apply a reply's edits all-or-nothing: each edit is checked and applied to an in-memory copy of
+the files it touches; only when every edit applies are the files written (edits/writer.py).
+Locating SEARCH text is edits/matching.py; explaining a miss is edits/diagnose.py."""
 
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.edits.diagnose import not_found_feedback
+from tui_engineer.edits.matching import common_indent, dedented, find_matches, locate, reindent
 from tui_engineer.edits.parser import (
     ApplyFailed,
     DeleteFile,
@@ -22,6 +22,7 @@ from tui_engineer.edits.parser import (
     WriteFile,
 )
 from tui_engineer.edits.paths import repo_relative, resolve_safe_path
+from tui_engineer.edits.writer import FileState, write_changes
 
 MAX_FILE_BYTES = 1_000_000
 BINARY_SNIFF = 8192
@@ -37,14 +38,6 @@ class ApplyResult:
     created: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     renamed: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass
-class _File:
-    """A path as this reply has left it so far; data None means it does not exist."""
-
-    data: bytes | None
-    mode: int | None = None  # permission bits a written file keeps
 
 
 @dataclass
@@ -90,101 +83,6 @@ def _decode(data: bytes, what: str) -> _Text:
     return _Text(lines, "\r\n" if crlf else "\n", final or not text, bom)
 
 
-# -- locating the SEARCH lines ----------------------------------------------------------------
-
-
-def _indent(line: str) -> str:
-    return line[: len(line) - len(line.lstrip())]
-
-
-def _common_indent(lines: Sequence[str]) -> str:
-    indents = [_indent(line) for line in lines if line.strip()]
-    return os.path.commonprefix(indents) if indents else ""
-
-
-def _dedented(lines: Sequence[str]) -> list[str]:
-    cut = len(_common_indent(lines))
-    return [line[cut:].rstrip() if line.strip() else "" for line in lines]
-
-
-def _reindent(replace: Sequence[str], from_indent: str, to_indent: str) -> list[str]:
-    """Shift the replacement by the indentation difference between SEARCH and the file."""
-    out = []
-    for line in replace:
-        if not line.strip():
-            out.append("")
-        elif line.startswith(from_indent):
-            out.append(to_indent + line[len(from_indent) :])
-        else:  # less indented than the SEARCH block: shift by the same amount, never below 0
-            lead = _indent(line)
-            size = max(0, len(lead) + len(to_indent) - len(from_indent))
-            out.append((to_indent or lead or " ")[:1] * size + line.lstrip())
-    return out
-
-
-_Normalize = Callable[[Sequence[str]], list[str]]
-
-
-def _exact(lines: Sequence[str]) -> list[str]:
-    return list(lines)
-
-
-def _rstripped(lines: Sequence[str]) -> list[str]:
-    return [line.rstrip() for line in lines]
-
-
-def _windows(lines: Sequence[str], search: Sequence[str], norm: _Normalize) -> list[int]:
-    """Starts of the windows of `lines` equal to `search` once both are normalized."""
-    n, want = len(search), norm(search)
-    if norm is _dedented:
-        first = want[0].strip() if want else ""
-        return [
-            i
-            for i in range(len(lines) - n + 1)
-            if lines[i].strip() == first and _dedented(lines[i : i + n]) == want
-        ]
-    normed = norm(lines)
-    return [i for i in range(len(normed) - n + 1) if normed[i : i + n] == want]
-
-
-def find_matches(lines: Sequence[str], search: Sequence[str]) -> tuple[list[int], _Normalize]:
-    """Window starts matching `search`: exact first, then ignoring trailing whitespace, then
-    ignoring a uniform indentation difference. The first strategy with any match wins."""
-    for norm in (_exact, _rstripped, _dedented):
-        starts = _windows(lines, search, norm)
-        if starts:
-            return starts, norm
-    return [], _exact
-
-
-def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str], list[str]]:
-    """Drop blank lines at the edges of SEARCH (models often add one) and the same blank edges
-    of REPLACE, so the edit neither needs nor adds them."""
-    lead = next(i for i, line in enumerate(search) if line.strip())
-    trail = next(i for i, line in enumerate(reversed(search)) if line.strip())
-    new = list(replace)
-    for _ in range(lead):
-        if new and not new[0].strip():
-            new.pop(0)
-    for _ in range(trail):
-        if new and not new[-1].strip():
-            new.pop()
-    return search[lead : len(search) - trail], new
-
-
-def _locate(
-    lines: Sequence[str], search: list[str], replace: list[str]
-) -> tuple[list[int], _Normalize, list[str], list[str]]:
-    """find_matches, retried without blank edge lines; returns the search/replace it used."""
-    starts, norm = find_matches(lines, search)
-    if not starts and (not search[0].strip() or not search[-1].strip()):
-        trimmed, new = _trim_blank_edges(search, replace)
-        trimmed_starts, trimmed_norm = find_matches(lines, trimmed)
-        if trimmed_starts:
-            return trimmed_starts, trimmed_norm, trimmed, new
-    return starts, norm, search, replace
-
-
 # -- the in-memory workspace -------------------------------------------------------------------
 
 
@@ -193,7 +91,7 @@ class _Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve(strict=True)
-        self.files: dict[Path, _File] = {}
+        self.files: dict[Path, FileState] = {}
         self.originals: dict[Path, bytes | None] = {}
         self.moved_in: dict[Path, bytes] = {}  # rename targets: the bytes they arrived with
         self.moved_out: set[Path] = set()
@@ -202,18 +100,18 @@ class _Workspace:
     def rel(self, path: Path) -> str:
         return repo_relative(self.root, path)
 
-    def get(self, path: Path, name: str) -> _File:
+    def get(self, path: Path, name: str) -> FileState:
         if path not in self.files:
             self.files[path] = self._load(path, name)
             self.originals[path] = self.files[path].data
         return self.files[path]
 
-    def _load(self, path: Path, name: str) -> _File:
+    def _load(self, path: Path, name: str) -> FileState:
         rel = self.rel(path)
         try:
             st = os.lstat(path)
         except (FileNotFoundError, NotADirectoryError):
-            return _File(None)
+            return FileState(None)
         except OSError as err:
             raise ApplyFailed(f"{name}: cannot read {rel} ({err.strerror}). {_RESEND}") from err
         if stat.S_ISDIR(st.st_mode):
@@ -222,7 +120,7 @@ class _Workspace:
             raise ApplyFailed(f"{name}: {rel} is not a regular file. {_RESEND}")
         if st.st_size > MAX_FILE_BYTES:
             raise ApplyFailed(_too_big(name, rel, st.st_size))
-        return _File(path.read_bytes(), stat.S_IMODE(st.st_mode))
+        return FileState(path.read_bytes(), stat.S_IMODE(st.st_mode))
 
     def put(self, path: Path, data: bytes | None, name: str, mode: int | None = None) -> None:
         if data is not None:
@@ -230,7 +128,7 @@ class _Workspace:
                 raise ApplyFailed(_too_big(name, self.rel(path), len(data)))
             self._check_parents(path, name)
         entry = self.get(path, name)
-        self.files[path] = _File(data, entry.mode if mode is None else mode)
+        self.files[path] = FileState(data, entry.mode if mode is None else mode)
 
     def _check_parents(self, path: Path, name: str) -> None:
         for parent in path.parents:
@@ -272,7 +170,7 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
             f"leave SEARCH empty (or use a whole-file FILE block). {_RESEND}"
         )
     text = _decode(current, f"{name}: {rel}")
-    starts, norm, search, replace = _locate(text.lines, search, replace)
+    starts, norm, search, replace = locate(text.lines, search, replace)
     if not starts:
         already = find_matches(text.lines, replace)[0] if any(s.strip() for s in replace) else []
         found_at = already[0] if len(already) == 1 else None  # several: too common to tell
@@ -287,8 +185,8 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
             f"one place. {_RESEND}"
         )
     start, end = starts[0], starts[0] + len(search)
-    if norm is _dedented:
-        replace = _reindent(replace, _common_indent(search), _common_indent(text.lines[start:end]))
+    if norm is dedented:
+        replace = reindent(replace, common_indent(search), common_indent(text.lines[start:end]))
     text.lines[start:end] = replace
     ws.put(path, text.encode(), name)
 
@@ -364,9 +262,6 @@ _HANDLERS: dict[type, Callable[[_Workspace, object, int], None]] = {
 }
 
 
-# -- writing -----------------------------------------------------------------------------------
-
-
 def _summary(ws: _Workspace) -> ApplyResult:
     result = ApplyResult(renamed=list(ws.renames))
     for path, entry in ws.files.items():
@@ -384,74 +279,6 @@ def _summary(ws: _Workspace) -> ApplyResult:
     return result
 
 
-class _Writer:
-    """Stage every write as a temp file next to its target, then swap them all in."""
-
-    def __init__(self, ws: _Workspace) -> None:
-        self.ws = ws
-        self.staged: list[tuple[Path, Path]] = []  # (temp, target)
-        self.made_dirs: list[Path] = []
-        self.done: list[Path] = []  # targets already replaced or deleted
-
-    def run(self) -> None:
-        changes = [(p, f) for p, f in self.ws.files.items() if f.data != self.ws.originals[p]]
-        try:
-            for path, entry in changes:
-                if entry.data is not None:
-                    self._stage(path, entry)
-        except OSError as err:
-            self._discard()
-            raise ApplyFailed(f"Could not write the edits ({err}). Nothing was changed.") from err
-        try:
-            for path, entry in changes:
-                self._commit(path, entry)
-        except OSError as err:
-            self._rollback()
-            raise ApplyFailed(f"Could not write the edits ({err}); restored the files.") from err
-
-    def _stage(self, path: Path, entry: _File) -> None:
-        missing = [p for p in path.parents if not p.exists() and p.is_relative_to(self.ws.root)]
-        for parent in reversed(missing):
-            parent.mkdir()
-            self.made_dirs.append(parent)
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tui-engineer-tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
-        self.staged.append((temp, path))
-        with os.fdopen(fd, "wb") as out:
-            out.write(entry.data or b"")
-        if entry.mode is not None:
-            os.chmod(temp, entry.mode)
-
-    def _commit(self, path: Path, entry: _File) -> None:
-        if entry.data is None:
-            path.unlink()
-        else:
-            temp = next(t for t, target in self.staged if target == path)
-            os.replace(temp, path)
-        self.done.append(path)
-
-    def _discard(self) -> None:
-        for temp, _ in self.staged:
-            temp.unlink(missing_ok=True)
-        for folder in reversed(self.made_dirs):
-            try:
-                folder.rmdir()
-            except OSError:
-                pass
-
-    def _rollback(self) -> None:
-        for path in self.done:
-            before = self.ws.originals[path]
-            try:
-                if before is None:
-                    path.unlink(missing_ok=True)
-                else:
-                    path.write_bytes(before)
-            except OSError:
-                pass  # best effort: the disk already refused a write
-        self._discard()
-
-
 def apply_edits(root: Path, edits: Sequence[Edit]) -> ApplyResult:
     """Apply every edit or none. Raises UnsafePath for a hostile path and ApplyFailed (feedback
     for the model) when an edit does not apply; the files are untouched in both cases."""
@@ -461,5 +288,5 @@ def apply_edits(root: Path, edits: Sequence[Edit]) -> ApplyResult:
             _HANDLERS[type(edit)](ws, edit, number)
         except UnsafePath as err:  # say which block, the model may have sent many
             raise UnsafePath(f"{_block_name(number, edit)}: {err.feedback}") from None
-    _Writer(ws).run()
+    write_changes(ws.root, ws.files, ws.originals)
     return _summary(ws)
