@@ -1,0 +1,505 @@
+"""The diff viewer: a unified git diff, per file, syntax highlighted, unified or side by side.
+
+It is one Line API widget (a ScrollView that renders only the rows on screen), so a 20,000-line
+diff costs a parse and a list of rows, never thousands of widgets. Syntax highlighting runs lazily
+in chunks of rows as they scroll into view, and is cached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Side = Literal["old", "new"]
+HIGHLIGHT_CHUNK = 200  # rows lexed together: enough context for most tokens, cheap to redo
+TAB = "    "
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+@dataclass
+class DiffLine:
+    """One line of a hunk; `old_idx`/`new_idx` index the file's old/new side for highlighting."""
+
+    kind: str  # " " context, "+" added, "-" removed
+    text: str
+    old_no: int | None
+    new_no: int | None
+    old_idx: int = -1
+    new_idx: int = -1
+
+
+@dataclass
+class Hunk:
+    header: str
+    lines: list[DiffLine] = field(default_factory=list)
+
+
+@dataclass
+class FileDiff:
+    """One file's part of the diff. `status` is "A", "M", "D" or "R" ("" for plain content)."""
+
+    old_path: str
+    new_path: str
+    status: str = "M"
+    hunks: list[Hunk] = field(default_factory=list)
+    binary: bool = False
+    old_side: list[str] = field(default_factory=list)
+    new_side: list[str] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        return self.old_path if self.status == "D" else self.new_path
+
+    @property
+    def added(self) -> int:
+        return sum(line.kind == "+" for hunk in self.hunks for line in hunk.lines)
+
+    @property
+    def removed(self) -> int:
+        return sum(line.kind == "-" for hunk in self.hunks for line in hunk.lines)
+
+
+def _strip_prefix(path: str) -> str:
+    path = path.strip().strip('"').split("\t")[0]
+    if path == "/dev/null":
+        return ""
+    return path[2:] if path[:2] in ("a/", "b/") else path
+
+
+def parse_unified_diff(diff: str) -> list[FileDiff]:
+    """Split a (git) unified diff into files and hunks; tolerant of plain `diff -u` output."""
+    files: list[FileDiff] = []
+    current: FileDiff | None = None
+    hunk: Hunk | None = None
+    old_no = new_no = 0
+    for raw in diff.splitlines():
+        if raw.startswith("diff --git "):
+            paths = raw[len("diff --git ") :].split(" b/", 1)
+            old = _strip_prefix(paths[0])
+            current = FileDiff(old, paths[1] if len(paths) > 1 else old)
+            files.append(current)
+            hunk = None
+        elif hunk is not None and raw[:1] in (" ", "+", "-", "") and current is not None:
+            kind = raw[:1] or " "
+            line = DiffLine(kind, raw[1:].replace("\t", TAB), None, None)
+            if kind != "+":
+                line.old_no, old_no = old_no, old_no + 1
+            if kind != "-":
+                line.new_no, new_no = new_no, new_no + 1
+            hunk.lines.append(line)
+        elif raw.startswith("@@"):
+            match = _HUNK.match(raw)
+            if current is None:
+                current = FileDiff("", "")
+                files.append(current)
+            hunk = Hunk(raw)
+            current.hunks.append(hunk)
+            old_no, new_no = (int(match[1]), int(match[2])) if match else (1, 1)
+        elif raw.startswith("--- ") and hunk is None:
+            if current is None or current.hunks:
+                current = FileDiff("", "")
+                files.append(current)
+            current.old_path = _strip_prefix(raw[4:]) or current.old_path
+            if raw[4:].strip() == "/dev/null":
+                current.status = "A"
+        elif raw.startswith("+++ ") and current is not None and hunk is None:
+            current.new_path = _strip_prefix(raw[4:]) or current.new_path
+            if raw[4:].strip() == "/dev/null":
+                current.status = "D"
+        elif current is not None:
+            _header_line(current, raw)
+    for file in files:
+        _index_sides(file)
+    return files
+
+
+def _header_line(file: FileDiff, raw: str) -> None:
+    if raw.startswith("new file mode"):
+        file.status = "A"
+    elif raw.startswith("deleted file mode"):
+        file.status = "D"
+    elif raw.startswith("rename from "):
+        file.status, file.old_path = "R", raw[len("rename from ") :]
+    elif raw.startswith("rename to "):
+        file.status, file.new_path = "R", raw[len("rename to ") :]
+    elif raw.startswith("Binary files") or raw.startswith("GIT binary patch"):
+        file.binary = True
+
+
+def _index_sides(file: FileDiff) -> None:
+    """Number each line within the old and new sides, which are highlighted as code."""
+    for hunk in file.hunks:
+        for line in hunk.lines:
+            if line.kind != "+":
+                line.old_idx = len(file.old_side)
+                file.old_side.append(line.text)
+            if line.kind != "-":
+                line.new_idx = len(file.new_side)
+                file.new_side.append(line.text)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One screen row: a file header, a hunk header, a unified line or a side-by-side pair."""
+
+    kind: Literal["file", "hunk", "line", "pair"]
+    file: int
+    text: str = ""
+    left: DiffLine | None = None
+    right: DiffLine | None = None
+
+
+def build_rows(files: list[FileDiff], split: bool) -> list[Row]:
+    rows: list[Row] = []
+    for index, file in enumerate(files):
+        rows.append(Row("file", index))
+        if file.binary and not file.hunks:
+            rows.append(Row("hunk", index, "Binary file: not shown"))
+        for hunk in file.hunks:
+            if hunk.header:
+                rows.append(Row("hunk", index, hunk.header))
+            rows.extend(_pairs(hunk, index) if split else _unified(hunk, index))
+    return rows
+
+
+def _unified(hunk: Hunk, index: int) -> Iterator[Row]:
+    for line in hunk.lines:
+        yield Row("line", index, left=line)
+
+
+def _pairs(hunk: Hunk, index: int) -> Iterator[Row]:
+    """Context on both sides; a run of removals is paired with the additions that follow it."""
+    removed: list[DiffLine] = []
+    added: list[DiffLine] = []
+
+    def flush() -> Iterator[Row]:
+        for pos in range(max(len(removed), len(added))):
+            left = removed[pos] if pos < len(removed) else None
+            right = added[pos] if pos < len(added) else None
+            yield Row("pair", index, left=left, right=right)
+        removed.clear()
+        added.clear()
+
+    for line in hunk.lines:
+        if line.kind == "-":
+            if added:
+                yield from flush()
+            removed.append(line)
+        elif line.kind == "+":
+            added.append(line)
+        else:
+            yield from flush()
+            yield Row("pair", index, left=line, right=line)
+    yield from flush()
+
+
+class DiffView(ScrollView, can_focus=True):
+    """Shows a proposal's diff (or one file's content), virtualised for very large diffs."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "diff-view--file",
+        "diff-view--hunk",
+        "diff-view--gutter",
+        "diff-view--added",
+        "diff-view--removed",
+        "diff-view--added-sign",
+        "diff-view--removed-sign",
+        "diff-view--placeholder",
+        "diff-view--filler",
+    }
+    DEFAULT_CSS = """
+    DiffView {
+        background: $surface;
+        & > .diff-view--file { background: $panel; color: $text; text-style: bold; }
+        & > .diff-view--hunk { color: $primary; text-style: italic; }
+        & > .diff-view--gutter { color: $text-muted; }
+        & > .diff-view--added { background: $success 15%; }
+        & > .diff-view--removed { background: $error 15%; }
+        & > .diff-view--added-sign { color: $success; text-style: bold; }
+        & > .diff-view--removed-sign { color: $error; text-style: bold; }
+        & > .diff-view--placeholder { color: $text-muted; text-style: italic; }
+        & > .diff-view--filler { background: $panel 40%; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("]", "next_file", "Next file", show=False),
+        Binding("[", "previous_file", "Previous file", show=False),
+    ]
+
+    split: reactive[bool] = reactive(False)
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.placeholder = "No changes to show."
+        self._diff_files: list[FileDiff] = []
+        self._files: list[FileDiff] = []  # what is on screen: the diff, or one file's content
+        self._rows: list[Row] = []
+        self._file_rows: list[int] = []  # row index of each file header
+        self._highlights: LRUCache[tuple[int, Side, int], list[Text]] = LRUCache(256)
+        self._strips: LRUCache[tuple[int, int], Strip] = LRUCache(2048)
+        self._gutter = 5
+
+    # -- public API --------------------------------------------------------------------------
+
+    @property
+    def files(self) -> list[FileDiff]:
+        """The files of the current diff (not of a file shown with `show_file`)."""
+        return list(self._diff_files)
+
+    @property
+    def showing_diff(self) -> bool:
+        return self._files is self._diff_files
+
+    def show_diff(self, diff: str) -> None:
+        """Show a unified git diff; "" shows the quiet placeholder."""
+        self._diff_files = parse_unified_diff(diff) if diff.strip() else []
+        self._show(self._diff_files)
+
+    def show_file(self, rel_path: str, text: str) -> None:
+        """Show a file's plain content (highlighted), e.g. one the diff does not touch."""
+        lines = text.replace("\t", TAB).splitlines()
+        hunk = Hunk("", [DiffLine(" ", line, None, n) for n, line in enumerate(lines, 1)])
+        file = FileDiff(rel_path, rel_path, status="", hunks=[hunk])
+        _index_sides(file)
+        self._show([file])
+
+    def focus_file(self, rel_path: str) -> bool:
+        """Scroll to `rel_path`'s part of the current diff; False when the diff lacks it."""
+        for index, file in enumerate(self._diff_files):
+            if rel_path in (file.new_path, file.old_path):
+                if not self.showing_diff:
+                    self._show(self._diff_files)
+                self.scroll_to(y=self._file_rows[index], animate=False, immediate=True)
+                return True
+        return False
+
+    def toggle_split(self) -> None:
+        self.split = not self.split
+
+    @property
+    def current_file(self) -> str | None:
+        """The file whose part is at the top of the view."""
+        index = self._file_at(int(self.scroll_y))
+        return self._files[index].path if index is not None else None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _show(self, files: list[FileDiff]) -> None:
+        self._files = files
+        self._highlights.clear()
+        self._rebuild()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+
+    def _rebuild(self) -> None:
+        # Plain file content has one side only: it never splits.
+        self._rows = build_rows(self._files, self.split and self.showing_diff)
+        self._file_rows = [y for y, row in enumerate(self._rows) if row.kind == "file"]
+        self._strips.clear()
+        numbers = [
+            line.new_no or line.old_no or 0
+            for file in self._files
+            for hunk in file.hunks[-1:]
+            for line in hunk.lines[-1:]
+        ]
+        self._gutter = max(4, len(str(max(numbers, default=0))))
+        widest = max(
+            (len(text) for f in self._files for text in f.new_side + f.old_side), default=0
+        )
+        gutter = self._gutter * 2 + 3
+        width = 0 if self.split else widest + gutter
+        self.virtual_size = Size(width, max(len(self._rows), 1))
+        self.refresh()
+
+    def watch_split(self, split: bool) -> None:
+        top = self._file_at(int(self.scroll_y))
+        self._rebuild()
+        if top is not None:
+            self.scroll_to(0, self._file_rows[top], animate=False, immediate=True)
+
+    def _file_at(self, y: int) -> int | None:
+        if not self._rows:
+            return None
+        return self._rows[min(y, len(self._rows) - 1)].file
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._highlights.clear()
+        self._strips.clear()
+
+    def action_next_file(self) -> None:
+        later = [y for y in self._file_rows if y > self.scroll_y]
+        if later:
+            self.scroll_to(y=later[0], animate=False)
+
+    def action_previous_file(self) -> None:
+        earlier = [y for y in self._file_rows if y < self.scroll_y]
+        if earlier:
+            self.scroll_to(y=earlier[-1], animate=False)
+
+    # -- highlighting ----------------------------------------------------------------------
+
+    def _code(self, file_index: int, side: Side, idx: int) -> Text:
+        chunk = idx // HIGHLIGHT_CHUNK
+        key = (file_index, side, chunk)
+        texts = self._highlights.get(key)
+        if texts is None:
+            file = self._files[file_index]
+            lines = file.old_side if side == "old" else file.new_side
+            start = chunk * HIGHLIGHT_CHUNK
+            texts = self._highlight(file.path, lines[start : start + HIGHLIGHT_CHUNK])
+            self._highlights[key] = texts
+        return texts[idx % HIGHLIGHT_CHUNK]
+
+    def _highlight(self, path: str, lines: list[str]) -> list[Text]:
+        lexer = Syntax.guess_lexer(path)
+        theme = "monokai" if self.app.current_theme.dark else "friendly"
+        syntax = Syntax("", lexer, theme=theme)
+        text = syntax.highlight("\n".join(lines))
+        text.style = ""  # keep token colours, drop the syntax theme's background
+        parts = text.split("\n", allow_blank=True)
+        while len(parts) < len(lines):
+            parts.append(Text(""))
+        return list(parts[: len(lines)])
+
+    # -- rendering -------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row_index = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if not self._rows:
+            if y == 0:
+                style = base + self.get_component_rich_style("diff-view--placeholder")
+                return Strip([Segment(f" {self.placeholder}", style)]).extend_cell_length(
+                    width, base
+                )
+            return Strip.blank(width, base)
+        if row_index >= len(self._rows):
+            return Strip.blank(width, base)
+        row = self._rows[row_index]
+        if row.kind == "pair":
+            return self._render_pair(row, width, scroll_x)
+        key = (row_index, width if row.kind in ("file", "hunk") else 0)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_row(row, width)
+            self._strips[key] = strip
+        if row.kind in ("file", "hunk"):
+            return strip.crop_extend(0, width, base)
+        gutter_width = self._gutter * 2 + 3
+        gutter = strip.crop(0, gutter_width)
+        code = strip.crop(gutter_width).crop_extend(scroll_x, scroll_x + width - gutter_width, None)
+        return Strip.join([gutter, code]).simplify()
+
+    def _render_row(self, row: Row, width: int) -> Strip:
+        base = self.rich_style
+        if row.kind == "file":
+            return self._render_header(self._files[row.file], width)
+        if row.kind == "hunk":
+            style = base + self.get_component_rich_style("diff-view--hunk")
+            return Strip([Segment(f" {row.text}", style)])
+        line = row.left
+        assert line is not None
+        line_style = self._line_style(line.kind)
+        gutter_style = base + self.get_component_rich_style("diff-view--gutter") + line_style
+        n = self._gutter
+        old = "" if line.old_no is None else str(line.old_no)
+        new = "" if line.new_no is None else str(line.new_no)
+        gutter = (
+            f"{old:>{n}} {new:>{n}} " if self._files[row.file].status else f"{new:>{2 * n + 1}} "
+        )
+        text = Text(style=base + line_style, no_wrap=True, end="")
+        text.append(gutter, gutter_style)
+        text.append(line.kind if line.kind != " " else " ", self._sign_style(line.kind))
+        text.append_text(
+            self._code(row.file, "old" if line.kind == "-" else "new", self._idx(line))
+        )
+        # The tint runs to the right edge even past the end of the code.
+        strip = Strip(text.render(self.app.console))
+        pad = max(0, self.virtual_size.width - strip.cell_length)
+        return strip.extend_cell_length(strip.cell_length + pad, base + line_style)
+
+    def _render_header(self, file: FileDiff, width: int) -> Strip:
+        style = self.rich_style + self.get_component_rich_style("diff-view--file")
+        text = Text(style=style, no_wrap=True, end="")
+        if file.status:
+            kind = {"A": "added", "D": "deleted", "R": "renamed", "M": "modified"}[file.status]
+            name = f"{file.old_path} → {file.new_path}" if file.status == "R" else file.path
+            text.append(f" {file.status} {name}  ")
+            text.append(f"+{file.added}", self.get_component_rich_style("diff-view--added-sign"))
+            text.append(" ")
+            text.append(
+                f"−{file.removed}", self.get_component_rich_style("diff-view--removed-sign")
+            )
+            text.append(f"  {kind}")
+        else:
+            text.append(f" {file.path}  (not in the diff)")
+        strip = Strip(text.render(self.app.console))
+        return strip.extend_cell_length(max(width, strip.cell_length), style)
+
+    def _render_pair(self, row: Row, width: int, scroll_x: int) -> Strip:
+        base = self.rich_style
+        half = max(1, (width - 1) // 2)
+        left = self._render_half(row, row.left, "old", half, scroll_x)
+        right = self._render_half(row, row.right, "new", width - half - 1, scroll_x)
+        divider = Strip([Segment("│", base + self.get_component_rich_style("diff-view--gutter"))])
+        return Strip.join([left, divider, right])
+
+    def _render_half(
+        self, row: Row, line: DiffLine | None, side: Side, width: int, scroll_x: int
+    ) -> Strip:
+        base = self.rich_style
+        if line is None:
+            return Strip.blank(width, base + self.get_component_rich_style("diff-view--filler"))
+        kind = line.kind
+        line_style = self._line_style(kind)
+        number = line.old_no if side == "old" else line.new_no
+        gutter_style = base + self.get_component_rich_style("diff-view--gutter") + line_style
+        text = Text(style=base + line_style, no_wrap=True, end="")
+        text.append(f"{'' if number is None else number:>{self._gutter}} ", gutter_style)
+        text.append(kind, self._sign_style(kind))
+        text.append_text(self._code(row.file, side, self._idx(line, side)))
+        strip = Strip(text.render(self.app.console))
+        gutter_width = self._gutter + 2
+        code = strip.crop(gutter_width).crop_extend(
+            scroll_x, scroll_x + max(0, width - gutter_width), base + line_style
+        )
+        return Strip.join([strip.crop(0, gutter_width), code]).crop_extend(
+            0, width, base + line_style
+        )
+
+    @staticmethod
+    def _idx(line: DiffLine, side: Side | None = None) -> int:
+        if side is None:
+            side = "old" if line.kind == "-" else "new"
+        return line.old_idx if side == "old" else line.new_idx
+
+    def _line_style(self, kind: str) -> Style:
+        if kind == "+":
+            return self.get_component_rich_style("diff-view--added")
+        if kind == "-":
+            return self.get_component_rich_style("diff-view--removed")
+        return Style()
+
+    def _sign_style(self, kind: str) -> Style:
+        if kind == "+":
+            return self.get_component_rich_style("diff-view--added-sign")
+        if kind == "-":
+            return self.get_component_rich_style("diff-view--removed-sign")
+        return Style()

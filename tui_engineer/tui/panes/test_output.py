@@ -1,0 +1,191 @@
+"""The test output pane: the live log of a test run, its counts, and its failures.
+
+Output can arrive thousands of lines a second, so lines are buffered and written to a bounded
+`Log` at most every `FLUSH_SECONDS`. After a run, each failing test is listed; selecting one
+shows its traceback in place of the log (escape goes back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Log, OptionList, Static
+from textual.widgets.option_list import Option
+
+FLUSH_SECONDS = 0.05
+DEFAULT_MAX_LINES = 5000
+
+
+class TestOutputPane(Vertical):
+    """Streams a test run and summarises it. Call its methods from the UI thread."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    DEFAULT_CSS = """
+    TestOutputPane {
+        height: 1fr;
+        & > #test-header { height: 1; padding: 0 1; background: $panel; }
+        & > #test-failures { height: auto; max-height: 6; display: none; border: none; }
+        & > #test-failures.-shown { display: block; }
+        & > Log { height: 1fr; background: $surface; }
+        & > #test-traceback { display: none; }
+        &.-traceback > #test-traceback { display: block; }
+        &.-traceback > #test-log { display: none; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "show_log", "Back to output", show=False),
+    ]
+
+    class FailureSelected(Message):
+        """The user picked a failing test; its traceback is now shown."""
+
+        def __init__(self, test_id: str) -> None:
+            super().__init__()
+            self.test_id = test_id
+
+    def __init__(
+        self,
+        *,
+        max_lines: int = DEFAULT_MAX_LINES,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.max_lines = max_lines
+        self._buffer: list[str] = []
+        self._flush_timer: Timer | None = None
+        self._failures: dict[str, str] = {}
+        self.header_text = "No test run yet."
+        self.running = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.header_text, id="test-header")
+        yield OptionList(id="test-failures")
+        yield Log(max_lines=self.max_lines, id="test-log")
+        yield Log(id="test-traceback")
+
+    # -- public API --------------------------------------------------------------------------
+
+    def begin(self, command: str) -> None:
+        """A new run: clear everything; the header says what is running."""
+        self._buffer.clear()
+        self._failures = {}
+        self.running = True
+        self.query_one("#test-log", Log).clear()
+        failures = self.query_one("#test-failures", OptionList)
+        failures.clear_options()
+        failures.remove_class("-shown")
+        self.remove_class("-traceback")
+        self._set_header(Text.assemble(("● ", "bold yellow"), f"running {command}…"))
+
+    def write_line(self, line: str) -> None:
+        """One line of output; buffered, then written in batches."""
+        self._buffer.append(line)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(FLUSH_SECONDS, self.flush)
+
+    def flush(self) -> None:
+        """Write buffered lines now (only the last `max_lines` can ever be shown)."""
+        self._flush_timer = None
+        if not self._buffer:
+            return
+        lines, self._buffer = self._buffer[-self.max_lines :], []
+        self.query_one("#test-log", Log).write_lines(lines)
+
+    def finish(
+        self,
+        *,
+        ok: bool,
+        summary: str,
+        passed: int,
+        failed: int,
+        errors: int,
+        skipped: int,
+        duration: float,
+        failures: Sequence[tuple[str, str]],
+    ) -> None:
+        """The run ended: counts and duration in the header, failing tests listed to pick from."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        self.flush()
+        self.running = False
+        self._failures = dict(failures)
+        self._set_header(_summary_text(ok, summary, passed, failed, errors, skipped, duration))
+        options = self.query_one("#test-failures", OptionList)
+        options.clear_options()
+        options.add_options([Option(f"✗ {test_id}", id=test_id) for test_id in self._failures])
+        options.set_class(bool(self._failures), "-shown")
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines the log holds now (bounded by `max_lines`)."""
+        return list(self.query_one("#test-log", Log).lines)
+
+    @property
+    def failures(self) -> list[str]:
+        return list(self._failures)
+
+    def show_traceback(self, test_id: str) -> bool:
+        """Show `test_id`'s traceback in place of the log; False if it is not a known failure."""
+        if test_id not in self._failures:
+            return False
+        view = self.query_one("#test-traceback", Log)
+        view.clear()
+        view.write_lines(
+            [f"── {test_id}  (escape: back to output)", *self._failures[test_id].splitlines()]
+        )
+        view.scroll_home(animate=False)
+        self.add_class("-traceback")
+        return True
+
+    @property
+    def showing_traceback(self) -> bool:
+        return self.has_class("-traceback")
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _set_header(self, text: Text) -> None:
+        self.header_text = text.plain
+        self.query_one("#test-header", Static).update(text)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        test_id = event.option.id
+        if test_id is not None and self.show_traceback(test_id):
+            self.post_message(self.FailureSelected(test_id))
+
+    def action_show_log(self) -> None:
+        self.remove_class("-traceback")
+
+
+def _summary_text(
+    ok: bool,
+    summary: str,
+    passed: int,
+    failed: int,
+    errors: int,
+    skipped: int,
+    duration: float,
+) -> Text:
+    mark = ("✔ ", "bold green") if ok else ("✘ ", "bold red")
+    parts = Text.assemble(
+        mark,
+        (f"{passed} passed", "green" if passed else ""),
+        " · ",
+        (f"{failed} failed", "bold red" if failed else ""),
+        " · ",
+        (f"{errors} errors", "bold red" if errors else ""),
+        " · ",
+        f"{skipped} skipped · {duration:.1f}s",
+    )
+    if summary:
+        parts.append(f"  {summary}", "dim")
+    return parts
