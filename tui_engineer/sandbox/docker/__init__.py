@@ -1,7 +1,7 @@
 """The docker sandbox: tests run in a warm, network-less, resource-limited container that sees a
 copy of the shadow worktree. See docs/sandbox.md."""
 
-from tui_engineer.sandbox.docker.actions import (
+from tui_engineer.sandbox.actions import (
     ActionResult,
     BadAction,
     InstallPackage,

@@ -16,8 +16,8 @@ from typing import Any
 from docker.errors import APIError, NotFound
 
 from tui_engineer.errors import UserError
+from tui_engineer.sandbox.actions import ActionResult, InstallPackage, SandboxAction
 from tui_engineer.sandbox.docker import environment as envs
-from tui_engineer.sandbox.docker.actions import ActionResult, InstallPackage, SandboxAction
 from tui_engineer.sandbox.docker.client import connect
 from tui_engineer.sandbox.docker.containers import (
     KEEPALIVE_PIDFILE,

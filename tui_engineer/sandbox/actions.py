@@ -1,6 +1,6 @@
 """Self-repair of the test environment: actions a fix may ask for (install a package, run a setup
-command). They run as root in the session's container and, when they succeed, are saved into the
-cached environment image so the next session starts with them."""
+command). The docker sandbox runs them as root in the session's container and, when they succeed,
+saves them into the cached environment image so the next session starts with them."""
 
 from __future__ import annotations
 
