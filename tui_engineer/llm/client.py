@@ -9,24 +9,23 @@ What it adds on top of the SDK:
   used half;
 - a stream dropped mid-way is retried from scratch (`on_reset` tells the consumer to drop what it
   showed); 429/5xx/timeouts/connection errors are retried by the SDK itself (`max_retries`);
-- SDK exceptions become `LLMError`s with actionable messages that never contain the API key.
+- SDK exceptions become `LLMError`s with actionable messages that never contain the API key
+  (llm/error_mapping.py).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import openai
 
+from tui_engineer.llm.error_mapping import ErrorMapper, server_message
 from tui_engineer.llm.errors import (
-    AuthRejected,
     LLMError,
     MissingApiKey,
     ModelReplyError,
-    ServerUnreachable,
     UnknownModel,
 )
 from tui_engineer.llm.usage import (
@@ -184,11 +183,11 @@ class ModelClient:
         try:
             page = await self._sdk.models.list()
         except openai.OpenAIError as err:
-            raise self._error(err) from None
+            raise self._errors.sdk_error(err) from None
         names = [m.id for m in page.data]
         if names and self.model not in names:
             shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")
-            raise UnknownModel(self._unknown_model_text(f"It serves: {shown}."))
+            raise UnknownModel(self._errors.unknown_model_text(f"It serves: {shown}."))
 
     async def aclose(self) -> None:
         await self._sdk.close()
@@ -211,7 +210,9 @@ class ModelClient:
                 # The server did work (and may bill it): count it, estimated.
                 self.ledger.add(self._usage(conversation, drop.partial, None))
                 if attempt == DROPPED_STREAM_RETRIES:
-                    raise self._dropped_error(drop) from None
+                    raise self._errors.dropped_stream(
+                        drop.cause, DROPPED_STREAM_RETRIES + 1
+                    ) from None
                 if on_reset is not None:
                     on_reset()
                 continue
@@ -241,17 +242,17 @@ class ModelClient:
                 return await self._streamed(params, conversation, on_text)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if not self._learn_streaming_refusal(err):
-                    raise self._error(err) from None
+                    raise self._errors.sdk_error(err) from None
             except openai.OpenAIError as err:
-                raise self._error(err) from None
+                raise self._errors.sdk_error(err) from None
         try:
             return await self._whole(params, conversation, on_text)
         except openai.OpenAIError as err:
-            raise self._error(err) from None
+            raise self._errors.sdk_error(err) from None
 
     def _learn_streaming_refusal(self, err: openai.APIStatusError) -> bool:
         """True if the 400/422 was about streaming, after noting what to avoid from now on."""
-        text = f"{err.param or ''} {_server_message(err)}".lower()
+        text = f"{err.param or ''} {server_message(err)}".lower()
         if self._stream_options_ok and "stream_options" in text:
             self._stream_options_ok = False
             return True
@@ -348,89 +349,17 @@ class ModelClient:
 
     # ----- errors
 
-    def _error(self, err: openai.OpenAIError) -> LLMError:
-        """Turn an SDK exception (after the SDK's own retries) into a message for the user."""
-        url, tries = self.base_url, self._attempts()
-        if isinstance(err, openai.APITimeoutError):
-            return ServerUnreachable(
-                f"The model server at {url} timed out ({self.timeout:g} s per request, "
-                f"{tries}). It may be overloaded or too slow for this model; try again later, "
-                "or check OPENAI_BASE_URL / --base-url."
-            )
-        if isinstance(err, openai.APIConnectionError):
-            scheme = (
-                ""
-                if url.startswith(("http://", "https://"))
-                else " It must start with http:// or https://."
-            )
-            return ServerUnreachable(
-                f"Could not reach the model server at {url} ({tries}).{scheme} Is it running "
-                "and is the address right? Set OPENAI_BASE_URL or pass --base-url."
-            )
-        if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
-            code = err.code or f"HTTP {err.status_code}"
-            return AuthRejected(
-                f"The server at {url} rejected the API key from {self.api_key_env} ({code}). "
-                f"Check the key in {self.api_key_env}, and that it is meant for this server."
-            )
-        if isinstance(err, openai.APIStatusError):
-            return self._status_error(err)
-        return LLMError(f"The model call to {url} failed: {self._redact(str(err))}")
-
-    def _status_error(self, err: openai.APIStatusError) -> LLMError:
-        url, status, detail = self.base_url, err.status_code, self._redact(_server_message(err))
-        if status == 404 and (err.code == "model_not_found" or "model" in detail.lower()):
-            return UnknownModel(self._unknown_model_text(f"The server said: {detail}"))
-        if status == 404:
-            return LLMError(
-                f"The server at {url} answered 404 Not Found for the chat endpoint. Is the base "
-                "URL right? OpenAI-compatible servers usually end in /v1 (OPENAI_BASE_URL / "
-                "--base-url)."
-            )
-        if status == 429:
-            return LLMError(
-                f"The server at {url} kept refusing with 429 (rate limit or quota; "
-                f"{self._attempts()}): {detail} Wait a little, or check your plan."
-            )
-        if status >= 500:
-            return LLMError(
-                f"The server at {url} failed with HTTP {status} ({self._attempts()}): {detail} "
-                "Try again later."
-            )
-        if err.code == "context_length_exceeded":
-            return ModelReplyError(
-                f"The conversation is too long for {self.model}: {detail} Ask for a smaller "
-                "change or use a model with a larger context."
-            )
-        return LLMError(f"The server at {url} refused the request (HTTP {status}): {detail}")
-
-    def _attempts(self) -> str:
-        return "1 attempt" if self.max_retries == 0 else f"up to {self.max_retries + 1} attempts"
-
-    def _unknown_model_text(self, detail: str) -> str:
-        return (
-            f"The server at {self.base_url} does not know the model '{self.model}'. {detail} "
-            "Pick another with --model (see `tui-engineer config` for the current settings)."
+    @property
+    def _errors(self) -> ErrorMapper:
+        # Built per use so the messages follow the client's current settings.
+        return ErrorMapper(
+            model=self.model,
+            base_url=self.base_url,
+            api_key_env=self.api_key_env,
+            api_key=self._key,
+            max_retries=self.max_retries,
+            timeout=self.timeout,
         )
-
-    def _dropped_error(self, drop: _StreamDropped) -> LLMError:
-        tries = DROPPED_STREAM_RETRIES + 1
-        if isinstance(drop.cause, openai.APITimeoutError):
-            return ServerUnreachable(
-                f"The model server at {self.base_url} timed out in the middle of a reply "
-                f"{tries} times ({self.timeout:g} s without data). Try again later."
-            )
-        return ModelReplyError(
-            f"The connection to {self.base_url} was cut in the middle of the reply {tries} "
-            "times in a row. Check the server (or a proxy in between) and try again."
-        )
-
-    def _redact(self, text: str) -> str:
-        text = text.replace(self._key, "***")
-        return _KEY_LIKE.sub("***", text)
-
-
-_KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
 
 
 def _refuse_unenforceable_usd_cap(model: str, budget: Budget | None) -> None:
@@ -441,13 +370,6 @@ def _refuse_unenforceable_usd_cap(model: str, budget: Budget | None) -> None:
             "unknown, so spending cannot be counted. Unset max_usd (--max-usd) and use a token "
             "budget (--max-tokens) instead."
         )
-
-
-def _server_message(err: openai.APIStatusError) -> str:
-    body = err.body
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"].strip()
-    return err.message
 
 
 def _prompt_tokens(conversation: list[Message]) -> int:

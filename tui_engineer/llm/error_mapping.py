@@ -1,0 +1,120 @@
+"""Turning `openai` SDK exceptions (after the SDK's own retries) into `LLMError`s whose message
+says what went wrong and what to do, naming the server URL and never containing the API key."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import openai
+
+from tui_engineer.llm.errors import (
+    AuthRejected,
+    LLMError,
+    ModelReplyError,
+    ServerUnreachable,
+    UnknownModel,
+)
+
+_KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
+
+
+@dataclass(frozen=True)
+class ErrorMapper:
+    """What the messages mention: the client's settings, and the key to redact."""
+
+    model: str
+    base_url: str
+    api_key_env: str
+    api_key: str
+    max_retries: int
+    timeout: float
+
+    def sdk_error(self, err: openai.OpenAIError) -> LLMError:
+        """The user-facing error for an SDK exception."""
+        url, tries = self.base_url, self._attempts()
+        if isinstance(err, openai.APITimeoutError):
+            return ServerUnreachable(
+                f"The model server at {url} timed out ({self.timeout:g} s per request, "
+                f"{tries}). It may be overloaded or too slow for this model; try again later, "
+                "or check OPENAI_BASE_URL / --base-url."
+            )
+        if isinstance(err, openai.APIConnectionError):
+            scheme = (
+                ""
+                if url.startswith(("http://", "https://"))
+                else " It must start with http:// or https://."
+            )
+            return ServerUnreachable(
+                f"Could not reach the model server at {url} ({tries}).{scheme} Is it running "
+                "and is the address right? Set OPENAI_BASE_URL or pass --base-url."
+            )
+        if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
+            code = err.code or f"HTTP {err.status_code}"
+            return AuthRejected(
+                f"The server at {url} rejected the API key from {self.api_key_env} ({code}). "
+                f"Check the key in {self.api_key_env}, and that it is meant for this server."
+            )
+        if isinstance(err, openai.APIStatusError):
+            return self._status_error(err)
+        return LLMError(f"The model call to {url} failed: {self.redact(str(err))}")
+
+    def _status_error(self, err: openai.APIStatusError) -> LLMError:
+        url, status, detail = self.base_url, err.status_code, self.redact(server_message(err))
+        if status == 404 and (err.code == "model_not_found" or "model" in detail.lower()):
+            return UnknownModel(self.unknown_model_text(f"The server said: {detail}"))
+        if status == 404:
+            return LLMError(
+                f"The server at {url} answered 404 Not Found for the chat endpoint. Is the base "
+                "URL right? OpenAI-compatible servers usually end in /v1 (OPENAI_BASE_URL / "
+                "--base-url)."
+            )
+        if status == 429:
+            return LLMError(
+                f"The server at {url} kept refusing with 429 (rate limit or quota; "
+                f"{self._attempts()}): {detail} Wait a little, or check your plan."
+            )
+        if status >= 500:
+            return LLMError(
+                f"The server at {url} failed with HTTP {status} ({self._attempts()}): {detail} "
+                "Try again later."
+            )
+        if err.code == "context_length_exceeded":
+            return ModelReplyError(
+                f"The conversation is too long for {self.model}: {detail} Ask for a smaller "
+                "change or use a model with a larger context."
+            )
+        return LLMError(f"The server at {url} refused the request (HTTP {status}): {detail}")
+
+    def _attempts(self) -> str:
+        return "1 attempt" if self.max_retries == 0 else f"up to {self.max_retries + 1} attempts"
+
+    def unknown_model_text(self, detail: str) -> str:
+        return (
+            f"The server at {self.base_url} does not know the model '{self.model}'. {detail} "
+            "Pick another with --model (see `tui-engineer config` for the current settings)."
+        )
+
+    def dropped_stream(self, cause: Exception | None, tries: int) -> LLMError:
+        """The error once a stream was cut mid-reply `tries` times in a row."""
+        if isinstance(cause, openai.APITimeoutError):
+            return ServerUnreachable(
+                f"The model server at {self.base_url} timed out in the middle of a reply "
+                f"{tries} times ({self.timeout:g} s without data). Try again later."
+            )
+        return ModelReplyError(
+            f"The connection to {self.base_url} was cut in the middle of the reply {tries} "
+            "times in a row. Check the server (or a proxy in between) and try again."
+        )
+
+    def redact(self, text: str) -> str:
+        text = text.replace(self.api_key, "***")
+        return _KEY_LIKE.sub("***", text)
+
+
+def server_message(err: openai.APIStatusError) -> str:
+    """The server's own explanation of an HTTP error, as plain text."""
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"].strip()
+    return err.message
