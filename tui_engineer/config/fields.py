@@ -66,6 +66,7 @@ def _specs() -> dict[str, FieldSpec]:
         ("record_runs", bool, "true or false", _any),
         ("theme", str, "a non-empty theme name", bool),
         ("allow_network", bool, "true or false", _any),
+        ("sandbox_template", str, "a template name such as 'python', or 'none' to pick", bool),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

@@ -31,6 +31,7 @@ class Settings:
     record_runs: bool = True
     theme: str = "tui-engineer-dark"
     allow_network: bool = False  # docker sandbox only
+    sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
 
 
 @dataclass

@@ -126,6 +126,18 @@ class EditRefused(Event):
 
 
 @dataclass(frozen=True)
+class ActionApplied(Event):
+    """A sandbox action (install a package, run a setup command) asked for by the model."""
+
+    type: ClassVar[str] = "action_applied"
+    step: int
+    attempt: int
+    action: str
+    ok: bool
+    summary: str
+
+
+@dataclass(frozen=True)
 class AttemptStarted(Event):
     type: ClassVar[str] = "attempt_started"
     step: int
@@ -187,6 +199,7 @@ class ProposalReady(Event):
     attempts: int
     changes: tuple[tuple[str, str], ...] = ()  # (status letter A/M/D/R, path)
     notes: tuple[str, ...] = ()
+    actions: tuple[str, ...] = ()  # sandbox actions the step ran, e.g. "install requests"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,17 @@ Rules: small, verifiable steps; `depends_on` lists earlier step numbers (1-based
 A small request is ONE step — do not over-plan. At most 12 steps."""
 
 
+ACTIONS = """# Repairing the test environment
+Tests run in a sandbox. If they fail because a package or tool is missing from the environment
+(not because of the code), ask for it with one line per action, outside any edit block:
+
+<<<<<<< INSTALL package-name
+<<<<<<< SETUP shell command run as root in the sandbox
+
+The human sees these beside your edits and may reject them. Prefer editing code; use actions
+only for the environment."""
+
+
 def _listing(files: Sequence[str]) -> str:
     return "\n".join(files) if files else "(the repository has no files yet)"
 
@@ -53,6 +64,8 @@ def propose_messages(
     files: Sequence[str],
     contents: str,
     rejections: Sequence[str] = (),
+    *,
+    actions: bool = False,
 ) -> list[Message]:
     parts = [
         f"Overall request:\n{request}",
@@ -69,7 +82,7 @@ def propose_messages(
             f"The human rejected an earlier proposal for this step. Their reason:\n{reason}"
         )
     parts.append("Write the edits for this step only, in the edit format.")
-    system = f"{SYSTEM}\n\n{edit_format_instructions()}"
+    system = f"{SYSTEM}\n\n{edit_format_instructions()}" + (f"\n\n{ACTIONS}" if actions else "")
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 

@@ -23,6 +23,7 @@ class Proposal:
     report: TestReport | None  # None when the step changed nothing to test
     attempts: int
     notes: list[str] = field(default_factory=list)  # e.g. "stuck: the same failure twice"
+    actions: list[str] = field(default_factory=list)  # sandbox actions run, e.g. "install requests"
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None

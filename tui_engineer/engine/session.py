@@ -174,6 +174,7 @@ class Session:
                     attempts=proposal.attempts,
                     changes=tuple(await asyncio.to_thread(self.rt.shadow.changed_files)),
                     notes=tuple(proposal.notes),
+                    actions=tuple(proposal.actions),
                 )
             )
             decision = await self.reviewer.review(proposal)

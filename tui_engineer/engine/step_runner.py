@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from tui_engineer.context import file_contents, list_repo_files
 from tui_engineer.context.files import mentioned_paths
 from tui_engineer.edits import EditError, apply_edits, parse_edits
+from tui_engineer.edits.actions import parse_actions
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
@@ -52,6 +54,7 @@ class _Attempts:
     last_failure: tuple[object, ...] | None = None
     last_refusal: str | None = None
     notes: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
 
 
 async def _relevant_contents(rt: Runtime, request: str, step: Step) -> tuple[list[str], str]:
@@ -62,24 +65,29 @@ async def _relevant_contents(rt: Runtime, request: str, step: Step) -> tuple[lis
 
 
 async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool | None:
-    """Apply a reply's edits. True: applied and changed something; False: refused or empty
-    (feedback queued for the model); None: applied but the tree did not change."""
+    """Apply a reply's edits and sandbox actions. True: something changed; False: refused or
+    empty (feedback queued for the model); None: applied but nothing changed."""
     state.messages.append({"role": "assistant", "content": reply})
     try:
-        edits = parse_edits(reply)
-        if not edits:
+        edits, actions = parse_edits(reply), parse_actions(reply)
+        if not edits and not actions:
             state.messages.append(prompts.no_edits_message())
             rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason="no edits"))
             return False
         before = await asyncio.to_thread(rt.shadow.diff)
-        result = await asyncio.to_thread(apply_edits, rt.workdir, edits)
+        result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
     except EditError as err:
         return _refused(rt, step, state, err.feedback)
+    if result is not None:
+        renamed = [new for _, new in result.renamed]
+        changed = tuple(result.changed + result.created + result.deleted + renamed)
+        rt.emit(ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed))
+    ran = await run_actions(rt, step.index, state.attempt, actions)
+    state.actions += ran.done
+    if ran.feedback:
+        state.messages.append({"role": "user", "content": "\n\n".join(ran.feedback)})
     after = await asyncio.to_thread(rt.shadow.diff)
-    renamed = [new for _, new in result.renamed]
-    changed = tuple(result.changed + result.created + result.deleted + renamed)
-    rt.emit(ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed))
-    return None if after == before else True
+    return True if after != before or ran.done else None
 
 
 def _refused(rt: Runtime, step: Step, state: _Attempts, feedback: str) -> bool:
@@ -150,7 +158,9 @@ async def propose_step(
     start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
     step.status = "proposing"
     files, contents = await _relevant_contents(rt, request, step)
-    messages = prompts.propose_messages(request, plan, step, files, contents, rejections)
+    messages = prompts.propose_messages(
+        request, plan, step, files, contents, rejections, actions=sandbox_runs_actions(rt)
+    )
     state = _Attempts(messages=messages)
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     await _loop(rt, step, state)
@@ -169,6 +179,7 @@ async def propose_step(
         report=state.report,
         attempts=state.attempt,
         notes=state.notes,
+        actions=state.actions,
         prompt_tokens=ledger.prompt_tokens - start_prompt,
         completion_tokens=ledger.completion_tokens - start_completion,
         usd=ledger.usd,

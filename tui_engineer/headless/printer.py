@@ -82,6 +82,10 @@ class ProgressPrinter:
         first = e.reason.strip().splitlines()[0] if e.reason.strip() else "refused"
         self._line(f"  ✗ edit refused: {first}")
 
+    def _on_action_applied(self, e: ev.ActionApplied) -> None:
+        mark = "✓" if e.ok else "✗"
+        self._line(f"  {mark} sandbox: {e.action}")
+
     def _on_attempt_started(self, e: ev.AttemptStarted) -> None:
         if e.attempt:
             self._line(f"  fixing (attempt {e.attempt}/{e.max_attempts})")

@@ -46,6 +46,8 @@ class TerminalReviewer:
         self._show(proposal.diff or "(no changes)")
         tests = proposal.report.summary() if proposal.report else "no tests run"
         self._show(f"Step {proposal.step.index}: {proposal.step.title} — tests: {tests}")
+        for action in proposal.actions:
+            self._show(f"  sandbox action: {action}")
         for note in proposal.notes:
             self._show(f"  note: {note}")
         while True:

@@ -18,6 +18,7 @@ from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
 from tui_engineer.records.recorder import Recorder
+from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
@@ -83,10 +84,14 @@ def make_model(options: RunOptions, settings: Settings) -> Model:
     return ModelClient.from_settings(settings, ledger=UsageLedger(), budget=budget)
 
 
-def make_sandbox(settings: Settings):  # -> Sandbox
-    from tui_engineer.sandbox.local import LocalSandbox
+def _cleanup(root: Path, settings: Settings) -> list[str]:
+    """Leftovers of crashed sessions: worktrees, and containers when docker is in use."""
+    sentences = cleanup_leftovers(root)
+    if settings.sandbox == "docker":
+        from tui_engineer.sandbox.docker import cleanup_containers
 
-    return LocalSandbox(secret_names=[settings.api_key_env])
+        sentences += cleanup_containers()
+    return sentences
 
 
 @dataclass
@@ -150,10 +155,10 @@ async def run_prepared(
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
     session_id = new_session_id()
     emit, recorder = _sinks(prepared, session_id, sink)
-    sandbox = make_sandbox(prepared.settings)
+    sandbox = make_sandbox(prepared.settings, prepared.root)
     shadow: Shadow | None = None
     try:
-        for sentence in await asyncio.to_thread(cleanup_leftovers, prepared.root):
+        for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
             emit(ev.Notice(message=sentence))
         shadow = await asyncio.to_thread(
             Shadow.create,

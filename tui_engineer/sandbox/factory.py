@@ -13,15 +13,15 @@ if TYPE_CHECKING:
 
 def make_sandbox(settings: Settings, repo_root: Path) -> Sandbox:
     """`local` or `docker` per `settings.sandbox`. The docker one picks its environment template
-    from the repo (or `settings.sandbox_template`, once config has that field); it connects to the
-    engine lazily, at `start()` or the first run."""
+    from the repo (or `settings.sandbox_template`); it connects to the engine lazily, at
+    `start()` or the first run."""
     if settings.sandbox == "docker":
         # Imported here: sessions with the local sandbox never load the docker SDK.
         from tui_engineer.sandbox.docker import DockerSandbox
 
         return DockerSandbox(
             repo_root,
-            template_name=getattr(settings, "sandbox_template", None),
+            template_name=settings.sandbox_template,
             allow_network=settings.allow_network,
         )
     from tui_engineer.sandbox.local import LocalSandbox
