@@ -1,0 +1,111 @@
+"""The engine with the docker sandbox, end to end: scripted model over real HTTP, real git, a real
+container on the local Docker Engine (skipped with the reason where none is reachable)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.docker_support import docker_client, docker_image, remove_env_images  # noqa: F401
+from tests.engine_support import edit, run_headless
+from tests.scripted_server import Reply
+from tests.test_sandbox_docker import tiny_wheel
+from tui_engineer.engine import events as ev
+
+KEY = "sk-test-secret-key-0123456789"
+IN_CONTAINER_TEST = (
+    "import os\n\n\ndef test_runs_in_the_container():\n"
+    "    assert os.getcwd() == '/workspace' and os.getuid() == 1000\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+@pytest.fixture
+def template_name(docker_client, docker_image: str):  # noqa: F811
+    """A throwaway copy of the python template on the local test image, so cached environments
+    of other tests are never reused by accident."""
+    name = f"e2e-{uuid.uuid4().hex[:8]}"
+    yield name
+    remove_env_images(docker_client, name)
+
+
+def add_template(repo: Path, name: str, image: str) -> None:
+    folder = repo / ".tui-engineer" / "templates"
+    folder.mkdir(parents=True)
+    (folder / f"{name}.toml").write_text(
+        f'name = "{name}"\nimages = ["{image}"]\nuser = "1000:1000"\n'
+        'test_command = "python -m pytest"\ninstall = "python -m pip install {package}"\n'
+        'dependency_files = ["pyproject.toml"]\ndetect = ["test_*.py"]\n'
+        '[env]\nPIP_BREAK_SYSTEM_PACKAGES = "1"\nPYTHONDONTWRITEBYTECODE = "1"\n'
+        'PYTHONPATH = "/workspace"\n'
+    )
+    git(repo, "add", ".tui-engineer")  # a team may commit its templates
+    git(repo, "commit", "-qm", "sandbox template")
+
+
+async def test_step_verified_in_docker_is_committed(
+    make_repo,
+    scripted_server,
+    template_name,
+    docker_image,  # noqa: F811
+) -> None:
+    repo = make_repo()
+    add_template(repo, template_name, docker_image)
+    scripted_server.script(Reply(text=edit("tests/test_box.py", "", IN_CONTAINER_TEST)))
+    result, seen = await run_headless(
+        repo, "prove the tests run in docker", scripted_server.base_url, plan=False,
+        sandbox="docker", sandbox_template=template_name,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    (started,) = seen.of(ev.SessionStarted)
+    assert started.sandbox == "docker"
+    (finished,) = seen.of(ev.TestsFinished)
+    assert finished.ok and finished.passed == 2
+    assert git(repo, "log", "-1", "--format=%s") == "prove the tests run in docker"
+
+
+async def test_install_action_is_shown_recorded_cached_and_reused(
+    make_repo,
+    scripted_server,
+    template_name,
+    docker_image,  # noqa: F811
+) -> None:
+    repo = make_repo()
+    add_template(repo, template_name, docker_image)
+    (repo / "vendor").mkdir()
+    tiny_wheel(repo / "vendor")
+    git(repo, "add", "vendor")
+    git(repo, "commit", "-qm", "vendor a wheel")
+    wheel = "./vendor/tinypkg-1.0-py3-none-any.whl"
+    uses_pkg = "import tinypkg\n\n\ndef test_value():\n    assert tinypkg.VALUE == 42\n"
+    scripted_server.script(
+        Reply(text=edit("tests/test_pkg.py", "", uses_pkg)),
+        Reply(text="tinypkg is not installed in the environment."),
+        Reply(
+            text=f"The code is fine; the environment lacks tinypkg.\n\n<<<<<<< INSTALL {wheel}\n"
+        ),
+    )
+    flags = {"plan": False, "sandbox": "docker", "sandbox_template": template_name}
+    first, seen = await run_headless(repo, "use tinypkg", scripted_server.base_url, **flags)
+    assert first.exit_code == 0, first.message
+    (applied,) = seen.of(ev.ActionApplied)
+    assert applied.ok and applied.action == f"install {wheel}"
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.actions == (f"install {wheel}",)  # shown in the review beside the edits
+    record = next((repo / ".tui-engineer" / "runs").glob("*.jsonl")).read_text()
+    assert any(json.loads(line)["type"] == "action_applied" for line in record.splitlines())
+
+    # The next session starts from the cached environment: the committed test passes untouched.
+    scripted_server.script(Reply(text=edit("calc.py", "    return a + b\n", "    return b + a\n")))
+    second, seen2 = await run_headless(repo, "swap operands", scripted_server.base_url, **flags)
+    assert second.exit_code == 0, second.message
+    assert seen2.of(ev.ActionApplied) == []
+    assert all(f.ok for f in seen2.of(ev.TestsFinished))
