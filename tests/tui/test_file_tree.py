@@ -1,0 +1,165 @@
+"""RepoTree on real git repos: gitignore, lazy folders, marks, selection, live disk changes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from tui_engineer.tui.panes.file_tree import RepoTree
+
+FILES = {
+    ".gitignore": "build/\n*.log\n",
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "src/pkg/mod.py": "X = 1\n",
+    "src/pkg/.gitignore": "generated.py\n",
+    "src/pkg/generated.py": "# made by a tool\n",
+    "build/out.txt": "artifact\n",
+    "debug.log": "noise\n",
+    "tests/test_calc.py": "def test_x():\n    pass\n",
+}
+
+
+class TreeApp(App[None]):
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+        self.selected: list[str] = []
+        self.changed: list[list[str]] = []
+
+    def compose(self) -> ComposeResult:
+        yield RepoTree(self.root, id="tree")
+
+    def on_repo_tree_file_selected(self, event: RepoTree.FileSelected) -> None:
+        self.selected.append(event.path)
+
+    def on_repo_tree_files_changed(self, event: RepoTree.FilesChanged) -> None:
+        self.changed.append(event.paths)
+
+
+async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 5) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.02)
+
+
+async def settled(pilot: Pilot[None], tree: RepoTree) -> None:
+    await wait_for(pilot, lambda: tree.loading_count == 0 and "" in tree._loaded)
+    await pilot.pause()
+
+
+def labels(tree: RepoTree) -> dict[str, str]:
+    """rel path -> the label a user sees, for every node shown."""
+    shown: dict[str, str] = {}
+
+    def walk(node) -> None:  # type: ignore[no-untyped-def]
+        for child in node.children:
+            shown[child.data.rel] = tree.render_label(child, Style(), Style()).plain
+            if child.is_expanded:
+                walk(child)
+
+    walk(tree.root)
+    return shown
+
+
+async def test_tree_lists_files_and_hides_gitignored(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(FILES)
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        top = [child.data.rel for child in tree.root.children]
+        assert top == ["src", "tests", ".gitignore", "calc.py"]  # folders first; no .git
+        assert "build" not in top and "debug.log" not in top
+
+
+async def test_expanding_a_folder_lists_it_and_nested_gitignore_applies(
+    make_repo: Callable[..., Path],
+) -> None:
+    repo = make_repo(FILES)
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        tree.focus()
+        tree.cursor_line = tree.node_for("src").line
+        await pilot.press("space")
+        await wait_for(pilot, lambda: tree.node_for("src/pkg") is not None)
+        tree.cursor_line = tree.node_for("src/pkg").line
+        await pilot.press("space")
+        await wait_for(pilot, lambda: tree.node_for("src/pkg/mod.py") is not None)
+        shown = labels(tree)
+        assert "src/pkg/.gitignore" in shown
+        assert "src/pkg/generated.py" not in shown  # ignored by the nested .gitignore
+
+
+async def test_marks_show_change_letters_and_proposal_only_files(
+    make_repo: Callable[..., Path],
+) -> None:
+    repo = make_repo(FILES)
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        tree.mark_changes({"calc.py": "M", "new_module.py": "A", "src/pkg/mod.py": "D"})
+        await wait_for(pilot, lambda: tree.node_for("new_module.py") is not None)
+        shown = labels(tree)
+        assert shown["calc.py"].endswith(" M")
+        assert shown["new_module.py"].endswith(" A")  # exists only in the proposal
+        assert shown["src"].endswith("•")  # a folder holding changes says so
+        assert shown["tests"].rstrip().endswith("tests")
+
+        tree.mark_changes({})
+        await wait_for(pilot, lambda: tree.node_for("new_module.py") is None)
+        assert labels(tree)["calc.py"].endswith("calc.py")
+
+
+async def test_click_and_enter_post_file_selected(make_repo: Callable[..., Path]) -> None:
+    repo = make_repo(FILES)
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        await pilot.click(RepoTree, offset=(2, tree.node_for("calc.py").line))
+        await wait_for(pilot, lambda: app.selected == ["calc.py"])
+
+        tree.cursor_line = tree.node_for(".gitignore").line
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.selected == ["calc.py", ".gitignore"])
+
+        tree.cursor_line = tree.node_for("src").line  # a folder expands, it is not "selected"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: tree.node_for("src/pkg") is not None)
+        assert app.selected == ["calc.py", ".gitignore"]
+
+
+async def test_disk_changes_post_files_changed_and_refresh_the_tree(
+    make_repo: Callable[..., Path],
+) -> None:
+    repo = make_repo(FILES)
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        # The watcher starts in its own thread; keep writing until it has seen a change.
+        deadline = time.monotonic() + 10
+        attempt = 0
+        while not any("calc.py" in paths for paths in app.changed):
+            assert time.monotonic() < deadline, f"no FilesChanged; got {app.changed}"
+            attempt += 1
+            (repo / "debug.log").write_text(f"ignored {attempt}\n")
+            (repo / "calc.py").write_text(f"def add(a, b):\n    return a + b + {attempt}\n")
+            await asyncio.sleep(0.7)
+        seen = {path for paths in app.changed for path in paths}
+        assert "debug.log" not in seen and not any(path.startswith(".git/") for path in seen)
+
+        (repo / "fresh.py").write_text("NEW = True\n")
+        await wait_for(pilot, lambda: tree.node_for("fresh.py") is not None, timeout=10)
+        (repo / "fresh.py").unlink()
+        await wait_for(pilot, lambda: tree.node_for("fresh.py") is None, timeout=10)
