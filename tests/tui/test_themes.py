@@ -85,3 +85,18 @@ async def test_register_themes_makes_them_selectable_and_notifies_problems(
         notes = list(app._notifications)
         assert len(notes) == 1 and "broken.toml" in notes[0].message
         assert notes[0].severity == "warning"
+
+
+def test_every_subpackage_and_the_themes_folder_are_packaged() -> None:
+    """pyproject lists packages by hand (to map themes/ into the package); none may be missing."""
+    import tomllib
+
+    from setuptools import find_namespace_packages
+
+    root = Path(__file__).resolve().parents[2]
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = set(find_namespace_packages(where=str(root), include=["tui_engineer*"]))
+    missing = sorted(found - set(setuptools["packages"]))
+    assert not missing, f"add {missing} to [tool.setuptools] packages in pyproject.toml"
+    assert setuptools["package-dir"]["tui_engineer.themes"] == "themes"
+    assert setuptools["package-data"]["tui_engineer.themes"] == ["*.toml"]
