@@ -15,7 +15,7 @@ from typing import ClassVar, Literal
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
-from rich.text import Text
+from rich.text import Span, Text
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -149,6 +149,11 @@ def _index_sides(file: FileDiff) -> None:
             if line.kind != "-":
                 line.new_idx = len(file.new_side)
                 file.new_side.append(line.text)
+
+
+def _without_background(style: str | Style) -> Style:
+    style = Style.parse(style) if isinstance(style, str) else style
+    return Style(color=style.color, bold=style.bold, italic=style.italic, underline=style.underline)
 
 
 @dataclass(frozen=True)
@@ -370,7 +375,12 @@ class DiffView(ScrollView, can_focus=True):
         theme = "monokai" if self.app.current_theme.dark else "friendly"
         syntax = Syntax("", lexer, theme=theme)
         text = syntax.highlight("\n".join(lines))
-        text.style = ""  # keep token colours, drop the syntax theme's background
+        # Keep token colours and weights; drop the syntax theme's backgrounds so the diff tints
+        # and the app theme show through.
+        text.style = ""
+        text.spans = [
+            Span(span.start, span.end, _without_background(span.style)) for span in text.spans
+        ]
         parts = text.split("\n", allow_blank=True)
         while len(parts) < len(lines):
             parts.append(Text(""))

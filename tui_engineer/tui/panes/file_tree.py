@@ -348,7 +348,7 @@ class RepoTree(Tree[Entry]):
         if kind is not None:
             mark_style = self._style(f"repo-tree--{CHANGE_KINDS.get(kind, 'modified')}")
             text.stylize(mark_style)
-            text.append(f" {kind}", style=mark_style)
+            text.append(f" {kind}", style=mark_style + Style(strike=False, bold=True))
         elif entry.is_dir:
             text.stylize(self._style("repo-tree--folder"))
             if entry.rel in self._marked_dirs:

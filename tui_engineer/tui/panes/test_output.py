@@ -84,7 +84,8 @@ class TestOutputPane(Vertical):
         failures.clear_options()
         failures.remove_class("-shown")
         self.remove_class("-traceback")
-        self._set_header(Text.assemble(("● ", "bold yellow"), f"running {command}…"))
+        running = self.app.current_theme.warning or "yellow"
+        self._set_header(Text.assemble(("● ", f"bold {running}"), f"running {command}…"))
 
     def write_line(self, line: str) -> None:
         """One line of output; buffered, then written in batches."""
@@ -118,7 +119,10 @@ class TestOutputPane(Vertical):
         self.flush()
         self.running = False
         self._failures = dict(failures)
-        self._set_header(_summary_text(ok, summary, passed, failed, errors, skipped, duration))
+        theme = self.app.current_theme
+        colours = (theme.success or "green", theme.error or "red")
+        header = _summary_text(ok, summary, (passed, failed, errors, skipped), duration, colours)
+        self._set_header(header)
         options = self.query_one("#test-failures", OptionList)
         options.clear_options()
         options.add_options([Option(f"✗ {test_id}", id=test_id) for test_id in self._failures])
@@ -169,20 +173,20 @@ class TestOutputPane(Vertical):
 def _summary_text(
     ok: bool,
     summary: str,
-    passed: int,
-    failed: int,
-    errors: int,
-    skipped: int,
+    counts: tuple[int, int, int, int],
     duration: float,
+    colours: tuple[str, str],
 ) -> Text:
-    mark = ("✔ ", "bold green") if ok else ("✘ ", "bold red")
+    """'✔ 3 passed · 0 failed · 0 errors · 1 skipped · 1.5s', bad counts in the error colour."""
+    passed, failed, errors, skipped = counts
+    good, bad = colours
     parts = Text.assemble(
-        mark,
-        (f"{passed} passed", "green" if passed else ""),
+        ("✔ " if ok else "✘ ", f"bold {good if ok else bad}"),
+        (f"{passed} passed", good if passed else ""),
         " · ",
-        (f"{failed} failed", "bold red" if failed else ""),
+        (f"{failed} failed", f"bold {bad}" if failed else ""),
         " · ",
-        (f"{errors} errors", "bold red" if errors else ""),
+        (f"{errors} errors", f"bold {bad}" if errors else ""),
         " · ",
         f"{skipped} skipped · {duration:.1f}s",
     )
