@@ -258,6 +258,7 @@ class DiffView(ScrollView, can_focus=True):
         self._highlights: LRUCache[tuple[int, Side, int], list[Text]] = LRUCache(256)
         self._strips: LRUCache[tuple[int, int], Strip] = LRUCache(2048)
         self._gutter = 5
+        self._base_style_cache: Style | None = None
 
     # -- public API --------------------------------------------------------------------------
 
@@ -341,8 +342,16 @@ class DiffView(ScrollView, can_focus=True):
             return None
         return self._rows[min(y, len(self._rows) - 1)].file
 
+    @property
+    def _base_style(self) -> Style:
+        # `rich_style` walks the DOM on every call; rows ask for it many times per frame.
+        if self._base_style_cache is None:
+            self._base_style_cache = self.rich_style
+        return self._base_style_cache
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._base_style_cache = None
         self._highlights.clear()
         self._strips.clear()
 
@@ -392,7 +401,7 @@ class DiffView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         row_index = scroll_y + y
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._base_style
         if not self._rows:
             if y == 0:
                 style = base + self.get_component_rich_style("diff-view--placeholder")
@@ -418,7 +427,7 @@ class DiffView(ScrollView, can_focus=True):
         return Strip.join([gutter, code]).simplify()
 
     def _render_row(self, row: Row, width: int) -> Strip:
-        base = self.rich_style
+        base = self._base_style
         if row.kind == "file":
             return self._render_header(self._files[row.file], width)
         if row.kind == "hunk":
@@ -446,7 +455,7 @@ class DiffView(ScrollView, can_focus=True):
         return strip.extend_cell_length(strip.cell_length + pad, base + line_style)
 
     def _render_header(self, file: FileDiff, width: int) -> Strip:
-        style = self.rich_style + self.get_component_rich_style("diff-view--file")
+        style = self._base_style + self.get_component_rich_style("diff-view--file")
         text = Text(style=style, no_wrap=True, end="")
         if file.status:
             kind = {"A": "added", "D": "deleted", "R": "renamed", "M": "modified"}[file.status]
@@ -464,7 +473,7 @@ class DiffView(ScrollView, can_focus=True):
         return strip.extend_cell_length(max(width, strip.cell_length), style)
 
     def _render_pair(self, row: Row, width: int, scroll_x: int) -> Strip:
-        base = self.rich_style
+        base = self._base_style
         half = max(1, (width - 1) // 2)
         left = self._render_half(row, row.left, "old", half, scroll_x)
         right = self._render_half(row, row.right, "new", width - half - 1, scroll_x)
@@ -474,7 +483,7 @@ class DiffView(ScrollView, can_focus=True):
     def _render_half(
         self, row: Row, line: DiffLine | None, side: Side, width: int, scroll_x: int
     ) -> Strip:
-        base = self.rich_style
+        base = self._base_style
         if line is None:
             return Strip.blank(width, base + self.get_component_rich_style("diff-view--filler"))
         kind = line.kind

@@ -8,7 +8,10 @@ files changed on disk, including the user's own edits, and refreshes the folders
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -21,10 +24,28 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
-from watchfiles import Change, watch
+from watchfiles import Change
 
 CHANGE_KINDS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed"}
 WATCH_DEBOUNCE_MS = 400  # groups an editor's save (write tmp, rename, chmod) into one message
+
+# watchfiles runs in a child process: its recursive set-up walks the whole repo while holding
+# the GIL (about 0.4 s per 100,000 files), which would freeze the UI. The child prints one JSON
+# line per debounced batch of [change, path] and exits when its stdin closes or it is terminated.
+_WATCHER = """
+import json, os, sys, threading
+from watchfiles import watch
+root, debounce = sys.argv[1], int(sys.argv[2])
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+git_dir = os.path.join(root, ".git")
+def wanted(change, path):
+    return path != git_dir and not path.startswith(git_dir + os.sep)
+for changes in watch(root, watch_filter=wanted,
+                     debounce=debounce, step=50, stop_event=stop, rust_timeout=500,
+                     raise_interrupt=False):
+    print(json.dumps(sorted([int(change), path] for change, path in changes)), flush=True)
+"""
 
 
 @dataclass(frozen=True)
@@ -175,6 +196,7 @@ class RepoTree(Tree[Entry]):
         self._pending: set[str] = set()  # folders being listed
         self._stop_watching = threading.Event()
         self._watcher: threading.Thread | None = None
+        self._watch_proc: subprocess.Popen[str] | None = None
         self.loading_count = 0  # listings in flight; tests and benchmarks wait on it
         self.show_root = False
         self.guide_depth = 3
@@ -191,6 +213,8 @@ class RepoTree(Tree[Entry]):
 
     def on_unmount(self) -> None:
         self._stop_watching.set()
+        if self._watch_proc is not None:
+            self._watch_proc.terminate()
 
     # -- public API --------------------------------------------------------------------------
 
@@ -294,22 +318,27 @@ class RepoTree(Tree[Entry]):
     # -- watching the disk ----------------------------------------------------------------
 
     def _watch_disk(self) -> None:
-        """Runs in its own thread: RustNotify's set-up walks the whole repo, off the UI loop."""
+        """Runs in its own thread, reading the watcher process's batches of changed paths."""
         try:
-            for changes in watch(
-                self.root_path,
-                watch_filter=self._wanted_change,
-                debounce=WATCH_DEBOUNCE_MS,
-                step=50,
-                stop_event=self._stop_watching,
-                rust_timeout=500,
-                raise_interrupt=False,
-            ):
-                paths = sorted({self._relative(path) for _, path in changes})
-                if paths:
-                    self.post_message(self.FilesChanged(paths))
-        except (OSError, RuntimeError):
-            pass  # e.g. the inotify watch limit; the tree still works, just not live
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _WATCHER, str(self.root_path), str(WATCH_DEBOUNCE_MS)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        except OSError:
+            return  # no live updates; the tree still works
+        self._watch_proc = proc
+        if self._stop_watching.is_set():
+            proc.terminate()
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            changes = [(Change(kind), path) for kind, path in json.loads(line)]
+            paths = sorted({self._relative(p) for c, p in changes if self._wanted_change(c, p)})
+            if paths and not self._stop_watching.is_set():
+                self.post_message(self.FilesChanged(paths))
+        proc.wait()
 
     def _relative(self, path: str) -> str:
         try:
