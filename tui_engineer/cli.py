@@ -147,12 +147,18 @@ def _dispatch(argv: list[str]) -> int:
     commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs}
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
-    build_parser().parse_args(argv)
-    print(
-        "The interactive TUI is not built yet. Use 'tui-engineer run REQUEST' for now.",
-        file=sys.stderr,
+    args = build_parser().parse_args(argv)
+    # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
+    from tui_engineer.headless.runner import RunOptions
+    from tui_engineer.tui.app import TuiEngineerApp
+
+    options = RunOptions(
+        request=args.request or "",
+        repo=(args.repo or Path.cwd()).resolve(),
+        flags=flag_overrides(args),
     )
-    return 2
+    code = TuiEngineerApp(options, init=args.init).run()
+    return code if isinstance(code, int) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,71 @@
+"""Driving the real TUI app in tests: the real engine, the scripted server, real git repos."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from tests.engine_support import edit
+from tui_engineer.headless.runner import RunOptions
+from tui_engineer.tui.app import TuiEngineerApp
+
+KEY = "sk-test-secret-key-0123456789"
+SIZE = (120, 40)
+SUB = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+)
+MUL_BUGGY = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
+) + edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_mul():\n    from calc import mul\n"
+    "    assert mul(4, 3) == 12\n",
+)
+MUL_FIX = edit("calc.py", "    return a + b  # x\n", "    return a * b\n")
+
+
+def make_app(
+    repo: Path, base_url: str, request: str = "", *, plan: bool = True, **flags: object
+) -> TuiEngineerApp:
+    options = RunOptions(
+        request=request,
+        repo=repo,
+        flags={"base_url": base_url, "model": "test-model", **flags},
+        plan=plan,
+    )
+    return TuiEngineerApp(options, deterministic=True)
+
+
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 20) -> None:
+    """Poll app state (never a fixed sleep) until `condition()` is true."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {condition.__doc__ or condition}")
+        await pilot.pause(0.02)
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type like a user: one key per character."""
+    names = {" ": "space", ".": "full_stop", ",": "comma", ":": "colon", "-": "minus"}
+    await pilot.press(*(names.get(ch, ch) for ch in text))
+
+
+def reviewing(app: TuiEngineerApp, count: int = 1) -> Callable[[], bool]:
+    def check() -> bool:
+        """the app to show proposal number `count` for review"""
+        return app.reviewer.question == "review" and app.proposals_seen >= count
+
+    return check
+
+
+def asked(app: TuiEngineerApp, question: str) -> Callable[[], bool]:
+    def check() -> bool:
+        """the engine to ask the question, with its dialog open"""
+        return app.reviewer.question == question and len(app.screen_stack) > 1
+
+    return check

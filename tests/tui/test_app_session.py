@@ -1,0 +1,162 @@
+"""The TUI over the real engine, by keyboard: plans, fix loops, accept, reject, chat, undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.conftest import git
+from tests.engine_support import plan_reply
+from tests.scripted_server import Reply
+from tests.tui.app_support import (
+    KEY,
+    MUL_BUGGY,
+    MUL_FIX,
+    SIZE,
+    SUB,
+    asked,
+    make_app,
+    reviewing,
+    type_text,
+    wait_for,
+)
+from tui_engineer.tui.app import TuiEngineerApp
+from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def titles(repo: Path) -> list[str]:
+    return git(repo, "log", "--format=%s").splitlines()
+
+
+async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
+    """Answer "what is still wrong?" with done, skip the verdict, and quit."""
+    await wait_for(pilot, asked(app, "still_wrong"))
+    await pilot.press("enter")
+    await wait_for(pilot, asked(app, "verdict"))
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+    await pilot.press("q")
+
+
+async def test_plan_with_a_failing_step_fixed_then_accepted_commits_both(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds instead of multiplying."),
+        Reply(text=MUL_FIX),
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        assert app.plan_pane.status_of(1) == "awaiting review"
+        assert app.plan_pane.status_of(2) == "pending"
+        await pilot.press("a")
+        await wait_for(pilot, lambda: app.plan_pane.rows[2].detail == "1/3")  # fixing
+        await wait_for(pilot, reviewing(app, 2))
+        assert app.test_pane.failures == []  # the fix made the suite pass
+        chat = "".join(m.source for m in app.chat.query("Markdown"))
+        assert "mul adds instead" in chat  # the diagnosis streamed into the chat
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
+    assert "a * b" in (repo / "calc.py").read_text()
+    assert app.plan_pane.status_of(2) == "accepted"
+
+
+async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB), Reply(text=SUB.replace("a - b", "-(b - a)")))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, RejectReasonScreen))
+        await type_text(pilot, "use a plain subtraction")  # 'a', 's', 'r': no keys fire
+        assert app.reviewer.question == "review"
+        await pilot.press("enter")
+        await wait_for(pilot, reviewing(app, 2))
+        assert "use a plain subtraction" in scripted_server.chat_requests[1].messages[-1]["content"]
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["add sub", "initial"]
+    assert "-(b - a)" in (repo / "calc.py").read_text()
+
+
+async def test_review_keys_do_not_fire_while_typing_in_the_chat_box(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("c")  # the chat box
+        await type_text(pilot, "a s r e u t d q")
+        assert app.chat_input.value == "a s r e u t d q"
+        assert app.reviewer.question == "review" and len(app.screen_stack) == 1
+        await pilot.press("escape", "s")  # out of the box, s skips the step
+        await finish_session(pilot, app)
+    assert titles(repo) == ["initial"]
+    assert app.plan_pane.status_of(1) == "skipped"
+
+
+async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds.", delay=1.5),  # the diagnosis: time to type during the loop
+        Reply(text=MUL_FIX),
+    )
+    app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.status.busy == "model: diagnose")
+        await pilot.click("#chat-input")
+        await type_text(pilot, "multiply")
+        await pilot.press("enter")
+        assert app.inbox.qsize() == 1  # queued: the diagnosis call is still out
+        await wait_for(pilot, reviewing(app, 1))
+        propose, diagnose, fix = scripted_server.chat_requests
+        assert any("multiply" in m["content"] for m in fix.messages)
+        notes = [str(w.render()) for w in app.chat.query(".chat-you")]
+        assert any("delivered to the fix call" in note for note in notes)
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["add mul", "initial"]
+
+
+async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("u")  # refused: a proposal is under review
+        assert titles(repo) == ["initial"]
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, StillWrongScreen))
+        assert titles(repo) == ["add sub", "initial"]
+        await pilot.click("#undo")
+        await wait_for(pilot, lambda: titles(repo) == ["initial"])
+        await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
+        await pilot.click("#done")
+        await wait_for(pilot, lambda: isinstance(app.screen, VerdictScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        await pilot.press("q")
+    assert "sub" not in (repo / "calc.py").read_text()
+    assert git(repo, "status", "--porcelain") == ""

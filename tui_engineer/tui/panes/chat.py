@@ -1,0 +1,96 @@
+"""The chat pane: the model's replies stream in as Markdown; the human's messages show whether
+they were delivered to a model call yet. The input box lives apart (always on screen)."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the DOM forever
+
+
+class ChatInput(Input):
+    """The message box. Escape leaves it so the review keys (a, r, s...) work again."""
+
+    BINDINGS = [Binding("escape", "leave", "Leave the input", show=False)]
+
+    def action_leave(self) -> None:
+        self.app.action_focus_next()
+
+
+class ChatPane(VerticalScroll):
+    DEFAULT_CSS = """
+    ChatPane { padding: 0 1; }
+    ChatPane > .chat-who { margin-top: 1; text-style: bold; color: $primary; }
+    ChatPane > .chat-you { margin-top: 1; color: $accent; }
+    ChatPane > .chat-note { margin-top: 1; color: $text-muted; }
+    ChatPane > .chat-error { margin-top: 1; color: $error; }
+    ChatPane > Markdown { margin: 0; padding: 0; background: transparent; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._stream: MarkdownStream | None = None
+        self._reply: Markdown | None = None
+        self._queued: list[tuple[str, Static]] = []
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def _add(self, *widgets: Static | Markdown) -> None:
+        extra = len(self.children) + len(widgets) - MAX_ENTRIES
+        if extra > 0:
+            await self.remove_children(list(self.children[:extra]))
+        await self.mount_all(widgets)
+
+    async def note(self, text: str, *, error: bool = False) -> None:
+        """A line from tui-engineer itself (a notice, an error, a step's outcome)."""
+        await self._add(Static(text, classes="chat-error" if error else "chat-note", markup=False))
+
+    async def user_message(self, text: str, *, queued: bool) -> None:
+        """The human's message; when `queued`, it is marked delivered by `delivered()` later."""
+        entry = Static(self._you(text, "queued for the next model call" if queued else ""))
+        entry.add_class("chat-you")
+        if queued:
+            self._queued.append((text, entry))
+        await self._add(entry)
+
+    def delivered(self, text: str, purpose: str) -> bool:
+        """The engine sent `text` with a model call; mark the oldest matching message."""
+        for i, (queued, entry) in enumerate(self._queued):
+            if queued == text:
+                entry.update(self._you(text, f"✓ delivered to the {purpose} call"))
+                del self._queued[i]
+                return True
+        return False
+
+    @staticmethod
+    def _you(text: str, state: str) -> str:
+        return f"You: {escape(text)}" + (f"  [dim]({state})[/]" if state else "")
+
+    async def begin_reply(self, title: str) -> None:
+        """A model call started: its text streams into a new Markdown block under `title`."""
+        await self.end_reply()
+        header = Static(title, classes="chat-who", markup=False)
+        self._reply = Markdown()
+        await self._add(header, self._reply)
+        self._stream = Markdown.get_stream(self._reply)
+
+    async def add_text(self, text: str) -> None:
+        if self._stream is None:
+            await self.begin_reply("model")
+        assert self._stream is not None
+        await self._stream.write(text)
+
+    async def end_reply(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+
+    @property
+    def reply_text(self) -> str:
+        """The Markdown source of the reply being streamed (or the last one)."""
+        return self._reply.source if self._reply is not None else ""

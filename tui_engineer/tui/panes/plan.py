@@ -1,0 +1,102 @@
+"""The plan pane: each step with its live status; the step being worked on is highlighted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui_engineer.engine.events import StepInfo
+
+# status -> (icon, style); theme variables ($success...) are resolved when drawn.
+_LOOK = {
+    "pending": ("·", "dim"),
+    "proposing": ("…", "bold $accent"),
+    "testing": ("⧗", "bold $warning"),
+    "fixing": ("↻", "bold $warning"),
+    "awaiting review": ("?", "bold $primary"),
+    "stale": ("!", "bold $warning"),
+    "accepted": ("✓", "bold $success"),
+    "rejected": ("✗", "$error"),
+    "skipped": ("»", "dim"),
+    "undone": ("↶", "dim"),
+    "failed": ("✗", "bold $error"),
+}
+
+
+@dataclass
+class StepRow:
+    info: StepInfo
+    status: str = "pending"
+    detail: str = ""  # e.g. "2/3" while fixing, the short sha once accepted
+
+
+class PlanPane(OptionList):
+    """Steps in order. Selecting one (click or Enter) posts `StepChosen` so the app can show it."""
+
+    DEFAULT_CSS = "PlanPane { height: 1fr; }"
+
+    class StepChosen(Message):
+        def __init__(self, info: StepInfo) -> None:
+            super().__init__()
+            self.info = info
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.rows: dict[int, StepRow] = {}
+        self.current: int | None = None
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
+
+    def set_steps(self, steps: tuple[StepInfo, ...]) -> None:
+        """A new or changed plan; statuses of steps already known are kept."""
+        self.rows = {s.index: StepRow(s, *self._known(s.index)) for s in steps}
+        self._redraw()
+
+    def _known(self, index: int) -> tuple[str, str]:
+        row = self.rows.get(index)
+        return (row.status, row.detail) if row else ("pending", "")
+
+    def set_status(self, index: int | None, status: str, detail: str = "") -> None:
+        if index is None or index not in self.rows:
+            return
+        row = self.rows[index]
+        row.status, row.detail = status, detail
+        if status in {"proposing", "testing", "fixing", "awaiting review"}:
+            self.current = index
+        self._redraw()
+
+    def status_of(self, index: int) -> str:
+        row = self.rows.get(index)
+        return row.status if row else ""
+
+    def _redraw(self) -> None:
+        highlighted = self.highlighted
+        self.set_options(Option(self._prompt(row), id=str(i)) for i, row in self.rows.items())
+        if self.current is not None and self.current in self.rows:
+            self.highlighted = list(self.rows).index(self.current)
+        elif highlighted is not None and highlighted < self.option_count:
+            self.highlighted = highlighted
+
+    def _prompt(self, row: StepRow) -> Text:
+        icon, style = _LOOK.get(row.status, ("·", ""))
+        style = self._resolve(style)
+        label = f"{row.status} {row.detail}".strip()
+        text = Text.assemble((f"{icon} ", style), f"{row.info.index}. {row.info.title}  ")
+        text.append(label, style=style)
+        return text
+
+    def _resolve(self, style: str) -> str:
+        variables = self.app.theme_variables if self.is_mounted else {}
+        words = [variables.get(w[1:], "") if w.startswith("$") else w for w in style.split()]
+        return " ".join(w for w in words if w)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        row = self.rows.get(int(event.option.id or 0))
+        if row is not None:
+            self.post_message(self.StepChosen(row.info))

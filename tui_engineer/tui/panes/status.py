@@ -1,0 +1,70 @@
+"""The status bar: model, tokens and cost against the budget, phase, elapsed time, busy spinner."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def _tokens(used: int, cap: int | None) -> str:
+    return f"{used:,} tok" + (f" / {cap:,}" if cap else "")
+
+
+def _money(usd: float | None, cap: float | None) -> str:
+    spent = "cost n/a" if usd is None else f"${usd:.4f}"
+    return spent + (f" / ${cap:.2f}" if cap else "")
+
+
+class StatusBar(Static):
+    """One line. `deterministic` hides the clock and freezes the spinner (snapshots)."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+    model: reactive[str] = reactive("")
+    phase: reactive[str] = reactive("starting")
+    busy: reactive[str] = reactive("")  # what is under way ("" = idle)
+    tokens: reactive[int] = reactive(0)
+    max_tokens: reactive[int | None] = reactive(None)
+    usd: reactive[float | None] = reactive(0.0)
+    max_usd: reactive[float | None] = reactive(None)
+
+    def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.deterministic = deterministic
+        self.started: float | None = None
+        self._frame = 0
+
+    def on_mount(self) -> None:
+        if not self.deterministic:
+            self.set_interval(0.1, self._tick)
+
+    def _tick(self) -> None:
+        self._frame += 1
+        if self.busy or self.started is not None:
+            self.refresh()
+
+    def start_clock(self) -> None:
+        self.started = time.monotonic()
+
+    def stop_clock(self) -> None:
+        self.started = None
+
+    def render(self) -> Text:
+        text = Text()
+        if self.busy:
+            spin = "●" if self.deterministic else SPINNER[self._frame % len(SPINNER)]
+            text.append(f"{spin} {self.busy}  ", style="bold")
+        text.append(self.phase)
+        parts = [self.model or "no model", _tokens(self.tokens, self.max_tokens)]
+        parts.append(_money(self.usd, self.max_usd))
+        if self.started is not None and not self.deterministic:
+            seconds = int(time.monotonic() - self.started)
+            parts.append(f"{seconds // 60:02d}:{seconds % 60:02d}")
+        text.append("  │  " + "  │  ".join(parts), style="dim")
+        return text

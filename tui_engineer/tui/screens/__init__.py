@@ -1,0 +1,19 @@
+"""Modal screens: start-up problems, review dialogs, the end of a session, quitting."""
+
+from tui_engineer.tui.screens.dialog import Dialog
+from tui_engineer.tui.screens.finish import StillWrongScreen, VerdictScreen
+from tui_engineer.tui.screens.quit import QuitScreen
+from tui_engineer.tui.screens.review import EditPlanScreen, RejectReasonScreen
+from tui_engineer.tui.screens.startup import DirtyTreeScreen, InitRepoScreen, ProblemScreen
+
+__all__ = [
+    "Dialog",
+    "DirtyTreeScreen",
+    "EditPlanScreen",
+    "InitRepoScreen",
+    "ProblemScreen",
+    "QuitScreen",
+    "RejectReasonScreen",
+    "StillWrongScreen",
+    "VerdictScreen",
+]

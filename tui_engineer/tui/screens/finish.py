@@ -1,0 +1,91 @@
+"""The end of the plan: "What is still wrong?" and the session's verdict."""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+from textual.widgets import Input, RadioButton, RadioSet
+
+from tui_engineer.engine.review import Verdict
+from tui_engineer.tui.screens.dialog import Dialog
+
+
+class StillWrongScreen(Dialog[str]):
+    """Result: what is still wrong (new steps are planned from it), or "" when done.
+    Undo takes back the last accepted step and keeps the dialog open."""
+
+    title_text = "What is still wrong?"
+    buttons = [
+        ("more", "Plan new steps", "primary"),
+        ("undo", "Undo last step", "warning"),
+        ("done", "Done", "success"),
+    ]
+    cancel_value = ""
+
+    def __init__(self, summary: str) -> None:
+        super().__init__(
+            f"{summary}\nDescribe what is still wrong and the model plans new steps for it, "
+            "or choose Done to finish the session."
+        )
+
+    def body_widgets(self) -> list[Widget]:
+        return [Input(placeholder="e.g. mul should reject strings", id="still-wrong")]
+
+    def on_mount(self) -> None:
+        self.query_one("#still-wrong", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.on_choice("more" if event.value.strip() else "done")
+
+    def on_choice(self, button_id: str) -> None:
+        if button_id == "undo":
+            self.app.action_undo()  # type: ignore[attr-defined]
+            return
+        text = self.query_one("#still-wrong", Input).value.strip()
+        self.dismiss(text if button_id == "more" and text else "")
+
+
+LEVELS = [
+    ("none", "It did not run"),
+    ("ran", "It ran, but does not work"),
+    ("works", "It works"),
+    ("perfect", "It is perfect"),
+]
+
+
+class VerdictScreen(Dialog[Verdict | None]):
+    """How did the session go? Saved in the run record. Result: the verdict, or None to skip."""
+
+    title_text = "How did it go?"
+    buttons = [("save", "Save verdict", "primary"), ("skip", "Skip", "default")]
+
+    def body_widgets(self) -> list[Widget]:
+        buttons = [RadioButton(label, id=f"level-{key}") for key, label in LEVELS]
+        buttons[2].value = True
+        return [
+            RadioSet(*buttons, id="levels"),
+            Input(placeholder="Any comment? (optional)", id="comment"),
+        ]
+
+    def on_mount(self) -> None:
+        self.query_one("#comment", Input).focus()  # Enter saves; the levels take a click or Tab
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.on_choice("save")
+
+    def on_choice(self, button_id: str) -> None:
+        if button_id != "save":
+            self.dismiss(None)
+            return
+        pressed = self.query_one("#levels", RadioSet).pressed_button
+        level = (pressed.id or "level-works").removeprefix("level-") if pressed else "works"
+        comment = self.query_one("#comment", Input).value.strip()
+        self.dismiss(
+            Verdict(
+                ran=level in {"ran", "works", "perfect"},
+                worked=level in {"works", "perfect"},
+                perfect=level == "perfect",
+                comment=comment,
+            )
+        )

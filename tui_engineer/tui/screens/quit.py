@@ -1,0 +1,22 @@
+"""Ask before quitting while a step is under way."""
+
+from __future__ import annotations
+
+from tui_engineer.tui.screens.dialog import Dialog
+
+
+class QuitScreen(Dialog[bool]):
+    """Result: True to quit."""
+
+    title_text = "Quit while work is in flight?"
+    buttons = [("quit", "Quit", "error"), ("stay", "Stay", "primary")]
+    cancel_value = False
+
+    def __init__(self, doing: str) -> None:
+        super().__init__(
+            f"{doing}\n\nQuitting stops it and removes the shadow worktree. Steps you accepted "
+            "stay committed; the proposal under way is dropped; your files are untouched."
+        )
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(button_id == "quit")

@@ -1,0 +1,68 @@
+"""Start-up states, each a screen instead of a traceback: not a repo, a dirty tree, and the
+problems the user fixes outside (config, API key, server) with what to set and the URL tried."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_engineer.tui.screens.dialog import Dialog
+from tui_engineer.vcs import DirtyChoice
+
+
+class InitRepoScreen(Dialog[bool]):
+    """Offer `git init` in a folder that is not a repository. Result: True to create one."""
+
+    title_text = "Not a git repository"
+    buttons = [("init", "Create a repository here", "primary"), ("quit", "Quit", "default")]
+    cancel_value = False
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} is not inside a git repository.\n\n"
+            "tui-engineer commits each step you accept, so it needs one. It can run "
+            "'git init' here for you (nothing is committed until you accept a step)."
+        )
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(button_id == "init")
+
+
+class DirtyTreeScreen(Dialog[DirtyChoice | None]):
+    """Uncommitted changes at start: commit them as WIP, stash them, or build on top of them.
+    Result: the choice, or None to quit. Nothing is ever discarded."""
+
+    title_text = "Uncommitted changes"
+    buttons = [
+        ("wip", "Commit as WIP", "primary"),
+        ("stash", "Stash", "default"),
+        ("include", "Include", "default"),
+        ("quit", "Quit", "default"),
+    ]
+
+    def __init__(self, files: list[str]) -> None:
+        shown = "\n".join(f"  {name}" for name in files[:8])
+        more = f"\n  … and {len(files) - 8} more" if len(files) > 8 else ""
+        super().__init__(
+            f"This repository has uncommitted changes:\n{shown}{more}\n\n"
+            "Commit as WIP: one commit on this branch now.  Stash: 'git stash -u', get them "
+            "back with 'git stash pop'.  Include: steps build on them; they stay uncommitted."
+        )
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(None if button_id == "quit" else button_id)  # type: ignore[arg-type]
+
+
+class ProblemScreen(Dialog[bool]):
+    """A start-up problem the user fixes outside the app (config, key, server, test command).
+    Result: True to try again after fixing it."""
+
+    buttons = [("retry", "Try again", "primary"), ("quit", "Quit", "default")]
+    cancel_value = False
+
+    def __init__(self, title: str, message: str, url: str | None = None) -> None:
+        self.title_text = title
+        tried = f"\n\nURL tried: {url}" if url else ""
+        super().__init__(message + tried)
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(button_id == "retry")
