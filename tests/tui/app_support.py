@@ -69,3 +69,14 @@ def asked(app: TuiEngineerApp, question: str) -> Callable[[], bool]:
         return app.reviewer.question == question and len(app.screen_stack) > 1
 
     return check
+
+
+async def wait_for_screen(pilot: Pilot, app: TuiEngineerApp, kind: type) -> None:
+    """Wait until a dialog of `kind` is on top with its buttons mounted."""
+
+    def shown() -> bool:
+        """the dialog to be shown"""
+        return isinstance(app.screen, kind) and bool(app.screen.query("Button"))
+
+    await wait_for(pilot, shown)
+    await pilot.pause()

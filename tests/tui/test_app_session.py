@@ -21,6 +21,7 @@ from tests.tui.app_support import (
     reviewing,
     type_text,
     wait_for,
+    wait_for_screen,
 )
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
@@ -83,7 +84,7 @@ async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, RejectReasonScreen))
+        await wait_for_screen(pilot, app, RejectReasonScreen)
         await type_text(pilot, "use a plain subtraction")  # 'a', 's', 'r': no keys fire
         assert app.reviewer.question == "review"
         await pilot.press("enter")
@@ -148,13 +149,13 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await pilot.press("u")  # refused: a proposal is under review
         assert titles(repo) == ["initial"]
         await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, StillWrongScreen))
+        await wait_for_screen(pilot, app, StillWrongScreen)
         assert titles(repo) == ["add sub", "initial"]
         await pilot.click("#undo")
         await wait_for(pilot, lambda: titles(repo) == ["initial"])
         await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
         await pilot.click("#done")
-        await wait_for(pilot, lambda: isinstance(app.screen, VerdictScreen))
+        await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
         await pilot.press("q")

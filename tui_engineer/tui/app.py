@@ -153,7 +153,7 @@ class TuiEngineerApp(App[int]):
             await asyncio.to_thread(init_repo, self.options.repo)
         prepared = await self._prepare_until_ok()
         if prepared is None:
-            self.exit(2)
+            self.exit(2, return_code=2)
             return
         await self._became_ready(prepared)
 

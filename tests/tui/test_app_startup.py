@@ -1,0 +1,90 @@
+"""Start-up states each get a screen (never a traceback), and quitting mid-run leaves no trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLE_FILES, git, write_files
+from tests.scripted_server import Reply
+from tests.tui.app_support import KEY, SIZE, SUB, make_app, reviewing, wait_for, wait_for_screen
+from tui_engineer.tui.screens import (
+    DirtyTreeScreen,
+    InitRepoScreen,
+    ProblemScreen,
+    QuitScreen,
+)
+
+
+async def test_no_api_key_shows_what_to_set_and_the_url_tried(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    app = make_app(repo, scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, ProblemScreen)
+        body = str(app.screen.query_one("#dialog-body").render())
+        assert app.screen.title_text == "No API key"
+        assert "OPENAI_API_KEY" in body
+        assert f"URL tried: {scripted_server.base_url}" in body
+        await pilot.click("#quit")
+    assert app.return_code == 2
+    assert scripted_server.chat_requests == []
+
+
+async def test_not_a_repo_offers_git_init_then_handles_the_files_already_there(
+    tmp_path: Path, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    folder = tmp_path / "project"
+    write_files(folder, SAMPLE_FILES)
+    app = make_app(folder, scripted_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, InitRepoScreen)
+        assert not (folder / ".git").exists()
+        await pilot.click("#init")
+        # A new repository with files in it: they are uncommitted changes to deal with first.
+        await wait_for_screen(pilot, app, DirtyTreeScreen)
+        assert "calc.py" in str(app.screen.query_one("#dialog-body").render())
+        await pilot.click("#wip")
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.press("q")
+    assert (folder / ".git").is_dir()
+    assert git(folder, "status", "--porcelain") == ""
+    assert len(git(folder, "log", "--format=%s").splitlines()) == 1
+
+
+async def test_dirty_tree_can_be_stashed_and_the_session_starts(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    (repo / "calc.py").write_text("def add(a, b):\n    return b + a  # mine\n")
+    app = make_app(repo, scripted_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, DirtyTreeScreen)
+        await pilot.click("#stash")
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.press("q")
+    assert git(repo, "status", "--porcelain") == ""
+    assert len(git(repo, "stash", "list").splitlines()) == 1  # kept, not discarded
+
+
+async def test_quit_while_tests_run_leaves_the_repo_clean(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    slow = "import time\n\n\ndef test_slow():\n    time.sleep(60)\n"
+    repo = make_repo({**SAMPLE_FILES, "tests/test_slow.py": slow})
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.status.busy == "tests running")
+        assert len(git(repo, "worktree", "list").splitlines()) == 2  # the shadow exists
+        await pilot.press("ctrl+c")  # works even with the chat box focused
+        await wait_for_screen(pilot, app, QuitScreen)
+        await pilot.click("#quit")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+    assert not reviewing(app)()
+    assert len(git(repo, "worktree", "list").splitlines()) == 1
+    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "log", "--format=%s") == "initial"
