@@ -8,9 +8,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from tests.engine_support import edit
+from tests.engine_support import edit, plan_reply
+from tests.scripted_server import Reply
 from tui_engineer.headless.runner import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
+from tui_engineer.tui.screens import StillWrongScreen
 
 KEY = "sk-test-secret-key-0123456789"
 SIZE = (120, 40)
@@ -79,4 +81,67 @@ async def wait_for_screen(pilot: Pilot, app: TuiEngineerApp, kind: type) -> None
         return isinstance(app.screen, kind) and bool(app.screen.query("Button"))
 
     await wait_for(pilot, shown)
+    await pilot.pause()
+
+
+# ----- scripted sessions that stop in a state worth looking at (snapshots and screenshots)
+
+FIXED_DATES = {
+    "GIT_AUTHOR_DATE": "2025-01-01T12:00:00+0000",
+    "GIT_COMMITTER_DATE": "2025-01-01T12:00:00+0000",
+}
+QUIET_TESTS = "python -m pytest -q -p no:cacheprovider"
+
+
+def review_script() -> list[Reply]:
+    """A two-step plan whose first step is under review with passing tests."""
+    return [
+        Reply(text=plan_reply("Add sub", "Add mul"), usage=(900, 120)),
+        Reply(text="Adding `sub` next to `add`.\n\n" + SUB, usage=(1500, 200)),
+    ]
+
+
+def fix_loop_script() -> list[Reply]:
+    """`mul` fails its new test; the diagnosis streams in; the fix call hangs (a frozen state)."""
+    return [
+        Reply(text="Adding `mul` with a test.\n\n" + MUL_BUGGY, usage=(1700, 210)),
+        Reply(
+            text="`test_mul` fails: **mul returns `a + b`**, so `mul(4, 3)` gives 7, not 12. "
+            "Multiply instead.",
+            usage=(1300, 40),
+        ),
+        Reply(text=MUL_FIX, delay=30, usage=(2100, 60)),
+    ]
+
+
+def still_wrong_script() -> list[Reply]:
+    return [Reply(text="Adding `sub` next to `add`.\n\n" + SUB, usage=(1500, 200))]
+
+
+async def drive_to_review(pilot: Pilot) -> None:
+    app = pilot.app
+    assert isinstance(app, TuiEngineerApp)
+    await wait_for(pilot, reviewing(app, 1))
+    await wait_for(pilot, lambda: not app.test_pane.running)
+    await pilot.pause()
+
+
+async def drive_to_fix_loop(pilot: Pilot) -> None:
+    app = pilot.app
+    assert isinstance(app, TuiEngineerApp)
+    await wait_for(pilot, lambda: app.status.busy == "model: fix")
+    await pilot.click("#chat-input")
+    await type_text(pilot, "keep the test name test_mul")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.test_pane.failures != [])
+    await pilot.pause()
+
+
+async def drive_to_still_wrong(pilot: Pilot) -> None:
+    app = pilot.app
+    assert isinstance(app, TuiEngineerApp)
+    await wait_for(pilot, reviewing(app, 1))
+    await pilot.press("a")
+    await wait_for_screen(pilot, app, StillWrongScreen)
+    await type_text(pilot, "sub should accept floats too")
     await pilot.pause()

@@ -1,0 +1,79 @@
+"""Snapshots of the real app in its main states, driven through the real engine and the scripted
+server. Deterministic: fixed size and git dates, no clock or durations, temp paths scrubbed.
+Update with `pytest tests/tui/test_snapshots.py --snapshot-update` and look at the SVGs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.app_support import (
+    FIXED_DATES,
+    KEY,
+    QUIET_TESTS,
+    drive_to_fix_loop,
+    drive_to_review,
+    drive_to_still_wrong,
+    fix_loop_script,
+    make_app,
+    review_script,
+    still_wrong_script,
+    wait_for_screen,
+)
+from tui_engineer.tui.screens import ProblemScreen
+from tui_engineer.tui.themes import load_themes
+
+THEMES = sorted(theme.name for theme in load_themes())
+
+
+@pytest.fixture
+def session_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    for name, value in FIXED_DATES.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_proposal_under_review(snap_compare, session_env, make_repo, scripted_server, theme):
+    scripted_server.script(*review_script())
+    app = make_app(
+        make_repo(), scripted_server.base_url, "add sub and mul", test_command=QUIET_TESTS
+    )
+    app.options.flags["theme"] = theme
+    assert snap_compare(app, terminal_size=(120, 40), run_before=drive_to_review)
+
+
+def test_proposal_under_review_on_a_small_terminal(
+    snap_compare, session_env, make_repo, scripted_server
+):
+    scripted_server.script(*review_script())
+    app = make_app(
+        make_repo(), scripted_server.base_url, "add sub and mul", test_command=QUIET_TESTS
+    )
+    assert snap_compare(app, terminal_size=(80, 24), run_before=drive_to_review)
+
+
+def test_fix_loop_with_failing_tests_and_a_chat_message(
+    snap_compare, session_env, make_repo, scripted_server
+):
+    scripted_server.script(*fix_loop_script())
+    app = make_app(
+        make_repo(), scripted_server.base_url, "add mul", plan=False, test_command=QUIET_TESTS
+    )
+    assert snap_compare(app, terminal_size=(120, 40), run_before=drive_to_fix_loop)
+
+
+def test_what_is_still_wrong(snap_compare, session_env, make_repo, scripted_server):
+    scripted_server.script(*still_wrong_script())
+    app = make_app(
+        make_repo(), scripted_server.base_url, "add sub", plan=False, test_command=QUIET_TESTS
+    )
+    assert snap_compare(app, terminal_size=(120, 40), run_before=drive_to_still_wrong)
+
+
+def test_no_api_key_screen(snap_compare, make_repo):
+    app = make_app(make_repo(), "http://127.0.0.1:9/v1", "add sub")
+
+    async def shown(pilot) -> None:
+        await wait_for_screen(pilot, app, ProblemScreen)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=shown)
