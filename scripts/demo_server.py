@@ -61,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=8765)
     port = parser.parse_args().port
-    server = ScriptedServer(port=port).start()
+    server = ScriptedServer(port=port, models=("test-model", "gpt-4o-mini")).start()
     server.script(*demo_script())
     print(f"scripted model at {server.base_url} (model: test-model)", flush=True)
     stop = threading.Event()
