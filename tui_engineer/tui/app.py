@@ -55,6 +55,7 @@ PANES = [
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 _DURATION = re.compile(r"\b\d+(\.\d+)?s\b")
 _TEMP_PATH = re.compile(r"/\S*/(repo|worktrees?|tui-engineer\S*)\S*")
+_ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 
 
 class TuiEngineerApp(App[int]):
@@ -358,7 +359,8 @@ class TuiEngineerApp(App[int]):
         """Snapshot mode: no temp paths or timings in the output (they change every run)."""
         if not self.deterministic:
             return line
-        return _DURATION.sub("0.00s", _TEMP_PATH.sub("<tmp>", line))
+        line = _ADDRESS.sub("0x…", _TEMP_PATH.sub("<tmp>", line))
+        return _DURATION.sub("0.00s", line)
 
     async def _on_tests_finished(self, event: ev.TestsFinished) -> None:
         self._tests_running = False
