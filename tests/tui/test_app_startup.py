@@ -88,3 +88,15 @@ async def test_quit_while_tests_run_leaves_the_repo_clean(
     assert len(git(repo, "worktree", "list").splitlines()) == 1
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "log", "--format=%s") == "initial"
+
+
+def test_theme_choice_is_saved_in_the_user_config_keeping_other_settings(tmp_path: Path) -> None:
+    from tui_engineer.tui.startup import save_theme_choice
+
+    config = tmp_path / "config.toml"
+    config.write_text('model = "gpt-4o-mini"\n\n[pricing]\nx = 1\n')
+    save_theme_choice("tui-engineer-light", config)
+    save_theme_choice("tui-engineer-dusk", config)
+    text = config.read_text()
+    assert text.count("theme =") == 1 and 'theme = "tui-engineer-dusk"' in text
+    assert 'model = "gpt-4o-mini"' in text and text.index("theme") < text.index("[pricing]")
