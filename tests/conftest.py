@@ -74,5 +74,13 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
     return _make
 
 
-# The scripted OpenAI-compatible server (real HTTP on 127.0.0.1), as the `scripted_server` fixture.
+# Shared fixtures from helper modules: `scripted_server` (a real OpenAI-compatible HTTP server on
+# 127.0.0.1) and the docker ones (docker_client, docker_image, sandbox_template, make_sandbox),
+# which skip with the reason where no Docker Engine is reachable.
+from tests.docker_support import (  # noqa: E402, F401
+    docker_client,
+    docker_image,
+    make_sandbox,
+    sandbox_template,
+)
 from tests.scripted_server import scripted_server  # noqa: E402, F401

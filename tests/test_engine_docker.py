@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.docker_support import docker_client, docker_image, remove_env_images  # noqa: F401
+from tests.docker_support import remove_env_images
 from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply
 from tests.test_sandbox_docker import tiny_wheel
@@ -29,7 +29,7 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def template_name(docker_client, docker_image: str):  # noqa: F811
+def template_name(docker_client, docker_image: str):
     """A throwaway copy of the python template on the local test image, so cached environments
     of other tests are never reused by accident."""
     name = f"e2e-{uuid.uuid4().hex[:8]}"
@@ -55,7 +55,7 @@ async def test_step_verified_in_docker_is_committed(
     make_repo,
     scripted_server,
     template_name,
-    docker_image,  # noqa: F811
+    docker_image,
 ) -> None:
     repo = make_repo()
     add_template(repo, template_name, docker_image)
@@ -76,7 +76,7 @@ async def test_install_action_is_shown_recorded_cached_and_reused(
     make_repo,
     scripted_server,
     template_name,
-    docker_image,  # noqa: F811
+    docker_image,
 ) -> None:
     repo = make_repo()
     add_template(repo, template_name, docker_image)

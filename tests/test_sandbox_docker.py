@@ -38,8 +38,8 @@ from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.sandbox.templates import TemplateError, load_templates, pick_template
 from tui_engineer.verify.runner import CommandNotFound
 
-# Fixtures: docker_client, docker_image, sandbox_template, make_sandbox (skip when no engine).
-pytest_plugins = ["tests.docker_support"]
+# Fixtures from tests/docker_support.py (registered in conftest): docker_client, docker_image,
+# sandbox_template, make_sandbox — they skip with the reason when no engine is reachable.
 
 PYTEST = "python -m pytest"
 MIXED_TESTS = {
