@@ -61,6 +61,10 @@ async def test_two_step_plan_with_a_fix_commits_both_steps(
     assert "mul adds its arguments" in fix.messages[-1]["content"]
     finished = seen.of(ev.TestsFinished)
     assert [f.ok for f in finished] == [True, False, True]
+    # Work in progress is visible: each applied edit carries the step's diff so far.
+    in_progress = [e.diff for e in seen.of(ev.EditsApplied) if e.step == 2]
+    assert "+    return a + b  # oops" in in_progress[0]
+    assert "+    return a * b" in in_progress[-1]
     suite = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=repo,

@@ -115,6 +115,7 @@ class EditsApplied(Event):
     step: int
     attempt: int
     changed: tuple[str, ...]
+    diff: str = ""  # the step's whole diff so far, so a UI can show work in progress
 
 
 @dataclass(frozen=True)

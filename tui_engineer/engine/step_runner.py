@@ -78,15 +78,17 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
         result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
     except EditError as err:
         return _refused(rt, step, state, err.feedback)
+    after = await asyncio.to_thread(rt.shadow.diff)
     if result is not None:
         renamed = [new for _, new in result.renamed]
         changed = tuple(result.changed + result.created + result.deleted + renamed)
-        rt.emit(ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed))
+        rt.emit(
+            ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed, diff=after)
+        )
     ran = await run_actions(rt, step.index, state.attempt, actions)
     state.actions += ran.done
     if ran.feedback:
         state.messages.append({"role": "user", "content": "\n\n".join(ran.feedback)})
-    after = await asyncio.to_thread(rt.shadow.diff)
     return True if after != before or ran.done else None
 
 
