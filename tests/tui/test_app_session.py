@@ -24,6 +24,8 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.tui.app import TuiEngineerApp
+from tui_engineer.tui.panes.diff_view import DiffLine
+from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
 
@@ -138,6 +140,35 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
         await pilot.press("a")
         await finish_session(pilot, app)
     assert titles(repo) == ["add mul", "initial"]
+
+
+async def test_a_fix_loop_shows_each_attempt_in_the_diff_and_tree_before_review(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds.", delay=0.5),  # the diagnosis: the buggy attempt is on screen
+        Reply(text=MUL_FIX, delay=0.5),
+    )
+    app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.status.busy == "model: diagnose")
+        assert app.reviewer.question is None  # nothing to review yet: this is work in progress
+        assert "    return a + b  # x" in [line.text for line in _diff_lines(app)]
+        assert "in progress" in str(app.diff.border_title)
+        tree = app.screen.query_one(RepoTree)
+        assert tree.marks == {"calc.py": "M", "tests/test_calc.py": "M"}
+        await wait_for(pilot, lambda: app.status.busy == "model: fix")
+        fixed = "    return a * b"
+        await wait_for(pilot, lambda: fixed in [line.text for line in _diff_lines(app)])
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("s")
+        await finish_session(pilot, app)
+
+
+def _diff_lines(app: TuiEngineerApp) -> list[DiffLine]:
+    return [line for file in app.diff.files for hunk in file.hunks for line in hunk.lines]
 
 
 async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server) -> None:

@@ -343,6 +343,17 @@ class TuiEngineerApp(App[int]):
         else:
             self.plan_pane.set_status(event.step, "proposing")
 
+    async def _on_edits_applied(self, event: ev.EditsApplied) -> None:
+        """Work in progress: the step's diff so far, before its tests ran (a fix loop shows
+        each attempt as it lands)."""
+        if not event.diff.strip():
+            return
+        self.diff.show_diff(event.diff)
+        self.diff.border_title = f"Diff — step {event.step}, in progress (not reviewed yet)"
+        marks = {file.path: file.status for file in self.diff.files}
+        self._changes = set(marks)
+        self._tree_marks(marks)
+
     async def _on_tests_started(self, event: ev.TestsStarted) -> None:
         self._tests_running = True
         self.status.busy = "tests running"
@@ -382,6 +393,7 @@ class TuiEngineerApp(App[int]):
     async def _on_proposal_ready(self, event: ev.ProposalReady) -> None:
         self.proposals_seen += 1
         self.diff.show_diff(event.diff)
+        self.diff.border_title = f"Diff — step {event.step}"
         marks = {path: letter[:1] for letter, path in event.changes}
         self._changes = set(marks)
         self._tree_marks(marks)
@@ -406,6 +418,7 @@ class TuiEngineerApp(App[int]):
         self._changes = set()
         self._tree_marks({})
         self.diff.show_diff("")
+        self.diff.border_title = "Diff"
 
     async def _on_step_committed(self, event: ev.StepCommitted) -> None:
         self.plan_pane.set_status(event.step, "accepted", event.sha[:7])
