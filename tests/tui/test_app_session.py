@@ -85,6 +85,7 @@ async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
+        assert "sandbox: local" in str(app.status.render())  # where the tests ran
         await pilot.press("r")
         await wait_for_screen(pilot, app, RejectReasonScreen)
         await type_text(pilot, "use a plain subtraction")  # 'a', 's', 'r': no keys fire

@@ -224,6 +224,7 @@ class TuiEngineerApp(App[int]):
         tree_slot = self.screen_stack[0].query_one("#pane-tree")
         await tree_slot.mount(RepoTree(prepared.root, id="tree"))
         self.status.model = prepared.settings.model
+        self.status.sandbox = prepared.settings.sandbox
         self.status.max_tokens = prepared.settings.max_tokens
         self.status.max_usd = prepared.settings.max_usd
         self.status.phase = "ready"
@@ -299,6 +300,7 @@ class TuiEngineerApp(App[int]):
 
     async def _on_session_started(self, event: ev.SessionStarted) -> None:
         self.status.model = event.model
+        self.status.sandbox = event.sandbox
         self.status.phase = "planning" if self.options.plan else "working"
         self.status.start_clock()
 

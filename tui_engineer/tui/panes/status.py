@@ -1,4 +1,5 @@
-"""The status bar: model, tokens and cost against the budget, phase, elapsed time, busy spinner."""
+"""The status bar: phase, model, sandbox, tokens and cost against the budget, elapsed time, and a
+busy spinner."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class StatusBar(Static):
     StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
     model: reactive[str] = reactive("")
+    sandbox: reactive[str] = reactive("")  # where tests run: "local" or "docker"
     phase: reactive[str] = reactive("starting")
     busy: reactive[str] = reactive("")  # what is under way ("" = idle)
     tokens: reactive[int] = reactive(0)
@@ -61,7 +63,10 @@ class StatusBar(Static):
             spin = "●" if self.deterministic else SPINNER[self._frame % len(SPINNER)]
             text.append(f"{spin} {self.busy}  ", style="bold")
         text.append(self.phase)
-        parts = [self.model or "no model", _tokens(self.tokens, self.max_tokens)]
+        parts = [self.model or "no model"]
+        if self.sandbox:
+            parts.append(f"sandbox: {self.sandbox}")
+        parts.append(_tokens(self.tokens, self.max_tokens))
         parts.append(_money(self.usd, self.max_usd))
         if self.started is not None and not self.deterministic:
             seconds = int(time.monotonic() - self.started)
