@@ -170,3 +170,26 @@ def test_parser_reads_renames_binaries_and_line_numbers() -> None:
         ("+", None, 12),
     ]
     assert binary.binary and binary.path == "logo.png"
+
+
+async def test_rows_use_the_theme_background_to_the_right_edge_in_a_light_theme(
+    make_repo: Callable[..., Path],
+) -> None:
+    """Past the end of the code, a row shows the pane's own background, never the terminal's
+    default (a dark block in a light theme)."""
+    app = DiffApp()
+    async with app.run_test(size=(120, 20)) as pilot:
+        app.theme = "textual-light"
+        view = app.query_one(DiffView)
+        view.show_diff(proposal_diff(make_repo))
+        await pilot.pause()
+        surface = view.rich_style.bgcolor
+        for y in range(view.scrollable_content_region.height):
+            segments = list(view.render_line(y))
+            unstyled = [seg.text for seg in segments if seg.style is None or not seg.style.bgcolor]
+            assert unstyled == [], f"row {y} has cells without a background: {unstyled}"
+            last = segments[-1].style
+            assert last is not None and last.bgcolor is not None
+            row = view._rows[y] if y < len(view._rows) else None
+            if row is None or (row.left is not None and row.left.kind == " "):
+                assert last.bgcolor == surface  # context lines and blank rows: the pane's own

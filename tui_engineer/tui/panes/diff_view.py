@@ -423,7 +423,11 @@ class DiffView(ScrollView, can_focus=True):
             return strip.crop_extend(0, width, base)
         gutter_width = self._gutter * 2 + 3
         gutter = strip.crop(0, gutter_width)
-        code = strip.crop(gutter_width).crop_extend(scroll_x, scroll_x + width - gutter_width, None)
+        # Past the code the row keeps its tint (or the pane's background): unstyled cells would
+        # show the terminal's default colour, a dark block in a light theme.
+        assert row.left is not None
+        fill = base + self._line_style(row.left.kind)
+        code = strip.crop(gutter_width).crop_extend(scroll_x, scroll_x + width - gutter_width, fill)
         return Strip.join([gutter, code]).simplify()
 
     def _render_row(self, row: Row, width: int) -> Strip:
