@@ -163,3 +163,39 @@ async def test_disk_changes_post_files_changed_and_refresh_the_tree(
         await wait_for(pilot, lambda: tree.node_for("fresh.py") is not None, timeout=10)
         (repo / "fresh.py").unlink()
         await wait_for(pilot, lambda: tree.node_for("fresh.py") is None, timeout=10)
+
+
+async def test_a_folder_excluded_after_the_tree_opened_stays_hidden(
+    make_repo: Callable[..., Path],
+) -> None:
+    """A session's run records: the exclude line and the folder arrive after the first listing."""
+    from tui_engineer.records.recorder import RUNS_FOLDER, ensure_excluded
+
+    repo = make_repo(FILES)
+    (repo / "shown").mkdir()
+    (repo / "shown" / "x.txt").write_text("x\n")
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        await watcher_running(pilot, app, repo)
+        assert tree.node_for("shown") is not None
+        ensure_excluded(repo)  # what the engine's recorder does at session start
+        (repo / RUNS_FOLDER).mkdir(parents=True)
+        (repo / RUNS_FOLDER / "run.jsonl").write_text("{}\n")
+        with (repo / ".git" / "info" / "exclude").open("a") as exclude:
+            exclude.write("shown/\n")  # a folder already on screen goes when it is excluded
+        await wait_for(pilot, lambda: tree.node_for("shown") is None, timeout=10)
+        await settled(pilot, tree)
+        assert tree.node_for(".tui-engineer") is None
+        assert not any(p.startswith(".tui-engineer") for ps in app.changed for p in ps)
+
+
+async def watcher_running(pilot: Pilot[None], app: TreeApp, repo: Path) -> None:
+    """The watcher starts in its own process; touch a file until it reports one change."""
+    deadline = time.monotonic() + 10
+    while not app.changed:
+        assert time.monotonic() < deadline, "the watcher never reported a change"
+        (repo / "calc.py").write_text(f"def add(a, b):\n    return a + b  # {time.time()}\n")
+        await asyncio.sleep(0.5)
+    await pilot.pause()

@@ -39,7 +39,10 @@ root, debounce = sys.argv[1], int(sys.argv[2])
 stop = threading.Event()
 threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
 git_dir = os.path.join(root, ".git")
+exclude = os.path.join(git_dir, "info", "exclude")
 def wanted(change, path):
+    if path == exclude:  # ignore rules, e.g. the run records folder added at session start
+        return True
     return path != git_dir and not path.startswith(git_dir + os.sep)
 for changes in watch(root, watch_filter=wanted,
                      debounce=debounce, step=50, stop_event=stop, rust_timeout=500,
@@ -185,6 +188,13 @@ class RepoTree(Tree[Entry]):
         def __init__(self, paths: list[str]) -> None:
             super().__init__()
             self.paths = paths
+
+    class IgnoreRulesChanged(Message):
+        """A .gitignore or .git/info/exclude changed; `folders` are the ones it governs."""
+
+        def __init__(self, folders: list[str]) -> None:
+            super().__init__()
+            self.folders = folders
 
     def __init__(self, root: Path, *, id: str | None = None) -> None:
         self.root_path = Path(root).resolve()
@@ -334,11 +344,31 @@ class RepoTree(Tree[Entry]):
             proc.terminate()
         assert proc.stdout is not None
         for line in proc.stdout:
-            changes = [(Change(kind), path) for kind, path in json.loads(line)]
-            paths = sorted({self._relative(p) for c, p in changes if self._wanted_change(c, p)})
-            if paths and not self._stop_watching.is_set():
-                self.post_message(self.FilesChanged(paths))
+            if not self._stop_watching.is_set():
+                self._take_batch([(Change(kind), path) for kind, path in json.loads(line)])
         proc.wait()
+
+    def _take_batch(self, changes: list[tuple[Change, str]]) -> None:
+        """Ignore-rule files first: the other changes of the batch are judged by the new rules
+        (the run records folder is created just after its exclude line is written)."""
+        rule_dirs = sorted(
+            {rel for _, p in changes if (rel := self._rules_file_dir(p)) is not None}
+        )
+        if rule_dirs:
+            self.rules.forget()
+            self.post_message(self.IgnoreRulesChanged(rule_dirs))
+        paths = sorted({self._relative(p) for c, p in changes if self._wanted_change(c, p)})
+        if paths:
+            self.post_message(self.FilesChanged(paths))
+
+    def _rules_file_dir(self, path: str) -> str | None:
+        """The folder whose listing a changed ignore file governs ("" = all), else None."""
+        rel = self._relative(path)
+        if rel == ".git/info/exclude":
+            return ""
+        if PurePosixPath(rel).name == ".gitignore":
+            return rel.rpartition("/")[0]
+        return None
 
     def _relative(self, path: str) -> str:
         try:
@@ -350,9 +380,15 @@ class RepoTree(Tree[Entry]):
         rel = self._relative(path)
         if rel.startswith("/") or rel == "." or rel.split("/")[0] == ".git":
             return False
-        if PurePosixPath(rel).name == ".gitignore":
-            self.rules.forget()
         return not self.rules.ignored(rel, change != Change.deleted and Path(path).is_dir())
+
+    def on_repo_tree_ignore_rules_changed(self, event: IgnoreRulesChanged) -> None:
+        """Re-list every open folder the changed rules govern: newly ignored entries vanish,
+        newly visible ones appear."""
+        event.stop()
+        for rel_dir in list(self._loaded):
+            if any(d == "" or rel_dir == d or rel_dir.startswith(d + "/") for d in event.folders):
+                self._reload(self._loaded[rel_dir])
 
     def on_repo_tree_files_changed(self, event: FilesChanged) -> None:
         """Refresh the open folders that hold changed paths (the message still bubbles)."""
