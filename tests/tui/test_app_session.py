@@ -77,6 +77,33 @@ async def test_plan_with_a_failing_step_fixed_then_accepted_commits_both(
     assert app.plan_pane.status_of(2) == "accepted"
 
 
+def chat_text(app: TuiEngineerApp) -> str:
+    """Everything the chat shows: notes, headers, and the Markdown of streamed replies."""
+    parts = [str(w.render()) for w in app.chat.query("Static")]
+    return "\n".join(parts + [m.source for m in app.chat.query("Markdown")])
+
+
+async def test_the_plan_streams_as_a_planning_line_then_shows_as_a_list_of_steps(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    plan = plan_reply("Add sub", "Add mul")
+    half = len(plan) // 2
+    scripted_server.script(
+        Reply(chunks=[plan[:half], plan[half:]], chunk_delay=0.5),
+        Reply(text=SUB, delay=30),  # step 1's proposal: not needed here
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "characters)" in chat_text(app))  # part of the plan is in
+        assert "Planning… (" in chat_text(app)
+        assert '{"steps"' not in chat_text(app)  # no raw JSON
+        await wait_for(pilot, lambda: "Plan (2 steps):" in chat_text(app))
+        assert "1. Add sub" in chat_text(app) and "2. Add mul" in chat_text(app)
+        assert '{"steps"' not in chat_text(app) and "Planning…" not in chat_text(app)
+        await app.stop_work()
+
+
 async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     make_repo, scripted_server
 ) -> None:

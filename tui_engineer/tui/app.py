@@ -308,7 +308,10 @@ class TuiEngineerApp(App[int]):
         await self.chat.note(event.message)
 
     async def _on_plan_ready(self, event: ev.PlanReady) -> None:
+        known = set(self.plan_pane.rows)
         self.plan_pane.set_steps(event.steps)
+        new = [(step.index, step.title) for step in event.steps if step.index not in known]
+        await self.chat.show_plan(new)
 
     async def _on_step_started(self, event: ev.StepStarted) -> None:
         self.plan_pane.set_status(event.index, "proposing")
@@ -317,7 +320,9 @@ class TuiEngineerApp(App[int]):
     async def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
         self.status.busy = f"model: {event.purpose}"
         where = f"step {event.step} · " if event.step is not None else ""
-        await self.chat.begin_reply(f"{self.status.model} — {where}{event.purpose}")
+        # A plan arrives as JSON: "Planning…" while it streams, then the steps (PlanReady).
+        quiet = "Planning…" if event.purpose == "plan" else ""
+        await self.chat.begin_reply(f"{self.status.model} — {where}{event.purpose}", quiet=quiet)
 
     async def _on_token(self, event: ev.TokenStream) -> None:
         await self.chat.add_text(event.text)

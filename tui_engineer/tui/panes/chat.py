@@ -28,6 +28,7 @@ class ChatPane(VerticalScroll):
     ChatPane > .chat-you { margin-top: 1; color: $accent; }
     ChatPane > .chat-note { margin-top: 1; color: $text-muted; }
     ChatPane > .chat-error { margin-top: 1; color: $error; }
+    ChatPane > .chat-plan { color: $foreground; }
     ChatPane > Markdown { margin: 0; padding: 0; background: transparent; }
     """
 
@@ -36,6 +37,9 @@ class ChatPane(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._reply: Markdown | None = None
         self._queued: list[tuple[str, Static]] = []
+        self._quiet: Static | None = None  # the one-line stand-in for a reply not shown raw
+        self._quiet_label = ""
+        self._quiet_chars = 0
 
     def on_mount(self) -> None:
         self.anchor()
@@ -71,19 +75,42 @@ class ChatPane(VerticalScroll):
     def _you(text: str, state: str) -> str:
         return f"You: {escape(text)}" + (f"  [dim]({state})[/]" if state else "")
 
-    async def begin_reply(self, title: str) -> None:
-        """A model call started: its text streams into a new Markdown block under `title`."""
+    async def begin_reply(self, title: str, *, quiet: str = "") -> None:
+        """A model call started: its text streams into a new Markdown block under `title`.
+        With `quiet` (e.g. "Planning…"), the raw text (JSON) is not shown: one line says what
+        is going on and counts what arrived, until `show_plan` replaces it."""
         await self.end_reply()
         header = Static(title, classes="chat-who", markup=False)
+        if quiet:
+            self._quiet_label, self._quiet_chars = quiet, 0
+            self._quiet = Static(quiet, classes="chat-note", markup=False)
+            await self._add(header, self._quiet)
+            return
+        self._quiet = None
         self._reply = Markdown()
         await self._add(header, self._reply)
         self._stream = Markdown.get_stream(self._reply)
 
     async def add_text(self, text: str) -> None:
+        if self._quiet is not None:
+            self._quiet_chars += len(text)
+            self._quiet.update(f"{self._quiet_label} ({self._quiet_chars:,} characters)")
+            return
         if self._stream is None:
             await self.begin_reply("model")
         assert self._stream is not None
         await self._stream.write(text)
+
+    async def show_plan(self, steps: list[tuple[int, str]]) -> None:
+        """The plan arrived: a readable list of its steps, in place of the "Planning…" line
+        (nothing when no plan call stands waiting, e.g. a one-step session)."""
+        if self._quiet is None:
+            return
+        count = f"{len(steps)} step" + ("" if len(steps) == 1 else "s")
+        lines = [f"Plan ({count}):"] + [f"  {index}. {title}" for index, title in steps]
+        self._quiet.update("\n".join(lines))
+        self._quiet.set_classes("chat-plan")
+        self._quiet = None
 
     async def end_reply(self) -> None:
         if self._stream is not None:
