@@ -6,10 +6,14 @@ from __future__ import annotations
 from rich.markup import escape
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the DOM forever
+# Streamed text reaches the Markdown at most this often. Each append re-lays-out the pane; fed
+# per token at 1,000 tokens/s, appends would run back to back and starve the keyboard.
+FLUSH_SECONDS = 0.1
 
 
 class ChatInput(Input):
@@ -37,6 +41,8 @@ class ChatPane(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._reply: Markdown | None = None
         self._queued: list[tuple[str, Static]] = []
+        self._unflushed: list[str] = []  # streamed text not yet given to the Markdown
+        self._flush_timer: Timer | None = None
         self._quiet: Static | None = None  # the one-line stand-in for a reply not shown raw
         self._quiet_label = ""
         self._quiet_chars = 0
@@ -98,8 +104,16 @@ class ChatPane(VerticalScroll):
             return
         if self._stream is None:
             await self.begin_reply("model")
-        assert self._stream is not None
-        await self._stream.write(text)
+        self._unflushed.append(text)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+
+    async def _flush(self) -> None:
+        self._flush_timer = None
+        if self._stream is not None and self._unflushed:
+            text = "".join(self._unflushed)
+            self._unflushed.clear()
+            await self._stream.write(text)
 
     async def show_plan(self, steps: list[tuple[int, str]]) -> None:
         """The plan arrived: a readable list of its steps, in place of the "Planning…" line
@@ -113,6 +127,9 @@ class ChatPane(VerticalScroll):
         self._quiet = None
 
     async def end_reply(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        await self._flush()
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
