@@ -22,6 +22,15 @@ KEEPALIVE_PIDFILE = "/.tui-engineer-keepalive"
 KEEPALIVE = f"echo $$ > {KEEPALIVE_PIDFILE}; exec sleep 2147483647"
 # Enough for root setup commands (pip, npm, apt's privilege drop); no raw network, no mounts.
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETUID", "SETGID"]
+# Kills every process but PID 1 (docker's init) and the keepalive, a few rounds in case
+# something forks while we go; used after root runs (`kill -1` would end the keepalive).
+KILL_AS_ROOT = (
+    f"keep=$(cat {KEEPALIVE_PIDFILE} 2>/dev/null); for r in 1 2 3 4 5 6 7 8; do found=; "
+    'for d in /proc/[0-9]*; do p=${d#/proc/}; case "$p" in 1|"$keep"|"$$") continue;; esac; '
+    'kill -9 "$p" 2>/dev/null && found=1; done; [ -n "$found" ] || break; done; true'
+)
+# As the test user, kill(-1) reaches exactly that user's processes, atomically (no fork escapes).
+KILL_AS_USER = "kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; true"
 
 
 @dataclass(frozen=True)

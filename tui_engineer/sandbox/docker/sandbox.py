@@ -16,23 +16,24 @@ from typing import Any
 from docker.errors import APIError, NotFound
 
 from tui_engineer.errors import UserError
-from tui_engineer.sandbox.actions import ActionResult, InstallPackage, SandboxAction
+from tui_engineer.sandbox.actions import ActionResult, SandboxAction
 from tui_engineer.sandbox.docker import environment as envs
 from tui_engineer.sandbox.docker.client import connect
 from tui_engineer.sandbox.docker.containers import (
-    KEEPALIVE_PIDFILE,
+    KILL_AS_ROOT,
+    KILL_AS_USER,
     ResourceLimits,
     cleanup_containers,
     create_container,
 )
 from tui_engineer.sandbox.docker.errors import SandboxFailure
 from tui_engineer.sandbox.docker.execs import ExecResult, exec_quiet, exec_stream
+from tui_engineer.sandbox.docker.repair import SETUP_TIMEOUT, Repair
 from tui_engineer.sandbox.docker.workspace import (
     HOME,
     REPORT_DIR,
     REPORT_PATH,
     WORKSPACE,
-    changed_files_script,
     clear_script,
     read_single_file,
     workspace_tar,
@@ -47,17 +48,6 @@ from tui_engineer.verify.report import (
 from tui_engineer.verify.runner import CommandNotFound, RunResult
 
 OutputCallback = Callable[[str], None]
-SETUP_TIMEOUT = 900.0
-ACTION_MARKER = "/.tui-engineer-action-marker"
-# Kills every process but PID 1 (docker's init) and the keepalive, a few rounds in case
-# something forks while we go; used when the tests run as root (`kill -1` would end the keepalive).
-_KILL_AS_ROOT = (
-    f"keep=$(cat {KEEPALIVE_PIDFILE} 2>/dev/null); for r in 1 2 3 4 5 6 7 8; do found=; "
-    'for d in /proc/[0-9]*; do p=${d#/proc/}; case "$p" in 1|"$keep"|"$$") continue;; esac; '
-    'kill -9 "$p" 2>/dev/null && found=1; done; [ -n "$found" ] || break; done; true'
-)
-# As the test user, kill(-1) reaches exactly that user's processes, atomically (no fork escapes).
-_KILL_AS_USER = "kill -9 -1 2>/dev/null; kill -9 -1 2>/dev/null; true"
 _OOM_COUNTERS = "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control"
 
 
@@ -145,7 +135,8 @@ class DockerSandbox:
         env.layers = await asyncio.to_thread(envs.read_layers, self._container)
         self.environment = env
         if not env.warm and self.template.setup:
-            await self._run_template_setup(workdir, on_output)
+            await self._refresh(workdir)
+            await self._repair().run_template_setup(on_output)
         return env
 
     def _choose_environment(self) -> envs.Environment:
@@ -243,7 +234,7 @@ class DockerSandbox:
         """End every process a run left (daemons, fork bombs). If even that cannot start (the
         pid limit is full), restart the container: its files survive a restart."""
         user = self.template.user
-        script = _KILL_AS_ROOT if user == "root" else _KILL_AS_USER
+        script = KILL_AS_ROOT if user == "root" else KILL_AS_USER
         try:
             code, _ = await exec_quiet(
                 self._client.api, self._container.id, script, user=user, timeout=30, wrap=False
@@ -318,7 +309,7 @@ class DockerSandbox:
                 return int(value)
         return 0
 
-    # --- self-repair -----------------------------------------------------------------------
+    # --- self-repair (repair.py) -----------------------------------------------------------
 
     async def apply_action(
         self,
@@ -334,107 +325,20 @@ class DockerSandbox:
             folder = workdir or self._last_workdir or self.repo_root
             await self._ensure(folder, on_output)
             await self._refresh(folder)
-            command = self._action_command(action)
-            await exec_quiet(self._client.api, self._container.id, f"touch {ACTION_MARKER}")
-            result = await self._exec_as_root(command, timeout, on_output)
-            outcome = ActionResult(
-                action=action,
-                command=command,
-                ok=result.exit_code == 0,
-                exit_code=result.exit_code,
-                timed_out=result.timed_out,
-                duration=result.duration,
-                output=result.output,
-                changed_files=await self._changed_files(),
-            )
-            await self._finish_action(outcome)
+            outcome = await self._repair().run_action(action, timeout, on_output)
             self.actions.append(outcome)
             return outcome
 
-    def _action_command(self, action: SandboxAction) -> str:
-        if isinstance(action, InstallPackage):
-            return self.template.install_command(action.package)
-        return action.command
-
-    async def _exec_as_root(
-        self, command: str, timeout: float, on_output: OutputCallback | None
-    ) -> ExecResult:
-        result = await exec_stream(
-            self._client.api,
-            self._container.id,
-            ["sh", "-c", command],
-            user="root",
-            workdir=WORKSPACE,
-            timeout=timeout,
-            on_output=on_output,
-        )
-        await exec_quiet(
-            self._client.api, self._container.id, _KILL_AS_ROOT, timeout=30, wrap=False
-        )
-        return result
-
-    async def _changed_files(self) -> list[str]:
-        script = changed_files_script(ACTION_MARKER, self.template.keep_paths)
-        _, output = await exec_quiet(self._client.api, self._container.id, script)
-        return sorted(line.removeprefix("./") for line in output.splitlines() if line.strip())
-
-    async def _finish_action(self, outcome: ActionResult) -> None:
-        if outcome.timed_out:
-            outcome.note = f"stopped by the {outcome.duration:.0f}s action timeout"
-            return
-        if not outcome.ok:
-            outcome.note = self._network_hint()
-            return
-        entry = envs.layer_entry(outcome.action.kind, outcome.command, reason=outcome.action.reason)
-        outcome.cached_image = await self._save_layer([entry])
-
-    def _network_hint(self) -> str:
-        if self.allow_network:
-            return ""
-        return (
-            "The sandbox has no network (allow_network = false), so downloads fail; set "
-            "allow_network = true to let installs reach package indexes."
-        )
-
-    async def _run_template_setup(self, workdir: Path, on_output: OutputCallback | None) -> None:
-        await self._refresh(workdir)
-
-        def tagged(line: str) -> None:
-            if on_output is not None:
-                on_output(f"[sandbox setup] {line}")
-
-        entries = []
-        for command in self.template.setup:
-            result = await self._exec_as_root(command, SETUP_TIMEOUT, tagged)
-            if result.exit_code != 0:
-                raise SandboxFailure(self._setup_failed(command, result))
-            entries.append(envs.layer_entry("template-setup", command))
-        await self._save_layer(entries)
-
-    def _setup_failed(self, command: str, result: ExecResult) -> str:
-        tail = "\n".join(result.output.rstrip().splitlines()[-15:])
-        state = "timed out" if result.timed_out else f"failed (exit code {result.exit_code})"
-        return (
-            f"The docker sandbox's setup command `{command}` (template "
-            f"{self.template.name!r}) {state}:\n{tail}\n{self._network_hint()}".rstrip()
-        )
-
-    async def _save_layer(self, entries: list[dict[str, Any]]) -> str | None:
-        """Record `entries` in the image's layer list and commit the container as the cached
-        environment (the workspace copy is cleared first: project code stays out of images)."""
+    def _repair(self) -> Repair:
         assert self.environment is not None
-        env = self.environment
-        env.layers = [*env.layers, *entries]
-        if not self.use_cache:
-            return None
-        container = self._container
-        await asyncio.to_thread(envs.write_layers, container, env.layers)
-        owner, keep = self.template.user, self.template.keep_paths
-        if keep:
-            kept = " ".join(shlex.quote(f"{WORKSPACE}/{name}") for name in keep)
-            await exec_quiet(self._client.api, container.id, f"chown -R {owner} {kept} 2>/dev/null")
-        await exec_quiet(self._client.api, container.id, clear_script(keep, owner))
-        return await asyncio.to_thread(envs.commit_environment, container, env)
+        return Repair(
+            self._client,
+            self._container,
+            self.environment,
+            self.template,
+            self.allow_network,
+            self.use_cache,
+        )
 
 
 def _program(command: str) -> str | None:
