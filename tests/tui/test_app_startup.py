@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_FILES, git, write_files
-from tests.scripted_server import Reply
+from tests.scripted_server import Reply, unused_base_url
 from tests.tui.app_support import KEY, SIZE, SUB, make_app, reviewing, wait_for, wait_for_screen
 from tui_engineer.tui.screens import (
     DirtyTreeScreen,
@@ -29,6 +29,23 @@ async def test_no_api_key_shows_what_to_set_and_the_url_tried(make_repo, scripte
         await pilot.click("#quit")
     assert app.return_code == 2
     assert scripted_server.chat_requests == []
+
+
+async def test_server_unreachable_says_so_with_the_url_tried(
+    make_repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    url = unused_base_url()  # nothing listens there
+    app = make_app(make_repo(), url, "add sub")
+    app.check_retries = 0  # one refused connection is enough
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, ProblemScreen)
+        body = str(app.screen.query_one("#dialog-body").render())
+        assert app.screen.title_text == "Model server unreachable"
+        assert f"URL tried: {url}" in body
+        assert not app.ready
+        await pilot.click("#quit")
+    assert app.return_code == 2
 
 
 async def test_not_a_repo_offers_git_init_then_handles_the_files_already_there(

@@ -97,6 +97,8 @@ class TuiEngineerApp(App[int]):
         self.finished_sessions = 0
         self._tests_running = False
         self._changes: set[str] = set()
+        self.check_retries = 1  # the start-up server check (tests set 0)
+        self.check_timeout = 15.0
 
     # ----- layout
 
@@ -179,16 +181,29 @@ class TuiEngineerApp(App[int]):
                     return None
 
     async def _check_server(self, prepared: Prepared) -> None:
-        check = getattr(prepared.model, "check_connection", None)
-        if check is None:  # a replayed run needs no server
-            return
-        self.status.busy = f"checking {getattr(prepared.model, 'base_url', 'the server')}"
+        """One quick look at the server, with its own small retry count: a server that is down
+        gets its screen (with Retry) in a second or two, not after the session's backoff."""
+        from tui_engineer.llm import ModelClient
+
+        if getattr(prepared.model, "check_connection", None) is None:
+            return  # a replayed run needs no server
+        s = prepared.settings
+        checker = ModelClient(
+            model=s.model,
+            base_url=s.base_url,
+            api_key=s.api_key,
+            api_key_env=s.api_key_env,
+            max_retries=self.check_retries,
+            timeout=self.check_timeout,
+        )
+        self.status.busy = f"checking {checker.base_url}"
         try:
-            await check()
+            await checker.check_connection()
         except UserError:
             await prepared.model.aclose()
             raise
         finally:
+            await checker.aclose()
             self.status.busy = ""
 
     async def _offer_init(self) -> bool:
