@@ -11,7 +11,7 @@ from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
-from tui_engineer.tui.panes.file_tree import RepoTree
+from tui_engineer.tui.panes.file_tree import IgnoreRules, RepoTree, list_fresh
 
 FILES = {
     ".gitignore": "build/\n*.log\n",
@@ -199,3 +199,17 @@ async def watcher_running(pilot: Pilot[None], app: TreeApp, repo: Path) -> None:
         (repo / "calc.py").write_text(f"def add(a, b):\n    return a + b  # {time.time()}\n")
         await asyncio.sleep(0.5)
     await pilot.pause()
+
+
+def test_a_listing_uses_an_exclude_line_written_after_the_rules_were_read(
+    make_repo: Callable[..., Path],
+) -> None:
+    """No watcher needed: the records folder can appear before the watcher process is up."""
+    repo = make_repo(FILES)
+    rules = IgnoreRules(repo)
+    assert "calc.py" in [e.rel for e in list_fresh(repo, "", rules)]  # the rules are read
+    with (repo / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write("/.tui-engineer/\n")
+    (repo / ".tui-engineer" / "runs").mkdir(parents=True)
+    shown = [e.rel for e in list_fresh(repo, "", rules)]
+    assert ".tui-engineer" not in shown and "calc.py" in shown

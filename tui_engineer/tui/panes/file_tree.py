@@ -74,11 +74,32 @@ class IgnoreRules:
         self.root = root
         self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
         self._lock = threading.Lock()
+        self._seen: tuple[tuple[int, int] | None, ...] | None = None  # see still_fresh()
 
     def forget(self) -> None:
         """Drop cached rules (a .gitignore changed)."""
         with self._lock:
             self._specs.clear()
+
+    def still_fresh(self) -> bool:
+        """False, with the cache dropped, when the repo-wide ignore files (.git/info/exclude,
+        the root .gitignore) changed since last asked. Two stats: cheap enough per listing, and
+        it works before the watcher is up (the engine adds its records folder to the exclude
+        file just as the tree first lists the root)."""
+        stamps = []
+        for path in (self.root / ".git" / "info" / "exclude", self.root / ".gitignore"):
+            try:
+                stat = path.stat()
+                stamps.append((stat.st_mtime_ns, stat.st_size))
+            except OSError:
+                stamps.append(None)
+        now = tuple(stamps)
+        with self._lock:
+            if now == self._seen:
+                return True
+            self._seen = now
+            self._specs.clear()
+            return False
 
     def _spec(self, rel_dir: str) -> pathspec.GitIgnoreSpec | None:
         with self._lock:
@@ -121,6 +142,18 @@ def _read_lines(path: Path) -> list[str]:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return []
+
+
+def list_fresh(
+    root: Path, rel_dir: str, rules: IgnoreRules, extra: Iterable[str] = ()
+) -> list[Entry]:
+    """`list_children` with current rules: listed again if an ignore file changed meanwhile."""
+    extra = list(extra)
+    rules.still_fresh()
+    entries = list_children(root, rel_dir, rules, extra)
+    if not rules.still_fresh():
+        entries = list_children(root, rel_dir, rules, extra)
+    return entries
 
 
 def list_children(
@@ -267,7 +300,7 @@ class RepoTree(Tree[Entry]):
         assert node.data is not None
         try:
             entries = await asyncio.to_thread(
-                list_children, self.root_path, node.data.rel, self.rules, list(self._marks)
+                list_fresh, self.root_path, node.data.rel, self.rules, list(self._marks)
             )
             if node.tree is self and (node.is_root or node.parent is not None):
                 self._apply_listing(node, entries)
