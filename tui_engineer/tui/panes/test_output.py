@@ -177,7 +177,8 @@ def _summary_text(
     duration: float,
     colours: tuple[str, str],
 ) -> Text:
-    """'✔ 3 passed · 0 failed · 0 errors · 1 skipped · 1.5s', bad counts in the error colour."""
+    """'✔ 3 passed · 0 failed · 1 skipped · 1.5s', bad counts in the error colour. Errors and
+    skipped only when there are some: the pane is narrow next to the others."""
     passed, failed, errors, skipped = counts
     good, bad = colours
     parts = Text.assemble(
@@ -185,11 +186,12 @@ def _summary_text(
         (f"{passed} passed", good if passed else ""),
         " · ",
         (f"{failed} failed", f"bold {bad}" if failed else ""),
-        " · ",
-        (f"{errors} errors", f"bold {bad}" if errors else ""),
-        " · ",
-        f"{skipped} skipped · {duration:.1f}s",
     )
+    if errors:
+        parts.append(" · ").append(f"{errors} errors", f"bold {bad}")
+    if skipped:
+        parts.append(f" · {skipped} skipped")
+    parts.append(f" · {duration:.1f}s")
     if summary:
         parts.append(f"  {summary}", "dim")
     return parts
