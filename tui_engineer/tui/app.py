@@ -421,7 +421,7 @@ class TuiEngineerApp(App[int]):
         self._tree_marks(marks)
         self.plan_pane.set_status(event.step, "awaiting review")
         tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
-        self.status.phase = f"review step {event.step} ({tests}): a accept · r reject · s skip"
+        self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:
             await self.chat.note(note)
         self._show_pane("diff")

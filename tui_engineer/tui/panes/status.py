@@ -71,5 +71,5 @@ class StatusBar(Static):
         if self.started is not None and not self.deterministic:
             seconds = int(time.monotonic() - self.started)
             parts.append(f"{seconds // 60:02d}:{seconds % 60:02d}")
-        text.append("  │  " + "  │  ".join(parts), style="dim")
+        text.append(" │ " + " │ ".join(parts), style="dim")  # compact: 80 columns hold it all
         return text
