@@ -1,13 +1,21 @@
-"""Plain helpers for the start-up screens: a title per problem, the server URL a problem is
-about, and remembering the chosen theme in the user's config file."""
+"""Start-up: the checks before a session can run, each problem shown as a screen
+(`StartupFlow`, mixed into the app), and the plain helpers behind those screens — a title per
+problem, the server URL a problem is about, and remembering the chosen theme."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 
+from textual import work
+
 from tui_engineer.errors import UserError
-from tui_engineer.headless.runner import RunOptions
+from tui_engineer.headless.runner import Prepared, RunOptions, prepare
+from tui_engineer.tui.panes.chat import ChatPane
+from tui_engineer.tui.panes.file_tree import RepoTree
+from tui_engineer.tui.panes.status import StatusBar
+from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, ProblemScreen
 
 DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -76,3 +84,124 @@ def save_theme_choice(name: str, path: Path | None = None) -> None:
         path.write_text(head + tail, encoding="utf-8")
     except OSError:
         pass  # a read-only config folder must not break the app; the theme still changes
+
+
+class StartupFlow:
+    """Mixed into `TuiEngineerApp` (before `App`): prepares the session, turning each start-up
+    problem into a screen, until it is ready or the user gives up."""
+
+    options: RunOptions
+    init_first: bool
+    deterministic: bool
+    prepared: Prepared | None
+    ready: bool
+    check_retries: int
+    check_timeout: float
+    status: StatusBar
+    chat: ChatPane
+
+    @work(group="startup", exclusive=True)
+    async def startup(self) -> None:
+        self.status.phase = "checking the repository and settings"
+        if self.init_first:
+            from tui_engineer.vcs import init_repo
+
+            await asyncio.to_thread(init_repo, self.options.repo)
+        prepared = await self._prepare_until_ok()
+        if prepared is None:
+            self.exit(2, return_code=2)
+            return
+        await self._became_ready(prepared)
+
+    async def _prepare_until_ok(self) -> Prepared | None:
+        from tui_engineer.vcs import DirtyTree, NotARepo
+
+        while True:
+            try:
+                prepared = await asyncio.to_thread(prepare, self.options)
+                await self._check_server(prepared)
+                return prepared
+            except NotARepo:
+                if not await self._offer_init():
+                    return None
+            except DirtyTree:
+                if not await self._ask_dirty():
+                    return None
+            except UserError as err:
+                url = await asyncio.to_thread(startup_url, self.options, err)
+                screen = ProblemScreen(problem_title(err), str(err), url)
+                if not await self.push_screen_wait(screen):
+                    return None
+
+    async def _check_server(self, prepared: Prepared) -> None:
+        """One quick look at the server, with its own small retry count: a server that is down
+        gets its screen (with Retry) in a second or two, not after the session's backoff."""
+        from tui_engineer.llm import ModelClient
+
+        if getattr(prepared.model, "check_connection", None) is None:
+            return  # a replayed run needs no server
+        s = prepared.settings
+        checker = ModelClient(
+            model=s.model,
+            base_url=s.base_url,
+            api_key=s.api_key,
+            api_key_env=s.api_key_env,
+            max_retries=self.check_retries,
+            timeout=self.check_timeout,
+        )
+        self.status.busy = f"checking {checker.base_url}"
+        try:
+            await checker.check_connection()
+        except UserError:
+            await prepared.model.aclose()
+            raise
+        finally:
+            await checker.aclose()
+            self.status.busy = ""
+
+    async def _offer_init(self) -> bool:
+        from tui_engineer.vcs import init_repo
+
+        if not await self.push_screen_wait(InitRepoScreen(self.options.repo)):
+            return False
+        root = await asyncio.to_thread(init_repo, self.options.repo)
+        self.notify(f"Created a git repository in {root}", title="git init")
+        return True
+
+    async def _ask_dirty(self) -> bool:
+        from tui_engineer.vcs import find_repo_root, handle_dirty, repo_state
+
+        root = await asyncio.to_thread(find_repo_root, self.options.repo)
+        state = await asyncio.to_thread(repo_state, root)
+        choice = await self.push_screen_wait(DirtyTreeScreen(state.changed_files))
+        if choice is None:
+            return False
+        if choice == "include":
+            self.options.allow_dirty = True
+        done = await asyncio.to_thread(handle_dirty, root, choice)
+        self.notify(done, title="Uncommitted changes", timeout=8)
+        await self.chat.note(done)
+        return True
+
+    async def _became_ready(self, prepared: Prepared) -> None:
+        self.prepared = prepared
+        self.ready = True
+        if prepared.settings.theme in self.available_themes:
+            self.theme = prepared.settings.theme
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        tree_slot = self.screen_stack[0].query_one("#pane-tree")
+        await tree_slot.mount(RepoTree(prepared.root, id="tree"))
+        self.status.model = prepared.settings.model
+        self.status.sandbox = prepared.settings.sandbox
+        self.status.max_tokens = prepared.settings.max_tokens
+        self.status.max_usd = prepared.settings.max_usd
+        self.status.phase = "ready"
+        if self.options.request:
+            await self.chat.user_message(self.options.request, queued=False)
+            self.start_session(self.options.request)
+        else:
+            await self.chat.note("Type what you want done below and press Enter.")
+
+    def _theme_changed(self, _theme: object) -> None:
+        if not self.deterministic:
+            save_theme_choice(self.theme)

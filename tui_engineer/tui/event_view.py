@@ -1,0 +1,198 @@
+"""Engine events rendered into the panes: each `EngineEvent` goes to its `_on_<type>` handler,
+which updates the plan, diff, tests, chat, tree marks and status bar."""
+
+from __future__ import annotations
+
+import re
+
+from tui_engineer.engine import events as ev
+from tui_engineer.headless.runner import RunOptions
+from tui_engineer.tui.bridge import EngineEvent
+from tui_engineer.tui.panes.chat import ChatInput, ChatPane
+from tui_engineer.tui.panes.diff_view import DiffView
+from tui_engineer.tui.panes.file_tree import RepoTree
+from tui_engineer.tui.panes.plan import PlanPane
+from tui_engineer.tui.panes.status import StatusBar
+from tui_engineer.tui.panes.test_output import TestOutputPane
+
+_DURATION = re.compile(r"\b\d+(\.\d+)?s\b")
+_TEMP_PATH = re.compile(r"/\S*/(repo|worktrees?|tui-engineer\S*)\S*")
+_ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+
+
+class EngineEventView:
+    """Mixed into `TuiEngineerApp` (before `App`): the app's panes are its attributes."""
+
+    options: RunOptions
+    deterministic: bool
+    proposals_seen: int
+    _tests_running: bool
+    _changes: set[str]
+    status: StatusBar
+    chat: ChatPane
+    chat_input: ChatInput
+    diff: DiffView
+    plan_pane: PlanPane
+    test_pane: TestOutputPane
+
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        handler = getattr(self, f"_on_{message.event.type}", None)
+        if handler is not None:
+            await handler(message.event)
+
+    async def _on_session_started(self, event: ev.SessionStarted) -> None:
+        self.status.model = event.model
+        self.status.sandbox = event.sandbox
+        self.status.phase = "planning" if self.options.plan else "working"
+        self.status.start_clock()
+
+    async def _on_notice(self, event: ev.Notice) -> None:
+        await self.chat.note(event.message)
+
+    async def _on_plan_ready(self, event: ev.PlanReady) -> None:
+        known = set(self.plan_pane.rows)
+        self.plan_pane.set_steps(event.steps)
+        new = [(step.index, step.title) for step in event.steps if step.index not in known]
+        await self.chat.show_plan(new)
+
+    async def _on_step_started(self, event: ev.StepStarted) -> None:
+        self.plan_pane.set_status(event.index, "proposing")
+        self.status.phase = f"step {event.index}: {event.title}"
+
+    async def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
+        self.status.busy = f"model: {event.purpose}"
+        where = f"step {event.step} · " if event.step is not None else ""
+        # A plan arrives as JSON: "Planning…" while it streams, then the steps (PlanReady).
+        quiet = "Planning…" if event.purpose == "plan" else ""
+        await self.chat.begin_reply(f"{self.status.model} — {where}{event.purpose}", quiet=quiet)
+
+    async def _on_token(self, event: ev.TokenStream) -> None:
+        await self.chat.add_text(event.text)
+
+    async def _on_model_exchange(self, event: ev.ModelExchange) -> None:
+        await self.chat.end_reply()
+        self.status.busy = ""
+
+    async def _on_usage(self, event: ev.UsageUpdated) -> None:
+        self.status.tokens = event.prompt_tokens + event.completion_tokens
+        self.status.usd = event.usd
+        self.status.max_tokens, self.status.max_usd = event.max_tokens, event.max_usd
+
+    async def _on_feedback_delivered(self, event: ev.FeedbackDelivered) -> None:
+        self.chat.delivered(event.text, event.purpose)
+
+    async def _on_edit_refused(self, event: ev.EditRefused) -> None:
+        await self.chat.note(f"Edit refused (step {event.step}): {event.reason}", error=True)
+
+    async def _on_attempt_started(self, event: ev.AttemptStarted) -> None:
+        if event.attempt > 0:
+            detail = f"{event.attempt}/{event.max_attempts}"
+            self.plan_pane.set_status(event.step, "fixing", detail)
+            self.status.phase = f"step {event.step}: fixing ({detail})"
+        else:
+            self.plan_pane.set_status(event.step, "proposing")
+
+    async def _on_edits_applied(self, event: ev.EditsApplied) -> None:
+        """Work in progress: the step's diff so far, before its tests ran (a fix loop shows
+        each attempt as it lands)."""
+        if not event.diff.strip():
+            return
+        self.diff.show_diff(event.diff)
+        self.diff.border_title = f"Diff — step {event.step}, in progress (not reviewed yet)"
+        marks = {file.path: file.status for file in self.diff.files}
+        self._changes = set(marks)
+        self._tree_marks(marks)
+
+    async def _on_tests_started(self, event: ev.TestsStarted) -> None:
+        self._tests_running = True
+        self.status.busy = "tests running"
+        if event.step is not None:
+            row = self.plan_pane.rows.get(event.step)
+            detail = row.detail if row and row.status == "fixing" else ""
+            self.plan_pane.set_status(event.step, "testing", detail)
+        self.test_pane.begin(event.command)
+
+    async def _on_test_output(self, event: ev.TestOutput) -> None:
+        self.test_pane.write_line(self._scrub(event.line))
+
+    def _scrub(self, line: str) -> str:
+        """Snapshot mode: no temp paths or timings in the output (they change every run)."""
+        if not self.deterministic:
+            return line
+        line = _ADDRESS.sub("0x…", _TEMP_PATH.sub("<tmp>", line))
+        return _DURATION.sub("0.00s", line)
+
+    async def _on_tests_finished(self, event: ev.TestsFinished) -> None:
+        self._tests_running = False
+        self.status.busy = ""
+        self.test_pane.finish(
+            ok=event.ok,
+            summary=self._scrub(event.summary),
+            passed=event.passed,
+            failed=event.failed,
+            errors=event.errors,
+            skipped=event.skipped,
+            duration=0.0 if self.deterministic else event.duration,
+            failures=list(event.failures),
+        )
+
+    async def _on_stuck(self, event: ev.Stuck) -> None:
+        await self.chat.note(f"Step {event.step} looks stuck: {event.reason}", error=True)
+
+    async def _on_proposal_ready(self, event: ev.ProposalReady) -> None:
+        self.proposals_seen += 1
+        self.diff.show_diff(event.diff)
+        self.diff.border_title = f"Diff — step {event.step}"
+        marks = {path: letter[:1] for letter, path in event.changes}
+        self._changes = set(marks)
+        self._tree_marks(marks)
+        self.plan_pane.set_status(event.step, "awaiting review")
+        tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+        self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
+        for note in event.notes:
+            await self.chat.note(note)
+        self._show_pane("diff")
+        if not self.chat_input.value and self.focused is self.chat_input:
+            self.diff.focus()  # the review keys work at once; a half-typed message keeps focus
+
+    def _tree_marks(self, marks: dict[str, str]) -> None:
+        if self.screen_stack:
+            for tree in self.screen_stack[0].query(RepoTree):
+                tree.mark_changes(marks)
+
+    async def _on_decision(self, event: ev.DecisionMade) -> None:
+        if event.decision == "reject":
+            self.plan_pane.set_status(event.step, "rejected")
+            await self.chat.note(f"Step {event.step} rejected: {event.reason}")
+        self._changes = set()
+        self._tree_marks({})
+        self.diff.show_diff("")
+        self.diff.border_title = "Diff"
+
+    async def _on_step_committed(self, event: ev.StepCommitted) -> None:
+        self.plan_pane.set_status(event.step, "accepted", event.sha[:7])
+        sha = "" if self.deterministic else f" as {event.sha[:7]}"
+        await self.chat.note(f"✓ Step {event.step} committed{sha}: {event.title}")
+
+    async def _on_step_undone(self, event: ev.StepUndone) -> None:
+        self.plan_pane.set_status(event.step, "undone")
+        await self.chat.note(event.message)
+
+    async def _on_step_skipped(self, event: ev.StepSkipped) -> None:
+        self.plan_pane.set_status(event.step, "skipped")
+
+    async def _on_budget_warning(self, event: ev.BudgetWarning) -> None:
+        await self.chat.note(event.message, error=True)
+        self.notify(event.message, title="Budget", severity="warning", timeout=10)
+
+    async def _on_error(self, event: ev.ErrorEvent) -> None:
+        await self.chat.note(event.message, error=True)
+        self.notify(event.message, title="Error", severity="error", timeout=15)
+
+    async def _on_verdict(self, event: ev.VerdictRecorded) -> None:
+        level = "perfect" if event.perfect else "works" if event.worked else "ran"
+        await self.chat.note(f"Verdict saved: {level if event.ran else 'did not run'}")
+
+    async def _on_session_finished(self, event: ev.SessionFinished) -> None:
+        await self.chat.note(f"Session {event.outcome}: {event.message}")
+        await self.chat.note("Type a new request below to start again, or press q to quit.")

@@ -1,0 +1,140 @@
+"""The engine's questions and the review keys: the screens it asks through, and the
+accept / reject / skip / edit-plan / undo / re-run-tests actions that answer them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import work
+from textual.worker import Worker
+
+from tui_engineer.engine.plan import Step
+from tui_engineer.engine.review import Decision
+from tui_engineer.engine.session import Session
+from tui_engineer.errors import UserError
+from tui_engineer.headless.runner import RunOptions
+from tui_engineer.tui.bridge import Asked, TuiReviewer
+from tui_engineer.tui.panes.chat import ChatPane
+from tui_engineer.tui.panes.plan import PlanPane
+from tui_engineer.tui.panes.status import StatusBar
+from tui_engineer.tui.screens import (
+    EditPlanScreen,
+    RejectReasonScreen,
+    StillWrongScreen,
+    VerdictScreen,
+)
+
+REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
+
+
+class ReviewActions:
+    """Mixed into `TuiEngineerApp` (before `App`, so its `check_action` wins); the key
+    bindings themselves stay on the app, where Textual collects them."""
+
+    options: RunOptions
+    reviewer: TuiReviewer
+    session: Session | None
+    engine: Worker[None] | None
+    tests: Worker[object] | None
+    _tests_running: bool
+    status: StatusBar
+    chat: ChatPane
+    plan_pane: PlanPane
+
+    async def on_asked(self, message: Asked) -> None:
+        self.refresh_bindings()
+        if message.question == "still_wrong":
+            self.status.phase = "what is still wrong?"
+            done = sum(1 for row in self.plan_pane.rows.values() if row.status == "accepted")
+            summary = f"All steps are through: {done} committed."
+            self.push_screen(StillWrongScreen(summary), self.reviewer.answer)
+        elif message.question == "verdict":
+            self.push_screen(VerdictScreen(), self.reviewer.answer)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in REVIEW_ACTIONS:
+            reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
+            return True if reviewing else None
+        if action == "run_tests":
+            return True if self.reviewer.waiting and not self._tests_running else None
+        return True
+
+    def _answer(self, decision: Decision) -> None:
+        if self.reviewer.question == "review":
+            self.reviewer.answer(decision)
+            self.refresh_bindings()
+
+    def action_accept(self) -> None:
+        self._answer(Decision.accept())
+
+    def action_skip(self) -> None:
+        self._answer(Decision("skip", "skipped by the human"))
+
+    def action_reject(self) -> None:
+        proposal = self.reviewer.proposal
+        if proposal is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._answer(Decision.reject(reason))
+
+        self.push_screen(RejectReasonScreen(proposal.step.title), done)
+
+    def action_edit_plan(self) -> None:
+        proposal = self.reviewer.proposal
+        if proposal is None:
+            return
+        steps = [proposal.step] + [s for s in proposal.plan if s.status == "pending"]
+        known = {s.title: s for s in steps}
+
+        def done(titles: list[str] | None) -> None:
+            if titles is not None:
+                new = [_step_for(title, known.get(title)) for title in titles]
+                self._answer(Decision("edit_plan", "plan edited by the human", new_steps=new))
+
+        self.push_screen(EditPlanScreen([s.title for s in steps]), done)
+
+    def action_undo(self) -> None:
+        if self.reviewer.question == "review":
+            self.notify(
+                "Finish this review first (accept, reject or skip): undo takes back the last "
+                "accepted commit between steps.",
+                severity="warning",
+            )
+            return
+        if self.engine is not None and self.engine.is_running and not self.reviewer.waiting:
+            self.notify("Wait until the engine asks you something.", severity="warning")
+            return
+        self._undo()
+
+    @work(group="undo", exclusive=True, exit_on_error=False)
+    async def _undo(self) -> None:
+        try:
+            if self.session is not None:
+                message = await self.session.undo_last()
+            else:
+                from tui_engineer.vcs import find_repo_root, undo_last
+
+                root = await asyncio.to_thread(find_repo_root, self.options.repo)
+                message = await asyncio.to_thread(undo_last, root)
+                await self.chat.note(message)
+        except UserError as err:
+            self.notify(str(err), title="Cannot undo", severity="error", timeout=12)
+            return
+        self.notify(message, title="Undone")
+
+    def action_run_tests(self) -> None:
+        session = self.session
+        if session is None or not self.reviewer.waiting or self._tests_running:
+            return
+        self._tests_running = True
+        self.tests = self.run_worker(session.rerun_tests(), group="tests", exit_on_error=False)
+        self.refresh_bindings()
+
+
+def _step_for(title: str, old: Step | None) -> Step:
+    """A step for the edited plan; a kept title keeps its description and files."""
+    if old is None:
+        return Step(index=0, title=title, description=title)
+    return Step(index=0, title=title, description=old.description, files=list(old.files))
