@@ -8,17 +8,10 @@ files changed on disk, including the user's own edits, and refreshes the folders
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import subprocess
-import sys
-import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import ClassVar
 
-import pathspec
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -26,163 +19,13 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 from watchfiles import Change
 
+from tui_engineer.tui.panes.tree_listing import Entry, IgnoreRules, list_children, list_fresh
+from tui_engineer.tui.panes.tree_watch import DiskWatcher, relative, rules_file_dir, wanted_change
+
+# The listing stays importable from here, where the tree's users first found it.
+__all__ = ["Entry", "IgnoreRules", "RepoTree", "list_children", "list_fresh"]
+
 CHANGE_KINDS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed"}
-WATCH_DEBOUNCE_MS = 400  # groups an editor's save (write tmp, rename, chmod) into one message
-
-# watchfiles runs in a child process: its recursive set-up walks the whole repo while holding
-# the GIL (about 0.4 s per 100,000 files), which would freeze the UI. The child prints one JSON
-# line per debounced batch of [change, path] and exits when its stdin closes or it is terminated.
-_WATCHER = """
-import json, os, sys, threading
-from watchfiles import watch
-root, debounce = sys.argv[1], int(sys.argv[2])
-stop = threading.Event()
-threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
-git_dir = os.path.join(root, ".git")
-exclude = os.path.join(git_dir, "info", "exclude")
-def wanted(change, path):
-    if path == exclude:  # ignore rules, e.g. the run records folder added at session start
-        return True
-    return path != git_dir and not path.startswith(git_dir + os.sep)
-for changes in watch(root, watch_filter=wanted,
-                     debounce=debounce, step=50, stop_event=stop, rust_timeout=500,
-                     raise_interrupt=False):
-    print(json.dumps(sorted([int(change), path] for change, path in changes)), flush=True)
-"""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One node of the tree. `on_disk` is False for paths that exist only in a proposal."""
-
-    rel: str  # repo-relative posix path; "" is the repo root
-    is_dir: bool
-    on_disk: bool = True
-
-    @property
-    def name(self) -> str:
-        return PurePosixPath(self.rel).name
-
-
-class IgnoreRules:
-    """Git's ignore rules from every .gitignore on the way down, plus .git/info/exclude.
-
-    Thread-safe: listings and the watcher consult it from worker threads.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}
-        self._lock = threading.Lock()
-        self._seen: tuple[tuple[int, int] | None, ...] | None = None  # see still_fresh()
-
-    def forget(self) -> None:
-        """Drop cached rules (a .gitignore changed)."""
-        with self._lock:
-            self._specs.clear()
-
-    def still_fresh(self) -> bool:
-        """False, with the cache dropped, when the repo-wide ignore files (.git/info/exclude,
-        the root .gitignore) changed since last asked. Two stats: cheap enough per listing, and
-        it works before the watcher is up (the engine adds its records folder to the exclude
-        file just as the tree first lists the root)."""
-        stamps = []
-        for path in (self.root / ".git" / "info" / "exclude", self.root / ".gitignore"):
-            try:
-                stat = path.stat()
-                stamps.append((stat.st_mtime_ns, stat.st_size))
-            except OSError:
-                stamps.append(None)
-        now = tuple(stamps)
-        with self._lock:
-            if now == self._seen:
-                return True
-            self._seen = now
-            self._specs.clear()
-            return False
-
-    def _spec(self, rel_dir: str) -> pathspec.GitIgnoreSpec | None:
-        with self._lock:
-            if rel_dir in self._specs:
-                return self._specs[rel_dir]
-        lines = _read_lines(self.root / rel_dir / ".gitignore")
-        if rel_dir == "":
-            lines = _read_lines(self.root / ".git" / "info" / "exclude") + lines
-        spec = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
-        with self._lock:
-            self._specs[rel_dir] = spec
-        return spec
-
-    def ignored_in_parent(self, rel: str, is_dir: bool) -> bool:
-        """Whether `rel` is ignored, assuming its parent folder is not (the deepest rule wins)."""
-        parts = rel.split("/")
-        if parts[0] == ".git":
-            return True
-        for depth in range(len(parts) - 1, -1, -1):
-            spec = self._spec("/".join(parts[:depth]))
-            if spec is None:
-                continue
-            tail = "/".join(parts[depth:]) + ("/" if is_dir else "")
-            verdict = spec.check_file(tail).include
-            if verdict is not None:
-                return verdict
-        return False
-
-    def ignored(self, rel: str, is_dir: bool) -> bool:
-        """Whether `rel` is ignored, itself or through any of its folders."""
-        parts = rel.split("/")
-        for end in range(1, len(parts)):
-            if self.ignored_in_parent("/".join(parts[:end]), True):
-                return True
-        return self.ignored_in_parent(rel, is_dir)
-
-
-def _read_lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-
-
-def list_fresh(
-    root: Path, rel_dir: str, rules: IgnoreRules, extra: Iterable[str] = ()
-) -> list[Entry]:
-    """`list_children` with current rules: listed again if an ignore file changed meanwhile."""
-    extra = list(extra)
-    rules.still_fresh()
-    entries = list_children(root, rel_dir, rules, extra)
-    if not rules.still_fresh():
-        entries = list_children(root, rel_dir, rules, extra)
-    return entries
-
-
-def list_children(
-    root: Path, rel_dir: str, rules: IgnoreRules, extra: Iterable[str] = ()
-) -> list[Entry]:
-    """The visible entries of one folder, folders first, plus `extra` proposal-only paths.
-
-    `extra` are repo-relative paths (not necessarily on disk) whose ancestors should appear here.
-    """
-    entries: dict[str, Entry] = {}
-    prefix = f"{rel_dir}/" if rel_dir else ""
-    try:
-        with os.scandir(root / rel_dir) as scan:
-            for item in scan:
-                # Symlinked folders stay leaves: following them can loop or leave the repo.
-                is_dir = item.is_dir(follow_symlinks=False)
-                rel = prefix + item.name
-                if not rules.ignored_in_parent(rel, is_dir):
-                    entries[rel] = Entry(rel, is_dir)
-    except OSError:
-        pass  # the folder vanished or is unreadable: show what the proposal knows
-    for path in extra:
-        if not path.startswith(prefix) or path == rel_dir:
-            continue
-        head, _, rest = path[len(prefix) :].partition("/")
-        rel = prefix + head
-        if rel not in entries:
-            entries[rel] = Entry(rel, is_dir=bool(rest), on_disk=False)
-    return sorted(entries.values(), key=lambda e: (not e.is_dir, e.name.lower(), e.name))
 
 
 class RepoTree(Tree[Entry]):
@@ -237,9 +80,7 @@ class RepoTree(Tree[Entry]):
         self._marked_dirs: set[str] = set()
         self._loaded: dict[str, TreeNode[Entry]] = {}  # folder rel -> node with children listed
         self._pending: set[str] = set()  # folders being listed
-        self._stop_watching = threading.Event()
-        self._watcher: threading.Thread | None = None
-        self._watch_proc: subprocess.Popen[str] | None = None
+        self._watcher = DiskWatcher(self.root_path, self._take_batch)
         self.loading_count = 0  # listings in flight; tests and benchmarks wait on it
         self.show_root = False
         self.guide_depth = 3
@@ -249,15 +90,10 @@ class RepoTree(Tree[Entry]):
     def on_mount(self) -> None:
         self.root.expand()
         self._reload(self.root)
-        self._watcher = threading.Thread(
-            target=self._watch_disk, name="repo-tree-watch", daemon=True
-        )
         self._watcher.start()
 
     def on_unmount(self) -> None:
-        self._stop_watching.set()
-        if self._watch_proc is not None:
-            self._watch_proc.terminate()
+        self._watcher.stop()
 
     # -- public API --------------------------------------------------------------------------
 
@@ -360,60 +196,22 @@ class RepoTree(Tree[Entry]):
 
     # -- watching the disk ----------------------------------------------------------------
 
-    def _watch_disk(self) -> None:
-        """Runs in its own thread, reading the watcher process's batches of changed paths."""
-        try:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", _WATCHER, str(self.root_path), str(WATCH_DEBOUNCE_MS)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-            )
-        except OSError:
-            return  # no live updates; the tree still works
-        self._watch_proc = proc
-        if self._stop_watching.is_set():
-            proc.terminate()
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if not self._stop_watching.is_set():
-                self._take_batch([(Change(kind), path) for kind, path in json.loads(line)])
-        proc.wait()
-
     def _take_batch(self, changes: list[tuple[Change, str]]) -> None:
         """Ignore-rule files first: the other changes of the batch are judged by the new rules
-        (the run records folder is created just after its exclude line is written)."""
+        (the run records folder is created just after its exclude line is written); called from
+        the watcher's thread."""
+        root = self.root_path
         rule_dirs = sorted(
-            {rel for _, p in changes if (rel := self._rules_file_dir(p)) is not None}
+            {rel for _, p in changes if (rel := rules_file_dir(root, p)) is not None}
         )
         if rule_dirs:
             self.rules.forget()
             self.post_message(self.IgnoreRulesChanged(rule_dirs))
-        paths = sorted({self._relative(p) for c, p in changes if self._wanted_change(c, p)})
+        paths = sorted(
+            {relative(root, p) for c, p in changes if wanted_change(root, self.rules, c, p)}
+        )
         if paths:
             self.post_message(self.FilesChanged(paths))
-
-    def _rules_file_dir(self, path: str) -> str | None:
-        """The folder whose listing a changed ignore file governs ("" = all), else None."""
-        rel = self._relative(path)
-        if rel == ".git/info/exclude":
-            return ""
-        if PurePosixPath(rel).name == ".gitignore":
-            return rel.rpartition("/")[0]
-        return None
-
-    def _relative(self, path: str) -> str:
-        try:
-            return Path(path).relative_to(self.root_path).as_posix()
-        except ValueError:
-            return Path(path).as_posix()
-
-    def _wanted_change(self, change: Change, path: str) -> bool:
-        rel = self._relative(path)
-        if rel.startswith("/") or rel == "." or rel.split("/")[0] == ".git":
-            return False
-        return not self.rules.ignored(rel, change != Change.deleted and Path(path).is_dir())
 
     def on_repo_tree_ignore_rules_changed(self, event: IgnoreRulesChanged) -> None:
         """Re-list every open folder the changed rules govern: newly ignored entries vanish,
