@@ -27,6 +27,21 @@ def create(path: str, content: str) -> str:
     return edit(path, "", content)
 
 
+# A fake key, and edits on the calc sample repo (tests/conftest.py SAMPLE_FILES) shared by tests.
+KEY = "sk-test-secret-key-0123456789"
+SUB = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+)
+MUL_BUGGY = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
+) + edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_mul():\n    from calc import mul\n"
+    "    assert mul(4, 3) == 12\n",
+)
+
+
 class Collector:
     """An event sink that keeps every event."""
 

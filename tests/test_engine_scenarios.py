@@ -14,23 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import edit, plan_reply, run_headless
+from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
-
-KEY = "sk-test-secret-key-0123456789"
-SUB = edit(
-    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
-)
-MUL_BUGGY = edit(
-    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
-) + edit(
-    "tests/test_calc.py",
-    "    assert add(2, 3) == 5\n",
-    "    assert add(2, 3) == 5\n\n\ndef test_mul():\n    from calc import mul\n"
-    "    assert mul(4, 3) == 12\n",
-)
 
 
 @pytest.fixture(autouse=True)

@@ -8,25 +8,13 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from tests.engine_support import edit, plan_reply
+from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: F401 (re-exported)
 from tests.scripted_server import Reply
 from tui_engineer.headless.runner import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import StillWrongScreen
 
-KEY = "sk-test-secret-key-0123456789"
 SIZE = (120, 40)
-SUB = edit(
-    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
-)
-MUL_BUGGY = edit(
-    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
-) + edit(
-    "tests/test_calc.py",
-    "    assert add(2, 3) == 5\n",
-    "    assert add(2, 3) == 5\n\n\ndef test_mul():\n    from calc import mul\n"
-    "    assert mul(4, 3) == 12\n",
-)
 MUL_FIX = edit("calc.py", "    return a + b  # x\n", "    return a * b\n")
 
 
