@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widgets import Log
 
 from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: F401 (re-exported)
 from tests.scripted_server import Reply
@@ -122,6 +123,20 @@ async def drive_to_fix_loop(pilot: Pilot) -> None:
     await type_text(pilot, "keep the test name test_mul")
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.test_pane.failures != [])
+    await settle_scrolling(pilot)
+
+
+async def settle_scrolling(pilot: Pilot) -> None:
+    """Snapshots must not depend on how far streamed text and test output had scrolled when
+    the picture was taken (timing differs under load): flush both, then pin them to the end."""
+    app = pilot.app
+    assert isinstance(app, TuiEngineerApp)
+    await wait_for(pilot, lambda: not app.chat.has_unflushed_text)
+    app.test_pane.flush()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause(0.1)
+    for widget in (app.chat, *app.test_pane.query(Log)):
+        widget.scroll_end(animate=False, immediate=True)
     await pilot.pause()
 
 

@@ -135,6 +135,11 @@ class ChatPane(VerticalScroll):
             await stream.stop()
 
     @property
+    def has_unflushed_text(self) -> bool:
+        """Streamed text still waiting for the next batched write into the Markdown."""
+        return bool(self._unflushed) or self._flush_timer is not None
+
+    @property
     def reply_text(self) -> str:
         """The Markdown source of the reply being streamed (or the last one)."""
         return self._reply.source if self._reply is not None else ""
