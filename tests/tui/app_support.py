@@ -124,6 +124,10 @@ async def drive_to_fix_loop(pilot: Pilot) -> None:
     await pilot.press("enter")
     await wait_for(pilot, lambda: app.test_pane.failures != [])
     await settle_scrolling(pilot)
+    # The failing test's traceback (from the JUnit report) rather than the raw log, whose exact
+    # line count varies with the environment pytest runs in.
+    assert app.test_pane.show_traceback(app.test_pane.failures[0])
+    await pilot.pause()
 
 
 async def settle_scrolling(pilot: Pilot) -> None:

@@ -97,6 +97,8 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         self.chat_input = ChatInput(
             placeholder="What do you want done? (Enter sends)", id="chat-input"
         )
+        # A blinking cursor would make pictures depend on the moment they are taken.
+        self.chat_input.cursor_blink = not self.deterministic
         self.status = StatusBar(deterministic=self.deterministic, id="status")
         yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANES), id="pane-tabs")
         with Container(id="panes"):

@@ -133,7 +133,7 @@ class EngineEventView:
             errors=event.errors,
             skipped=event.skipped,
             duration=0.0 if self.deterministic else event.duration,
-            failures=list(event.failures),
+            failures=[(test_id, self._scrub(text)) for test_id, text in event.failures],
         )
 
     async def _on_stuck(self, event: ev.Stuck) -> None:
