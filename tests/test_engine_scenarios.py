@@ -268,6 +268,7 @@ async def test_undo_during_a_session_takes_back_the_last_step(make_repo, scripte
     assert "sub" not in (repo / "calc.py").read_text()
     assert undo_messages and any(isinstance(e, ev.StepUndone) for e in seen)
     assert result.commits == []
+    assert result.exit_code == 1  # the session's only step was taken back
 
 
 def test_missing_test_program_is_refused_before_any_model_call(make_repo, scripted_server) -> None:
@@ -295,3 +296,22 @@ def test_missing_test_program_is_refused_before_any_model_call(make_repo, script
     assert done.returncode == 2
     assert "`no-such-test-runner` was not found" in done.stderr
     assert scripted_server.requests == []
+
+
+async def test_edited_plan_replaces_the_step_and_the_session_still_succeeds(
+    make_repo, scripted_server
+) -> None:
+    from tui_engineer.engine.plan import Step
+
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB), Reply(text=SUB))
+    new_plan = [Step(index=0, title="Add sub, plainly", description="a - b")]
+    reviewer = ScriptedReviewer(
+        Decision("edit_plan", "plan edited", new_steps=new_plan), Decision.accept()
+    )
+    result, seen = await run_headless(
+        repo, "add sub", scripted_server.base_url, reviewer=reviewer, plan=False
+    )
+    assert titles(repo) == ["Add sub, plainly", "initial"]
+    assert [s.title for s in seen.of(ev.PlanReady)[-1].steps] == ["add sub", "Add sub, plainly"]
+    assert result.exit_code == 0

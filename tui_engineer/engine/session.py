@@ -78,6 +78,8 @@ class Session:
         if step is not None and step.commit in self.commits:
             self.commits.remove(step.commit)
             step.status, step.commit = "undone", None
+        # A step of this session was taken back: it no longer ends with every step in.
+        self._unfinished, self._last_accepted = True, None
         self.rt.emit(ev.StepUndone(step=step.index if step else None, message=message))
         return message
 
@@ -132,7 +134,7 @@ class Session:
         first = len(self.plan) + 1
         steps = await self._make_plan(request, first) if planned else [single_step(request, first)]
         self.plan.extend(steps)
-        self.rt.emit(ev.PlanReady(steps=tuple(s.info() for s in self.plan)))
+        self._announce_plan()
 
     async def _make_plan(self, request: str, first: int) -> list[Step]:
         files = await asyncio.to_thread(list_repo_files, self.rt.workdir)
@@ -198,11 +200,12 @@ class Session:
             step.status = "skipped"
             self.rt.emit(ev.StepSkipped(step=step.index, reason="no changes to commit"))
             return
-        self._unfinished = True
         if decision.kind == "edit_plan":
-            step.status = "pending" if decision.new_steps is None else "skipped"
+            # The human's list replaces this step and the pending ones (None: no steps left).
+            step.status = "skipped"
             self._replace_remaining(decision.new_steps or [])
             return
+        self._unfinished = True
         step.status = "skipped" if decision.kind == "skip" else "failed"
         self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
         if decision.kind == "stop":
@@ -227,6 +230,9 @@ class Session:
         for offset, step in enumerate(new_steps):
             step.index, step.status = first + offset, "pending"
         self.plan = kept + new_steps
+        self._announce_plan()
+
+    def _announce_plan(self) -> None:
         self.rt.emit(ev.PlanReady(steps=tuple(s.info() for s in self.plan)))
 
     async def _verdict(self) -> None:
