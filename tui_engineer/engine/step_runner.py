@@ -49,6 +49,7 @@ class _Attempts:
     """Mutable state of one step's loop."""
 
     messages: list[prompts.Message]
+    diff: str = ""  # the step's diff now; the worktree changes only through _apply
     attempt: int = 0
     report: TestReport | None = None
     last_failure: tuple[object, ...] | None = None
@@ -74,11 +75,11 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
             state.messages.append(prompts.no_edits_message())
             rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason="no edits"))
             return False
-        before = await asyncio.to_thread(rt.shadow.diff)
         result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
     except EditError as err:
         return _refused(rt, step, state, err.feedback)
-    after = await asyncio.to_thread(rt.shadow.diff)
+    before, after = state.diff, await asyncio.to_thread(rt.shadow.diff)
+    state.diff = after
     if result is not None:
         renamed = [new for _, new in result.renamed]
         changed = tuple(result.changed + result.created + result.deleted + renamed)
@@ -116,9 +117,8 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
     rt.emit(ev.AttemptStarted(step=step.index, attempt=state.attempt, max_attempts=max_attempts))
     if tested and state.report is not None:
         report_text = state.report.for_model()
-        diff = await asyncio.to_thread(rt.shadow.diff)
         diagnosis = await rt.call_model(
-            prompts.diagnose_messages(step, diff, report_text),
+            prompts.diagnose_messages(step, state.diff, report_text),
             "diagnose",
             step.index,
             deliver_feedback=False,
@@ -163,7 +163,7 @@ async def propose_step(
     messages = prompts.propose_messages(
         request, plan, step, files, contents, rejections, actions=sandbox_runs_actions(rt)
     )
-    state = _Attempts(messages=messages)
+    state = _Attempts(messages=messages, diff=await asyncio.to_thread(rt.shadow.diff))
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     await _loop(rt, step, state)
     if any(note.startswith(("stuck", "gave up")) for note in state.notes):
@@ -172,12 +172,11 @@ async def propose_step(
     for note in state.notes:
         if note.startswith("stuck"):
             rt.emit(ev.Stuck(step=step.index, reason=note))
-    diff = await asyncio.to_thread(rt.shadow.diff)
     step.status = "review"
     return Proposal(
         step=step,
         plan=list(plan),
-        diff=diff,
+        diff=state.diff,
         report=state.report,
         attempts=state.attempt,
         notes=state.notes,
