@@ -22,7 +22,13 @@ def list_repo_files(root: Path, limit: int = MAX_LISTED) -> list[str]:
         check=False,
     )
     names = sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
-    return [n for n in names if (root / n).is_file()][:limit]
+    listed: list[str] = []
+    for name in names:  # stop at the limit: a huge repo is not stat()ed file by file
+        if len(listed) == limit:
+            break
+        if (root / name).is_file():  # --cached still names files deleted from the tree
+            listed.append(name)
+    return listed
 
 
 def mentioned_paths(text: str, known: Iterable[str]) -> list[str]:
@@ -30,7 +36,7 @@ def mentioned_paths(text: str, known: Iterable[str]) -> list[str]:
     known_set = set(known)
     found: list[str] = []
     for token in _PATHISH.findall(text):
-        token = token.strip("./") if token.startswith("./") else token
+        token = token.removeprefix("./")
         if token in known_set and token not in found:
             found.append(token)
     return found
