@@ -49,6 +49,17 @@ def write_files(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
+def start_conflicting_merge(root: Path, path: str) -> None:
+    """Leave `root` (on branch main) in the middle of a merge that conflicts on `path`."""
+    git(root, "checkout", "-q", "-b", "other")
+    (root / path).write_text("other\n")
+    git(root, "commit", "-q", "-am", "other")
+    git(root, "checkout", "-q", "main")
+    (root / path).write_text("main\n")
+    git(root, "commit", "-q", "-am", "main")
+    subprocess.run(["git", "merge", "other"], cwd=root, capture_output=True)  # exits 1: conflict
+
+
 SAMPLE_FILES = {
     "calc.py": "def add(a, b):\n    return a + b\n",
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",

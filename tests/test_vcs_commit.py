@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.commit import accept, undo_last
 from tui_engineer.vcs.repo import GitRefused, repo_state
 from tui_engineer.vcs.shadow import Shadow
@@ -159,13 +158,7 @@ def test_detached_head_commits_there_and_leaves_branches_alone(make_repo):
 
 def test_accept_is_refused_during_a_merge(shadow):
     root = shadow.root
-    git(root, "checkout", "-q", "-b", "other")
-    (root / "calc.py").write_text("other\n")
-    git(root, "commit", "-q", "-am", "other")
-    git(root, "checkout", "-q", "main")
-    (root / "calc.py").write_text("main\n")
-    git(root, "commit", "-q", "-am", "main")
-    subprocess.run(["git", "merge", "other"], cwd=root, capture_output=True)
+    start_conflicting_merge(root, "calc.py")
     (shadow.path / "util.py").write_text("X = 1\n")
     with pytest.raises(GitRefused, match="merge is in progress"):
         accept(shadow, title="x")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.repo import (
     DirtyTree,
     GitRefused,
@@ -83,13 +82,7 @@ def test_state_lists_staged_modified_untracked_but_not_ignored(make_repo):
 
 def test_merge_in_progress_is_reported(make_repo):
     root = make_repo({"f.txt": "base\n"})
-    git(root, "checkout", "-q", "-b", "other")
-    (root / "f.txt").write_text("other\n")
-    git(root, "commit", "-q", "-am", "other")
-    git(root, "checkout", "-q", "main")
-    (root / "f.txt").write_text("main\n")
-    git(root, "commit", "-q", "-am", "main")
-    subprocess.run(["git", "merge", "other"], cwd=root, capture_output=True)
+    start_conflicting_merge(root, "f.txt")
     assert repo_state(root).in_progress == "merge"
     with pytest.raises(GitRefused, match="merge is in progress"):
         handle_dirty(root, "wip")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Shadow
@@ -110,13 +110,7 @@ def test_remove_is_idempotent(shadow):
 
 def test_a_merge_in_progress_is_refused(make_repo):
     root = make_repo({"f.txt": "base\n"})
-    git(root, "checkout", "-q", "-b", "other")
-    (root / "f.txt").write_text("other\n")
-    git(root, "commit", "-q", "-am", "other")
-    git(root, "checkout", "-q", "main")
-    (root / "f.txt").write_text("main\n")
-    git(root, "commit", "-q", "-am", "main")
-    subprocess.run(["git", "merge", "other"], cwd=root, capture_output=True)
+    start_conflicting_merge(root, "f.txt")
     with pytest.raises(GitRefused, match="merge is in progress"):
         Shadow.create(root, session_id="m")
 
