@@ -67,6 +67,23 @@ def _specs() -> dict[str, FieldSpec]:
         ("theme", str, "a non-empty theme name", bool),
         ("allow_network", bool, "true or false", _any),
         ("sandbox_template", str, "a template name such as 'python', or 'none' to pick", bool),
+        ("reply_tokens_plan", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
+        ("reply_tokens_propose", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
+        ("reply_tokens_diagnose", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
+        ("reply_tokens_fix", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
+        (
+            "context_window",
+            int,
+            "a whole number of tokens ≥ 1024, or 'none' to ask the server",
+            lambda v: v >= 1024,
+        ),
+        (
+            "context_budget",
+            int,
+            "a whole number of tokens ≥ 256, or 'none' to use what the window leaves",
+            lambda v: v >= 256,
+        ),
+        ("stream_idle_timeout", float, "a number of seconds > 0", lambda v: v > 0),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

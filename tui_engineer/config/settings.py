@@ -32,6 +32,14 @@ class Settings:
     theme: str = "tui-engineer-dark"
     allow_network: bool = False  # docker sandbox only
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
+    # Reply caps (max_tokens sent with each call), per kind of call.
+    reply_tokens_plan: int = 2048
+    reply_tokens_propose: int = 4096
+    reply_tokens_diagnose: int = 1024
+    reply_tokens_fix: int = 4096
+    context_window: int | None = None  # tokens; None → ask the server, else 16,384
+    context_budget: int | None = None  # tokens of repo context per prompt; None → from the window
+    stream_idle_timeout: float = 60.0  # seconds with no byte from the server before giving up
 
 
 @dataclass

@@ -141,6 +141,12 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         plan=prepared.options.plan,
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
+        reply_tokens={
+            "plan": settings.reply_tokens_plan,
+            "propose": settings.reply_tokens_propose,
+            "diagnose": settings.reply_tokens_diagnose,
+            "fix": settings.reply_tokens_fix,
+        },
     )
 
 

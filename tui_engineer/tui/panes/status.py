@@ -12,8 +12,9 @@ from textual.widgets import Static
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-def _tokens(used: int, cap: int | None) -> str:
-    return f"{used:,} tok" + (f" / {cap:,}" if cap else "")
+def _tokens(used: int, cap: int | None, estimated: bool = False) -> str:
+    # "~": counted by estimate (no usage from the server, or a reply still streaming)
+    return ("~" if estimated else "") + f"{used:,} tok" + (f" / {cap:,}" if cap else "")
 
 
 def _money(usd: float | None, cap: float | None) -> str:
@@ -32,6 +33,7 @@ class StatusBar(Static):
     phase: reactive[str] = reactive("starting")
     busy: reactive[str] = reactive("")  # what is under way ("" = idle)
     tokens: reactive[int] = reactive(0)
+    estimated: reactive[bool] = reactive(False)
     max_tokens: reactive[int | None] = reactive(None)
     usd: reactive[float | None] = reactive(0.0)
     max_usd: reactive[float | None] = reactive(None)
@@ -66,7 +68,7 @@ class StatusBar(Static):
         parts = [self.model or "no model"]
         if self.sandbox:
             parts.append(f"sandbox: {self.sandbox}")
-        parts.append(_tokens(self.tokens, self.max_tokens))
+        parts.append(_tokens(self.tokens, self.max_tokens, self.estimated))
         parts.append(_money(self.usd, self.max_usd))
         if self.started is not None and not self.deterministic:
             seconds = int(time.monotonic() - self.started)
