@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,33 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await pilot.press("q")
     assert "sub" not in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_review(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds instead of multiplying."),
+        Reply(text=MUL_FIX),
+    )
+    # This interpreter has pytest-testmon: affected tests first (the default).
+    command = f"{sys.executable} -m pytest -q"
+    app = make_app(
+        repo, scripted_server.base_url, "add", test_command=command, full_tests_always=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        assert app.test_pane.border_subtitle == ""  # the first run here is the whole suite
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        runs = str(app.test_pane.border_subtitle)
+        # The fix re-ran the failing test, then the affected ones, then the full suite once.
+        assert [part.split(":")[0] for part in runs.split(" · ")] == ["failing", "affected", "full"]
+        assert "full: 3 passed" in runs
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]

@@ -32,6 +32,7 @@ class Settings:
     theme: str = "tui-engineer-dark"
     allow_network: bool = False  # docker sandbox only
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
+    full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
 
 
 @dataclass

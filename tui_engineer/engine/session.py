@@ -177,6 +177,7 @@ class Session:
                     changes=tuple(await asyncio.to_thread(self.rt.shadow.changed_files)),
                     notes=tuple(proposal.notes),
                     actions=tuple(proposal.actions),
+                    test_runs=proposal.test_runs,
                 )
             )
             decision = await self.reviewer.review(proposal)
