@@ -207,6 +207,16 @@ class ProposalReady(Event):
 
 
 @dataclass(frozen=True)
+class NextStepPrepared(Event):
+    """The next step was prepared while this one awaited review (ready=True), or that prepared
+    proposal was dropped (ready=False: this one was not accepted)."""
+
+    type: ClassVar[str] = "next_step_prepared"
+    step: int
+    ready: bool
+
+
+@dataclass(frozen=True)
 class DecisionMade(Event):
     type: ClassVar[str] = "decision"
     step: int

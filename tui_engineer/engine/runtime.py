@@ -40,6 +40,7 @@ class EngineOptions:
     max_tokens: int | None = None
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command
+    pipeline: bool = True  # prepare the next step while the human reviews this one
 
 
 @dataclass

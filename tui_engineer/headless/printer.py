@@ -106,6 +106,10 @@ class ProgressPrinter:
         self._narrowed_before = e.scope != "full" and e.ok
         self._line(f"  {mark} {label}: {e.summary}")
 
+    def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
+        if e.ready:
+            self._line(f"  (step {e.step} was prepared meanwhile: it is ready)")
+
     def _on_diagnosis(self, e: ev.Diagnosis) -> None:
         first = e.text.strip().splitlines()[0] if e.text.strip() else ""
         self._line(f"  diagnosis: {first[:160]}")

@@ -144,6 +144,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
         full_tests_always=settings.full_tests_always,
+        pipeline=settings.pipeline,
     )
 
 

@@ -176,6 +176,10 @@ class EngineEventView:
             for tree in self.screen_stack[0].query(RepoTree):
                 tree.mark_changes(marks)
 
+    async def _on_next_step_prepared(self, event: ev.NextStepPrepared) -> None:
+        """The next step was proposed and tested while this one is reviewed (or dropped)."""
+        self.plan_pane.set_status(event.step, "next step ready" if event.ready else "pending")
+
     async def _on_decision(self, event: ev.DecisionMade) -> None:
         if event.decision == "reject":
             self.plan_pane.set_status(event.step, "rejected")
