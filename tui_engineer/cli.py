@@ -19,6 +19,19 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--test-timeout", type=float, help="seconds before a test run is killed")
     group.add_argument("--max-fix-attempts", type=int, help="fix attempts per step (default 3)")
     group.add_argument("--sandbox", choices=["local", "docker"], help="where tests run")
+    group.add_argument(
+        "--full-tests-always",
+        action="store_const",
+        const=True,
+        help="run the whole test suite on every attempt (default: affected tests first)",
+    )
+    group.add_argument(
+        "--no-pipeline",
+        dest="pipeline",
+        action="store_const",
+        const=False,
+        help="do not prepare the next step while you review one",
+    )
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
@@ -76,6 +89,8 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
         "test_timeout",
         "max_fix_attempts",
         "sandbox",
+        "full_tests_always",
+        "pipeline",
         "max_tokens",
         "max_usd",
     )
