@@ -115,7 +115,8 @@ async def run_one(spec: RunSpec) -> RunOutput:
     result = RunResult(spec.task.name, spec.config.name, spec.repeat)
     events: list[ev.Event] = []
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="tui-bench-") as tmp:
+    # A cancelled run (another run hit a setup error) may still have a git thread writing here.
+    with tempfile.TemporaryDirectory(prefix="tui-bench-", ignore_cleanup_errors=True) as tmp:
         repo = Path(tmp) / "repo"
         await asyncio.to_thread(make_repo, repo, spec.task.files)
         reviewer = await _session(spec, repo, result, events)
