@@ -107,4 +107,21 @@ def cmd_bench(argv: Sequence[str]) -> int:
         raise UserError("The bench ran nothing.")
     print(markdown_table(results), end="")
     print(f"Results in {request.out} (results.md, results.csv, records/)")
+    if request.replay is not None:
+        return _check_replay(request.replay, results)
     return 0
+
+
+def _check_replay(recorded_folder: Path, results: list) -> int:
+    """A replay must end like its recording; any difference is a change in the engine's
+    behaviour, and fails (exit 1) so CI notices."""
+    from tui_engineer.bench.results import outcome_differences, read_results
+
+    changed = outcome_differences(read_results(recorded_folder), results)
+    if not changed:
+        print(f"Replay matches the recording in {recorded_folder}.")
+        return 0
+    print(f"Replay differs from the recording in {recorded_folder}:", file=sys.stderr)
+    for line in changed:
+        print(f"  {line}", file=sys.stderr)
+    return 1

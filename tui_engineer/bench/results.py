@@ -196,3 +196,26 @@ def runs_csv(results: Sequence[RunResult]) -> str:
 def write_tables(folder: Path, results: Sequence[RunResult]) -> None:
     (folder / "results.md").write_text(markdown_table(results), encoding="utf-8")
     (folder / "results.csv").write_text(runs_csv(results), encoding="utf-8")
+
+
+# What a replay must reproduce: the outcome, not the timing.
+OUTCOME_FIELDS = ("ran", "worked", "perfect", "steps", "fix_attempts", "edits_ok", "follow_ups")
+
+
+def outcome_differences(recorded: Sequence[RunResult], replayed: Sequence[RunResult]) -> list[str]:
+    """Sentences naming each run whose replay ended differently from its recording."""
+    before = {r.key: r for r in recorded}
+    lines = []
+    for run in sorted(replayed, key=lambda r: r.key):
+        old = before.get(run.key)
+        if old is None:
+            continue
+        changed = [
+            f"{name} {getattr(old, name)} → {getattr(run, name)}"
+            for name in OUTCOME_FIELDS
+            if getattr(old, name) != getattr(run, name)
+        ]
+        if changed:
+            task, config, repeat = run.key
+            lines.append(f"{task} [{config} #{repeat}]: " + ", ".join(changed))
+    return lines
