@@ -47,6 +47,8 @@ def test_oracle_pass_rates_come_out_as_scripted(oracle, tmp_path, capsys):
     assert "| default | 6 | 100.0% | 100.0% | 100.0% |" in table
     # The 2 broken first answers do not even import: they neither ran nor worked.
     assert "| fix0 | 6 | 66.7% | 66.7% | 66.7% |" in table
+    assert "█" in table  # the terminal bars, under the table
+    assert (out / "results.png").read_bytes()[:4] == b"\x89PNG"
     by_key = {(r["task"], r["config"]): r for r in rows(out)}
     assert len(by_key) == 12
     for name in BROKEN:

@@ -106,10 +106,21 @@ def cmd_bench(argv: Sequence[str]) -> int:
     if not results:
         raise UserError("The bench ran nothing.")
     print(markdown_table(results), end="")
+    _pictures(request.out, results)
     print(f"Results in {request.out} (results.md, results.csv, records/)")
     if request.replay is not None:
         return _check_replay(request.replay, results)
     return 0
+
+
+def _pictures(out: Path, results: list) -> None:
+    from tui_engineer.bench.plots import terminal_bars, write_png
+
+    terminal_bars({"": results})
+    try:
+        write_png({"": results}, out / "results.png")
+    except UserError as err:  # no matplotlib: the tables are still there
+        print(f"(no results.png: {err})", file=sys.stderr)
 
 
 def _check_replay(recorded_folder: Path, results: list) -> int:
