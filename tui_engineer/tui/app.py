@@ -22,6 +22,7 @@ from textual.worker import Worker
 from tui_engineer.engine.session import Session
 from tui_engineer.errors import UserError
 from tui_engineer.headless.runner import Prepared, RunOptions, prepare, run_prepared
+from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
@@ -122,7 +123,12 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             self.diff.focus()
         else:
             self.chat_input.focus()
+        # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
+        self._remove_signal_handlers = add_stop_handlers(lambda _sig: self._quit_now())
         self.startup()
+
+    def on_unmount(self) -> None:
+        self._remove_signal_handlers()
 
     def _show_pane(self, key: str) -> None:
         """Narrow terminals show one pane at a time (the tabs); wide ones show them all."""
