@@ -16,7 +16,9 @@ T = TypeVar("T")
 
 class Dialog(ModalScreen[T]):
     """A centred box. Subclasses give `buttons` (id, label, variant) and may add `body_widgets`;
-    a pressed button calls `on_choice(button_id)`. Escape cancels (`cancel_value`)."""
+    a pressed button calls `on_choice(button_id)`. Escape cancels (`cancel_value`), except in
+    dialogs that answer the engine (`escape_hint` set): there a stray Escape must not decide
+    anything, so it only says which buttons do."""
 
     DEFAULT_CSS = """
     Dialog { align: center middle; }
@@ -34,6 +36,7 @@ class Dialog(ModalScreen[T]):
     title_text: str = ""
     buttons: list[tuple[str, str, str]] = []
     cancel_value: Any = None
+    escape_hint: str = ""
 
     def __init__(self, body: str = "") -> None:
         super().__init__()
@@ -61,4 +64,7 @@ class Dialog(ModalScreen[T]):
         self.dismiss(button_id)  # type: ignore[arg-type]
 
     def action_cancel(self) -> None:
+        if self.escape_hint:
+            self.notify(self.escape_hint, title="Escape does not answer", severity="warning")
+            return
         self.dismiss(self.cancel_value)

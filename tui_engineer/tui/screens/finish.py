@@ -19,7 +19,7 @@ class StillWrongScreen(Dialog[str]):
         ("undo", "Undo last step", "warning"),
         ("done", "Done", "success"),
     ]
-    cancel_value = ""
+    escape_hint = "Choose Plan new steps, Undo last step, or Done."
 
     def __init__(self, summary: str) -> None:
         super().__init__(
@@ -58,17 +58,18 @@ class VerdictScreen(Dialog[Verdict | None]):
 
     title_text = "How did it go?"
     buttons = [("save", "Save verdict", "primary"), ("skip", "Skip", "default")]
+    escape_hint = "Pick an answer and Save verdict, or Skip."
 
     def body_widgets(self) -> list[Widget]:
+        # Nothing preselected: a verdict the human did not choose would be recorded as theirs.
         buttons = [RadioButton(label, id=f"level-{key}") for key, label in LEVELS]
-        buttons[2].value = True
         return [
             RadioSet(*buttons, id="levels"),
             Input(placeholder="Any comment? (optional)", id="comment"),
         ]
 
     def on_mount(self) -> None:
-        self.query_one("#comment", Input).focus()  # Enter saves; the levels take a click or Tab
+        self.query_one("#levels", RadioSet).focus()  # arrows + Enter pick; Tab to the comment
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -79,7 +80,11 @@ class VerdictScreen(Dialog[Verdict | None]):
             self.dismiss(None)
             return
         pressed = self.query_one("#levels", RadioSet).pressed_button
-        level = (pressed.id or "level-works").removeprefix("level-") if pressed else "works"
+        if pressed is None or not pressed.id:
+            self.notify("Pick one of the answers first, or Skip.", severity="warning")
+            self.query_one("#levels", RadioSet).focus()
+            return
+        level = pressed.id.removeprefix("level-")
         comment = self.query_one("#comment", Input).value.strip()
         self.dismiss(
             Verdict(
