@@ -108,6 +108,19 @@ def test_remove_is_idempotent(shadow):
     assert worktrees(shadow.root) == [str(shadow.root)]
 
 
+def test_reset_after_remove_never_runs_git_in_the_current_folder(shadow, make_repo, monkeypatch):
+    """A session's final reset can race its removal (quit mid-step). GitPython runs a command
+    whose folder is gone in the process's own folder: there, `git clean` would delete the
+    untracked files of whatever repository the user started in."""
+    here = make_repo(name="where-the-user-is")
+    (here / "notes.txt").write_text("untracked work\n")
+    monkeypatch.chdir(here)
+    shadow.remove()
+    with pytest.raises(GitRefused):
+        shadow.reset()
+    assert (here / "notes.txt").read_text() == "untracked work\n"
+
+
 def test_a_merge_in_progress_is_refused(make_repo):
     root = make_repo({"f.txt": "base\n"})
     start_conflicting_merge(root, "f.txt")

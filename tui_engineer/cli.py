@@ -19,6 +19,19 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--test-timeout", type=float, help="seconds before a test run is killed")
     group.add_argument("--max-fix-attempts", type=int, help="fix attempts per step (default 3)")
     group.add_argument("--sandbox", choices=["local", "docker"], help="where tests run")
+    group.add_argument(
+        "--full-tests-always",
+        action="store_const",
+        const=True,
+        help="run the whole test suite on every attempt (default: affected tests first)",
+    )
+    group.add_argument(
+        "--no-pipeline",
+        dest="pipeline",
+        action="store_const",
+        const=False,
+        help="do not prepare the next step while you review one",
+    )
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
@@ -30,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tui-engineer",
         description="A pair-programmer in your terminal. Run it inside a git repository.",
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
-        "'tui-engineer run REQUEST' works headless; 'tui-engineer demo' tries it with a "
-        "built-in model. See README.md.",
+        "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
+        "engine; 'tui-engineer demo' tries it with a built-in model. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -76,6 +89,8 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
         "test_timeout",
         "max_fix_attempts",
         "sandbox",
+        "full_tests_always",
+        "pipeline",
         "max_tokens",
         "max_usd",
     )
@@ -169,8 +184,20 @@ def _cmd_demo(argv: Sequence[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
+def _cmd_bench(argv: Sequence[str]) -> int:
+    from tui_engineer.bench.command import cmd_bench
+
+    return cmd_bench(argv)
+
+
 def _dispatch(argv: list[str]) -> int:
-    commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs, "demo": _cmd_demo}
+    commands = {
+        "config": _cmd_config,
+        "run": _cmd_run,
+        "runs": _cmd_runs,
+        "bench": _cmd_bench,
+        "demo": _cmd_demo,
+    }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)

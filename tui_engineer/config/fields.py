@@ -67,6 +67,8 @@ def _specs() -> dict[str, FieldSpec]:
         ("theme", str, "a non-empty theme name", bool),
         ("allow_network", bool, "true or false", _any),
         ("sandbox_template", str, "a template name such as 'python', or 'none' to pick", bool),
+        ("full_tests_always", bool, "true or false", _any),
+        ("pipeline", bool, "true or false", _any),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

@@ -32,6 +32,8 @@ class Settings:
     theme: str = "tui-engineer-dark"
     allow_network: bool = False  # docker sandbox only
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
+    full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
+    pipeline: bool = True  # prepare the next step while the human reviews this one
 
 
 @dataclass

@@ -150,7 +150,8 @@ class AttemptStarted(Event):
 class TestsStarted(Event):
     type: ClassVar[str] = "tests_started"
     step: int | None
-    command: str
+    command: str  # the configured test command (a narrowed run adds selection arguments)
+    scope: str = "full"  # full | affected (tests the change can affect) | failing (last failures)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,7 @@ class TestsFinished(Event):
     duration: float
     failing: tuple[str, ...]
     failures: tuple[tuple[str, str], ...] = ()  # (test id, trimmed traceback)
+    scope: str = "full"  # as in TestsStarted
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,17 @@ class ProposalReady(Event):
     changes: tuple[tuple[str, str], ...] = ()  # (status letter A/M/D/R, path)
     notes: tuple[str, ...] = ()
     actions: tuple[str, ...] = ()  # sandbox actions the step ran, e.g. "install requests"
+    test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: 3 passed in 0.2s", …
+
+
+@dataclass(frozen=True)
+class NextStepPrepared(Event):
+    """The next step was prepared while this one awaited review (ready=True), or that prepared
+    proposal was dropped (ready=False: this one was not accepted)."""
+
+    type: ClassVar[str] = "next_step_prepared"
+    step: int
+    ready: bool
 
 
 @dataclass(frozen=True)

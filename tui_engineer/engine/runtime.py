@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tui_engineer.sandbox import Sandbox
     from tui_engineer.vcs.shadow import Shadow
     from tui_engineer.verify import TestReport
+    from tui_engineer.verify.selection import TestSelection
 
 
 class Model(Protocol):
@@ -36,8 +37,11 @@ class EngineOptions:
     test_timeout: float = 300.0
     max_fix_attempts: int = 3
     plan: bool = True
+    diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
     max_tokens: int | None = None
     max_usd: float | None = None
+    full_tests_always: bool = False  # every attempt runs the whole test command
+    pipeline: bool = True  # prepare the next step while the human reviews this one
 
 
 @dataclass
@@ -49,6 +53,7 @@ class Runtime:
     options: EngineOptions
     emit: ev.EventSink
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    selection: TestSelection | None = None  # affected tests first (engine/verification.py)
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -130,9 +135,13 @@ class Runtime:
                     )
                 )
 
-    async def run_tests(self, step: int | None) -> TestReport:
-        command = self.options.test_command
-        self.emit(ev.TestsStarted(step=step, command=command))
+    async def run_tests(
+        self, step: int | None, *, command: str | None = None, scope: str = "full"
+    ) -> TestReport:
+        """Run the test command (or `command`, a narrowed form of it: `scope` says which)."""
+        shown = self.options.test_command
+        command = command or shown
+        self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
         report = await self.sandbox.run_tests(
             self.workdir,
             command,
@@ -151,6 +160,7 @@ class Runtime:
                 duration=report.duration,
                 failing=tuple(f.test_id for f in report.failures),
                 failures=tuple((f.test_id, f.traceback or f.message) for f in report.failures),
+                scope=scope,
             )
         )
         return report

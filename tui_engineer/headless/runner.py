@@ -18,10 +18,12 @@ from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
 from tui_engineer.records.recorder import Recorder
+from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.verify.selection import TestSelection
 
 
 @dataclass
@@ -30,6 +32,7 @@ class RunOptions:
     repo: Path
     flags: dict[str, object]
     plan: bool = True
+    diagnose: bool = True  # a separate diagnosis call before each fix
     allow_dirty: bool = False
     record: bool = True
     replay: Path | None = None
@@ -139,9 +142,23 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         test_timeout=settings.test_timeout,
         max_fix_attempts=settings.max_fix_attempts,
         plan=prepared.options.plan,
+        diagnose=prepared.options.diagnose,
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
+        full_tests_always=settings.full_tests_always,
+        pipeline=settings.pipeline,
     )
+
+
+def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
+    """Affected tests first unless switched off. Coverage data (testmon) is kept in the user
+    cache, which only the local sandbox can write; docker picks tests by name and imports."""
+    if prepared.settings.full_tests_always:
+        return None
+    selection = TestSelection.for_repo(prepared.root, prepared.test_command)
+    if selection is not None and sandbox.name != "local":
+        selection.testmon = False
+    return selection
 
 
 async def run_prepared(
@@ -169,6 +186,7 @@ async def run_prepared(
         runtime = Runtime(
             prepared.root, shadow, prepared.model, sandbox, _engine_options(prepared), emit
         )
+        runtime.selection = _selection(prepared, sandbox)
         if inbox is not None:
             runtime.inbox = inbox
         session = Session(runtime, reviewer, session_id=session_id)

@@ -113,6 +113,10 @@ class Shadow:
 
     @property
     def _git(self) -> git.Git:
+        # GitPython runs a command whose folder is missing in this process's own folder (the
+        # user's repository): a reset racing `remove` would `git clean` the user's files there.
+        if not self.path.is_dir():
+            raise GitRefused(f"The shadow worktree {self.path} is gone.")
         return git.Git(self.path)
 
     def _stage_all(self) -> None:
@@ -125,8 +129,9 @@ class Shadow:
 
         Ignored files (caches, virtualenvs made by test runs) are kept: they are not proposals.
         """
-        self._git.reset("-q", "--hard", self.baseline)
-        self._git.clean("-fdq")
+        # `-C`: git itself refuses a folder removed after the check in `_git`.
+        self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
+        self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
 
     def diff(self) -> str:
         """Unified diff of the proposal against the baseline (new, deleted, renamed files too)."""
