@@ -43,6 +43,7 @@ async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
     """Answer "what is still wrong?" with done, skip the verdict, and quit."""
     await wait_for(pilot, asked(app, "still_wrong"))
     await pilot.press("enter")
+    await wait_for(pilot, asked(app, "verdict"))
     await wait_for_screen(pilot, app, VerdictScreen)
     await pilot.click("#skip")
     await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
@@ -151,7 +152,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     repo = make_repo()
     scripted_server.script(
         Reply(text=MUL_BUGGY),
-        Reply(text="mul adds.", delay=4),  # the diagnosis: time to type during the loop (slow CI)
+        Reply(text="mul adds.", delay=1.5),  # the diagnosis: time to type during the loop
         Reply(text=MUL_FIX),
     )
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)

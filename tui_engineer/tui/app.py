@@ -117,8 +117,11 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         for key, title in PANES:
             self.query_one(f"#pane-{key}").border_title = title
         self._show_pane("diff")
-        # With a request the keys must work from the first frame: focus stays out of the box.
-        (self.diff if self.options.request else self.chat_input).focus()
+        # With a request the keys must work from the first frame; without one the box takes it.
+        if self.options.request:
+            self.diff.focus()
+        else:
+            self.chat_input.focus()
         self.startup()
 
     def _show_pane(self, key: str) -> None:
@@ -139,7 +142,6 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
     def start_session(self, request: str) -> None:
         self.options.request = request
         self.chat_input.placeholder = "Message the model (sent with its next call)"
-        self.diff.focus()  # the request is sent: the review keys work, `c` comes back here
         self.engine = self.run_worker(self._run_session(), group="engine", exit_on_error=False)
         self.refresh_bindings()
 

@@ -16,9 +16,9 @@ T = TypeVar("T")
 
 class Dialog(ModalScreen[T]):
     """A centred box. Subclasses give `buttons` (id, label, variant) and may add `body_widgets`;
-    a pressed button calls `on_choice(button_id)`. Escape cancels (`cancel_value`), except in
-    dialogs that answer the engine (`escape_hint` set): there a stray Escape must not decide
-    anything, so it only says which buttons do."""
+    a pressed button calls `on_choice(button_id)`. Escape cancels (`cancel_value`) where
+    cancelling is safe; where every answer is a decision (`escape_decides = False`) Escape only
+    says so: a stray key must not end a session or record a verdict."""
 
     DEFAULT_CSS = """
     Dialog { align: center middle; }
@@ -36,7 +36,7 @@ class Dialog(ModalScreen[T]):
     title_text: str = ""
     buttons: list[tuple[str, str, str]] = []
     cancel_value: Any = None
-    escape_hint: str = ""
+    escape_decides: bool = True
 
     def __init__(self, body: str = "") -> None:
         super().__init__()
@@ -64,7 +64,7 @@ class Dialog(ModalScreen[T]):
         self.dismiss(button_id)  # type: ignore[arg-type]
 
     def action_cancel(self) -> None:
-        if self.escape_hint:
-            self.notify(self.escape_hint, title="Escape does not answer", severity="warning")
+        if not self.escape_decides:
+            self.notify("Choose one of the buttons: Escape decides nothing here.", timeout=3)
             return
         self.dismiss(self.cancel_value)

@@ -19,7 +19,7 @@ class StillWrongScreen(Dialog[str]):
         ("undo", "Undo last step", "warning"),
         ("done", "Done", "success"),
     ]
-    escape_hint = "Choose Plan new steps, Undo last step, or Done."
+    escape_decides = False
 
     def __init__(self, summary: str) -> None:
         super().__init__(
@@ -58,10 +58,10 @@ class VerdictScreen(Dialog[Verdict | None]):
 
     title_text = "How did it go?"
     buttons = [("save", "Save verdict", "primary"), ("skip", "Skip", "default")]
-    escape_hint = "Pick an answer and Save verdict, or Skip."
+    escape_decides = False
 
     def body_widgets(self) -> list[Widget]:
-        # Nothing preselected: a verdict the human did not choose would be recorded as theirs.
+        # Nothing preselected: an Enter must not record "it works" for you.
         buttons = [RadioButton(label, id=f"level-{key}") for key, label in LEVELS]
         return [
             RadioSet(*buttons, id="levels"),
@@ -69,7 +69,7 @@ class VerdictScreen(Dialog[Verdict | None]):
         ]
 
     def on_mount(self) -> None:
-        self.query_one("#levels", RadioSet).focus()  # arrows + Enter pick; Tab to the comment
+        self.query_one("#comment", Input).focus()  # Enter saves; the levels take a click or Tab
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -81,8 +81,7 @@ class VerdictScreen(Dialog[Verdict | None]):
             return
         pressed = self.query_one("#levels", RadioSet).pressed_button
         if pressed is None or not pressed.id:
-            self.notify("Pick one of the answers first, or Skip.", severity="warning")
-            self.query_one("#levels", RadioSet).focus()
+            self.notify("Pick how it went first (or Skip).", timeout=3)
             return
         level = pressed.id.removeprefix("level-")
         comment = self.query_one("#comment", Input).value.strip()
