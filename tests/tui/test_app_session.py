@@ -152,7 +152,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     repo = make_repo()
     scripted_server.script(
         Reply(text=MUL_BUGGY),
-        Reply(text="mul adds.", delay=1.5),  # the diagnosis: time to type during the loop
+        Reply(text="mul adds.", delay=4),  # the diagnosis: time to type during the loop (slow CI)
         Reply(text=MUL_FIX),
     )
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
