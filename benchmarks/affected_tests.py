@@ -4,9 +4,9 @@ of about 2,000 files with a 300-test pytest suite.
 The measured step changes one module and breaks its test, is diagnosed, and fixed (a scripted
 model answering after `--latency` seconds). Each mode first runs a priming session on the same
 repository (affected-first needs coverage data; the full-suite mode gets the same warm-up), then
-the measured ones (the fastest is kept). Prints, per mode: every test run of the measured step, the time from the first
-edit to the diagnosis (the first failure signal), the step's total test time and the session's
-wall time. Target: an affected run ≤ 0.3× a full-suite run.
+the measured ones (the fastest is kept). Prints, per mode: every test run of the measured step,
+the time from the first edit to the diagnosis (the first failure signal), the step's total test
+time and the session's wall time. Target: an affected run ≤ 0.3× a full-suite run.
 
 Run: python benchmarks/affected_tests.py [--modules 1700] [--test-files 100] [--latency 2]
 """
