@@ -88,6 +88,7 @@ class TestSelection:
     test_command: str
     home: Path
     testmon: bool | None = None  # None: not known yet whether the test environment has it
+    min_full_seconds: float = 3.0  # narrow only once the full suite took at least this long
     touched: set[str] = field(default_factory=set)  # files this session wrote, ever
 
     @classmethod
@@ -104,6 +105,21 @@ class TestSelection:
     @property
     def _print_file(self) -> Path:
         return self.home / "fingerprint.json"
+
+    @property
+    def _suite_file(self) -> Path:
+        return self.home / "suite.json"
+
+    def worth_narrowing(self) -> bool:
+        """True once the full suite was seen taking `min_full_seconds` or more here: below
+        that, the extra runs (each a pytest start-up) cost more than narrowing saves."""
+        if self.min_full_seconds <= 0:
+            return True
+        try:
+            seconds = json.loads(self._suite_file.read_text(encoding="utf-8"))["full_seconds"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        return isinstance(seconds, int | float) and seconds >= self.min_full_seconds
 
     def _testmon_command(self, mode: str) -> str:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -122,6 +138,10 @@ class TestSelection:
         if self.testmon is True and (reason or self._recorded() is None):
             return TestRun(self._testmon_command("--testmon-noselect"), "full", reason)
         return TestRun(self.test_command, "full", reason)
+
+    def plain_full_run(self) -> TestRun:
+        """The whole suite as configured, collecting nothing (a quick suite, or no narrowing)."""
+        return TestRun(self.test_command, "full")
 
     def affected_run(self, workdir: Path, changed: Iterable[str]) -> TestRun:
         """The run that goes first, or a full run saying why there is none."""
@@ -189,6 +209,10 @@ class TestSelection:
 
     def after_run(self, run: TestRun, report: TestReport, workdir: Path) -> None:
         """Keep the selection data's bookkeeping in step with a finished run."""
+        if run.scope == "full" and report.structured and not report.timed_out:
+            self.home.mkdir(parents=True, exist_ok=True)
+            data = json.dumps({"full_seconds": round(report.duration, 3)})
+            self._suite_file.write_text(data, encoding="utf-8")
         if _TESTMON_PLUGIN not in run.command:
             self._remember_touched()
         elif report.structured and not report.timed_out:
