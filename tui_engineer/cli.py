@@ -43,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tui-engineer",
         description="A pair-programmer in your terminal. Run it inside a git repository.",
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
-        "'tui-engineer run REQUEST' works headless. See README.md.",
+        "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
+        "engine. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -158,8 +159,14 @@ def _cmd_runs(argv: Sequence[str]) -> int:
     return 0
 
 
+def _cmd_bench(argv: Sequence[str]) -> int:
+    from tui_engineer.bench.command import cmd_bench
+
+    return cmd_bench(argv)
+
+
 def _dispatch(argv: list[str]) -> int:
-    commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs}
+    commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs, "bench": _cmd_bench}
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)

@@ -37,6 +37,7 @@ class EngineOptions:
     test_timeout: float = 300.0
     max_fix_attempts: int = 3
     plan: bool = True
+    diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
     max_tokens: int | None = None
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command

@@ -131,13 +131,15 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
     rt.emit(ev.AttemptStarted(step=step.index, attempt=state.attempt, max_attempts=max_attempts))
     if tested and state.report is not None:
         report_text = state.report.for_model()
-        diagnosis = await rt.call_model(
-            prompts.diagnose_messages(step, state.diff, report_text),
-            "diagnose",
-            step.index,
-            deliver_feedback=False,
-        )
-        rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
+        diagnosis = "(no separate diagnosis: read the test report)"
+        if rt.options.diagnose:
+            diagnosis = await rt.call_model(
+                prompts.diagnose_messages(step, state.diff, report_text),
+                "diagnose",
+                step.index,
+                deliver_feedback=False,
+            )
+            rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
         state.messages.append(
             prompts.fix_message(report_text, diagnosis, state.attempt, max_attempts)
         )

@@ -32,6 +32,7 @@ class RunOptions:
     repo: Path
     flags: dict[str, object]
     plan: bool = True
+    diagnose: bool = True  # a separate diagnosis call before each fix
     allow_dirty: bool = False
     record: bool = True
     replay: Path | None = None
@@ -141,6 +142,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         test_timeout=settings.test_timeout,
         max_fix_attempts=settings.max_fix_attempts,
         plan=prepared.options.plan,
+        diagnose=prepared.options.diagnose,
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
         full_tests_always=settings.full_tests_always,
