@@ -44,7 +44,8 @@ async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
     await wait_for(pilot, asked(app, "still_wrong"))
     await pilot.press("enter")
     await wait_for(pilot, asked(app, "verdict"))
-    await pilot.press("escape")
+    await wait_for_screen(pilot, app, VerdictScreen)
+    await pilot.click("#skip")
     await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
     await pilot.press("q")
 
@@ -216,7 +217,7 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
-        await pilot.press("escape")
+        await pilot.click("#skip")
         await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
         await pilot.press("q")
     assert "sub" not in (repo / "calc.py").read_text()

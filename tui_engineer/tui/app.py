@@ -117,7 +117,11 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         for key, title in PANES:
             self.query_one(f"#pane-{key}").border_title = title
         self._show_pane("diff")
-        self.chat_input.focus()
+        # With a request the keys must work from the first frame; without one the box takes it.
+        if self.options.request:
+            self.diff.focus()
+        else:
+            self.chat_input.focus()
         self.startup()
 
     def _show_pane(self, key: str) -> None:
