@@ -152,7 +152,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     repo = make_repo()
     scripted_server.script(
         Reply(text=MUL_BUGGY),
-        Reply(text="mul adds.", delay=1.5),  # the diagnosis: time to type during the loop
+        Reply(text="mul adds.", delay=4),  # the diagnosis: time to type during the loop (slow CI)
         Reply(text=MUL_FIX),
     )
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
@@ -238,7 +238,12 @@ async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_re
     # This interpreter has pytest-testmon: affected tests first (the default).
     command = f"{sys.executable} -m pytest -q"
     app = make_app(
-        repo, scripted_server.base_url, "add", test_command=command, full_tests_always=False
+        repo,
+        scripted_server.base_url,
+        "add",
+        test_command=command,
+        full_tests_always=False,
+        affected_after_seconds=0,  # a quick suite: narrowed anyway
     )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))

@@ -157,6 +157,8 @@ def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
     if prepared.settings.full_tests_always:
         return None
     selection = TestSelection.for_repo(prepared.root, prepared.test_command)
+    if selection is not None:
+        selection.min_full_seconds = prepared.settings.affected_after_seconds
     if selection is not None and sandbox.name != "local":
         selection.testmon = False
     return selection

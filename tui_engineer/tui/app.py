@@ -148,6 +148,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
     def start_session(self, request: str) -> None:
         self.options.request = request
         self.chat_input.placeholder = "Message the model (sent with its next call)"
+        self.diff.focus()  # the request is sent: the review keys work; `c` comes back here
         self.engine = self.run_worker(self._run_session(), group="engine", exit_on_error=False)
         self.refresh_bindings()
 
