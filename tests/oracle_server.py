@@ -31,27 +31,35 @@ class OracleServer(ScriptedServer):
         self.tasks = list(tasks)
         self.broken = set(broken)  # task names whose first answer is the task's first_try
 
-    def _task_of(self, request: RecordedRequest) -> Task | None:
+    def _task_of(self, request: RecordedRequest) -> tuple[Task | None, bool]:
+        """The task of this conversation, and whether it is a follow-up ("still wrong")."""
         first_user = next((m["content"] for m in request.messages if m["role"] == "user"), "")
-        return next((t for t in self.tasks if t.request in first_user), None)
+        for task in self.tasks:
+            if task.request in first_user:
+                return task, False
+            if any(answer in first_user for answer in task.follow_ups):
+                return task, True
+        return None, False
 
     def _next_chat_reply(self, request: RecordedRequest) -> Reply | None:
         system = request.messages[0]["content"] if request.messages else ""
         if "You diagnose failing tests" in system:  # the diagnosis prompt names no request
             return Reply(text="The first attempt is broken; put the known solution in place.")
-        task = self._task_of(request)
+        task, follow_up = self._task_of(request)
         if task is None:
             with self._lock:
                 self.unexpected.append(f"no task for request #{len(self.requests)}")
             return None
         if "Reply with the plan as one" in request.messages[-1]["content"]:
-            step = {"title": task.request[:60], "description": task.request, "files": [],
+            step = {"title": task.name, "description": "do what the human asked", "files": [],
                     "verify": "the tests"}  # fmt: skip
             return Reply(text="```json\n" + json.dumps({"steps": [step]}) + "\n```\n")
         tries = sum(m["role"] == "assistant" for m in request.messages)
-        broken_first = task.name in self.broken and task.first_try
-        if tries == 0 and broken_first:
+        broken_first = task.name in self.broken and bool(task.first_try)
+        if tries == 0 and broken_first and not follow_up:
             return Reply(text=_whole_file_edits(task.files, task.first_try))
         before = {**task.files, **task.first_try} if broken_first else task.files
-        actions = "".join(f"<<<<<<< {a}\n" for a in task.oracle_actions)
+        # Sandbox actions only where the prompt offers them (the docker sandbox).
+        offered = "# Repairing the test environment" in system
+        actions = "".join(f"<<<<<<< {a}\n" for a in task.oracle_actions) if offered else ""
         return Reply(text=actions + _whole_file_edits(before, task.solution))

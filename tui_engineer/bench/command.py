@@ -34,6 +34,7 @@ def build_bench_parser() -> argparse.ArgumentParser:
         "--replay", type=Path, help="a bench folder whose records replace the model"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--tui", action="store_true", help="show live progress in the TUI")
     group = parser.add_argument_group("model and sandbox (the same for every config)")
     group.add_argument("--model", help="model name")
     group.add_argument("--base-url", help="OpenAI-compatible server URL")
@@ -101,8 +102,11 @@ def cmd_bench(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     _check_counts(parser, args)
     request = _request(args)
-    progress = None if args.no_progress or not sys.stderr.isatty() else TerminalProgress()
-    results = asyncio.run(run_bench(request, _executor(args), progress))
+    if args.tui:
+        results = _run_in_tui(request, _executor(args))
+    else:
+        progress = None if args.no_progress or not sys.stderr.isatty() else TerminalProgress()
+        results = asyncio.run(run_bench(request, _executor(args), progress))
     if not results:
         raise UserError("The bench ran nothing.")
     print(markdown_table(results), end="")
@@ -111,6 +115,16 @@ def cmd_bench(argv: Sequence[str]) -> int:
     if request.replay is not None:
         return _check_replay(request.replay, results)
     return 0
+
+
+def _run_in_tui(request, execute) -> list:
+    from tui_engineer.tui.bench_app import BenchApp
+
+    app = BenchApp(request, execute)
+    app.run()
+    if app.error is not None:
+        raise app.error
+    return app.results
 
 
 def _pictures(out: Path, results: list) -> None:
