@@ -74,6 +74,12 @@ async def run_headless(
             sink(event)
 
     plan = bool(flags.pop("plan", True))
+    # These scenarios count test runs: one full run per attempt, as with --full-tests-always.
+    # Affected-tests-first has its own tests (test_engine_selection.py), which pass False.
+    flags.setdefault("full_tests_always", True)
+    # Likewise no step prepared during review (test_engine_pipeline.py turns it on): scripted
+    # replies are served in the order the calls arrive.
+    flags.setdefault("pipeline", False)
     options = RunOptions(
         request=request,
         repo=repo,

@@ -19,6 +19,19 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--test-timeout", type=float, help="seconds before a test run is killed")
     group.add_argument("--max-fix-attempts", type=int, help="fix attempts per step (default 3)")
     group.add_argument("--sandbox", choices=["local", "docker"], help="where tests run")
+    group.add_argument(
+        "--full-tests-always",
+        action="store_const",
+        const=True,
+        help="run the whole test suite on every attempt (default: affected tests first)",
+    )
+    group.add_argument(
+        "--no-pipeline",
+        dest="pipeline",
+        action="store_const",
+        const=False,
+        help="do not prepare the next step while you review one",
+    )
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
@@ -30,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tui-engineer",
         description="A pair-programmer in your terminal. Run it inside a git repository.",
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
-        "'tui-engineer run REQUEST' works headless. See README.md.",
+        "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
+        "engine; 'tui-engineer demo' tries it with a built-in model. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -75,6 +89,8 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
         "test_timeout",
         "max_fix_attempts",
         "sandbox",
+        "full_tests_always",
+        "pipeline",
         "max_tokens",
         "max_usd",
     )
@@ -105,6 +121,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
     from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer
     from tui_engineer.headless.runner import RunOptions, run_session
+    from tui_engineer.headless.signals import run_stoppable
 
     parser = build_run_parser()
     args = parser.parse_args(argv)
@@ -126,7 +143,14 @@ def _cmd_run(argv: Sequence[str]) -> int:
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
     sink = JsonPrinter() if args.json else ProgressPrinter()
-    result = asyncio.run(run_session(options, reviewer, sink))
+    result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+    if result is None:
+        print(
+            f"tui-engineer: stopped by {stopped_by.name if stopped_by else 'a signal'}; "
+            "the shadow worktree was removed, your files are untouched",
+            file=sys.stderr,
+        )
+        return 1
     return result.exit_code
 
 
@@ -143,8 +167,45 @@ def _cmd_runs(argv: Sequence[str]) -> int:
     return 0
 
 
+def _cmd_demo(argv: Sequence[str]) -> int:
+    from tui_engineer.demo import DEFAULT_REQUEST
+
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer demo",
+        description="Try the app with no key and no server: a sample repo in a temporary "
+        "folder and a built-in scripted model (it plans, fails once, fixes, and reacts to a "
+        "reject reason and to 'still wrong').",
+    )
+    parser.add_argument("request", nargs="?", default=DEFAULT_REQUEST, help="the request")
+    parser.add_argument("--dir", type=Path, help="where to make the sample repo (default: temp)")
+    args = parser.parse_args(argv)
+
+    from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
+    from tui_engineer.headless.runner import RunOptions
+    from tui_engineer.tui.app import TuiEngineerApp
+
+    repo = make_sample_repo(args.dir)
+    with DemoServer() as server:
+        options = RunOptions(request=args.request, repo=repo, flags=demo_flags(server.base_url))
+        code = TuiEngineerApp(options).run()
+    print(f"tui-engineer demo: the sample repo is kept in {repo} (see its git log)")
+    return code if isinstance(code, int) else 0
+
+
+def _cmd_bench(argv: Sequence[str]) -> int:
+    from tui_engineer.bench.command import cmd_bench
+
+    return cmd_bench(argv)
+
+
 def _dispatch(argv: list[str]) -> int:
-    commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs}
+    commands = {
+        "config": _cmd_config,
+        "run": _cmd_run,
+        "runs": _cmd_runs,
+        "bench": _cmd_bench,
+        "demo": _cmd_demo,
+    }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)

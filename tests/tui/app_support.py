@@ -25,7 +25,17 @@ def make_app(
     options = RunOptions(
         request=request,
         repo=repo,
-        flags={"base_url": base_url, "model": "test-model", **flags},
+        # One full test run per attempt, as with --full-tests-always: pictures and run counts
+        # do not depend on whether this machine's `python` has pytest-testmon. The affected
+        # runs are shown by test_app_session.py's own test, which passes False.
+        # No step prepared during review either: scripted replies go to calls in arrival order.
+        flags={
+            "base_url": base_url,
+            "model": "test-model",
+            "full_tests_always": True,
+            "pipeline": False,
+            **flags,
+        },
         plan=plan,
     )
     return TuiEngineerApp(options, deterministic=True)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
 from tests.conftest import git
-from tests.engine_support import plan_reply
+from tests.engine_support import edit, plan_reply
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
     KEY,
@@ -43,7 +44,8 @@ async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
     await wait_for(pilot, asked(app, "still_wrong"))
     await pilot.press("enter")
     await wait_for(pilot, asked(app, "verdict"))
-    await pilot.press("escape")
+    await wait_for_screen(pilot, app, VerdictScreen)
+    await pilot.click("#skip")
     await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
     await pilot.press("q")
 
@@ -150,7 +152,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     repo = make_repo()
     scripted_server.script(
         Reply(text=MUL_BUGGY),
-        Reply(text="mul adds.", delay=1.5),  # the diagnosis: time to type during the loop
+        Reply(text="mul adds.", delay=4),  # the diagnosis: time to type during the loop (slow CI)
         Reply(text=MUL_FIX),
     )
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
@@ -215,8 +217,67 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
-        await pilot.press("escape")
+        await pilot.click("#skip")
         await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
         await pilot.press("q")
     assert "sub" not in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_review(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_BUGGY),
+        Reply(text="mul adds instead of multiplying."),
+        Reply(text=MUL_FIX),
+    )
+    # This interpreter has pytest-testmon: affected tests first (the default).
+    command = f"{sys.executable} -m pytest -q"
+    app = make_app(
+        repo,
+        scripted_server.base_url,
+        "add",
+        test_command=command,
+        full_tests_always=False,
+        affected_after_seconds=0,  # a quick suite: narrowed anyway
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        assert app.test_pane.border_subtitle == ""  # the first run here is the whole suite
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        runs = str(app.test_pane.border_subtitle)
+        # The fix re-ran the failing test, then the affected ones, then the full suite once.
+        assert [part.split(":")[0] for part in runs.split(" · ")] == ["failing", "affected", "full"]
+        assert "full: 2 passed" in runs  # test_add and the new test_mul
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
+
+
+async def test_the_plan_shows_the_next_step_ready_while_one_is_reviewed(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    mul = edit(
+        "calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+    )
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=mul)
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        assert app.plan_pane.status_of(1) == "awaiting review"
+        assert str(app.diff.border_title) == "Diff — step 1"  # its preparation is not shown yet
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        assert len(scripted_server.chat_requests) == 3  # step 2 was not proposed again
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]

@@ -95,7 +95,9 @@ def test_every_subpackage_and_the_themes_folder_are_packaged() -> None:
 
     root = Path(__file__).resolve().parents[2]
     setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
-    found = set(find_namespace_packages(where=str(root), include=["tui_engineer*"]))
+    # Bench suites are data (small projects' files, shipped as package data), not packages.
+    data = ["tui_engineer.bench.suites", "tui_engineer.bench.suites.*"]
+    found = set(find_namespace_packages(where=str(root), include=["tui_engineer*"], exclude=data))
     missing = sorted(found - set(setuptools["packages"]))
     assert not missing, f"add {missing} to [tool.setuptools] packages in pyproject.toml"
     assert setuptools["package-dir"]["tui_engineer.themes"] == "themes"

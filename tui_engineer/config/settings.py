@@ -32,6 +32,11 @@ class Settings:
     theme: str = "tui-engineer-dark"
     allow_network: bool = False  # docker sandbox only
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
+    full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
+    pipeline: bool = True  # prepare the next step while the human reviews this one
+    # Affected tests first only once the full suite was seen taking this long (0: always): for a
+    # quick suite the extra pytest start-ups cost more than they save.
+    affected_after_seconds: float = 3.0
     # Reply caps (max_tokens sent with each call), per kind of call.
     reply_tokens_plan: int = 2048
     reply_tokens_propose: int = 4096

@@ -177,7 +177,8 @@ class AttemptStarted(Event):
 class TestsStarted(Event):
     type: ClassVar[str] = "tests_started"
     step: int | None
-    command: str
+    command: str  # the configured test command (a narrowed run adds selection arguments)
+    scope: str = "full"  # full | affected (tests the change can affect) | failing (last failures)
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,7 @@ class TestsFinished(Event):
     duration: float
     failing: tuple[str, ...]
     failures: tuple[tuple[str, str], ...] = ()  # (test id, trimmed traceback)
+    scope: str = "full"  # as in TestsStarted
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,17 @@ class ProposalReady(Event):
     changes: tuple[tuple[str, str], ...] = ()  # (status letter A/M/D/R, path)
     notes: tuple[str, ...] = ()
     actions: tuple[str, ...] = ()  # sandbox actions the step ran, e.g. "install requests"
+    test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: 3 passed in 0.2s", …
+
+
+@dataclass(frozen=True)
+class NextStepPrepared(Event):
+    """The next step was prepared while this one awaited review (ready=True), or that prepared
+    proposal was dropped (ready=False: this one was not accepted)."""
+
+    type: ClassVar[str] = "next_step_prepared"
+    step: int
+    ready: bool
 
 
 @dataclass(frozen=True)
@@ -284,7 +297,7 @@ class VerdictRecorded(Event):
 @dataclass(frozen=True)
 class SessionFinished(Event):
     type: ClassVar[str] = "session_finished"
-    outcome: str  # done | stopped | failed | budget | error
+    outcome: str  # done | stopped | failed | budget | error | quit
     commits: tuple[str, ...]
     message: str
 

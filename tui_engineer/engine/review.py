@@ -24,6 +24,7 @@ class Proposal:
     attempts: int
     notes: list[str] = field(default_factory=list)  # e.g. "stuck: the same failure twice"
     actions: list[str] = field(default_factory=list)  # sandbox actions run, e.g. "install requests"
+    test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: …", "full: …"
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None

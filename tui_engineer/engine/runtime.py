@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tui_engineer.sandbox import Sandbox
     from tui_engineer.vcs.shadow import Shadow
     from tui_engineer.verify import TestReport
+    from tui_engineer.verify.selection import TestSelection
 
 
 class Model(Protocol):
@@ -38,10 +39,13 @@ class EngineOptions:
     test_timeout: float = 300.0
     max_fix_attempts: int = 3
     plan: bool = True
+    diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
     max_tokens: int | None = None
     max_usd: float | None = None
     # The reply cap (max_tokens) of each kind of call; "replan" uses the plan's.
     reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
+    full_tests_always: bool = False  # every attempt runs the whole test command
+    pipeline: bool = True  # prepare the next step while the human reviews this one
 
     def reply_cap(self, purpose: str) -> int:
         caps = {**DEFAULT_REPLY_TOKENS, **self.reply_tokens}
@@ -61,6 +65,7 @@ class Runtime:
     options: EngineOptions
     emit: ev.EventSink
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    selection: TestSelection | None = None  # affected tests first (engine/verification.py)
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -184,9 +189,13 @@ class Runtime:
                     )
                 )
 
-    async def run_tests(self, step: int | None) -> TestReport:
-        command = self.options.test_command
-        self.emit(ev.TestsStarted(step=step, command=command))
+    async def run_tests(
+        self, step: int | None, *, command: str | None = None, scope: str = "full"
+    ) -> TestReport:
+        """Run the test command (or `command`, a narrowed form of it: `scope` says which)."""
+        shown = self.options.test_command
+        command = command or shown
+        self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
         report = await self.sandbox.run_tests(
             self.workdir,
             command,
@@ -205,6 +214,7 @@ class Runtime:
                 duration=report.duration,
                 failing=tuple(f.test_id for f in report.failures),
                 failures=tuple((f.test_id, f.traceback or f.message) for f in report.failures),
+                scope=scope,
             )
         )
         return report

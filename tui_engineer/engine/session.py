@@ -10,6 +10,7 @@ from tui_engineer.context import file_contents, list_repo_files
 from tui_engineer.context.files import mentioned_paths
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.review import Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
@@ -58,6 +59,8 @@ class Session:
         self.commits: list[str] = []
         self._last_accepted: Proposal | None = None
         self._unfinished = False  # a step was skipped, failed or the plan was cut short
+        # The next step is prepared while the human reviews this one (engine/pipeline.py).
+        self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
 
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""
@@ -102,7 +105,12 @@ class Session:
             outcome = _outcome_of(err)
             rt.emit(ev.ErrorEvent(message=str(err)))
             result = SessionResult(outcome, self.commits, str(err))
+        except asyncio.CancelledError:
+            # The human quit (or a signal): said in the record, so it is no "crash".
+            rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
+            raise
         finally:
+            await self.pipeline.drop()
             await asyncio.to_thread(rt.shadow.reset)
         await self._verdict()
         rt.emit(
@@ -165,7 +173,9 @@ class Session:
     async def _review_loop(self, request: str, step: Step) -> None:
         rejections: list[str] = []
         while True:
-            proposal = await propose_step(self.rt, request, self.plan, step, rejections)
+            proposal = await self.pipeline.take(step) or await propose_step(
+                self.rt, request, self.plan, step, rejections
+            )
             self.rt.emit(
                 ev.ProposalReady(
                     step=step.index,
@@ -177,12 +187,15 @@ class Session:
                     changes=tuple(await asyncio.to_thread(self.rt.shadow.changed_files)),
                     notes=tuple(proposal.notes),
                     actions=tuple(proposal.actions),
+                    test_runs=proposal.test_runs,
                 )
             )
+            self.pipeline.start(request, self.plan, step)
             decision = await self.reviewer.review(proposal)
             self.rt.emit(
                 ev.DecisionMade(step=step.index, decision=decision.kind, reason=decision.reason)
             )
+            await self.pipeline.decided(decision.kind)
             if decision.kind == "reject":
                 await asyncio.to_thread(self.rt.shadow.reset)
                 rejections.append(decision.reason or "(no reason given)")

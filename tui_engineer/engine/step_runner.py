@@ -20,6 +20,7 @@ from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.verification import verify_attempt
 from tui_engineer.verify import TestReport
 
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(\.\d+)?s\b")
@@ -56,6 +57,8 @@ class _Attempts:
     last_refusal: str | None = None
     notes: list[str] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
+    changed_now: tuple[str, ...] = ()  # files the last applied reply changed
+    test_runs: tuple[str, ...] = ()  # the last attempt's runs, "affected: 3 passed in 0.2s"
 
 
 async def _relevant_contents(rt: Runtime, request: str, step: Step) -> tuple[list[str], str]:
@@ -83,6 +86,7 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
     if result is not None:
         renamed = [new for _, new in result.renamed]
         changed = tuple(result.changed + result.created + result.deleted + renamed)
+        state.changed_now = changed
         rt.emit(
             ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed, diff=after)
         )
@@ -102,6 +106,16 @@ def _refused(rt: Runtime, step: Step, state: _Attempts, feedback: str) -> bool:
     return False
 
 
+def _failing_first(rt: Runtime, state: _Attempts) -> tuple[str, ...]:
+    """The previous attempt's failing tests, when this fix stayed inside what they cover."""
+    report = state.report
+    if rt.selection is None or state.attempt == 0 or report is None or not report.structured:
+        return ()
+    failing = tuple(f.test_id for f in report.failures)
+    covered = rt.selection.fix_stays_covered(rt.workdir, failing, state.changed_now)
+    return failing if covered else ()
+
+
 def _stuck_after_tests(state: _Attempts, report: TestReport) -> bool:
     signature = failure_signature(report)
     if signature == state.last_failure:
@@ -117,13 +131,15 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
     rt.emit(ev.AttemptStarted(step=step.index, attempt=state.attempt, max_attempts=max_attempts))
     if tested and state.report is not None:
         report_text = state.report.for_model()
-        diagnosis = await rt.call_model(
-            prompts.diagnose_messages(step, state.diff, report_text),
-            "diagnose",
-            step.index,
-            deliver_feedback=False,
-        )
-        rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
+        diagnosis = "(no separate diagnosis: read the test report)"
+        if rt.options.diagnose:
+            diagnosis = await rt.call_model(
+                prompts.diagnose_messages(step, state.diff, report_text),
+                "diagnose",
+                step.index,
+                deliver_feedback=False,
+            )
+            rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
         state.messages.append(
             prompts.fix_message(report_text, diagnosis, state.attempt, max_attempts)
         )
@@ -139,7 +155,8 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
             return
         if applied is not False:
             step.status = "testing"
-            state.report = await rt.run_tests(step.index)
+            verified = await verify_attempt(rt, step.index, _failing_first(rt, state))
+            state.report, state.test_runs = verified.report, verified.summaries()
             if state.report.ok or _stuck_after_tests(state, state.report):
                 return
         elif any(note.startswith("stuck") for note in state.notes):
@@ -181,6 +198,7 @@ async def propose_step(
         attempts=state.attempt,
         notes=state.notes,
         actions=state.actions,
+        test_runs=state.test_runs,
         prompt_tokens=ledger.prompt_tokens - start_prompt,
         completion_tokens=ledger.completion_tokens - start_completion,
         usd=ledger.usd,

@@ -18,6 +18,10 @@ class JsonPrinter:
         self._out.flush()
 
 
+# How each kind of test run is named in the progress lines (engine/verification.py).
+TEST_SCOPES = {"full": "tests", "affected": "affected tests", "failing": "failing tests again"}
+
+
 class ProgressPrinter:
     """Human progress. On a terminal, a live status line shows what is under way."""
 
@@ -27,6 +31,7 @@ class ProgressPrinter:
         self._status = ""
         self._chars = 0
         self._usage: ev.UsageUpdated | None = None
+        self._narrowed_before = False
 
     def _line(self, text: str) -> None:
         self._clear_status()
@@ -95,7 +100,15 @@ class ProgressPrinter:
 
     def _on_tests_finished(self, e: ev.TestsFinished) -> None:
         mark = "✓" if e.ok else "✗"
-        self._line(f"  {mark} tests: {e.summary}")
+        label = TEST_SCOPES.get(e.scope, "tests")
+        if e.scope == "full" and self._narrowed_before:
+            label = "full suite"  # after a passing narrowed run of the same attempt
+        self._narrowed_before = e.scope != "full" and e.ok
+        self._line(f"  {mark} {label}: {e.summary}")
+
+    def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
+        if e.ready:
+            self._line(f"  (step {e.step} was prepared meanwhile: it is ready)")
 
     def _on_diagnosis(self, e: ev.Diagnosis) -> None:
         first = e.text.strip().splitlines()[0] if e.text.strip() else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import time
@@ -18,10 +19,12 @@ from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
 from tui_engineer.records.recorder import Recorder
+from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.verify.selection import TestSelection
 
 
 @dataclass
@@ -30,6 +33,7 @@ class RunOptions:
     repo: Path
     flags: dict[str, object]
     plan: bool = True
+    diagnose: bool = True  # a separate diagnosis call before each fix
     allow_dirty: bool = False
     record: bool = True
     replay: Path | None = None
@@ -139,8 +143,11 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         test_timeout=settings.test_timeout,
         max_fix_attempts=settings.max_fix_attempts,
         plan=prepared.options.plan,
+        diagnose=prepared.options.diagnose,
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
+        full_tests_always=settings.full_tests_always,
+        pipeline=settings.pipeline,
         reply_tokens={
             "plan": settings.reply_tokens_plan,
             "propose": settings.reply_tokens_propose,
@@ -148,6 +155,19 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
             "fix": settings.reply_tokens_fix,
         },
     )
+
+
+def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
+    """Affected tests first unless switched off. Coverage data (testmon) is kept in the user
+    cache, which only the local sandbox can write; docker picks tests by name and imports."""
+    if prepared.settings.full_tests_always:
+        return None
+    selection = TestSelection.for_repo(prepared.root, prepared.test_command)
+    if selection is not None:
+        selection.min_full_seconds = prepared.settings.affected_after_seconds
+    if selection is not None and sandbox.name != "local":
+        selection.testmon = False
+    return selection
 
 
 async def run_prepared(
@@ -161,7 +181,7 @@ async def run_prepared(
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
     session_id = new_session_id()
     emit, recorder = _sinks(prepared, session_id, sink)
-    sandbox = make_sandbox(prepared.settings, prepared.root)
+    sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
     shadow: Shadow | None = None
     try:
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
@@ -175,6 +195,7 @@ async def run_prepared(
         runtime = Runtime(
             prepared.root, shadow, prepared.model, sandbox, _engine_options(prepared), emit
         )
+        runtime.selection = _selection(prepared, sandbox)
         if inbox is not None:
             runtime.inbox = inbox
         session = Session(runtime, reviewer, session_id=session_id)
@@ -186,6 +207,7 @@ async def run_prepared(
         await prepared.model.aclose()
         if shadow is not None:
             await asyncio.to_thread(shadow.remove)
+            await asyncio.to_thread(prune_empty_folder, shadow.path.parent)
         if recorder is not None:
             recorder.close()
 
@@ -199,3 +221,9 @@ async def run_session(
     """Prepare and run one session (the headless command's whole job)."""
     prepared = await asyncio.to_thread(prepare, options)
     return await run_prepared(prepared, reviewer, sink, inbox)
+
+
+def prune_empty_folder(folder: Path) -> None:
+    """The per-repo cache folder goes with its last shadow: no empty folder per repo ever used."""
+    with contextlib.suppress(OSError):  # not empty: another session of this repo is running
+        folder.rmdir()

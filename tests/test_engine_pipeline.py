@@ -1,0 +1,181 @@
+"""The next step prepared during review, end to end: real sessions, real git worktrees, real
+pytest runs, the scripted model over HTTP, and a reviewer that takes its time like a human."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import SUB, edit, plan_reply, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision
+
+# Step 2 edits a line that only exists once step 1's proposal is in: it must be built on it.
+MUL_ON_SUB = edit(
+    "calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+)
+SUB_AGAIN = SUB.replace("a - b", "-(b - a)")
+MUL_ON_SUB_AGAIN = edit(
+    "calc.py",
+    "    return -(b - a)\n",
+    "    return -(b - a)\n\n\ndef mul(a, b):\n    return a * b\n",
+)
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+
+
+class SlowReviewer:
+    """Decides each of the first `waits` reviews only once the next step was prepared, like a
+    human who reads for a while; later ones at once."""
+
+    def __init__(self, *decisions: Decision, waits: int) -> None:
+        self.decisions = list(decisions)
+        self.prepared = asyncio.Event()
+        self.shown: list[str] = []
+        self.waits = waits
+
+    def sink(self, event: ev.Event) -> None:
+        if isinstance(event, ev.NextStepPrepared) and event.ready:
+            self.prepared.set()
+
+    async def review(self, proposal):
+        self.shown.append(proposal.diff)
+        if len(self.shown) <= self.waits:
+            await asyncio.wait_for(self.prepared.wait(), 20)
+        self.prepared.clear()
+        return self.decisions.pop(0) if self.decisions else Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+async def run(repo, server: ScriptedServer, reviewer: SlowReviewer, *replies: str, **flags):
+    server.script(*(Reply(text=r, usage=(100, 10)) for r in replies))
+    return await run_headless(
+        repo, "add sub and mul", server.base_url, reviewer=reviewer, sink=reviewer.sink,
+        pipeline=True, **flags,
+    )  # fmt: skip
+
+
+def parent_of(repo, sha: str) -> str:
+    return git(repo, "rev-parse", f"{sha}^")
+
+
+async def test_the_next_step_is_ready_at_accept_and_committed_on_top_of_the_first(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    reviewer = SlowReviewer(waits=1)
+    plan = plan_reply("Add sub", "Add mul")
+    result, seen = await run(repo, scripted_server, reviewer, plan, SUB, MUL_ON_SUB)
+
+    assert result.exit_code == 0, result.message
+    # Step 2's proposal call happened while step 1 was still under review.
+    order = [
+        ("call", e.step) if isinstance(e, ev.ModelExchange) else ("decided", e.step)
+        for e in seen.events
+        if isinstance(e, ev.ModelExchange | ev.DecisionMade)
+    ]
+    assert order.index(("call", 2)) < order.index(("decided", 1))
+    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
+    # Reviewed and committed with the right parent: step 1's commit.
+    first, second = result.commits
+    assert parent_of(repo, second) == first
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert "def mul(a, b):\n    return a * b" in (repo / "calc.py").read_text()
+    assert "+def mul" in reviewer.shown[1] and "+def sub" not in reviewer.shown[1]
+    # Its test results were shown when its turn came, before its review.
+    step2_tests = [e for e in seen.of(ev.TestsFinished) if e.step == 2]
+    assert len(step2_tests) == 1 and step2_tests[0].ok
+    assert git(repo, "worktree", "list").count("\n") == 0  # every shadow removed
+
+
+async def test_a_rejected_step_drops_the_prepared_one_which_is_proposed_again_on_the_new_base(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    reviewer = SlowReviewer(Decision.reject("write it as -(b - a)"), waits=2)
+    plan = plan_reply("Add sub", "Add mul")
+    replies = (plan, SUB, MUL_ON_SUB, SUB_AGAIN, MUL_ON_SUB_AGAIN)
+    result, seen = await run(repo, scripted_server, reviewer, *replies)
+
+    assert result.exit_code == 0, result.message
+    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [
+        (2, True),  # prepared on the first proposal of step 1
+        (2, False),  # dropped when that proposal was rejected
+        (2, True),  # prepared again on the accepted one
+    ]
+    # The second preparation was built on the new step 1: its edit needs `-(b - a)` there.
+    first, second = result.commits
+    assert parent_of(repo, second) == first
+    assert "return -(b - a)" in (repo / "calc.py").read_text()
+    assert "def mul" in (repo / "calc.py").read_text()
+    assert git(repo, "worktree", "list").count("\n") == 0
+
+
+async def test_budgets_count_the_calls_of_a_prepared_step_even_when_it_is_dropped(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    reviewer = SlowReviewer(Decision.reject("write it as -(b - a)"), waits=1)
+    plan = plan_reply("Add sub", "Add mul")
+    # The prepared step's call is expensive; then step 1 is rejected and that call dropped.
+    scripted_server.script(
+        Reply(text=plan, usage=(100, 10)),
+        Reply(text=SUB, usage=(100, 10)),
+        Reply(text=MUL_ON_SUB, usage=(5000, 0)),
+        Reply(text=SUB_AGAIN, usage=(100, 10)),
+    )
+    # Without counting the dropped call (220 tokens used) re-proposing step 1 fits this budget;
+    # counting it (5,220 used), it does not, and the call is not made.
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+        sink=reviewer.sink, pipeline=True, max_tokens=4_500,
+    )  # fmt: skip
+
+    assert result.outcome == "budget", result.message
+    assert len(scripted_server.chat_requests) == 3
+    usage = seen.of(ev.UsageUpdated)[-1]
+    assert usage.prompt_tokens + usage.completion_tokens == 5_220
+    assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+    assert git(repo, "worktree", "list").count("\n") == 0
+
+
+async def test_a_chat_message_during_review_reaches_the_next_steps_proposal(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    inbox: asyncio.Queue[str] = asyncio.Queue()
+
+    class ChattyReviewer(SlowReviewer):
+        async def review(self, proposal):
+            decision = await super().review(proposal)
+            if len(self.shown) == 1:  # typed while reading step 1, after step 2 was prepared
+                inbox.put_nowait("for mul, please keep it on one line")
+            return decision
+
+    reviewer = ChattyReviewer(waits=1)
+    scripted_server.script(
+        *(Reply(text=t) for t in (plan_reply("Add sub", "Add mul"), SUB, MUL_ON_SUB, MUL_ON_SUB))
+    )
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+        sink=reviewer.sink, inbox=inbox, pipeline=True,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    # The prepared step 2 did not see the message, so it was dropped and proposed again with it.
+    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True), (2, False)]
+    prepared, again = scripted_server.chat_requests[2], scripted_server.chat_requests[3]
+    assert "keep it on one line" not in str(prepared.messages)
+    assert "keep it on one line" in str(again.messages)
+    assert [d.purpose for d in seen.of(ev.FeedbackDelivered)] == ["propose"]

@@ -1,0 +1,179 @@
+"""Affected tests first, end to end: real sessions on generated repos, real pytest subprocesses
+with pytest-testmon (coverage per test, kept in the user cache), the scripted model over HTTP.
+
+The repo has two independent modules: `alpha` (2 tests) and `beta` (3 tests), so a run's counts
+say which tests it ran."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import edit, plan_reply, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+from tui_engineer.verify.related import related_tests
+
+# The interpreter running this suite has pytest-testmon (the dev extra); plain `python` on PATH
+# may be another one.
+TEST_CMD = f"{sys.executable} -m pytest -q"
+
+FILES = {
+    "alpha.py": "def double(x):\n    return 2 * x\n",
+    "beta.py": "def triple(x):\n    return 3 * x\n",
+    "tests/test_alpha.py": (
+        "from alpha import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
+        "def test_double_zero():\n    assert double(0) == 0\n"
+    ),
+    "tests/test_beta.py": (
+        "from beta import triple\n\n\ndef test_triple():\n    assert triple(2) == 6\n\n\n"
+        "def test_triple_zero():\n    assert triple(0) == 0\n\n\n"
+        "def test_triple_neg():\n    assert triple(-1) == -3\n"
+    ),
+}
+# Code changes that keep the tests passing (testmon ignores a change to a comment).
+BETA_CHANGE = edit("beta.py", "    return 3 * x\n", "    return x + x + x\n")
+ALPHA_CHANGE = edit("alpha.py", "    return 2 * x\n", "    return x + x\n")
+ALPHA_BROKEN = edit("alpha.py", "    return 2 * x\n", "    return 2 + x\n")
+ALPHA_FIXED = edit("alpha.py", "    return 2 + x\n", "    return x * 2\n")
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+
+
+def runs(seen, step: int) -> list[tuple[str, bool, int]]:
+    """(scope, ok, tests that ran) of each test run of `step`."""
+    return [
+        (f.scope, f.ok, f.passed + f.failed + f.errors)
+        for f in seen.of(ev.TestsFinished)
+        if f.step == step
+    ]
+
+
+async def session(repo: Path, server: ScriptedServer, *replies: str, **flags: object):
+    server.script(*(Reply(text=r) for r in replies))
+    # This suite takes well under a second: narrow it anyway (the default waits for 3 s).
+    flags = {
+        "test_command": TEST_CMD,
+        "full_tests_always": False,
+        "affected_after_seconds": 0,
+        **flags,
+    }
+    result, seen = await run_headless(repo, "change things", server.base_url, **flags)
+    assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
+    return seen
+
+
+async def test_a_change_to_alpha_runs_alphas_tests_first_then_the_full_suite_once(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(FILES)
+    plan = plan_reply("Touch beta", "Touch alpha")
+    seen = await session(repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE)
+
+    # Step 1: no selection data yet, so the whole suite (which collects it).
+    assert runs(seen, 1) == [("full", True, 5)]
+    # Step 2 changed alpha: its 2 tests first (not beta's 3), then the full suite once.
+    assert runs(seen, 2) == [("affected", True, 2), ("full", True, 5)]
+    ready = seen.of(ev.ProposalReady)[-1]
+    assert [line.split(":")[0] for line in ready.test_runs] == ["affected", "full"]
+    assert git(repo, "log", "--format=%s").splitlines()[:2] == ["Touch alpha", "Touch beta"]
+
+
+async def test_a_failure_in_the_affected_tests_is_diagnosed_before_any_full_run(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(FILES)
+    plan = plan_reply("Touch beta", "Change alpha")
+    diagnosis = "double adds 2 instead of multiplying by 2."
+    seen = await session(
+        repo, scripted_server, plan, BETA_CHANGE, ALPHA_BROKEN, diagnosis, ALPHA_FIXED
+    )
+
+    order = [
+        e.scope if isinstance(e, ev.TestsFinished) else "diagnosis"
+        for e in seen.events
+        if (isinstance(e, ev.TestsFinished) and e.step == 2) or isinstance(e, ev.Diagnosis)
+    ]
+    # The broken alpha fails its own tests; the diagnosis follows at once, no full run before it.
+    assert order[:2] == ["affected", "diagnosis"]
+    step2 = runs(seen, 2)
+    assert step2[0] == ("affected", False, 2)
+    # The fix only touched alpha.py, which the failing test covers: it runs again first.
+    assert step2[1] == ("failing", True, 1)
+    # The full suite runs exactly once, last, before review.
+    assert [r for r in step2 if r[0] == "full"] == [("full", True, 5)]
+    assert step2[-1][0] == "full"
+    assert "return x * 2" in (repo / "alpha.py").read_text()
+
+
+async def test_a_file_changed_outside_makes_the_selection_stale_and_the_full_suite_runs(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(FILES)
+    await session(repo, scripted_server, plan_reply("Touch beta"), BETA_CHANGE)
+
+    # The user changes beta.py themselves, outside any session.
+    (repo / "beta.py").write_text("def triple(x):\n    return x * 3\n")
+    git(repo, "commit", "-qam", "beta by hand")
+    seen = await session(repo, scripted_server, plan_reply("Touch alpha"), ALPHA_CHANGE)
+
+    assert runs(seen, 1) == [("full", True, 5)]
+    notes = [n.message for n in seen.of(ev.Notice)]
+    assert any("stale" in n and "beta.py" in n for n in notes), notes
+
+    # That full run refreshed the data: the next session narrows again.
+    again = edit("alpha.py", "    return x + x\n", "    return x * 2\n")
+    seen = await session(repo, scripted_server, plan_reply("Alpha again"), again)
+    assert runs(seen, 1) == [("affected", True, 2), ("full", True, 5)]
+
+
+async def test_full_tests_always_runs_the_whole_suite_every_time(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(FILES)
+    plan = plan_reply("Touch beta", "Touch alpha")
+    seen = await session(
+        repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE, full_tests_always=True
+    )
+    assert runs(seen, 1) == [("full", True, 5)]
+    assert runs(seen, 2) == [("full", True, 5)]
+
+
+async def test_a_quick_suite_is_run_whole_on_every_attempt_by_default(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(FILES)
+    plan = plan_reply("Touch beta", "Touch alpha")
+    seen = await session(
+        repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE, affected_after_seconds=3
+    )
+    # Under 3 s for the whole suite: narrowing would only add pytest start-ups.
+    assert runs(seen, 1) == [("full", True, 5)]
+    assert runs(seen, 2) == [("full", True, 5)]
+    assert not [n for n in seen.of(ev.Notice) if "testmon" in n.message]
+
+
+def test_without_coverage_data_tests_named_like_or_importing_the_change_are_chosen(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/calc.py": "",
+        "pkg/other.py": "",
+        "tests/test_calc.py": "",
+        "tests/test_uses.py": "from pkg import calc\n",
+        "tests/test_dotted.py": "import pkg.calc as c\n",
+        "tests/test_other.py": "from pkg.other import x\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    chosen = related_tests(tmp_path, ["pkg/calc.py"], files)
+    assert chosen == ["tests/test_calc.py", "tests/test_dotted.py", "tests/test_uses.py"]
+    assert related_tests(tmp_path, ["tests/test_other.py"], files) == ["tests/test_other.py"]

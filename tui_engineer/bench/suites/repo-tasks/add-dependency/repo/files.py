@@ -1,0 +1,2 @@
+def listing(paths):
+    return sorted(paths)

@@ -1,0 +1,2 @@
+def load_port():
+    return 8000

@@ -1,0 +1,3 @@
+def paginate(items, page, size):
+    start = page * size
+    return items[start : start + size]

@@ -1,0 +1,2 @@
+def paginate(items, page, size):
+    raise NotImplementedError

@@ -1,0 +1,12 @@
+class Inventory:
+    def __init__(self):
+        self.stock = {}
+
+    def add(self, item, qty):
+        self.stock[item] = self.stock.get(item, 0) + qty
+
+    def remove(self, item, qty):
+        have = self.stock.get(item, 0)
+        if qty > have:
+            raise ValueError(f"only {have} {item} in stock, cannot remove {qty}")
+        self.stock[item] = have - qty

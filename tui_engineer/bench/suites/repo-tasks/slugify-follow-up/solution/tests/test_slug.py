@@ -1,0 +1,5 @@
+from text import slugify
+
+
+def test_spaces_become_dashes():
+    assert slugify("Hello World") == "hello-world"

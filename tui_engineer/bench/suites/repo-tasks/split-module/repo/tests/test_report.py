@@ -1,0 +1,5 @@
+from app.report import weekday
+
+
+def test_weekday():
+    assert weekday("2024-01-01") == "Monday"

@@ -1,0 +1,196 @@
+"""Prepare the next step while the human reviews this one.
+
+While step k's proposal awaits review, the next pending step (when everything it depends on is
+accepted, or is k) is proposed and verified in a second shadow worktree whose baseline is k's
+proposal. One step ahead at most. Its model calls go through the same model and ledger, so the
+budgets count them; its other events are held back and shown when the step's turn comes, so the
+UI keeps showing k. Chat messages are not taken by it: they stay for the step under review.
+
+- accept k → the prepared proposal is moved onto the new commit and reviewed at once (committed
+  later on top of k's commit, like any step);
+- reject / skip / stop / plan edit of k → it is dropped, and proposed again when its turn comes;
+- a chat message that arrived meanwhile → also dropped (it was prepared without that message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.plan import Step
+from tui_engineer.engine.review import Proposal
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.step_runner import propose_step
+from tui_engineer.vcs.repo import INTERNAL_IDENTITY
+from tui_engineer.vcs.shadow import Shadow
+
+# Shown as they happen: budgets and run records must see background calls at once.
+_LIVE = (ev.UsageUpdated, ev.BudgetWarning, ev.ModelExchange)
+
+
+@dataclass
+class _Held:
+    """An event sink that keeps the background step's events for later."""
+
+    emit: ev.EventSink
+    events: list[ev.Event] = field(default_factory=list)
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, _LIVE):
+            self.emit(event)
+        else:
+            self.events.append(event)
+
+
+def _git(shadow: Shadow, *args: str, env: dict[str, str] | None = None) -> str:
+    return shadow._git.execute(["git", "-C", str(shadow.path), *args], env=env).strip()
+
+
+def pending_commit(shadow: Shadow) -> str:
+    """A commit (on no branch) holding the shadow's files: the base to build the next step on."""
+    tree = (_git(shadow, "add", "-A"), _git(shadow, "write-tree"))[1]
+    message = "tui-engineer: proposal under review"
+    return _git(
+        shadow, "commit-tree", tree, "-p", shadow.baseline, "--no-gpg-sign", "-m", message,
+        env=INTERNAL_IDENTITY,
+    )  # fmt: skip
+
+
+def stacked_shadow(pending: Shadow, session_id: str) -> Shadow:
+    """A new shadow worktree whose baseline is `pending`'s current proposal."""
+    base = pending_commit(pending)
+    ahead = Shadow.create(pending.root, session_id=session_id, include_dirty=pending.include_dirty)
+    ahead.import_commit(pending, base)  # it lives in the pending shadow's own object store
+    ahead.baseline = base
+    ahead.reset()
+    return ahead
+
+
+def transplant(source: Shadow, target: Shadow) -> None:
+    """Make `target`'s files show `source`'s proposal (their baselines have equal trees)."""
+    for change in source.changes():
+        if change.old_path:
+            (target.path / change.old_path).unlink(missing_ok=True)
+        dest = target.path / change.path
+        if change.status == "D":
+            dest.unlink(missing_ok=True)
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source.path / change.path, dest)
+
+
+def next_candidate(plan: Sequence[Step], current: Step) -> Step | None:
+    """The step the session works on after `current`, if it may start before `current` lands."""
+    after = next((s for s in plan if s.status == "pending" and s is not current), None)
+    if after is None:
+        return None
+    done = {s.index for s in plan if s.status == "accepted"} | {current.index}
+    return after if set(after.depends_on) <= done else None
+
+
+@dataclass
+class _Ahead:
+    step: Step
+    held: _Held
+    task: asyncio.Task[Proposal] | None = None
+    shadow: Shadow | None = None
+
+
+class Pipeline:
+    """At most one step prepared ahead of the one under review."""
+
+    def __init__(self, rt: Runtime, session_id: str, *, enabled: bool = True) -> None:
+        self.rt = rt
+        self.session_id = session_id
+        self.enabled = enabled
+        self._ahead: _Ahead | None = None
+        self._count = 0
+
+    def start(self, request: str, plan: Sequence[Step], current: Step) -> None:
+        """Called when `current`'s proposal goes to review."""
+        if not self.enabled or self._ahead is not None:
+            return
+        step = next_candidate(plan, current)
+        if step is None:
+            return
+        self._count += 1
+        ahead = _Ahead(step, _Held(self.rt.emit))
+        ahead.task = asyncio.create_task(self._prepare(ahead, request, list(plan)))
+        self._ahead = ahead
+
+    async def _prepare(self, ahead: _Ahead, request: str, plan: list[Step]) -> Proposal:
+        name = f"{self.session_id}-next{self._count}"
+        making = asyncio.ensure_future(asyncio.to_thread(stacked_shadow, self.rt.shadow, name))
+        try:
+            ahead.shadow = await asyncio.shield(making)
+        except asyncio.CancelledError:
+            ahead.shadow = await making  # let it finish, so that drop() removes it
+            raise
+        # Its own shadow, events held back, an inbox of its own; no test selection (its data
+        # describes the foreground's tree): the full suite, while the human reads anyway.
+        rt = replace(
+            self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue(), selection=None
+        )
+        # A copy: the plan's own step keeps its status ("pending") until its turn.
+        proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
+        self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))
+        return proposal
+
+    async def decided(self, kind: str) -> None:
+        """The step under review was decided: keep the prepared step only on accept (then wait
+        for it: the session needs it next)."""
+        ahead = self._ahead
+        if ahead is None:
+            return
+        if kind != "accept":
+            await self.drop()
+            return
+        assert ahead.task is not None
+        with contextlib.suppress(Exception):
+            await asyncio.shield(ahead.task)  # a failure is dropped when taken
+
+    async def take(self, step: Step) -> Proposal | None:
+        """The prepared proposal for `step`, moved into the session's shadow; None when there is
+        none (or it cannot be used), and the step is proposed as usual."""
+        ahead = self._ahead
+        if ahead is None or ahead.task is None or ahead.step is not step:
+            await self.drop()
+            return None
+        try:
+            proposal = await ahead.task
+        except Exception:  # noqa: BLE001 - a failed preparation is redone in the foreground
+            proposal = None
+        if proposal is None or not self.rt.inbox.empty() or ahead.shadow is None:
+            await self.drop()
+            return None
+        await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)
+        for event in ahead.held.events:
+            self.rt.emit(event)
+        await self._forget()
+        proposal.step = step
+        step.status = "review"
+        return proposal
+
+    async def drop(self) -> None:
+        """Discard the prepared (or preparing) step and its shadow."""
+        ahead = self._ahead
+        if ahead is None or ahead.task is None:
+            return
+        task = ahead.task
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+        if not task.cancelled() and task.exception() is None:
+            self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
+        await self._forget()
+
+    async def _forget(self) -> None:
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead.shadow is not None:
+            await asyncio.to_thread(ahead.shadow.remove)

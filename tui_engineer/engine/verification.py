@@ -1,0 +1,92 @@
+"""Verify one attempt, fastest signal first: the tests that failed last time (when the fix stays
+inside what they cover), then the tests the step's changes can affect, and only when those pass
+the full suite, once, before the proposal reaches review. A failure at any stage goes to
+diagnosis at once. With `full_tests_always` (or a test command that cannot be narrowed) every
+attempt runs the full command, as before."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.verify import TestReport
+from tui_engineer.verify.selection import TestRun, TestSelection
+
+TESTMON_MISSING = (
+    "pytest-testmon is not installed where the tests run: choosing the affected tests by "
+    "name and imports instead (install it there for coverage-based selection)."
+)
+
+
+@dataclass
+class Verified:
+    report: TestReport  # the run that decides: the failing one, or the full suite
+    runs: list[tuple[str, TestReport]] = field(default_factory=list)  # (scope, report) in order
+
+    def summaries(self) -> tuple[str, ...]:
+        return tuple(f"{scope}: {report.summary()}" for scope, report in self.runs)
+
+
+async def _run(rt: Runtime, step: int, selection: TestSelection, run: TestRun) -> TestReport:
+    if run.reason:
+        rt.emit(ev.Notice(message=f"Running the full test suite: {run.reason}."))
+    report = await rt.run_tests(step, command=run.command, scope=run.scope)
+    await asyncio.to_thread(selection.after_run, run, report, rt.workdir)
+    return report
+
+
+async def _probe(rt: Runtime, selection: TestSelection) -> None:
+    """Once per session: is pytest-testmon importable where the tests run? (A quick
+    `pytest -p pytest-testmon --version`, not shown: it is not a test run.)"""
+    if selection.testmon is not None:
+        return
+    report = await rt.sandbox.run_tests(rt.workdir, selection.probe_command(), timeout=120)
+    selection.testmon = report.exit_code == 0
+    if not selection.testmon:
+        rt.emit(ev.Notice(message=TESTMON_MISSING))
+
+
+async def _first_run(rt: Runtime, selection: TestSelection, failing: Sequence[str]) -> TestRun:
+    changed = [path for _, path in await asyncio.to_thread(rt.shadow.changed_files)]
+    if failing and (run := selection.failing_run(failing)) is not None:
+        selection.touched |= set(changed)
+        return run
+    return await asyncio.to_thread(selection.affected_run, rt.workdir, changed)
+
+
+def _decides(run: TestRun, report: TestReport) -> bool:
+    """A narrowed run decides when it fails; one that ran no test at all (pytest's "not found"
+    or "no tests collected": ids gone, nothing selected) does not."""
+    if run.scope == "full":
+        return True
+    if report.ok:
+        return False
+    ran = report.passed + report.failed + report.errors
+    return not (ran == 0 and report.exit_code in (4, 5))
+
+
+async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) -> Verified:
+    """Run the attempt's tests. `failing`: test ids that failed in the previous attempt and
+    whose coverage the fix stayed inside (they run first)."""
+    selection = rt.selection
+    if selection is None:
+        report = await rt.run_tests(step)
+        return Verified(report, [("full", report)])
+    if not selection.worth_narrowing():
+        report = await _run(rt, step, selection, selection.plain_full_run())
+        return Verified(report, [("full", report)])
+    await _probe(rt, selection)
+    runs: list[tuple[str, TestReport]] = []
+    run = await _first_run(rt, selection, failing)
+    while True:
+        report = await _run(rt, step, selection, run)
+        runs.append((run.scope, report))
+        if _decides(run, report):
+            return Verified(report, runs)
+        if run.scope == "failing":
+            run = await asyncio.to_thread(selection.affected_run, rt.workdir, ())
+        else:
+            run = selection.full_run()

@@ -1,0 +1,68 @@
+"""Tests related to changed files by name or by import: the affected set when no coverage data
+is available (pytest-testmon missing from the test environment, or a docker sandbox).
+
+A test file is related to a changed module `pkg/calc.py` when it is named for it
+(`test_calc.py`, `calc_test.py`) or imports it (`import calc`, `from pkg.calc import …`,
+`from pkg import calc`). A changed test file is related to itself."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+# Reading every test file is the cost of this fallback: skip absurdly big ones.
+MAX_TEST_FILE_BYTES = 512_000
+
+
+def is_test_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def module_names(path: str) -> set[str]:
+    """Dotted names a Python file can be imported as: `src/pkg/calc.py` → pkg.calc, calc, …
+    (every suffix of its path, since the import root is not known)."""
+    pure = PurePosixPath(path)
+    if pure.suffix != ".py":
+        return set()
+    parts = list(pure.with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return {".".join(parts[i:]) for i in range(len(parts)) if parts[i:]}
+
+
+def _imports(text: str, names: set[str]) -> bool:
+    for name in names:
+        *package, last = name.split(".")
+        pattern = rf"^\s*(import\s+{re.escape(name)}\b|from\s+{re.escape(name)}\s+import\b"
+        if package:
+            pattern += rf"|from\s+{re.escape('.'.join(package))}\s+import\s+.*\b{last}\b"
+        pattern += ")"
+        if re.search(pattern, text, re.MULTILINE):
+            return True
+    return False
+
+
+def related_tests(root: Path, changed: Iterable[str], files: Iterable[str]) -> list[str]:
+    """The test files among `files` (paths relative to `root`) related to `changed`."""
+    changed = [c for c in changed if c.endswith(".py")]
+    tests = [f for f in files if is_test_file(f)]
+    chosen = {c for c in changed if is_test_file(c) and (root / c).is_file()}
+    stems = {PurePosixPath(c).stem for c in changed if not is_test_file(c)}
+    names = set().union(*(module_names(c) for c in changed if not is_test_file(c)))
+    for test in tests:
+        stem = PurePosixPath(test).stem
+        if stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems:
+            chosen.add(test)
+            continue
+        path = root / test
+        try:
+            if path.stat().st_size > MAX_TEST_FILE_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if names and _imports(text, names):
+            chosen.add(test)
+    return sorted(chosen)

@@ -1,0 +1,245 @@
+"""Which tests to run first: the ones a step's changed files can affect.
+
+For pytest the affected set comes from pytest-testmon (coverage of each test, kept per repository
+in the user cache and updated by every run); when testmon is not installed in the environment the
+tests run in, from test files named like or importing the changed modules (related.py). Other test
+runners always run their whole command.
+
+Collecting coverage slows a test run down several times, so only the affected runs (a few tests)
+collect it; the full suite before review runs as the plain command. The one exception is a full
+run when there is no usable data: the first in a repository, or after a stale one.
+
+The testmon data is trusted only while the tree matches what it saw: after each collecting run we
+keep a fingerprint (the git blob id of every file), and then the files the tool wrote since. Before
+an affected run, every file that differs from the fingerprint must be one the tool wrote; a file
+changed elsewhere (an edit outside the tool, a pull) makes the data stale, and the full suite runs
+instead and collects afresh. (testmon compares code checksums itself, so the data stays correct
+across the tool's own changes.)"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shlex
+import sqlite3
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from hashlib import sha1
+from pathlib import Path
+
+import platformdirs
+
+from tui_engineer.verify.related import related_tests
+from tui_engineer.verify.report import TestReport, is_pytest_command
+
+# `-p pytest-testmon` names the entry point: it loads with plugin autoloading off, and is not
+# registered twice when autoloading is on. testmon needs pytest's cache plugin, so the cache is
+# moved out of the worktree instead of switched off (it would show up in the step's diff).
+_TESTMON_PLUGIN = "-p pytest-testmon"
+
+
+@dataclass(frozen=True)
+class TestRun:
+    """A test command to run and why: scope is 'affected', 'failing' or 'full'."""
+
+    __test__ = False  # not a pytest test class
+
+    command: str
+    scope: str
+    reason: str = ""  # set when a narrowed run was wanted but the full suite runs instead
+
+
+def selection_home(root: Path) -> Path:
+    """The folder holding this repository's selection data (testmon's database, the fingerprint
+    of the tree it last saw, pytest's cache). A sandbox must let the test run write here."""
+    root = root.resolve()
+    key = sha1(str(root).encode()).hexdigest()[:10]
+    return platformdirs.user_cache_path("tui-engineer") / "selection" / f"{root.name}-{key}"
+
+
+def _git(workdir: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=workdir, capture_output=True, check=True, text=True)
+    return done.stdout
+
+
+def tree_fingerprint(workdir: Path) -> dict[str, str]:
+    """path → git blob id of every file git sees in `workdir` (ignored files left out). Stages
+    everything: only for the shadow, whose index is private to the session."""
+    _git(workdir, "add", "-A")
+    out = _git(workdir, "ls-files", "-s", "-z")
+    prints: dict[str, str] = {}
+    for entry in filter(None, out.split("\0")):
+        meta, _, path = entry.partition("\t")
+        prints[path] = meta.split()[1]
+    return prints
+
+
+def differing(old: dict[str, str], new: dict[str, str]) -> set[str]:
+    return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
+
+
+@dataclass
+class TestSelection:
+    """Per-session state of affected-first testing for one repository."""
+
+    __test__ = False
+
+    test_command: str
+    home: Path
+    testmon: bool | None = None  # None: not known yet whether the test environment has it
+    min_full_seconds: float = 3.0  # narrow only once the full suite took at least this long
+    touched: set[str] = field(default_factory=set)  # files this session wrote, ever
+
+    @classmethod
+    def for_repo(cls, root: Path, test_command: str) -> TestSelection | None:
+        """None when the command cannot be narrowed (not a plain pytest command)."""
+        if not is_pytest_command(test_command):
+            return None
+        return cls(test_command, selection_home(root))
+
+    @property
+    def _data_file(self) -> Path:
+        return self.home / "testmondata"
+
+    @property
+    def _print_file(self) -> Path:
+        return self.home / "fingerprint.json"
+
+    @property
+    def _suite_file(self) -> Path:
+        return self.home / "suite.json"
+
+    def worth_narrowing(self) -> bool:
+        """True once the full suite was seen taking `min_full_seconds` or more here: below
+        that, the extra runs (each a pytest start-up) cost more than narrowing saves."""
+        if self.min_full_seconds <= 0:
+            return True
+        try:
+            seconds = json.loads(self._suite_file.read_text(encoding="utf-8"))["full_seconds"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        return isinstance(seconds, int | float) and seconds >= self.min_full_seconds
+
+    def _testmon_command(self, mode: str) -> str:
+        self.home.mkdir(parents=True, exist_ok=True)
+        data = shlex.quote(str(self._data_file))
+        cache = shlex.quote(str(self.home / "pytest-cache"))
+        command = f"TESTMON_DATAFILE={data} {self.test_command} {_TESTMON_PLUGIN} {mode}"
+        return f"{command} -o cache_dir={cache}"
+
+    def probe_command(self) -> str:
+        """Exits 0 only if pytest can load pytest-testmon in the test environment."""
+        return f"{self.test_command} {_TESTMON_PLUGIN} --version"
+
+    def full_run(self, reason: str = "") -> TestRun:
+        """The whole suite: the plain command, unless testmon has no usable data yet (`reason`
+        says why it is stale, or there is none): then it collects every test's coverage."""
+        if self.testmon is True and (reason or self._recorded() is None):
+            return TestRun(self._testmon_command("--testmon-noselect"), "full", reason)
+        return TestRun(self.test_command, "full", reason)
+
+    def plain_full_run(self) -> TestRun:
+        """The whole suite as configured, collecting nothing (a quick suite, or no narrowing)."""
+        return TestRun(self.test_command, "full")
+
+    def affected_run(self, workdir: Path, changed: Iterable[str]) -> TestRun:
+        """The run that goes first, or a full run saying why there is none."""
+        changed = set(changed)
+        self.touched |= changed
+        if self.testmon is not True:
+            return self._related_run(workdir, changed)
+        recorded = self._recorded()
+        if recorded is None:
+            return self.full_run()  # the first run here: it collects the data
+        prints, since = recorded
+        outside = sorted(differing(prints, tree_fingerprint(workdir)) - since - self.touched)
+        if outside:
+            shown = ", ".join(outside[:3]) + (" …" if len(outside) > 3 else "")
+            return self.full_run(f"the test selection data is stale ({shown} changed outside)")
+        return TestRun(self._testmon_command("--testmon"), "affected")
+
+    def _related_run(self, workdir: Path, changed: set[str]) -> TestRun:
+        files = list(tree_fingerprint(workdir))
+        tests = related_tests(workdir, changed, files)
+        if not tests:
+            return self.full_run()
+        args = " ".join(shlex.quote(t) for t in tests)
+        return TestRun(f"{self.test_command} {args}", "affected")
+
+    def failing_run(self, failing: Iterable[str]) -> TestRun | None:
+        """Only the tests that failed last time (node ids), `--lf` style."""
+        ids = sorted(set(failing))
+        if not ids:
+            return None
+        return TestRun(f"{self.test_command} {' '.join(shlex.quote(i) for i in ids)}", "failing")
+
+    def fix_stays_covered(
+        self, workdir: Path, failing: Iterable[str], fixed: Iterable[str]
+    ) -> bool:
+        """True when every file a fix changed is covered by the failing tests (testmon's data:
+        lines they ran; without it: the failing test files themselves, or modules they are named
+        for or import). Then re-running just those tests first is a meaningful quick check."""
+        failing, fixed = sorted(set(failing)), set(fixed)
+        if not failing or not fixed:
+            return False
+        test_files = {test_id.split("::", 1)[0] for test_id in failing}
+        covered = self._covered_by(failing)
+        if covered is not None:
+            return fixed <= covered | test_files
+        return all(f in test_files or related_tests(workdir, [f], test_files) for f in fixed)
+
+    def _covered_by(self, test_ids: list[str]) -> set[str] | None:
+        """Files the tests ran code of, per testmon's database (None: no usable data)."""
+        if self.testmon is not True or not self._data_file.exists():
+            return None
+        marks = ",".join("?" * len(test_ids))
+        query = (
+            "SELECT DISTINCT f.filename FROM test_execution te "
+            "JOIN test_execution_file_fp tf ON tf.test_execution_id = te.id "
+            f"JOIN file_fp f ON f.id = tf.fingerprint_id WHERE te.test_name IN ({marks})"
+        )
+        try:
+            uri = f"file:{self._data_file}?mode=ro"
+            with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+                rows = db.execute(query, test_ids).fetchall()
+        except sqlite3.Error:
+            return None  # another testmon version's layout: fall back to names and imports
+        return {row[0] for row in rows} or None
+
+    def after_run(self, run: TestRun, report: TestReport, workdir: Path) -> None:
+        """Keep the selection data's bookkeeping in step with a finished run."""
+        if run.scope == "full" and report.structured and not report.timed_out:
+            self.home.mkdir(parents=True, exist_ok=True)
+            data = json.dumps({"full_seconds": round(report.duration, 3)})
+            self._suite_file.write_text(data, encoding="utf-8")
+        if _TESTMON_PLUGIN not in run.command:
+            self._remember_touched()
+        elif report.structured and not report.timed_out:
+            self._record(tree_fingerprint(workdir), set())
+        else:
+            # A run cut short may have left testmon's data half written: trust it no more.
+            self._print_file.unlink(missing_ok=True)
+
+    def _recorded(self) -> tuple[dict[str, str], set[str]] | None:
+        """(the tree at the last collecting run, files the tool wrote since), if usable."""
+        if not self._data_file.exists():
+            return None
+        try:
+            data = json.loads(self._print_file.read_text(encoding="utf-8"))
+            return dict(data["tree"]), set(data["since"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _remember_touched(self) -> None:
+        """After a plain run: what this session wrote joins the record (a later session must
+        not take the tool's own accepted changes for changes made outside)."""
+        recorded = self._recorded()
+        if recorded is not None and not self.touched <= recorded[1]:
+            self._record(recorded[0], recorded[1] | self.touched)
+
+    def _record(self, prints: dict[str, str], since: set[str]) -> None:
+        # `touched` is kept: a rejected proposal's files go back to the baseline, which then
+        # differs from this record in files this session wrote, not in files changed outside.
+        data = {"tree": prints, "since": sorted(since)}
+        self._print_file.write_text(json.dumps(data), encoding="utf-8")
