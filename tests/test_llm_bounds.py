@@ -156,3 +156,12 @@ async def test_context_window_defaults_when_the_server_does_not_say(scripted_ser
     client = make(clients, scripted_server)
     await client.complete(ASK)
     assert client.context_window == 16_384
+
+
+async def test_reply_cap_is_lowered_to_what_the_token_budget_leaves(scripted_server, clients):
+    scripted_server.script(Reply(text="ok", usage=(100, 10)), Reply(text="ok"))
+    client = make(clients, scripted_server, budget=Budget(max_tokens=2000))
+    await client.complete(ASK, max_output_tokens=4096)
+    await client.complete(ASK, max_output_tokens=4096)
+    caps = [r.body["max_completion_tokens"] for r in scripted_server.chat_requests]
+    assert caps[0] < 2000 and caps[1] < 2000 - 110  # never a reply that could overspend

@@ -317,7 +317,16 @@ class ModelClient:
                 "smaller change, lower context_budget, or set context_window if the server "
                 "allows more."
             )
-        return room if wanted is None else min(wanted, room)
+        cap = room if wanted is None else min(wanted, room)
+        return self._fit_token_budget(prompt, cap)
+
+    def _fit_token_budget(self, prompt: int, cap: int) -> int:
+        """Lower the reply cap to what the token budget leaves, so a call is made when a useful
+        reply still fits; when not even that fits, the budget check refuses the call."""
+        if self.budget.max_tokens is None:
+            return cap
+        left = self.budget.max_tokens - self.ledger.total_tokens - prompt
+        return min(cap, left) if left >= min(MIN_REPLY_TOKENS, cap) else cap
 
     def _refuse_cut_at_window(self, reply: _Reply, cap: int | None, wanted: int | None) -> None:
         """A reply cut because the window is full cannot be continued: the continuation would
