@@ -65,6 +65,7 @@ def stacked_shadow(pending: Shadow, session_id: str) -> Shadow:
     """A new shadow worktree whose baseline is `pending`'s current proposal."""
     base = pending_commit(pending)
     ahead = Shadow.create(pending.root, session_id=session_id, include_dirty=pending.include_dirty)
+    ahead.import_commit(pending, base)  # it lives in the pending shadow's own object store
     ahead.baseline = base
     ahead.reset()
     return ahead
