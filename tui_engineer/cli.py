@@ -121,6 +121,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
     from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer
     from tui_engineer.headless.runner import RunOptions, run_session
+    from tui_engineer.headless.signals import run_stoppable
 
     parser = build_run_parser()
     args = parser.parse_args(argv)
@@ -142,7 +143,14 @@ def _cmd_run(argv: Sequence[str]) -> int:
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
     sink = JsonPrinter() if args.json else ProgressPrinter()
-    result = asyncio.run(run_session(options, reviewer, sink))
+    result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+    if result is None:
+        print(
+            f"tui-engineer: stopped by {stopped_by.name if stopped_by else 'a signal'}; "
+            "the shadow worktree was removed, your files are untouched",
+            file=sys.stderr,
+        )
+        return 1
     return result.exit_code
 
 

@@ -24,6 +24,7 @@ from textual.worker import Worker
 from tui_engineer.engine.session import Session
 from tui_engineer.errors import UserError
 from tui_engineer.headless.runner import Prepared, RunOptions, prepare, run_prepared
+from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.layout import (
@@ -45,6 +46,7 @@ from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.startup import StartupFlow
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
+from tui_engineer.vcs.repo import uncommitted
 
 PANES = [
     ("tree", "Files"),
@@ -145,6 +147,8 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             self.diff.focus()
         else:
             self.chat_input.focus()
+        # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
+        self._remove_signal_handlers = add_stop_handlers(lambda _sig: self._quit_now())
         self.startup()
 
     def apply_layout(self) -> None:
@@ -170,6 +174,9 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         if action in {"toggle_files", "resize_side"}:
             return not narrow
         return super().check_action(action, parameters)
+
+    def on_unmount(self) -> None:
+        self._remove_signal_handlers()
 
     def _show_pane(self, key: str) -> None:
         """Narrow terminals show one pane at a time (the tabs); wide ones show them all."""
@@ -349,13 +356,10 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         touched = sorted(self._changes.intersection(event.paths))
         proposal = self.reviewer.proposal
         if touched and proposal is not None:
-            # Our own accept rewrites files too (then they match HEAD): only a file that now
-            # differs from HEAD was edited by the human.
-            from tui_engineer.vcs import repo_state
-
+            # Only the human's edits make it stale, not the commit of the step before (with the
+            # next step prepared during review, its proposal can come before that news).
             root = self.screen_stack[0].query_one(RepoTree).root_path
-            state = await asyncio.to_thread(repo_state, root)
-            touched = sorted(set(touched).intersection(state.changed_files))
+            touched = await asyncio.to_thread(uncommitted, root, touched)
         if touched and proposal is not None:
             self.plan_pane.set_status(proposal.step.index, "stale")
             await self.chat.note(

@@ -1,8 +1,9 @@
-"""Removing what crashed sessions left behind: their shadow worktrees and folders.
+"""Removing what crashed sessions left behind: their shadow repositories and folders.
 
-Ours are recognised by the lock reason every shadow worktree is created with ("tui-engineer
-session <id> pid <pid> host <host> started <time>") or by living under this repository's shadow
-folder. A worktree whose process still runs on this machine (another session) is left alone.
+Ours are recognised by the reason every shadow is created with ("tui-engineer session <id> pid
+<pid> host <host> started <time>", in its `.git/tui-engineer-session`; older versions put it on a
+linked worktree's lock) or by living under this repository's shadow folder. A shadow whose
+process still runs on this machine (another session) is left alone.
 Sessions make no branches, so there are none to clean: baselines are kept alive only by the
 worktree's detached HEAD and go with it. The one ref accept writes (refs/tui-engineer/undo/<sha>,
 what undo restores) is not a leftover: accept keeps exactly one and undo deletes it.
@@ -22,7 +23,7 @@ from pathlib import Path
 import git
 
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import LOCK_PREFIX, remove_worktree, shadow_home
+from tui_engineer.vcs.shadow import LOCK_PREFIX, remove_worktree, session_reason, shadow_home
 
 _REASON = re.compile(
     rf"^{LOCK_PREFIX} (?P<session>\S+) pid (?P<pid>\d+) host (?P<host>\S+) started (?P<started>\S+)"
@@ -100,11 +101,28 @@ def cleanup_leftovers(root: Path, *, active_session: str | None = None) -> list[
                 done.append(sentence)
         repo.git.worktree("prune")
         known = {t.path.resolve() for t in trees}
-        # A crash between making the folder and registering the worktree leaves a bare folder.
         for folder in sorted(home.iterdir()) if home.is_dir() else []:
             if folder.resolve() in known or folder.name == active_session:
                 continue
-            if time.time() - folder.stat().st_mtime > _GRACE_SECONDS:
-                shutil.rmtree(folder, ignore_errors=True)
-                done.append(f"removed leftover folder of session {folder.name} ({folder})")
+            sentence = _clean_shadow(folder)
+            if sentence:
+                done.append(sentence)
     return done
+
+
+def _clean_shadow(folder: Path) -> str | None:
+    """Remove a shadow repository whose session is gone; say so, or None if it was kept."""
+    match = _REASON.match(session_reason(folder) or "")
+    if match is None:
+        # A crash between making the folder and writing its reason leaves a bare folder.
+        if time.time() - folder.stat().st_mtime <= _GRACE_SECONDS:
+            return None
+        shutil.rmtree(folder, ignore_errors=True)
+        return f"removed leftover folder of session {folder.name} ({folder})"
+    if _running_elsewhere(int(match["pid"]), match["host"]):
+        return None
+    shutil.rmtree(folder, ignore_errors=True)
+    when = _when(match["started"])
+    return (
+        f"removed leftover worktree from session {match['session']} (crashed; it started on {when})"
+    )

@@ -1,13 +1,18 @@
-"""The shadow worktree: where a session's proposals are written and tested, away from the user.
+"""The shadow: where a session's proposals are written and tested, away from the user.
 
 Location: `<user cache>/tui-engineer/worktrees/<repo>-<hash>/<session_id>`, outside the user's
 repository on purpose. Tools search *upward* for their configuration (pytest's rootdir and
-conftest.py files, ruff, mypy, node_modules, .env loaders); a worktree nested inside the user's
+conftest.py files, ruff, mypy, node_modules, .env loaders); a shadow nested inside the user's
 repo (e.g. under .git/) would pick up the user's untracked files from there. Outside, it behaves
-like a fresh clone. git still knows it (`git worktree list`), and each one is locked with a
-reason naming the session, process and start time, which is how cleanup recognises ours.
+like a fresh clone.
 
-The worktree has a detached HEAD at the *baseline*: the user's HEAD, or a commit on no branch
+The shadow is a repository of its own (`git init`, no hooks) that reads the user's objects
+through git's alternates, read-only: it never shares the user's refs, config, hooks or index, so
+a test running `git branch -D`, `git config` or `git update-ref` in it changes only the shadow.
+Its `.git/tui-engineer-session` file holds a reason naming the session, process and start time,
+which is how cleanup recognises ours.
+
+The shadow has a detached HEAD at the *baseline*: the user's HEAD, or a commit on no branch
 holding HEAD plus the user's uncommitted changes ("include" mode), or a parentless commit in a
 repository with no commits yet. A proposal is the difference between the files and the baseline.
 """
@@ -36,6 +41,8 @@ from tui_engineer.vcs.repo import (
 )
 
 LOCK_PREFIX = "tui-engineer session"
+# Inside a shadow's own .git: the lock reason, which is how cleanup recognises ours.
+SESSION_FILE = "tui-engineer-session"
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
@@ -86,7 +93,7 @@ class Shadow:
 
     @classmethod
     def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
-        """Add a detached worktree at the baseline (see the module docstring)."""
+        """Make the shadow repository at the baseline (see the module docstring)."""
         if not _SESSION_ID.match(session_id):
             raise ValueError(f"session id {session_id!r} must be letters, digits, '.', '_', '-'")
         root = Path(root).resolve()
@@ -94,22 +101,24 @@ class Shadow:
             refuse_in_progress(read_state(repo), "start a session")
             baseline = snapshot_commit(repo, include_dirty=include_dirty)
             path = shadow_home(repo) / session_id
-            if path.exists():
-                raise GitRefused(f"A shadow worktree for session {session_id} already exists.")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                # --no-checkout + reset below: fills the files without running the user's
-                # post-checkout hook (it may be slow, and this is not the user's checkout).
-                repo.git.worktree(
-                    "add", "--detach", "--no-checkout", "--lock", "--reason",
-                    lock_reason(session_id), str(path), baseline,
-                )  # fmt: skip
-            except git.GitCommandError as err:
-                message = f"Could not create the shadow worktree:\n{git_output(err)}"
-                raise GitRefused(message) from None
+            objects = Path(repo.common_dir).resolve() / "objects"
+        if path.exists():
+            raise GitRefused(f"A shadow worktree for session {session_id} already exists.")
+        try:
+            init_shadow_repo(path, objects, lock_reason(session_id))
+        except git.GitCommandError as err:
+            shutil.rmtree(path, ignore_errors=True)
+            message = f"Could not create the shadow worktree:\n{git_output(err)}"
+            raise GitRefused(message) from None
         shadow = cls(path, root, session_id, baseline, include_dirty)
+        # Detached at the baseline, files filled in; the shadow has no hooks to run.
+        shadow._git.update_ref("--no-deref", "HEAD", baseline)
         shadow._git.reset("-q", "--hard", baseline)
         return shadow
+
+    def import_commit(self, source: Shadow, commit: str) -> None:
+        """Copy `commit` (made in `source`'s own object store) into this shadow's store."""
+        source._git.push("-q", str(self.path), f"{commit}:refs/tui-engineer/base")
 
     @property
     def _git(self) -> git.Git:
@@ -165,17 +174,37 @@ class Shadow:
         self.reset()
 
     def remove(self) -> None:
-        """Delete the worktree and git's record of it. Safe to call more than once."""
-        try:
-            with open_repo(self.root) as repo:
-                remove_worktree(repo, self.path)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            pass  # the repository itself is gone: only our folder is left to delete
+        """Delete the shadow repository. Safe to call more than once."""
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+def init_shadow_repo(path: Path, objects: Path, reason: str) -> None:
+    """An empty repository of its own at `path` that reads the user's objects (alternates).
+
+    No template (so no hooks), its own refs, config and index: nothing a test does to it can
+    reach the user's repository. New objects (proposals, snapshots) are written here only.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    git.Git().execute(
+        ["git", "-c", "init.defaultBranch=shadow", "init", "-q", "--template=", str(path)]
+    )
+    info = path / ".git" / "objects" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "alternates").write_text(f"{objects}\n")
+    (path / ".git" / SESSION_FILE).write_text(reason + "\n")
+
+
+def session_reason(path: Path) -> str | None:
+    """The lock reason a shadow repository was made with, or None if it is not one of ours."""
+    try:
+        return (path / ".git" / SESSION_FILE).read_text().strip()
+    except OSError:
+        return None
+
+
 def remove_worktree(repo: git.Repo, path: Path) -> None:
-    """`git worktree remove` even if locked or dirty (it is ours), then prune stale records."""
+    """Remove a shadow left by an older version (a linked worktree of the user's repository):
+    `git worktree remove` even if locked or dirty (it is ours), then prune stale records."""
     # A locked worktree whose folder is gone is never pruned, so unlock it first.
     repo.git.worktree("unlock", str(path), with_exceptions=False)
     if path.exists():

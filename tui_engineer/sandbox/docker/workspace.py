@@ -17,7 +17,7 @@ WORKSPACE = "/workspace"
 REPORT_DIR = "/tui-engineer"
 REPORT_PATH = f"{REPORT_DIR}/report.xml"
 HOME = "/home/sandbox"
-# Not copied: the worktree's .git is a pointer into the user's repository, useless inside.
+# Not copied: the shadow's .git reads the user's objects through a host path, useless inside.
 SKIPPED_NAMES = frozenset({".git"})
 
 
