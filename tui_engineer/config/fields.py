@@ -70,6 +70,10 @@ def _specs() -> dict[str, FieldSpec]:
         ("full_tests_always", bool, "true or false", _any),
         ("pipeline", bool, "true or false", _any),
         ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
+        *(
+            (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)
+            for kind in ("plan", "propose", "diagnose", "fix")
+        ),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

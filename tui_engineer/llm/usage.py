@@ -146,6 +146,12 @@ class Budget:
         self._check_usd(ledger)
         self._check_tokens(ledger, next_prompt_tokens)
 
+    def reply_room(self, ledger: UsageLedger, prompt_tokens: int) -> int | None:
+        """Tokens the token cap leaves for the next reply after its prompt (None: no cap)."""
+        if self.max_tokens is None:
+            return None
+        return self.max_tokens - ledger.total_tokens - prompt_tokens
+
     def _check_tokens(self, ledger: UsageLedger, next_tokens: int) -> None:
         if self.max_tokens is None:
             return
