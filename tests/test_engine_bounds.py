@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import KEY, SUB, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
@@ -69,3 +69,19 @@ async def test_broken_reply_is_retried_and_counted_in_the_record(make_repo, scri
     assert [r.reason for r in seen.of(ev.ModelRetried)] == ["malformed"]
     exchange = [e for e in record_of(repo) if e["type"] == "model_exchange"]
     assert exchange[0]["retries"] == 1
+
+
+async def test_context_budget_bounds_the_file_contents_in_a_prompt(make_repo, scripted_server):
+    big = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(400))  # ~11 k chars
+    repo = make_repo({**SAMPLE_FILES, "big.py": big})
+    scripted_server.script(Reply(text=SUB), Reply(text=SUB))
+    await run_headless(repo, "change big.py", scripted_server.base_url, plan=False)
+    await run_headless(
+        repo, "change big.py", scripted_server.base_url, plan=False, context_budget=1000
+    )
+    full, small = (len(str(r.messages)) for r in scripted_server.chat_requests)
+    assert "def f399" in str(scripted_server.chat_requests[0].messages)
+    assert "big.py: (not shown: context budget reached)" in str(
+        scripted_server.chat_requests[1].messages
+    )
+    assert small < full - 9000

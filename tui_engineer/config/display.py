@@ -20,7 +20,7 @@ WHEN_NONE = {
     "max_usd": "unlimited",
     "max_wall_seconds": "unlimited",
     "context_window": "from the server, else 16,384",
-    "context_budget": "what the window leaves after the reply",
+    "context_budget": "30,000 tokens",
 }
 VALUE_WIDTH = 44  # longer values overflow rather than push every source off screen
 

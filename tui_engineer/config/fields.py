@@ -70,10 +70,10 @@ def _specs() -> dict[str, FieldSpec]:
         ("full_tests_always", bool, "true or false", _any),
         ("pipeline", bool, "true or false", _any),
         ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
-        ("reply_tokens_plan", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
-        ("reply_tokens_propose", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
-        ("reply_tokens_diagnose", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
-        ("reply_tokens_fix", int, "a whole number of tokens ≥ 64", lambda v: v >= 64),
+        *(
+            (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)
+            for kind in ("plan", "propose", "diagnose", "fix")
+        ),
         (
             "context_window",
             int,
@@ -83,7 +83,7 @@ def _specs() -> dict[str, FieldSpec]:
         (
             "context_budget",
             int,
-            "a whole number of tokens ≥ 256, or 'none' to use what the window leaves",
+            "a whole number of tokens ≥ 256, or 'none' for the default",
             lambda v: v >= 256,
         ),
         ("stream_idle_timeout", float, "a number of seconds > 0", lambda v: v > 0),

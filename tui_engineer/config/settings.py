@@ -37,13 +37,14 @@ class Settings:
     # Affected tests first only once the full suite was seen taking this long (0: always): for a
     # quick suite the extra pytest start-ups cost more than they save.
     affected_after_seconds: float = 3.0
-    # Reply caps (max_tokens sent with each call), per kind of call.
+    # The longest reply each kind of model call may give (sent as its max_completion_tokens):
+    # no call is unbounded, and a budget check knows the worst case before the call is made.
     reply_tokens_plan: int = 2048
-    reply_tokens_propose: int = 4096
+    reply_tokens_propose: int = 8192
     reply_tokens_diagnose: int = 1024
-    reply_tokens_fix: int = 4096
+    reply_tokens_fix: int = 8192
     context_window: int | None = None  # tokens; None → ask the server, else 16,384
-    context_budget: int | None = None  # tokens of repo context per prompt; None → from the window
+    context_budget: int | None = None  # tokens of file contents per prompt; None → 30,000
     stream_idle_timeout: float = 60.0  # seconds with no byte from the server before giving up
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tui_engineer.context.files import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message
 from tui_engineer.errors import UserError
@@ -33,6 +34,11 @@ class Model(Protocol):
     ) -> Completion: ...
 
 
+DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 8192}
+# Calls named otherwise are sized like the kind they do the work of.
+REPLY_KIND = {"plan": "plan", "replan": "plan", "diagnose": "diagnose", "fix": "fix"}
+
+
 @dataclass
 class EngineOptions:
     test_command: str
@@ -42,17 +48,17 @@ class EngineOptions:
     diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
     max_tokens: int | None = None
     max_usd: float | None = None
-    # The reply cap (max_tokens) of each kind of call; "replan" uses the plan's.
-    reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
     full_tests_always: bool = False  # every attempt runs the whole test command
     pipeline: bool = True  # prepare the next step while the human reviews this one
+    # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
+    reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
+    context_budget: int | None = None  # tokens of file contents per prompt; None: the default
 
-    def reply_cap(self, purpose: str) -> int:
-        caps = {**DEFAULT_REPLY_TOKENS, **self.reply_tokens}
-        return caps.get("plan" if purpose == "replan" else purpose, caps["propose"])
+    def reply_limit(self, purpose: str) -> int:
+        kind = REPLY_KIND.get(purpose, "propose")
+        return self.reply_tokens.get(kind, DEFAULT_REPLY_TOKENS[kind])
 
 
-DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 4096, "diagnose": 1024, "fix": 4096}
 LIVE_USAGE_EVERY = 0.25  # seconds between live token-count updates while a reply streams
 
 
@@ -67,6 +73,12 @@ class Runtime:
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     selection: TestSelection | None = None  # affected tests first (engine/verification.py)
     _warned: set[str] = field(default_factory=set)
+
+    @property
+    def context_chars(self) -> int:
+        """Characters of file contents a prompt may hold (context_budget tokens × 4)."""
+        budget = self.options.context_budget
+        return MAX_TOTAL_CHARS if budget is None else budget * 4
 
     @property
     def workdir(self) -> Path:
@@ -94,7 +106,7 @@ class Runtime:
             messages.append(feedback_message(feedback))
             for text in feedback:
                 self.emit(ev.FeedbackDelivered(text=text, purpose=purpose))
-        cap = self.options.reply_cap(purpose)
+        cap = self.options.reply_limit(purpose)
         prompt = _estimate(sum(len(str(m.get("content", ""))) for m in messages))
         self.emit(
             ev.ModelCallStarted(

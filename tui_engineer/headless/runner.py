@@ -149,11 +149,10 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         full_tests_always=settings.full_tests_always,
         pipeline=settings.pipeline,
         reply_tokens={
-            "plan": settings.reply_tokens_plan,
-            "propose": settings.reply_tokens_propose,
-            "diagnose": settings.reply_tokens_diagnose,
-            "fix": settings.reply_tokens_fix,
+            kind: getattr(settings, f"reply_tokens_{kind}")
+            for kind in ("plan", "propose", "diagnose", "fix")
         },
+        context_budget=settings.context_budget,
     )
 
 

@@ -52,12 +52,12 @@ TextCallback = Callable[[str], None]
 ResetCallback = Callable[[], None]
 RetryCallback = Callable[[str], None]  # gets the reason a reply was asked again
 
+MIN_REPLY_TOKENS = 256  # a reply shorter than this is of no use: the call is not worth making
 DEFAULT_OUTPUT_ESTIMATE = 1024  # tokens assumed for a reply when the caller sets no output cap
 DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty): retries
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a byte from the server before giving up on a call
 CONNECT_TIMEOUT = 10.0
 DEFAULT_CONTEXT_WINDOW = 16_384  # tokens, when neither the config nor the server says
-MIN_REPLY_TOKENS = 256  # below this a reply cannot hold an edit: refuse instead of asking
 CONTINUE_PROMPT = (
     "Your previous reply was cut off by the output token limit. Continue exactly where you "
     "stopped: do not repeat anything and do not add any preamble."
@@ -263,9 +263,10 @@ class ModelClient:
     ) -> _Reply:
         on_reset, on_retry = callbacks
         for attempt in range(DROPPED_STREAM_RETRIES + 1):
-            self._check_budget(conversation, max_output_tokens)
+            limit = self._fit_reply(conversation, max_output_tokens)
+            self._check_budget(conversation, limit)
             try:
-                reply = await self._request(conversation, on_text, stream, max_output_tokens)
+                reply = await self._request(conversation, on_text, stream, limit)
                 if not reply.text.strip() and reply.finish_reason == "stop":
                     self.ledger.add(reply.usage)
                     raise _StreamDropped("", None, "empty")
@@ -317,16 +318,15 @@ class ModelClient:
                 "smaller change, lower context_budget, or set context_window if the server "
                 "allows more."
             )
-        cap = room if wanted is None else min(wanted, room)
-        return self._fit_token_budget(prompt, cap)
+        return room if wanted is None else min(wanted, room)
 
-    def _fit_token_budget(self, prompt: int, cap: int) -> int:
-        """Lower the reply cap to what the token budget leaves, so a call is made when a useful
-        reply still fits; when not even that fits, the budget check refuses the call."""
-        if self.budget.max_tokens is None:
-            return cap
-        left = self.budget.max_tokens - self.ledger.total_tokens - prompt
-        return min(cap, left) if left >= min(MIN_REPLY_TOKENS, cap) else cap
+    def _fit_reply(self, conversation: list[Message], max_output_tokens: int | None) -> int | None:
+        """Shrink the reply limit to what the token budget has left, so a small budget still
+        allows calls (and can never be overrun by one), rather than refusing them all."""
+        room = self.budget.reply_room(self.ledger, _prompt_tokens(conversation))
+        if room is None or room < MIN_REPLY_TOKENS:
+            return max_output_tokens  # no cap, or too little left: the budget check refuses
+        return room if max_output_tokens is None else min(max_output_tokens, room)
 
     def _refuse_cut_at_window(self, reply: _Reply, cap: int | None, wanted: int | None) -> None:
         """A reply cut because the window is full cannot be continued: the continuation would
