@@ -82,3 +82,40 @@ async def test_hostile_tests_leave_the_users_git_state_alone(hostile_repo: Path)
     assert not (root / "planted.txt").exists()
     assert "feature" in git(root, "branch")
     assert "Mallory" not in (root / ".git" / "config").read_text()
+
+
+SECRET_LOOKING = {
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.example/T000/B000/xyzzy",
+    "SENTRY_DSN": "https://abc123@o1.ingest.sentry.example/1",
+    "STRIPE_SK": "sk_live_51abc",
+    "CI_JOB_JWT": "eyJhbGciOi.jwt",
+    "KUBECONFIG": "/home/u/.kube/config",
+    "PIP_INDEX_URL": "https://user:hunter2@pypi.example/simple",
+    "MY_HARMLESS_NAME": "sk-the-api-key-value",  # the key's value under another name
+}
+
+
+async def test_tests_get_an_allow_listed_environment(make_repo, monkeypatch) -> None:
+    """Only documented variables (plus the ones the user lists in `test_env`) reach the tests,
+    and the API key's value never does, whatever the variable is called."""
+    for name, value in SECRET_LOOKING.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-api-key-value")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("DATABASE_URL", "postgres://localhost/test")
+    monkeypatch.setenv("ALSO_KEY", "prefix-sk-the-api-key-value")
+    root = make_repo({"dump.sh": 'env > "$1"\n'})
+    out = root.parent / "env.txt"
+    sandbox = LocalSandbox(
+        secret_names=["OPENAI_API_KEY"],
+        secret_values=["sk-the-api-key-value"],
+        allow=["DATABASE_URL", "ALSO_*"],
+    )
+    report = await sandbox.run_tests(root, f"sh dump.sh {out}", timeout=30)
+    assert report.exit_code == 0, report.output_tail
+    seen = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert not set(SECRET_LOOKING) & set(seen)
+    assert "OPENAI_API_KEY" not in seen and "ALSO_KEY" not in seen
+    assert "sk-the-api-key-value" not in out.read_text()
+    assert seen["PATH"] and seen["HOME"] and seen["LC_ALL"] == "C.UTF-8"
+    assert seen["DATABASE_URL"] == "postgres://localhost/test"  # the user allowed it

@@ -18,6 +18,7 @@ TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 SANDBOXES = ("local", "docker")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
 
 
 def _any(_: Any) -> bool:
@@ -70,6 +71,12 @@ def _specs() -> dict[str, FieldSpec]:
         ("full_tests_always", bool, "true or false", _any),
         ("pipeline", bool, "true or false", _any),
         ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
+        (
+            "test_env",
+            str,
+            "variable names or PREFIX* patterns, separated by spaces or commas",
+            lambda v: all(_ENV_PATTERN.fullmatch(p) for p in v.replace(",", " ").split()),
+        ),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

@@ -37,6 +37,9 @@ class Settings:
     # Affected tests first only once the full suite was seen taking this long (0: always): for a
     # quick suite the extra pytest start-ups cost more than they save.
     affected_after_seconds: float = 3.0
+    # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
+    # on top of the documented allow list; your own config only (a repository may not widen it).
+    test_env: str | None = None
 
 
 @dataclass

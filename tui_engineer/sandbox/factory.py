@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_engineer.sandbox.base import Sandbox
+from tui_engineer.verify.environment import parse_allow
 
 if TYPE_CHECKING:
     from tui_engineer.config.settings import Settings
@@ -27,4 +28,8 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
         )
     from tui_engineer.sandbox.local import LocalSandbox
 
-    return LocalSandbox(secret_names=[settings.api_key_env])
+    return LocalSandbox(
+        secret_names=[settings.api_key_env],
+        secret_values=[settings.api_key] if settings.api_key else [],
+        allow=parse_allow(settings.test_env),
+    )

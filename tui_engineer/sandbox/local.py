@@ -62,9 +62,18 @@ class LocalSandbox:
 
     name = "local"
 
-    def __init__(self, *, secret_names: Iterable[str] = ()) -> None:
-        # Names of extra variables to hide, e.g. the one the user's API key is configured in.
+    def __init__(
+        self,
+        *,
+        secret_names: Iterable[str] = (),
+        secret_values: Iterable[str] = (),
+        allow: Iterable[str] = (),
+    ) -> None:
+        # Names never passed (the variable the API key is configured in), values never passed
+        # under any name (the key itself), and the user's additions to the allow list.
         self._secret_names = tuple(secret_names)
+        self._secret_values = tuple(secret_values)
+        self._allow = tuple(allow)
 
     async def run_tests(
         self,
@@ -78,7 +87,12 @@ class LocalSandbox:
         program does not exist, because no edit can fix that: the user must set test_command."""
         if not workdir.is_dir():
             raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
-        env = worktree_env(workdir, scrubbed_env(extra_secret_names=self._secret_names))
+        base = scrubbed_env(
+            extra_secret_names=self._secret_names,
+            allow=self._allow,
+            secret_values=self._secret_values,
+        )
+        env = worktree_env(workdir, base)
         if not is_pytest_command(command):
             run = await run_command(command, workdir, timeout=timeout, on_output=on_output, env=env)
             self._check_started(command, run, env, workdir)
