@@ -4,11 +4,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import socket
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
+from tui_engineer.config import Settings
+from tui_engineer.sandbox.bubblewrap import SandboxUnavailable, bwrap_problem, jail_for
+from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.shadow import Shadow
@@ -119,3 +125,68 @@ async def test_tests_get_an_allow_listed_environment(make_repo, monkeypatch) -> 
     assert "sk-the-api-key-value" not in out.read_text()
     assert seen["PATH"] and seen["HOME"] and seen["LC_ALL"] == "C.UTF-8"
     assert seen["DATABASE_URL"] == "postgres://localhost/test"  # the user allowed it
+
+
+def _jailed(root: Path) -> LocalSandbox:
+    objects = root / ".git" / "objects"
+    return LocalSandbox(jail=jail_for(root, objects, [], network=False))
+
+
+def _alive(marker: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                    found.append(int(proc.name))
+    return found
+
+
+async def test_bubblewrap_hides_the_repo_and_ends_every_process(hostile_repo: Path) -> None:
+    """Under the local sandbox's bubblewrap: the user's files are not there, writes outside the
+    shadow fail or stay private, the host is unreachable, and a `setsid` daemon dies with the
+    run."""
+    root = hostile_repo
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        shadow = Shadow.create(root, session_id="jailed")
+        try:
+            script = (
+                f"ls {root} > seen.txt; "
+                f"echo x > /tmp/leak-{port}.txt; "
+                f"echo x > {root}/written.txt 2> /dev/null; "
+                f"echo x > {Path.home()}/home-{port}.txt 2> /dev/null; "
+                f"python -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 2)'"
+                f" 2> /dev/null && echo reached > net.txt; "
+                f"setsid sh -c 'exec sleep 3{port}' > /dev/null 2>&1 & "
+                f"git log --oneline -1 > log.txt; echo done"
+            )
+            report = await _jailed(root).run_tests(shadow.path, script, timeout=30)
+            assert report.exit_code == 0, report.output_tail
+            await asyncio.sleep(1)
+            assert _alive(f"sleep 3{port}") == []
+            assert (shadow.path / "seen.txt").read_text() == ""  # the repo is hidden
+            assert not (shadow.path / "net.txt").exists()
+            assert "second" in (shadow.path / "log.txt").read_text()  # git still reads objects
+        finally:
+            shadow.remove()
+    assert not Path(f"/tmp/leak-{port}.txt").exists()
+    assert not (root / "written.txt").exists()
+    assert not (Path.home() / f"home-{port}.txt").exists()
+
+
+def test_without_bubblewrap_the_user_must_choose(make_repo, monkeypatch, tmp_path) -> None:
+    root = make_repo()
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    bwrap_problem.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable) as raised:
+            make_sandbox(Settings(sandbox="local"), root)
+        assert isinstance(make_sandbox(Settings(sandbox="none"), root), LocalSandbox)
+    finally:
+        bwrap_problem.cache_clear()
+    message = str(raised.value)
+    assert "bubblewrap (bwrap) is not installed" in message
+    assert "--sandbox docker" in message and "--sandbox none" in message

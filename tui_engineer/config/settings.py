@@ -30,7 +30,7 @@ class Settings:
     max_wall_seconds: float | None = None
     record_runs: bool = True
     theme: str = "tui-engineer-dark"
-    allow_network: bool = False  # docker sandbox only
+    allow_network: bool = False  # tests may use the network (docker and local sandboxes)
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
     full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
     pipeline: bool = True  # prepare the next step while the human reviews this one
