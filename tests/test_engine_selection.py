@@ -6,6 +6,8 @@ say which tests it ran."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -177,3 +179,36 @@ def test_without_coverage_data_tests_named_like_or_importing_the_change_are_chos
     chosen = related_tests(tmp_path, ["pkg/calc.py"], files)
     assert chosen == ["tests/test_calc.py", "tests/test_dotted.py", "tests/test_uses.py"]
     assert related_tests(tmp_path, ["tests/test_other.py"], files) == ["tests/test_other.py"]
+
+
+@pytest.mark.parametrize("flag", [None, "--full-tests-always"])
+def test_the_headless_output_shows_the_affected_run_then_the_full_suite(
+    make_repo, scripted_server: ScriptedServer, flag: str | None
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(
+        *(
+            Reply(text=t)
+            for t in (plan_reply("Touch beta", "Touch alpha"), BETA_CHANGE, ALPHA_CHANGE)
+        )
+    )
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": "sk-test-secret-key-0123456789",
+        "TUI_ENGINEER_AFFECTED_AFTER_SECONDS": "0",
+    }
+    argv = [
+        sys.executable, "-m", "tui_engineer", "run", "change things", "--yes",
+        "--base-url", scripted_server.base_url, "--model", "test-model", "--test-cmd", TEST_CMD,
+        *([flag] if flag else []),
+    ]  # fmt: skip
+    done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    step2 = done.stdout.split("▶ Step 2")[1]
+    if flag:
+        assert "affected" not in done.stdout
+        assert "✓ tests: 5 passed" in step2
+    else:
+        assert "✓ affected tests: 2 passed" in step2
+        assert "✓ full suite: 5 passed" in step2
+        assert step2.index("affected tests") < step2.index("full suite")

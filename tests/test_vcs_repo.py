@@ -15,6 +15,7 @@ from tui_engineer.vcs.repo import (
     handle_dirty,
     init_repo,
     repo_state,
+    uncommitted,
 )
 
 
@@ -161,3 +162,13 @@ def test_wip_without_git_identity_is_refused(make_repo, monkeypatch):
         handle_dirty(root, "wip")
     assert git(root, "rev-list", "--count", "HEAD") == "1"
     assert git(root, "config", "--list", "--local").find("user.") == -1
+
+
+def test_uncommitted_names_the_users_edits_not_files_equal_to_head(make_repo):
+    root = make_repo({"a.py": "a\n", "b.py": "b\n"})
+    (root / "a.py").write_text("edited\n")
+    (root / "new.py").write_text("new\n")
+    # b.py is as committed (e.g. just written by an accepted step's commit): not an edit.
+    assert uncommitted(root, ["a.py", "b.py", "new.py"]) == ["a.py", "new.py"]
+    assert uncommitted(root, ["b.py"]) == []
+    assert uncommitted(root, []) == []

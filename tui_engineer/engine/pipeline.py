@@ -131,11 +131,9 @@ class Pipeline:
         except asyncio.CancelledError:
             ahead.shadow = await making  # let it finish, so that drop() removes it
             raise
-        # Its own shadow, events held back, an inbox of its own; no test selection (its data
-        # describes the foreground's tree): the full suite, while the human reads anyway.
-        rt = replace(
-            self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue(), selection=None
-        )
+        # Its own shadow, events held back, an inbox of its own. The test selection is shared:
+        # the foreground runs no tests while its proposal is reviewed.
+        rt = replace(self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue())
         # A copy: the plan's own step keeps its status ("pending") until its turn.
         proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
         self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))

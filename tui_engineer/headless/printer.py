@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sys
+import time
 from typing import TextIO
 
 from tui_engineer.engine import events as ev
@@ -25,11 +28,14 @@ TEST_SCOPES = {"full": "tests", "affected": "affected tests", "failing": "failin
 class ProgressPrinter:
     """Human progress. On a terminal, a live status line shows what is under way."""
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
+    def __init__(self, out: TextIO = sys.stdout, *, log_every: float = 30.0) -> None:
         self._out = out
         self._live = out.isatty()
+        self._log_every = log_every  # without a terminal: a "still waiting" line this often
         self._status = ""
         self._chars = 0
+        self._tokens = 0
+        self._waiting: asyncio.Task[None] | None = None
         self._usage: ev.UsageUpdated | None = None
         self._narrowed_before = False
 
@@ -70,12 +76,36 @@ class ProgressPrinter:
         self._line(f"▶ Step {e.index}: {e.title}")
 
     def _on_model_call_started(self, e: ev.ModelCallStarted) -> None:
-        self._chars = 0
-        self._set_status(f"  … model: {e.purpose}")
+        self._chars = self._tokens = 0
+        self._stop_waiting()
+        with contextlib.suppress(RuntimeError):  # no running loop: no live line
+            self._waiting = asyncio.get_running_loop().create_task(self._wait_line(e.purpose))
 
     def _on_token(self, e: ev.TokenStream) -> None:
         self._chars += len(e.text)
-        self._set_status(f"  … model: {e.purpose} ({self._chars} chars)")
+        self._tokens += 1  # one streamed chunk is about one token
+
+    def _on_model_exchange(self, e: ev.ModelExchange) -> None:
+        self._stop_waiting()
+
+    async def _wait_line(self, purpose: str) -> None:
+        """Say how long the model has been thinking and how much it wrote, so a slow or stuck
+        server is visible: every second on a terminal, every `log_every` seconds in a log."""
+        started = time.monotonic()
+        step = 1.0 if self._live else self._log_every
+        while True:
+            await asyncio.sleep(step)
+            seconds = int(time.monotonic() - started)
+            text = f"  … waiting for the model: {purpose} ({seconds} s, {self._tokens} tokens)"
+            if self._live:
+                self._set_status(text)
+            else:
+                self._line(text)
+
+    def _stop_waiting(self) -> None:
+        if self._waiting is not None:
+            self._waiting.cancel()
+            self._waiting = None
 
     def _on_feedback_delivered(self, e: ev.FeedbackDelivered) -> None:
         self._line(f"  ✉ your message was given to the model ({e.purpose})")
@@ -96,6 +126,7 @@ class ProgressPrinter:
             self._line(f"  fixing (attempt {e.attempt}/{e.max_attempts})")
 
     def _on_tests_started(self, e: ev.TestsStarted) -> None:
+        self._stop_waiting()
         self._set_status(f"  … running {e.command}")
 
     def _on_tests_finished(self, e: ev.TestsFinished) -> None:
@@ -127,12 +158,14 @@ class ProgressPrinter:
         self._line(f"  ! {e.message}")
 
     def _on_error(self, e: ev.ErrorEvent) -> None:
+        self._stop_waiting()
         self._line(f"error: {e.message}")
 
     def _on_usage(self, e: ev.UsageUpdated) -> None:
         self._usage = e
 
     def _on_session_finished(self, e: ev.SessionFinished) -> None:
+        self._stop_waiting()
         # An error was printed when it happened; don't repeat it.
         said = "" if e.outcome == "error" else f": {e.message}"
         self._line(f"Finished ({e.outcome}){said}")

@@ -35,6 +35,7 @@ from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.startup import StartupFlow
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
+from tui_engineer.vcs.repo import uncommitted
 
 PANES = [
     ("tree", "Files"),
@@ -268,6 +269,11 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
     async def _files_changed(self, event: RepoTree.FilesChanged) -> None:
         touched = sorted(self._changes.intersection(event.paths))
         proposal = self.reviewer.proposal
+        if touched and proposal is not None:
+            # Only the human's edits make it stale, not the commit of the step before (with the
+            # next step prepared during review, its proposal can come before that news).
+            root = self.screen_stack[0].query_one(RepoTree).root_path
+            touched = await asyncio.to_thread(uncommitted, root, touched)
         if touched and proposal is not None:
             self.plan_pane.set_status(proposal.step.index, "stale")
             await self.chat.note(

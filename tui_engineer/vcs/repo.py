@@ -349,3 +349,18 @@ def handle_dirty(root: Path, choice: DirtyChoice) -> str:
                 "them. A step that edits one of those files commits that whole file."
             )
     raise ValueError(f"unknown choice {choice!r}: expected 'wip', 'stash' or 'include'")
+
+
+def uncommitted(root: Path, paths: Iterable[str]) -> list[str]:
+    """Those of `paths` whose file differs from HEAD (edited, new or deleted, not committed).
+    Files our own commit just wrote are not among them: they equal HEAD."""
+    paths = list(paths)
+    if not paths:
+        return []
+    with open_repo(root) as repo:
+        out = repo.git.status(
+            "--porcelain=v1", "-z", "--untracked-files=all", "--", *literal(paths),
+            strip_newline_in_stdout=False,
+        )  # fmt: skip
+    staged, modified, untracked = _parse_status(out)
+    return sorted(set(staged) | set(modified) | set(untracked))

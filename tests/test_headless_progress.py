@@ -1,0 +1,43 @@
+"""Headless progress while the model thinks: a live "waiting for the model" line with the time
+and the tokens so far, on a terminal and in a CI log."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from tests.engine_support import KEY, SUB, run_headless
+from tests.scripted_server import Reply
+from tui_engineer.headless.printer import ProgressPrinter
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+async def test_a_terminal_sees_the_wait_grow(make_repo, scripted_server) -> None:
+    scripted_server.script(Reply(text=SUB, delay=2.5))
+    out = Terminal()
+    result, _ = await run_headless(
+        make_repo(), "add sub", scripted_server.base_url, plan=False, sink=ProgressPrinter(out)
+    )
+    assert result.exit_code == 0
+    assert "waiting for the model: propose (2 s, 0 tokens)" in out.getvalue()
+
+
+async def test_a_log_gets_a_line_while_a_slow_model_thinks(make_repo, scripted_server) -> None:
+    scripted_server.script(Reply(text=SUB, delay=2.5))
+    out = io.StringIO()
+    printer = ProgressPrinter(out, log_every=1.0)
+    result, _ = await run_headless(
+        make_repo(), "add sub", scripted_server.base_url, plan=False, sink=printer
+    )
+    assert result.exit_code == 0
+    assert "waiting for the model: propose (2 s, 0 tokens)" in out.getvalue()
