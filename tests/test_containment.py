@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import socket
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 
 from tests.conftest import git
 from tui_engineer.config import Settings
+from tui_engineer.engine import events as ev
+from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.sandbox.bubblewrap import SandboxUnavailable, bwrap_problem, jail_for
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
@@ -190,3 +193,14 @@ def test_without_bubblewrap_the_user_must_choose(make_repo, monkeypatch, tmp_pat
     message = str(raised.value)
     assert "bubblewrap (bwrap) is not installed" in message
     assert "--sandbox docker" in message and "--sandbox none" in message
+
+
+def test_progress_lines_never_pass_terminal_escapes() -> None:
+    """A file name the model chose may hold escape sequences (retitle, clear the screen): the
+    headless progress lines show them as visible text instead."""
+    out = io.StringIO()
+    evil = "a\x1b]0;pwned\x07\x1b[2Jb.py"
+    ProgressPrinter(out)(ev.EditsApplied(step=1, attempt=0, changed=(evil,)))
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "a\\x1b]0;pwned\\x07\\x1b[2Jb.py" in text

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import git
 
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.bubblewrap import Jail, jail_for, require_bwrap
@@ -46,8 +49,10 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
 
 
 def _jail(repo_root: Path, *, allow_network: bool) -> Jail:
-    with open_repo(repo_root) as repo:
-        objects = Path(repo.common_dir) / "objects"  # the shadow reads them (alternates)
+    objects = repo_root / ".git" / "objects"  # a plain folder (bench's hidden tests) has none
+    with contextlib.suppress(git.InvalidGitRepositoryError, git.NoSuchPathError):
+        with open_repo(repo_root) as repo:
+            objects = Path(repo.common_dir) / "objects"  # the shadow reads them (alternates)
     # The interpreter's environment may live inside the repository (.venv): tests need it.
     venvs = [Path(sys.prefix)] + [Path(v) for v in [os.environ.get("VIRTUAL_ENV")] if v]
     return jail_for(repo_root, objects, venvs, network=allow_network)
