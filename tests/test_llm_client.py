@@ -354,16 +354,26 @@ async def test_check_connection_reports_an_unreachable_server(make_client):
 
 
 async def test_token_cap_stops_the_next_call_before_it_is_sent(scripted_server, make_client):
-    scripted_server.script(Reply(text="first", usage=(600, 100)))
+    scripted_server.script(Reply(text="first", usage=(700, 100)))
     client = make_client(budget=Budget(max_tokens=1000))
     await client.complete(ASK, max_output_tokens=200)  # ~14 prompt + 200: fits
 
-    with pytest.raises(BudgetExceeded) as caught:  # 700 used + ~14 + 400 > 1000
+    # 800 used + ~14 leaves < 256 tokens for a reply: not worth a call, so none is made.
+    with pytest.raises(BudgetExceeded) as caught:
         await client.complete(ASK, max_output_tokens=400)
 
     assert caught.value.budget == "tokens"
-    assert "700 of 1,000 tokens" in str(caught.value) and "--max-tokens" in str(caught.value)
+    assert "800 of 1,000 tokens" in str(caught.value) and "--max-tokens" in str(caught.value)
     assert len(scripted_server.chat_requests) == 1
+
+
+async def test_a_reply_limit_shrinks_to_what_the_token_cap_leaves(scripted_server, make_client):
+    scripted_server.script(Reply(text="first", usage=(500, 100)), Reply(text="second"))
+    client = make_client(budget=Budget(max_tokens=1000))
+    await client.complete(ASK, max_output_tokens=200)
+    await client.complete(ASK, max_output_tokens=800)  # 600 used: at most ~386 are left
+    sent = scripted_server.chat_requests[1].body or {}
+    assert 256 <= sent["max_completion_tokens"] <= 400
 
 
 async def test_continuations_are_budget_checked_too(scripted_server, make_client):

@@ -71,6 +71,10 @@ def _specs() -> dict[str, FieldSpec]:
         ("full_tests_always", bool, "true or false", _any),
         ("pipeline", bool, "true or false", _any),
         ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
+        *(
+            (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)
+            for kind in ("plan", "propose", "diagnose", "fix")
+        ),
         (
             "test_env",
             str,

@@ -37,6 +37,12 @@ class Settings:
     # Affected tests first only once the full suite was seen taking this long (0: always): for a
     # quick suite the extra pytest start-ups cost more than they save.
     affected_after_seconds: float = 3.0
+    # The longest reply each kind of model call may give (sent as its max_completion_tokens):
+    # no call is unbounded, and a budget check knows the worst case before the call is made.
+    reply_tokens_plan: int = 2048
+    reply_tokens_propose: int = 8192
+    reply_tokens_diagnose: int = 1024
+    reply_tokens_fix: int = 8192
     # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
     # on top of the documented allow list; your own config only (a repository may not widen it).
     test_env: str | None = None

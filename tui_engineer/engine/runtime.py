@@ -31,6 +31,11 @@ class Model(Protocol):
     ) -> Completion: ...
 
 
+DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 8192}
+# Calls named otherwise are sized like the kind they do the work of.
+REPLY_KIND = {"plan": "plan", "replan": "plan", "diagnose": "diagnose", "fix": "fix"}
+
+
 @dataclass
 class EngineOptions:
     test_command: str
@@ -42,6 +47,12 @@ class EngineOptions:
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command
     pipeline: bool = True  # prepare the next step while the human reviews this one
+    # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
+    reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
+
+    def reply_limit(self, purpose: str) -> int:
+        kind = REPLY_KIND.get(purpose, "propose")
+        return self.reply_tokens.get(kind, DEFAULT_REPLY_TOKENS[kind])
 
 
 @dataclass
@@ -87,7 +98,9 @@ class Runtime:
         def on_text(chunk: str) -> None:
             self.emit(ev.TokenStream(purpose=purpose, text=chunk))
 
-        completion = await self.model.complete(messages, on_text=on_text)
+        completion = await self.model.complete(
+            messages, on_text=on_text, max_output_tokens=self.options.reply_limit(purpose)
+        )
         self._report_usage(messages, completion, purpose, step)
         return completion.text
 

@@ -11,6 +11,7 @@ import time
 from typing import TextIO
 
 from tui_engineer.engine import events as ev
+from tui_engineer.llm.usage import format_cost
 
 
 class JsonPrinter:
@@ -182,5 +183,5 @@ class ProgressPrinter:
         self._line(f"Finished ({e.outcome}){said}")
         if self._usage is not None:
             u = self._usage
-            cost = "cost unknown" if u.usd is None else f"${u.usd:.4f}"
+            cost = format_cost(u.usd)
             self._line(f"Model usage: {u.prompt_tokens + u.completion_tokens:,} tokens, {cost}")

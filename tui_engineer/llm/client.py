@@ -40,6 +40,7 @@ from tui_engineer.llm.usage import (
 Message = dict[str, str]
 TextCallback = Callable[[str], None]
 
+MIN_REPLY_TOKENS = 256  # a reply shorter than this is of no use: the call is not worth making
 DEFAULT_OUTPUT_ESTIMATE = 1024  # tokens assumed for a reply when the caller sets no output cap
 DROPPED_STREAM_RETRIES = 2  # a stream cut mid-way is retried from scratch at most this often
 CONTINUE_PROMPT = (
@@ -203,9 +204,10 @@ class ModelClient:
         max_output_tokens: int | None,
     ) -> _Reply:
         for attempt in range(DROPPED_STREAM_RETRIES + 1):
-            self._check_budget(conversation, max_output_tokens)
+            limit = self._fit_reply(conversation, max_output_tokens)
+            self._check_budget(conversation, limit)
             try:
-                reply = await self._request(conversation, on_text, stream, max_output_tokens)
+                reply = await self._request(conversation, on_text, stream, limit)
             except _StreamDropped as drop:
                 # The server did work (and may bill it): count it, estimated.
                 self.ledger.add(self._usage(conversation, drop.partial, None))
@@ -219,6 +221,14 @@ class ModelClient:
             self.ledger.add(reply.usage)
             return reply
         raise AssertionError("unreachable")
+
+    def _fit_reply(self, conversation: list[Message], max_output_tokens: int | None) -> int | None:
+        """Shrink the reply limit to what the token budget has left, so a small budget still
+        allows calls (and can never be overrun by one), rather than refusing them all."""
+        room = self.budget.reply_room(self.ledger, _prompt_tokens(conversation))
+        if room is None or room < MIN_REPLY_TOKENS:
+            return max_output_tokens  # no cap, or too little left: the budget check refuses
+        return room if max_output_tokens is None else min(max_output_tokens, room)
 
     def _check_budget(self, conversation: list[Message], max_output_tokens: int | None) -> None:
         expected_output = max_output_tokens or DEFAULT_OUTPUT_ESTIMATE

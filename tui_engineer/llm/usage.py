@@ -111,8 +111,13 @@ class UsageLedger:
     def summary(self) -> str:
         """One line for humans, e.g. "12,345 tokens (~estimated), $0.0123" / "cost unknown"."""
         tokens = f"{self.total_tokens:,} tokens" + (" (partly estimated)" if self.estimated else "")
-        usd = self.usd
-        return f"{tokens}, " + ("cost unknown" if usd is None else format_usd(usd))
+        return f"{tokens}, " + format_cost(self.usd)
+
+
+def format_cost(usd: float | None) -> str:
+    """The one way money is shown (status bar, headless summary, `runs`): "$0.0015",
+    "$1.23", or "cost unknown" for a model without a known price."""
+    return "cost unknown" if usd is None else format_usd(usd)
 
 
 def format_usd(usd: float) -> str:
@@ -140,6 +145,12 @@ class Budget:
         self._check_wall_time()
         self._check_usd(ledger)
         self._check_tokens(ledger, next_prompt_tokens)
+
+    def reply_room(self, ledger: UsageLedger, prompt_tokens: int) -> int | None:
+        """Tokens the token cap leaves for the next reply after its prompt (None: no cap)."""
+        if self.max_tokens is None:
+            return None
+        return self.max_tokens - ledger.total_tokens - prompt_tokens
 
     def _check_tokens(self, ledger: UsageLedger, next_tokens: int) -> None:
         if self.max_tokens is None:

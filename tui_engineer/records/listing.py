@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_engineer.llm.usage import format_cost
 from tui_engineer.records.recorder import read_record, runs_dir
 
 
@@ -48,7 +49,7 @@ def summarize(path: Path) -> RunSummary:
     )
     usage = by_type.get("usage")
     usd = usage.get("usd") if usage else None
-    cost = "-" if usage is None else ("unknown" if usd is None else f"${float(usd):.4f}")  # type: ignore[arg-type]
+    cost = "-" if usage is None else format_cost(None if usd is None else float(usd))  # type: ignore[arg-type]
     finished = by_type.get("session_finished")
     return RunSummary(
         session_id=path.stem,

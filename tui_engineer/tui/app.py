@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable
+from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Tab, Tabs
+from textual.widget import Widget
+from textual.widgets import Footer, Markdown, Tab, Tabs
 from textual.worker import Worker
 
 from tui_engineer.engine.session import Session
@@ -25,6 +27,15 @@ from tui_engineer.headless.runner import Prepared, RunOptions, prepare, run_prep
 from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
+from tui_engineer.tui.layout import (
+    STEP,
+    TESTS_ROWS,
+    PaneSizes,
+    layout_path,
+    load_sizes,
+    plan_rows,
+    save_sizes,
+)
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_view import DiffView
 from tui_engineer.tui.panes.file_tree import RepoTree
@@ -62,6 +73,12 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         Binding("t", "run_tests", "Run tests"),
         Binding("d", "toggle_split", "Split diff"),
         Binding("c", "focus_chat", "Chat"),
+        Binding("f", "maximize_pane", "Full pane"),
+        Binding("b", "toggle_files", "Files"),
+        Binding("minus", "resize_side(-1)", "Narrower", show=False),
+        Binding("plus,equals_sign", "resize_side(1)", "Wider", show=False),
+        Binding("less_than_sign", "switch_pane(-1)", "Prev pane"),
+        Binding("greater_than_sign", "switch_pane(1)", "Next pane"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
@@ -87,6 +104,9 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         self._changes: set[str] = set()
         self.check_retries = 1  # the start-up server check (tests set 0)
         self.check_timeout = 15.0
+        # Remembered pane sizes; pictures and tests use the defaults unless they set a file.
+        self.layout_file: Path | None = None if deterministic else layout_path()
+        self.sizes = PaneSizes()
 
     # ----- layout
 
@@ -111,13 +131,16 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             yield self.test_pane
         yield self.chat_input
         yield self.status
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         register_themes(self)
         self.theme = DEFAULT_THEME
         for key, title in PANES:
             self.query_one(f"#pane-{key}").border_title = title
+        if self.layout_file is not None:
+            self.sizes = load_sizes(self.layout_file)
+        self.apply_layout()
         self._show_pane("diff")
         # With a request the keys must work from the first frame; without one the box takes it.
         if self.options.request:
@@ -127,6 +150,30 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
         self._remove_signal_handlers = add_stop_handlers(lambda _sig: self._quit_now())
         self.startup()
+
+    def apply_layout(self) -> None:
+        """Column widths, Files shown or not, and the plan pane's height for its steps."""
+        if not self.screen_stack:
+            return
+        base = self.screen_stack[0]
+        columns = self.size.width
+        base.set_class(not self.sizes.shows_files(columns), "-no-files")
+        panes = base.query_one("#panes")
+        panes.styles.grid_columns = self.sizes.grid_columns(columns)
+        panes.styles.grid_rows = f"{plan_rows(len(self.plan_pane.rows))} 1fr {TESTS_ROWS}"
+
+    def on_resize(self) -> None:
+        self.apply_layout()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Layout keys show in the footer only where they do something: tabs when narrow,
+        # column sizes when wide.
+        narrow = bool(self.screen_stack) and self.screen_stack[0].has_class("-narrow")
+        if action == "switch_pane":
+            return narrow
+        if action in {"toggle_files", "resize_side"}:
+            return not narrow
+        return super().check_action(action, parameters)
 
     def on_unmount(self) -> None:
         self._remove_signal_handlers()
@@ -221,6 +268,45 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
     def action_toggle_split(self) -> None:
         self.diff.toggle_split()
 
+    def _resize_sizes(self, sizes: PaneSizes) -> None:
+        self.sizes = sizes
+        self.apply_layout()
+        if self.layout_file is not None:
+            save_sizes(sizes, self.layout_file)
+
+    def _focused_pane(self) -> Widget | None:
+        node = self.screen_stack[0].focused if self.screen_stack else None
+        while node is not None and not (isinstance(node, Widget) and node.has_class("pane")):
+            node = node.parent
+        return node if isinstance(node, Widget) else None
+
+    def action_maximize_pane(self) -> None:
+        """The focused pane fills the screen (Textual's maximize); again (or Escape) restores."""
+        screen = self.screen_stack[0]
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        pane = self._focused_pane() or self.diff
+        screen.maximized = pane  # set directly: containers do not allow maximize themselves
+
+    def action_toggle_files(self) -> None:
+        shown = self.sizes.shows_files(self.size.width)
+        self._resize_sizes(PaneSizes(self.sizes.files_width, self.sizes.chat_width, not shown))
+
+    def action_resize_side(self, direction: int) -> None:
+        """The focused side column (Files, or else Chat) wider or narrower."""
+        pane = self._focused_pane()
+        side = "files" if pane is not None and pane.id == "pane-tree" else "chat"
+        self._resize_sizes(self.sizes.resized(side, direction * STEP))
+
+    def action_switch_pane(self, direction: int) -> None:
+        """Narrow terminals: the previous or next tab."""
+        tabs = self.screen_stack[0].query_one(Tabs)
+        keys = [key for key, _ in PANES]
+        now = (tabs.active or "tab-diff").removeprefix("tab-")
+        key = keys[(keys.index(now) + direction) % len(keys)] if now in keys else "diff"
+        self._show_pane(key)
+
     def action_focus_chat(self) -> None:
         self.chat_input.focus()
         if self.screen.has_class("-narrow"):
@@ -280,6 +366,15 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
                 f"You edited {', '.join(touched)}, which this proposal also changes: it is "
                 "stale. Reject it with a reason to get a fresh one, or press t to re-run tests."
             )
+
+    @on(Markdown.LinkClicked)
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """An "edited `calc.py`" link in the chat: that file's part of the diff."""
+        if event.href.startswith("diff:"):
+            event.stop()
+            self._show_pane("diff")
+            self.diff.focus_file(event.href.removeprefix("diff:"))
+            self.diff.focus()
 
     @on(PlanPane.StepChosen)
     def _step_chosen(self, event: PlanPane.StepChosen) -> None:

@@ -29,10 +29,6 @@ def _run_label(scope: str, command: str) -> str:
     return command
 
 
-def _scoped(scope: str, summary: str) -> str:
-    return summary if scope == "full" else f"{scope}: {summary}"
-
-
 class EngineEventView:
     """Mixed into `TuiEngineerApp` (before `App`): the app's panes are its attributes."""
 
@@ -47,6 +43,8 @@ class EngineEventView:
     diff: DiffView
     plan_pane: PlanPane
     test_pane: TestOutputPane
+
+    def apply_layout(self) -> None: ...  # the app's
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         handler = getattr(self, f"_on_{message.event.type}", None)
@@ -65,6 +63,7 @@ class EngineEventView:
     async def _on_plan_ready(self, event: ev.PlanReady) -> None:
         known = set(self.plan_pane.rows)
         self.plan_pane.set_steps(event.steps)
+        self.apply_layout()  # the plan pane's height follows its steps
         new = [(step.index, step.title) for step in event.steps if step.index not in known]
         await self.chat.show_plan(new)
 
@@ -115,6 +114,9 @@ class EngineEventView:
         marks = {file.path: file.status for file in self.diff.files}
         self._changes = set(marks)
         self._tree_marks(marks)
+        touched = set(event.changed)  # this apply's files; the diff is the whole step's
+        counts = [(f.path, f.added, f.removed) for f in self.diff.files if f.path in touched]
+        await self.chat.edited(counts or [(f.path, f.added, f.removed) for f in self.diff.files])
 
     async def _on_tests_started(self, event: ev.TestsStarted) -> None:
         self._tests_running = True
@@ -140,7 +142,8 @@ class EngineEventView:
         self.status.busy = ""
         self.test_pane.finish(
             ok=event.ok,
-            summary=self._scrub(_scoped(event.scope, event.summary)),
+            # The counts are in the header already: only a narrowed run says which it was.
+            summary="" if event.scope == "full" else f"{event.scope} tests",
             passed=event.passed,
             failed=event.failed,
             errors=event.errors,

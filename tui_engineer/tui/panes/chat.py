@@ -3,12 +3,16 @@ they were delivered to a model call yet. The input box lives apart (always on sc
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.markup import escape
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
+
+from tui_engineer.tui.panes.chat_text import EditBlockFilter, code_paths, edited_line
 
 MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the DOM forever
 # Streamed text reaches the Markdown at most this often. Each append re-lays-out the pane; fed
@@ -40,6 +44,7 @@ class ChatPane(VerticalScroll):
     ChatPane > .chat-error { margin-top: 1; color: $error; }
     ChatPane > .chat-plan { color: $foreground; }
     ChatPane > Markdown { margin: 0; padding: 0; background: transparent; }
+    ChatPane > Markdown.chat-edited { margin-top: 1; color: $text-muted; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -52,6 +57,7 @@ class ChatPane(VerticalScroll):
         self._quiet: Static | None = None  # the one-line stand-in for a reply not shown raw
         self._quiet_label = ""
         self._quiet_chars = 0
+        self._edits = EditBlockFilter()  # the reply's SEARCH/REPLACE blocks stay out of the chat
 
     def on_mount(self) -> None:
         self.anchor()
@@ -99,6 +105,7 @@ class ChatPane(VerticalScroll):
             await self._add(header, self._quiet)
             return
         self._quiet = None
+        self._edits = EditBlockFilter()
         self._reply = Markdown()
         await self._add(header, self._reply)
         self._stream = Markdown.get_stream(self._reply)
@@ -110,7 +117,9 @@ class ChatPane(VerticalScroll):
             return
         if self._stream is None:
             await self.begin_reply("model")
-        self._unflushed.append(text)
+        shown = self._edits.feed(text)
+        if shown:
+            self._unflushed.append(code_paths(shown))
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
 
@@ -132,12 +141,24 @@ class ChatPane(VerticalScroll):
         self._quiet.set_classes("chat-plan")
         self._quiet = None
 
+    async def edited(self, files: list[tuple[str, int, int]]) -> None:
+        """One line per applied edit: each path links to its part of the diff."""
+        if files:
+            line = Markdown(edited_line(files), open_links=False, classes="chat-edited")
+            await self._add(line)
+
     async def end_reply(self) -> None:
+        rest = self._edits.finish()
+        if rest and self._stream is not None:
+            self._unflushed.append(code_paths(rest))
         if self._flush_timer is not None:
             self._flush_timer.stop()
         await self._flush()
         if self._stream is not None:
             stream, self._stream = self._stream, None
+            # A reply that was all edit blocks wrote nothing: let the stream's task start
+            # before cancelling it, or awaiting a never-started task raises CancelledError here.
+            await asyncio.sleep(0)
             await stream.stop()
 
     @property

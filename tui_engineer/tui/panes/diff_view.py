@@ -74,6 +74,7 @@ class DiffView(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("]", "next_file", "Next file", show=False),
         Binding("[", "previous_file", "Previous file", show=False),
+        Binding("escape", "back_to_diff", "Back to the diff"),
     ]
 
     split: reactive[bool] = reactive(False)
@@ -125,6 +126,14 @@ class DiffView(ScrollView, can_focus=True):
                 self.scroll_to(y=self._file_rows[index], animate=False, immediate=True)
                 return True
         return False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back_to_diff":
+            return not self.showing_diff  # Escape means something only in a file view
+        return True
+
+    def action_back_to_diff(self) -> None:
+        self._show(self._diff_files)
 
     def toggle_split(self) -> None:
         self.split = not self.split

@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui_engineer.llm.usage import format_cost
+
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -17,7 +19,7 @@ def _tokens(used: int, cap: int | None) -> str:
 
 
 def _money(usd: float | None, cap: float | None) -> str:
-    spent = "cost n/a" if usd is None else f"${usd:.4f}"
+    spent = format_cost(usd)
     return spent + (f" / ${cap:.2f}" if cap else "")
 
 

@@ -7,6 +7,7 @@ shows its traceback in place of the log (escape goes back).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -88,7 +89,11 @@ class TestOutputPane(Vertical):
         self._set_header(Text.assemble(("● ", f"bold {running}"), f"running {command}…"))
 
     def write_line(self, line: str) -> None:
-        """One line of output; buffered, then written in batches."""
+        """One line of output; buffered, then written in batches. pytest's session header,
+        its report-file path and its closing counts line are left out: the pane's header has
+        the counts, once."""
+        if is_pytest_noise(line):
+            return
         self._buffer.append(line)
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self.flush)
@@ -168,6 +173,22 @@ class TestOutputPane(Vertical):
 
     def action_show_log(self) -> None:
         self.remove_class("-traceback")
+
+
+_PYTEST_NOISE = re.compile(
+    r"^\s*(=+ test session starts =+"
+    r"|platform \S+ -- Python.*"
+    r"|(cachedir|rootdir|configfile|plugins|testpaths): .*"
+    r"|collect(ed|ing) \d+ items?"
+    r"|-+ generated xml file: .* -+"
+    r"|=*\s*(\d+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?),? ?)+"
+    r"in [\d.]+s( \(.*\))?\s*=*)\s*$"
+)
+
+
+def is_pytest_noise(line: str) -> bool:
+    """pytest lines the Tests pane does not repeat (header, report path, closing counts)."""
+    return bool(_PYTEST_NOISE.match(line))
 
 
 def _summary_text(
