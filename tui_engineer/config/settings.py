@@ -30,7 +30,7 @@ class Settings:
     max_wall_seconds: float | None = None
     record_runs: bool = True
     theme: str = "tui-engineer-dark"
-    allow_network: bool = False  # docker sandbox only
+    allow_network: bool = False  # tests may use the network (docker and local sandboxes)
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
     full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
     pipeline: bool = True  # prepare the next step while the human reviews this one
@@ -46,6 +46,9 @@ class Settings:
     context_window: int | None = None  # tokens; None → ask the server, else 16,384
     context_budget: int | None = None  # tokens of file contents per prompt; None → 30,000
     stream_idle_timeout: float = 60.0  # seconds with no byte from the server before giving up
+    # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
+    # on top of the documented allow list; your own config only (a repository may not widen it).
+    test_env: str | None = None
 
 
 @dataclass
