@@ -340,6 +340,17 @@ def test_a_repo_file_cannot_choose_where_the_key_goes(
     assert str(user_file) in message
 
 
+def test_only_the_user_widens_the_test_environment(repo: Path, user_file: Path) -> None:
+    path = write(repo / ".tui-engineer.toml", 'test_env = "AWS_*"\n')
+    message = error_of(lambda: load(repo, user_file))
+    assert message.startswith(f"{path}: test_env must not be set in a repository's config file")
+    path.unlink()
+    write(user_file, 'test_env = "DATABASE_URL, MY_APP_*"\n')
+    assert load(repo, user_file).settings.test_env == "DATABASE_URL, MY_APP_*"
+    write(user_file, 'test_env = "DATABASE URL=x"\n')
+    assert "test_env must be variable names" in error_of(lambda: load(repo, user_file))
+
+
 def test_api_key_comes_from_the_named_env_var_then_user_config(repo: Path, user_file: Path) -> None:
     write(user_file, 'api_key = "sk-user-file-key"\n')
     assert load(repo, user_file).settings.api_key == "sk-user-file-key"

@@ -4,11 +4,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import io
+import socket
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
+from tui_engineer.config import Settings
+from tui_engineer.engine import events as ev
+from tui_engineer.headless.printer import ProgressPrinter
+from tui_engineer.sandbox.bubblewrap import SandboxUnavailable, bwrap_problem, jail_for
+from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.shadow import Shadow
@@ -82,3 +91,116 @@ async def test_hostile_tests_leave_the_users_git_state_alone(hostile_repo: Path)
     assert not (root / "planted.txt").exists()
     assert "feature" in git(root, "branch")
     assert "Mallory" not in (root / ".git" / "config").read_text()
+
+
+SECRET_LOOKING = {
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.example/T000/B000/xyzzy",
+    "SENTRY_DSN": "https://abc123@o1.ingest.sentry.example/1",
+    "STRIPE_SK": "sk_live_51abc",
+    "CI_JOB_JWT": "eyJhbGciOi.jwt",
+    "KUBECONFIG": "/home/u/.kube/config",
+    "PIP_INDEX_URL": "https://user:hunter2@pypi.example/simple",
+    "MY_HARMLESS_NAME": "sk-the-api-key-value",  # the key's value under another name
+}
+
+
+async def test_tests_get_an_allow_listed_environment(make_repo, monkeypatch) -> None:
+    """Only documented variables (plus the ones the user lists in `test_env`) reach the tests,
+    and the API key's value never does, whatever the variable is called."""
+    for name, value in SECRET_LOOKING.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-the-api-key-value")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.setenv("DATABASE_URL", "postgres://localhost/test")
+    monkeypatch.setenv("ALSO_KEY", "prefix-sk-the-api-key-value")
+    root = make_repo({"dump.sh": 'env > "$1"\n'})
+    out = root.parent / "env.txt"
+    sandbox = LocalSandbox(
+        secret_names=["OPENAI_API_KEY"],
+        secret_values=["sk-the-api-key-value"],
+        allow=["DATABASE_URL", "ALSO_*"],
+    )
+    report = await sandbox.run_tests(root, f"sh dump.sh {out}", timeout=30)
+    assert report.exit_code == 0, report.output_tail
+    seen = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert not set(SECRET_LOOKING) & set(seen)
+    assert "OPENAI_API_KEY" not in seen and "ALSO_KEY" not in seen
+    assert "sk-the-api-key-value" not in out.read_text()
+    assert seen["PATH"] and seen["HOME"] and seen["LC_ALL"] == "C.UTF-8"
+    assert seen["DATABASE_URL"] == "postgres://localhost/test"  # the user allowed it
+
+
+def _jailed(root: Path) -> LocalSandbox:
+    objects = root / ".git" / "objects"
+    return LocalSandbox(jail=jail_for(root, objects, [], network=False))
+
+
+def _alive(marker: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                    found.append(int(proc.name))
+    return found
+
+
+async def test_bubblewrap_hides_the_repo_and_ends_every_process(hostile_repo: Path) -> None:
+    """Under the local sandbox's bubblewrap: the user's files are not there, writes outside the
+    shadow fail or stay private, the host is unreachable, and a `setsid` daemon dies with the
+    run."""
+    root = hostile_repo
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        shadow = Shadow.create(root, session_id="jailed")
+        try:
+            script = (
+                f"ls {root} > seen.txt; "
+                f"echo x > /tmp/leak-{port}.txt; "
+                f"echo x > {root}/written.txt 2> /dev/null; "
+                f"echo x > {Path.home()}/home-{port}.txt 2> /dev/null; "
+                f"python -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), 2)'"
+                f" 2> /dev/null && echo reached > net.txt; "
+                f"setsid sh -c 'exec sleep 3{port}' > /dev/null 2>&1 & "
+                f"git log --oneline -1 > log.txt; echo done"
+            )
+            report = await _jailed(root).run_tests(shadow.path, script, timeout=30)
+            assert report.exit_code == 0, report.output_tail
+            await asyncio.sleep(1)
+            assert _alive(f"sleep 3{port}") == []
+            assert (shadow.path / "seen.txt").read_text() == ""  # the repo is hidden
+            assert not (shadow.path / "net.txt").exists()
+            assert "second" in (shadow.path / "log.txt").read_text()  # git still reads objects
+        finally:
+            shadow.remove()
+    assert not Path(f"/tmp/leak-{port}.txt").exists()
+    assert not (root / "written.txt").exists()
+    assert not (Path.home() / f"home-{port}.txt").exists()
+
+
+def test_without_bubblewrap_the_user_must_choose(make_repo, monkeypatch, tmp_path) -> None:
+    root = make_repo()
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    bwrap_problem.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable) as raised:
+            make_sandbox(Settings(sandbox="local"), root)
+        assert isinstance(make_sandbox(Settings(sandbox="none"), root), LocalSandbox)
+    finally:
+        bwrap_problem.cache_clear()
+    message = str(raised.value)
+    assert "bubblewrap (bwrap) is not installed" in message
+    assert "--sandbox docker" in message and "--sandbox none" in message
+
+
+def test_progress_lines_never_pass_terminal_escapes() -> None:
+    """A file name the model chose may hold escape sequences (retitle, clear the screen): the
+    headless progress lines show them as visible text instead."""
+    out = io.StringIO()
+    evil = "a\x1b]0;pwned\x07\x1b[2Jb.py"
+    ProgressPrinter(out)(ev.EditsApplied(step=1, attempt=0, changed=(evil,)))
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "a\\x1b]0;pwned\\x07\\x1b[2Jb.py" in text

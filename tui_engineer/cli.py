@@ -18,7 +18,11 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--test-cmd", dest="test_command", help="command that runs the tests")
     group.add_argument("--test-timeout", type=float, help="seconds before a test run is killed")
     group.add_argument("--max-fix-attempts", type=int, help="fix attempts per step (default 3)")
-    group.add_argument("--sandbox", choices=["local", "docker"], help="where tests run")
+    group.add_argument(
+        "--sandbox",
+        choices=["local", "docker", "none"],
+        help="where tests run: local (bubblewrap), docker, or none (uncontained)",
+    )
     group.add_argument(
         "--full-tests-always",
         action="store_const",

@@ -16,8 +16,9 @@ from tui_engineer.config.settings import ConfigError, Settings
 NONE_WORDS = frozenset({"", "none", "null"})
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
-SANDBOXES = ("local", "docker")
+SANDBOXES = ("local", "docker", "none")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
 
 
 def _any(_: Any) -> bool:
@@ -59,7 +60,7 @@ def _specs() -> dict[str, FieldSpec]:
         ("test_command", str, "a non-empty command such as 'python -m pytest -x'", bool),
         ("test_timeout", float, "a number of seconds > 0", lambda v: v > 0),
         ("max_fix_attempts", int, "a whole number ≥ 0", lambda v: v >= 0),
-        ("sandbox", str, "one of 'local', 'docker'", lambda v: v in SANDBOXES),
+        ("sandbox", str, "one of 'local', 'docker', 'none'", lambda v: v in SANDBOXES),
         ("max_tokens", int, "a whole number > 0" + unlimited, lambda v: v > 0),
         ("max_usd", float, "a number of US dollars > 0" + unlimited, lambda v: v > 0),
         ("max_wall_seconds", float, "a number of seconds > 0" + unlimited, lambda v: v > 0),
@@ -73,6 +74,12 @@ def _specs() -> dict[str, FieldSpec]:
         *(
             (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)
             for kind in ("plan", "propose", "diagnose", "fix")
+        ),
+        (
+            "test_env",
+            str,
+            "variable names or PREFIX* patterns, separated by spaces or commas",
+            lambda v: all(_ENV_PATTERN.fullmatch(p) for p in v.replace(",", " ").split()),
         ),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}

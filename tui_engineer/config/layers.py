@@ -74,6 +74,18 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
             raise _api_key_in_repo(origin, user_path)
         if key in KEY_ROUTING and user_path is not None:
             raise _key_routing_in_repo(key, origin, user_path)
+        if key == "sandbox" and value == "none" and user_path is not None:
+            raise ConfigError(
+                f"{origin}: sandbox = 'none' must not be set in a repository's config file — it "
+                "would run the repository's tests uncontained on your machine. Choose it yourself "
+                f"with --sandbox none, TUI_ENGINEER_SANDBOX or your user config {user_path}"
+            )
+        if key == "test_env" and user_path is not None:
+            raise ConfigError(
+                f"{origin}: test_env must not be set in a repository's config file — it decides "
+                "which of your environment variables the repository's tests can read. Remove "
+                f"it, then set it yourself in your user config {user_path} or TUI_ENGINEER_TEST_ENV"
+            )
         layer[key] = (coerce_value(FIELDS[key], value, origin), origin)
     return layer
 

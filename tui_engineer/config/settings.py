@@ -30,7 +30,7 @@ class Settings:
     max_wall_seconds: float | None = None
     record_runs: bool = True
     theme: str = "tui-engineer-dark"
-    allow_network: bool = False  # docker sandbox only
+    allow_network: bool = False  # tests may use the network (docker and local sandboxes)
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
     full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
     pipeline: bool = True  # prepare the next step while the human reviews this one
@@ -43,6 +43,9 @@ class Settings:
     reply_tokens_propose: int = 8192
     reply_tokens_diagnose: int = 1024
     reply_tokens_fix: int = 8192
+    # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
+    # on top of the documented allow list; your own config only (a repository may not widen it).
+    test_env: str | None = None
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sys
 import time
 from typing import TextIO
@@ -20,6 +21,16 @@ class JsonPrinter:
     def __call__(self, event: ev.Event) -> None:
         self._out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
         self._out.flush()
+
+
+# Control characters (ESC starts the sequences that retitle or clear a terminal; C1 too), except
+# tab and newline: text the model chose (file names, reasons) is printed with them made visible.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """`text` with every control character shown as `\\xNN`, so it cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
 
 
 # How each kind of test run is named in the progress lines (engine/verification.py).
@@ -42,13 +53,13 @@ class ProgressPrinter:
 
     def _line(self, text: str) -> None:
         self._clear_status()
-        self._out.write(text + "\n")
+        self._out.write(visible(text) + "\n")
         self._out.flush()
 
     def _set_status(self, text: str) -> None:
         if self._live:
             self._clear_status()
-            self._status = text
+            self._status = text = visible(text)
             self._out.write(text)
             self._out.flush()
 

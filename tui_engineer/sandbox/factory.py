@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import git
+
 from tui_engineer.sandbox.base import Sandbox
+from tui_engineer.sandbox.bubblewrap import Jail, jail_for, require_bwrap
+from tui_engineer.vcs.repo import open_repo
+from tui_engineer.verify.environment import parse_allow
 
 if TYPE_CHECKING:
     from tui_engineer.config.settings import Settings
 
 
 def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = None) -> Sandbox:
-    """`local` or `docker` per `settings.sandbox`. The docker one picks its environment template
-    from the repo (or `settings.sandbox_template`); it connects to the engine lazily, at
-    `start()` or the first run."""
+    """`local` (under bubblewrap; SandboxUnavailable if it cannot run here), `none` (local,
+    uncontained: the user's explicit choice) or `docker` per `settings.sandbox`. The docker one
+    picks its environment template from the repo (or `settings.sandbox_template`); it connects
+    to the engine lazily, at `start()` or the first run."""
     if settings.sandbox == "docker":
         # Imported here: sessions with the local sandbox never load the docker SDK.
         from tui_engineer.sandbox.docker import DockerSandbox
@@ -27,4 +36,23 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
         )
     from tui_engineer.sandbox.local import LocalSandbox
 
-    return LocalSandbox(secret_names=[settings.api_key_env])
+    jail = None
+    if settings.sandbox == "local":  # "none": the user chose to run tests uncontained
+        require_bwrap()
+        jail = _jail(repo_root, allow_network=settings.allow_network)
+    return LocalSandbox(
+        secret_names=[settings.api_key_env],
+        secret_values=[settings.api_key] if settings.api_key else [],
+        allow=parse_allow(settings.test_env),
+        jail=jail,
+    )
+
+
+def _jail(repo_root: Path, *, allow_network: bool) -> Jail:
+    objects = repo_root / ".git" / "objects"  # a plain folder (bench's hidden tests) has none
+    with contextlib.suppress(git.InvalidGitRepositoryError, git.NoSuchPathError):
+        with open_repo(repo_root) as repo:
+            objects = Path(repo.common_dir) / "objects"  # the shadow reads them (alternates)
+    # The interpreter's environment may live inside the repository (.venv): tests need it.
+    venvs = [Path(sys.prefix)] + [Path(v) for v in [os.environ.get("VIRTUAL_ENV")] if v]
+    return jail_for(repo_root, objects, venvs, network=allow_network)

@@ -1,4 +1,5 @@
-"""Run the tests on this machine, in the shadow worktree, as a contained subprocess."""
+"""Run the tests on this machine, in the shadow worktree, as a contained subprocess (under
+bubblewrap when given a `Jail`, see sandbox/bubblewrap.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from tui_engineer.errors import UserError
+from tui_engineer.sandbox.bubblewrap import Jail
 from tui_engineer.verify.report import (
     TestReport,
     is_pytest_command,
@@ -62,9 +64,21 @@ class LocalSandbox:
 
     name = "local"
 
-    def __init__(self, *, secret_names: Iterable[str] = ()) -> None:
-        # Names of extra variables to hide, e.g. the one the user's API key is configured in.
+    def __init__(
+        self,
+        *,
+        secret_names: Iterable[str] = (),
+        secret_values: Iterable[str] = (),
+        allow: Iterable[str] = (),
+        jail: Jail | None = None,
+    ) -> None:
+        # Names never passed (the variable the API key is configured in), values never passed
+        # under any name (the key itself), and the user's additions to the allow list.
         self._secret_names = tuple(secret_names)
+        self._secret_values = tuple(secret_values)
+        self._allow = tuple(allow)
+        # None: tests run uncontained (`--sandbox none`, or a caller that contains them itself).
+        self._jail = jail
 
     async def run_tests(
         self,
@@ -78,18 +92,29 @@ class LocalSandbox:
         program does not exist, because no edit can fix that: the user must set test_command."""
         if not workdir.is_dir():
             raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
-        env = worktree_env(workdir, scrubbed_env(extra_secret_names=self._secret_names))
+        base = scrubbed_env(
+            extra_secret_names=self._secret_names,
+            allow=self._allow,
+            secret_values=self._secret_values,
+        )
+        env = worktree_env(workdir, base)
+        if self._jail is not None:
+            env["TMPDIR"] = "/tmp"  # the jail's private one; anywhere else is read-only there
         if not is_pytest_command(command):
-            run = await run_command(command, workdir, timeout=timeout, on_output=on_output, env=env)
+            full = self._contained(command, workdir)
+            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
             self._check_started(command, run, env, workdir)
             return report_from_run(command, run, root=workdir)
         # The JUnit file lives outside the worktree so it never shows up in the step's diff.
         with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-") as tmp:
             junit = Path(tmp) / "report.xml"
-            full = with_pytest_report_args(command, junit)
+            full = self._contained(with_pytest_report_args(command, junit), workdir, Path(tmp))
             run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
             self._check_started(command, run, env, workdir)
             return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+
+    def _contained(self, command: str, workdir: Path, *writable: Path) -> str:
+        return command if self._jail is None else self._jail.wrap(command, workdir, writable)
 
     @staticmethod
     def _check_started(command: str, run: RunResult, env: Mapping[str, str], workdir: Path) -> None:

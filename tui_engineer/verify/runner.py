@@ -1,5 +1,5 @@
 """Run a shell command as a contained subprocess: own process group, timeout that kills the whole
-group, output streamed line by line and capped in memory, secrets removed from the environment."""
+group, output streamed line by line and capped in memory, an allow-listed environment."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.errors import UserError
+from tui_engineer.verify.environment import env_for_tests
 
 OutputCallback = Callable[[str], None]
 
@@ -24,22 +25,6 @@ MAX_LINE_CHARS = 64 * 1024
 KILL_GRACE_SECONDS = 1.0
 # After the shell exits, how long leftover processes holding the pipe may keep writing.
 DRAIN_SECONDS = 0.5
-
-_SECRET_PREFIXES = ("OPENAI_", "TUI_ENGINEER_", "ANTHROPIC_", "AWS_", "AZURE_", "GCP_")
-_SECRET_PARTS = (
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "API_KEY",
-    "APIKEY",
-    "ACCESS_KEY",
-    "PRIVATE_KEY",
-    "CREDENTIAL",
-    "AUTH",
-)
-# DATABASE_URL stays: test suites often need it to reach their test database.
-_SECRET_NAMES = {"GOOGLE_APPLICATION_CREDENTIALS", "NETRC", "PGPASSFILE"}
 
 
 class CommandNotFound(UserError):
@@ -67,23 +52,19 @@ class RunResult:
     truncated: bool
 
 
-def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
-    upper = name.upper()
-    if upper in _SECRET_NAMES or upper in {e.upper() for e in extra}:
-        return True
-    if upper.startswith(_SECRET_PREFIXES) or upper.endswith("_KEY"):
-        return True
-    return any(part in upper for part in _SECRET_PARTS)
-
-
 def scrubbed_env(
-    base: Mapping[str, str] | None = None, *, extra_secret_names: Iterable[str] = ()
+    base: Mapping[str, str] | None = None,
+    *,
+    extra_secret_names: Iterable[str] = (),
+    allow: Iterable[str] = (),
+    secret_values: Iterable[str] = (),
 ) -> dict[str, str]:
-    """A copy of `base` (default: os.environ) without API keys, tokens, passwords and cloud
-    credentials, so code under test (which the model wrote) cannot read or leak them."""
-    extra = tuple(extra_secret_names)
-    source = os.environ if base is None else base
-    return {k: v for k, v in source.items() if not is_secret_name(k, extra)}
+    """The allow-listed part of `base` (default: os.environ) that code under test (which the
+    model wrote) may see: no API keys, tokens, passwords or cloud credentials; see
+    `verify.environment`."""
+    return env_for_tests(
+        base, allow=allow, deny_names=extra_secret_names, secret_values=secret_values
+    )
 
 
 class _CappedBuffer:
