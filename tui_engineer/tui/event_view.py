@@ -4,6 +4,7 @@ which updates the plan, diff, tests, chat, tree marks and status bar."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.runner import RunOptions
@@ -45,6 +46,8 @@ class EngineEventView:
     test_pane: TestOutputPane
 
     def apply_layout(self) -> None: ...  # the app's
+
+    committed_summary: Callable[[], str]  # review_keys.py (an annotation: no stub in the MRO)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         handler = getattr(self, f"_on_{message.event.type}", None)
@@ -216,6 +219,10 @@ class EngineEventView:
     async def _on_step_undone(self, event: ev.StepUndone) -> None:
         self.plan_pane.set_status(event.step, "undone")
         await self.chat.note(event.message)
+        from tui_engineer.tui.screens import StillWrongScreen
+
+        if isinstance(self.screen, StillWrongScreen):
+            self.screen.set_summary(self.committed_summary())
 
     async def _on_step_skipped(self, event: ev.StepSkipped) -> None:
         self.plan_pane.set_status(event.step, "skipped")
