@@ -21,6 +21,7 @@ from tui_engineer.errors import UserError
 from tui_engineer.records.recorder import Recorder
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.factory import make_sandbox
+from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
@@ -166,6 +167,8 @@ def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
         selection.min_full_seconds = prepared.settings.affected_after_seconds
     if selection is not None and sandbox.name != "local":
         selection.testmon = False
+    if selection is not None and isinstance(sandbox, LocalSandbox):
+        sandbox.allow_writes(selection.home)  # under bubblewrap all else is read-only
     return selection
 
 

@@ -79,6 +79,12 @@ class LocalSandbox:
         self._allow = tuple(allow)
         # None: tests run uncontained (`--sandbox none`, or a caller that contains them itself).
         self._jail = jail
+        self._writable: list[Path] = []  # folders outside the shadow the runs may write
+
+    def allow_writes(self, folder: Path) -> None:
+        """Let test runs write `folder` too (affected-tests-first keeps testmon's data there)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        self._writable.append(folder)
 
     async def run_tests(
         self,
@@ -114,7 +120,9 @@ class LocalSandbox:
             return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
 
     def _contained(self, command: str, workdir: Path, *writable: Path) -> str:
-        return command if self._jail is None else self._jail.wrap(command, workdir, writable)
+        if self._jail is None:
+            return command
+        return self._jail.wrap(command, workdir, (*writable, *self._writable))
 
     @staticmethod
     def _check_started(command: str, run: RunResult, env: Mapping[str, str], workdir: Path) -> None:
