@@ -17,7 +17,12 @@ Endpoints:
 A script entry is a `Reply` or a callable `(RecordedRequest) -> Reply`. Faults are fields of
 `Reply`: an HTTP status with an OpenAI-style error body (and Retry-After), a delay, a stream
 dropped after N chunks, any finish_reason, custom usage. Server-wide switches: `streaming=False`
-rejects `stream=true` with 400 like some servers do; `api_key` makes it check the bearer token.
+rejects `stream=true` with 400 like some servers do; `api_key` makes it check the bearer token;
+`context_window=N` (tokens, counted as chars / 4) makes it behave like llama.cpp: a prompt over
+the window is rejected with 400 (`overflow="reject"`) or its stream dropped (`overflow="drop"`),
+a reply is cut with finish_reason "length" where prompt + reply reach the window, and
+`GET /props` reports `n_ctx`. Reply faults inside a stream: `malformed_after` sends a chunk that
+is not JSON, `error_event` an `{"error": ...}` event, after that many content chunks.
 
 A chat request arriving with the script empty is answered with a non-retryable 500 and recorded
 in `server.unexpected`; the fixture turns that into a test error at teardown.
@@ -35,7 +40,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -109,6 +114,9 @@ class Reply:
     delay: float = 0.0
     chunk_delay: float = 0.0
     drop_after: int | None = None
+    malformed_after: int | None = None
+    error_event: dict[str, Any] | None = None  # sent after `error_after` content chunks
+    error_after: int = 0
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -135,8 +143,14 @@ class ScriptedServer:
         streaming: bool = True,
         api_key: str | None = None,
         port: int = 0,
+        context_window: int | None = None,
+        overflow: str = "reject",
+        report_window: bool = True,
     ) -> None:
         self.models = list(models)
+        self.context_window = context_window
+        self.overflow = overflow  # "reject" (HTTP 400) or "drop" (cut the stream)
+        self.report_window = report_window  # False: GET /props is a 404, like most servers
         self.port = port  # 0: any free port
         self.streaming = streaming
         self.api_key = api_key
@@ -289,6 +303,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         request = self._read_request()
+        if request.path.rstrip("/").endswith("/props") and self.scripted.report_window:
+            n_ctx = self.scripted.context_window
+            if n_ctx is None:
+                return self._send_json(404, {"error": {"message": "no route /props"}})
+            return self._send_json(200, {"default_generation_settings": {"n_ctx": n_ctx}})
         if not request.path.rstrip("/").endswith("/models"):
             return self._send_json(404, {"error": {"message": f"no route {request.path}"}})
         reply = self.scripted._next_models_reply()
@@ -330,6 +349,15 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if reply.status != 200:
             return self._send_error(reply)
+        window = self.scripted.context_window
+        if window is not None:
+            prompt = _prompt_tokens(request)
+            if prompt > window:
+                if self.scripted.overflow != "drop":
+                    return self._send_error(_overflow_reply(prompt, window))
+                reply = replace(reply, drop_after=0)  # the stream starts, then is cut
+            else:
+                reply = _cut_at_window(reply, window - prompt)
         if request.stream:
             return self._stream(request, reply)
         return self._complete(request, reply)
@@ -379,6 +407,12 @@ class _Handler(BaseHTTPRequestHandler):
         for sent, piece in enumerate(reply.pieces()):
             if reply.drop_after is not None and sent >= reply.drop_after:
                 return self._drop()
+            if reply.malformed_after is not None and sent == reply.malformed_after:
+                self._chunk(b'data: {"choices": [{"delta": \n\n')
+            if reply.error_event is not None and sent == reply.error_after:
+                self._sse({"error": reply.error_event})
+                self._chunk(b"")
+                return None
             if not self.scripted._wait(reply.chunk_delay):
                 return self._drop()
             self._sse(event({"content": piece}, None))
@@ -448,6 +482,33 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.wfile.flush()
         _shutdown_quietly(self.connection)
+
+
+def _prompt_tokens(request: RecordedRequest) -> int:
+    return sum(len(str(m.get("content", ""))) for m in request.messages) // 4
+
+
+def _overflow_reply(prompt: int, window: int) -> Reply:
+    # The words llama.cpp's server uses for a prompt over its context size.
+    return Reply(
+        status=400,
+        error={
+            "message": f"the request exceeds the available context size ({prompt} tokens > "
+            f"{window}), try increasing it",
+            "type": "exceed_context_size_error",
+        },
+    )
+
+
+def _cut_at_window(reply: Reply, room: int) -> Reply:
+    """The reply as far as it fits in `room` tokens (chars / 4), cut with "length" there."""
+    pieces, kept, used = reply.pieces(), [], 0
+    for piece in pieces:
+        if used + len(piece) // 4 > room:
+            return replace(reply, chunks=kept, text="".join(kept), finish_reason="length")
+        kept.append(piece)
+        used += len(piece) // 4
+    return reply
 
 
 def _usage(request: RecordedRequest, reply: Reply) -> dict[str, int]:

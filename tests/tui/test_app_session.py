@@ -212,9 +212,12 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await pilot.press("a")
         await wait_for_screen(pilot, app, StillWrongScreen)
         assert titles(repo) == ["add sub", "initial"]
+        assert "1 committed" in str(app.screen.query_one("#dialog-body").render())
         await pilot.click("#undo")
         await wait_for(pilot, lambda: titles(repo) == ["initial"])
         await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
+        body = str(app.screen.query_one("#dialog-body").render())
+        assert "0 committed" in body  # the open dialog follows the undo
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")

@@ -83,3 +83,17 @@ async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselec
         await pilot.click("#save")
         await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
         assert not asked(app, "verdict")()
+
+
+async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(
+    make_repo, scripted_server
+) -> None:
+    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(status=400))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    app.check_retries = 0
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, asked(app, "verdict"))  # the engine ends the session
+        assert app.plan_pane.status_of(1) == "stopped"
+        assert app.status.busy == ""  # no spinner
+        await pilot.click("#skip")
+        await app.stop_work()

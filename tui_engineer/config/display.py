@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from tui_engineer.config.settings import LoadedSettings, Settings
 
-UNITS = {"test_timeout": "s", "max_wall_seconds": "s", "max_usd": "USD", "max_tokens": "tokens"}
+UNITS = {
+    "test_timeout": "s",
+    "max_wall_seconds": "s",
+    "max_usd": "USD",
+    "max_tokens": "tokens",
+    "context_window": "tokens",
+    "context_budget": "tokens",
+    "stream_idle_timeout": "s",
+}
 WHEN_NONE = {
     "base_url": "SDK default (https://api.openai.com/v1)",
     "test_command": "not detected — set test_command in .tui-engineer.toml or pass --test-cmd",
     "max_tokens": "unlimited",
     "max_usd": "unlimited",
     "max_wall_seconds": "unlimited",
+    "context_window": "from the server, else 16,384",
+    "context_budget": "30,000 tokens",
 }
 VALUE_WIDTH = 44  # longer values overflow rather than push every source off screen
 

@@ -76,6 +76,19 @@ def _specs() -> dict[str, FieldSpec]:
             for kind in ("plan", "propose", "diagnose", "fix")
         ),
         (
+            "context_window",
+            int,
+            "a whole number of tokens ≥ 1024, or 'none' to ask the server",
+            lambda v: v >= 1024,
+        ),
+        (
+            "context_budget",
+            int,
+            "a whole number of tokens ≥ 256, or 'none' for the default",
+            lambda v: v >= 256,
+        ),
+        ("stream_idle_timeout", float, "a number of seconds > 0", lambda v: v > 0),
+        (
             "test_env",
             str,
             "variable names or PREFIX* patterns, separated by spaces or commas",

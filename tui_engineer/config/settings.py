@@ -43,6 +43,9 @@ class Settings:
     reply_tokens_propose: int = 8192
     reply_tokens_diagnose: int = 1024
     reply_tokens_fix: int = 8192
+    context_window: int | None = None  # tokens; None → ask the server, else 16,384
+    context_budget: int | None = None  # tokens of file contents per prompt; None → 30,000
+    stream_idle_timeout: float = 60.0  # seconds with no byte from the server before giving up
     # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
     # on top of the documented allow list; your own config only (a repository may not widen it).
     test_env: str | None = None

@@ -52,7 +52,7 @@ def _read_text(path: Path) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def file_contents(root: Path, paths: Iterable[str]) -> str:
+def file_contents(root: Path, paths: Iterable[str], max_chars: int = MAX_TOTAL_CHARS) -> str:
     """The named files' contents as fenced blocks, within the character budgets."""
     parts: list[str] = []
     total = 0
@@ -62,7 +62,7 @@ def file_contents(root: Path, paths: Iterable[str]) -> str:
             continue
         if len(text) > MAX_FILE_CHARS:
             text = text[:MAX_FILE_CHARS] + "\n[... file truncated ...]\n"
-        if total + len(text) > MAX_TOTAL_CHARS:
+        if total + len(text) > max_chars:
             parts.append(f"{rel}: (not shown: context budget reached)")
             continue
         total += len(text)

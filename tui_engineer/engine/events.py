@@ -68,6 +68,30 @@ class ModelCallStarted(Event):
     type: ClassVar[str] = "model_call_started"
     purpose: str  # plan | propose | diagnose | fix | replan
     step: int | None
+    prompt_tokens: int = 0  # estimated size of the request
+    max_output_tokens: int | None = None  # the reply cap sent with it
+
+
+@dataclass(frozen=True)
+class ModelCallFailed(Event):
+    """A model call that ended without a usable reply: what was sent, what came back, why."""
+
+    type: ClassVar[str] = "model_call_failed"
+    purpose: str
+    step: int | None
+    prompt_tokens: int  # estimated
+    partial_reply: str
+    completion_tokens: int  # estimated from the partial reply
+    error: str
+
+
+@dataclass(frozen=True)
+class ModelRetried(Event):
+    """A broken reply (dropped, malformed, error event, empty) was thrown away and asked again."""
+
+    type: ClassVar[str] = "model_retried"
+    purpose: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -90,6 +114,8 @@ class ModelExchange(Event):
     prompt_tokens: int
     completion_tokens: int
     usd: float | None
+    estimated: bool = False  # the server reported no usage: counted as chars / 4
+    retries: int = 0  # broken replies thrown away before this one
 
 
 @dataclass(frozen=True)
@@ -100,6 +126,7 @@ class UsageUpdated(Event):
     usd: float | None  # None: the model's price is unknown
     max_tokens: int | None
     max_usd: float | None
+    estimated: bool = False  # some counts are estimates (no usage from the server, or live)
 
 
 @dataclass(frozen=True)

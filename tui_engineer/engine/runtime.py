@@ -4,13 +4,16 @@ sink and the human's feedback inbox. `call_model` is the one door to the model."
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tui_engineer.context.files import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message
+from tui_engineer.errors import UserError
 
 if TYPE_CHECKING:
     from tui_engineer.llm import Completion, UsageLedger
@@ -49,10 +52,14 @@ class EngineOptions:
     pipeline: bool = True  # prepare the next step while the human reviews this one
     # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
     reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
+    context_budget: int | None = None  # tokens of file contents per prompt; None: the default
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")
         return self.reply_tokens.get(kind, DEFAULT_REPLY_TOKENS[kind])
+
+
+LIVE_USAGE_EVERY = 0.25  # seconds between live token-count updates while a reply streams
 
 
 @dataclass
@@ -66,6 +73,12 @@ class Runtime:
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     selection: TestSelection | None = None  # affected tests first (engine/verification.py)
     _warned: set[str] = field(default_factory=set)
+
+    @property
+    def context_chars(self) -> int:
+        """Characters of file contents a prompt may hold (context_budget tokens × 4)."""
+        budget = self.options.context_budget
+        return MAX_TOTAL_CHARS if budget is None else budget * 4
 
     @property
     def workdir(self) -> Path:
@@ -93,16 +106,63 @@ class Runtime:
             messages.append(feedback_message(feedback))
             for text in feedback:
                 self.emit(ev.FeedbackDelivered(text=text, purpose=purpose))
-        self.emit(ev.ModelCallStarted(purpose=purpose, step=step))
+        cap = self.options.reply_limit(purpose)
+        prompt = _estimate(sum(len(str(m.get("content", ""))) for m in messages))
+        self.emit(
+            ev.ModelCallStarted(
+                purpose=purpose, step=step, prompt_tokens=prompt, max_output_tokens=cap
+            )
+        )
+        live = _LiveReply(self, prompt)
 
         def on_text(chunk: str) -> None:
             self.emit(ev.TokenStream(purpose=purpose, text=chunk))
+            live.add(chunk)
 
-        completion = await self.model.complete(
-            messages, on_text=on_text, max_output_tokens=self.options.reply_limit(purpose)
-        )
+        def on_retry(reason: str) -> None:
+            live.reset()
+            self.emit(ev.ModelRetried(purpose=purpose, reason=reason))
+
+        try:
+            completion = await self.model.complete(
+                messages, on_text=on_text, on_retry=on_retry, max_output_tokens=cap
+            )
+        except (UserError, OSError) as err:
+            self._report_failure(purpose, step, prompt, live.text, err)
+            raise
         self._report_usage(messages, completion, purpose, step)
         return completion.text
+
+    def _report_failure(
+        self, purpose: str, step: int | None, prompt: int, partial: str, err: Exception
+    ) -> None:
+        """Leave a trace of a failed call in the record, and the ledger's totals in the UI."""
+        self.emit(
+            ev.ModelCallFailed(
+                purpose=purpose,
+                step=step,
+                prompt_tokens=prompt,
+                partial_reply=partial,
+                completion_tokens=_estimate(len(partial)),
+                error=str(err),
+            )
+        )
+        self.emit_usage()
+
+    def emit_usage(self, in_flight: tuple[int, int] = (0, 0), *, live: bool = False) -> None:
+        """The session's usage so far, plus the (prompt, reply) tokens of a call still
+        streaming (estimated, so the update says so)."""
+        ledger = self.model.ledger
+        self.emit(
+            ev.UsageUpdated(
+                prompt_tokens=ledger.prompt_tokens + in_flight[0],
+                completion_tokens=ledger.completion_tokens + in_flight[1],
+                usd=ledger.usd,
+                max_tokens=self.options.max_tokens,
+                max_usd=self.options.max_usd,
+                estimated=live or bool(getattr(ledger, "estimated", False)),
+            )
+        )
 
     def _report_usage(
         self, messages: Sequence[Message], completion: Completion, purpose: str, step: int | None
@@ -118,19 +178,12 @@ class Runtime:
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 usd=usage.usd,
+                estimated=bool(getattr(usage, "estimated", False)),
+                retries=getattr(completion, "retries", 0),
             )
         )
-        ledger = self.model.ledger
-        self._warn_near_budget(ledger)
-        self.emit(
-            ev.UsageUpdated(
-                prompt_tokens=ledger.prompt_tokens,
-                completion_tokens=ledger.completion_tokens,
-                usd=ledger.usd,
-                max_tokens=self.options.max_tokens,
-                max_usd=self.options.max_usd,
-            )
-        )
+        self._warn_near_budget(self.model.ledger)
+        self.emit_usage()
 
     def _warn_near_budget(self, ledger: UsageLedger) -> None:
         """Warn once per budget when 80% of it is spent, so the human can wrap up."""
@@ -177,3 +230,35 @@ class Runtime:
             )
         )
         return report
+
+
+def _estimate(chars: int) -> int:
+    return (chars + 3) // 4  # the same chars / 4 as the model layer's estimate
+
+
+class _LiveReply:
+    """The reply streaming now: its text (for the record if the call fails) and a live,
+    estimated token count in the status bar, at most every LIVE_USAGE_EVERY seconds."""
+
+    def __init__(self, rt: Runtime, prompt_tokens: int) -> None:
+        self.rt = rt
+        self.prompt_tokens = prompt_tokens
+        self.parts: list[str] = []
+        self.chars = 0
+        self.last = time.monotonic()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, chunk: str) -> None:
+        self.parts.append(chunk)
+        self.chars += len(chunk)
+        now = time.monotonic()
+        if now - self.last >= LIVE_USAGE_EVERY:
+            self.last = now
+            self.rt.emit_usage((self.prompt_tokens, _estimate(self.chars)), live=True)
+
+    def reset(self) -> None:
+        self.parts.clear()
+        self.chars = 0

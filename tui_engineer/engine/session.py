@@ -147,7 +147,9 @@ class Session:
     async def _make_plan(self, request: str, first: int) -> list[Step]:
         files = await asyncio.to_thread(list_repo_files, self.rt.workdir)
         named = mentioned_paths(request, files)
-        contents = await asyncio.to_thread(file_contents, self.rt.workdir, named)
+        contents = await asyncio.to_thread(
+            file_contents, self.rt.workdir, named, self.rt.context_chars
+        )
         messages = prompts.plan_messages(request, files, contents)
         reply = await self.rt.call_model(messages, "plan")
         try:

@@ -64,7 +64,7 @@ class _Attempts:
 async def _relevant_contents(rt: Runtime, request: str, step: Step) -> tuple[list[str], str]:
     files = await asyncio.to_thread(list_repo_files, rt.workdir)
     wanted = [*step.files, *mentioned_paths(f"{request}\n{step.description}", files)]
-    contents = await asyncio.to_thread(file_contents, rt.workdir, wanted)
+    contents = await asyncio.to_thread(file_contents, rt.workdir, wanted, rt.context_chars)
     return files, contents
 
 

@@ -152,6 +152,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
             kind: getattr(settings, f"reply_tokens_{kind}")
             for kind in ("plan", "propose", "diagnose", "fix")
         },
+        context_budget=settings.context_budget,
     )
 
 

@@ -4,6 +4,7 @@ from tui_engineer.llm.client import Completion, ModelClient
 from tui_engineer.llm.errors import (
     AuthRejected,
     BudgetExceeded,
+    ContextWindowExceeded,
     LLMError,
     MissingApiKey,
     ModelReplyError,
@@ -18,6 +19,7 @@ __all__ = [
     "BudgetExceeded",
     "CallUsage",
     "Completion",
+    "ContextWindowExceeded",
     "LLMError",
     "MissingApiKey",
     "ModelClient",

@@ -16,6 +16,7 @@ from tui_engineer.llm.errors import (
     UnknownModel,
 )
 
+LARGE_PROMPT = 2048  # tokens: with an unknown window, a drop after this much is likely overflow
 _KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
 
 
@@ -95,16 +96,38 @@ class ErrorMapper:
             "Pick another with --model (see `tui-engineer config` for the current settings)."
         )
 
-    def dropped_stream(self, cause: Exception | None, tries: int) -> LLMError:
-        """The error once a stream was cut mid-reply `tries` times in a row."""
+    def dropped_stream(
+        self,
+        cause: Exception | None,
+        tries: int,
+        prompt_tokens: int = 0,
+        context_window: int | None = None,
+    ) -> LLMError:
+        """The error once a stream was cut mid-reply `tries` times in a row. With a large
+        prompt the likely cause is the context window (llama.cpp drops such streams)."""
         if isinstance(cause, openai.APITimeoutError):
             return ServerUnreachable(
-                f"The model server at {self.base_url} timed out in the middle of a reply "
-                f"{tries} times ({self.timeout:g} s without data). Try again later."
+                f"The model server at {self.base_url} sent nothing for {self.timeout:g} s in "
+                f"the middle of a reply, {tries} times. Try again later, or raise "
+                "stream_idle_timeout for a slow server."
             )
+        size = f" The prompt was about {prompt_tokens:,} tokens" if prompt_tokens else ""
+        unknown_but_large = context_window is None and prompt_tokens >= LARGE_PROMPT
+        if unknown_but_large or (context_window and prompt_tokens > context_window // 2):
+            window = (
+                f"its context window ({context_window:,} tokens)"
+                if context_window
+                else "its context window (unknown: set context_window)"
+            )
+            likely = (
+                f"{size}: the likely cause is that the prompt and reply overflow {window}. "
+                "Ask for a smaller change or lower context_budget."
+            )
+        else:
+            likely = f"{size}. Check the server (or a proxy in between) and try again."
         return ModelReplyError(
             f"The connection to {self.base_url} was cut in the middle of the reply {tries} "
-            "times in a row. Check the server (or a proxy in between) and try again."
+            f"times in a row.{likely}"
         )
 
     def redact(self, text: str) -> str:

@@ -32,6 +32,10 @@ class ModelReplyError(LLMError):
     """The server answered, but the reply is unusable (empty, cut off, filtered, dropped)."""
 
 
+class ContextWindowExceeded(ModelReplyError):
+    """A prompt, or a prompt and its reply, does not fit the model's context window."""
+
+
 class BudgetExceeded(UserError):
     """A session budget ran out; the call that would overspend was not made.
 

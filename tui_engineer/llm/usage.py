@@ -146,6 +146,12 @@ class Budget:
         self._check_usd(ledger)
         self._check_tokens(ledger, next_prompt_tokens)
 
+    def seconds_left(self) -> float | None:
+        """Time until the wall-time budget runs out (None: no such budget)."""
+        if self.max_wall_seconds is None:
+            return None
+        return max(0.0, self.max_wall_seconds - (time.monotonic() - self.started_at))
+
     def reply_room(self, ledger: UsageLedger, prompt_tokens: int) -> int | None:
         """Tokens the token cap leaves for the next reply after its prompt (None: no cap)."""
         if self.max_tokens is None:
@@ -165,6 +171,31 @@ class Budget:
                 used=used,
                 cap=self.max_tokens,
             )
+
+    def tokens_exceeded(self, used: int) -> BudgetExceeded:
+        """The error when the token budget ran out in the middle of a streamed reply."""
+        cap = self.max_tokens or 0
+        return BudgetExceeded(
+            f"Token budget reached during a reply: about {used:,} of {cap:,} tokens used. The "
+            "reply was cut off there and not used. Raise the max_tokens setting (--max-tokens) "
+            "to continue.",
+            budget="tokens",
+            used=used,
+            cap=cap,
+        )
+
+    def time_exceeded(self) -> BudgetExceeded:
+        """The error when the wall-time budget ran out in the middle of a model call."""
+        cap = self.max_wall_seconds or 0.0
+        elapsed = time.monotonic() - self.started_at
+        return BudgetExceeded(
+            f"Time budget reached during a model call: the session has run {_duration(elapsed)} "
+            f"of the {_duration(cap)} allowed. The reply was cut off there and not used. Raise "
+            "the max_wall_seconds setting (--max-minutes) to continue.",
+            budget="wall_time",
+            used=elapsed,
+            cap=cap,
+        )
 
     def _check_usd(self, ledger: UsageLedger) -> None:
         if self.max_usd is None:

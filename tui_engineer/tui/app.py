@@ -218,6 +218,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             self.status.phase = "stopped"
         finally:
             self.session = None
+            self.plan_pane.stop_active()  # no "fixing 2/3" left behind by an error or a quit
             self.finished_sessions += 1
             self.status.busy = ""
             self.status.stop_clock()

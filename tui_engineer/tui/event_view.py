@@ -4,6 +4,7 @@ which updates the plan, diff, tests, chat, tree marks and status bar."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.runner import RunOptions
@@ -46,6 +47,8 @@ class EngineEventView:
 
     def apply_layout(self) -> None: ...  # the app's
 
+    committed_summary: Callable[[], str]  # review_keys.py (an annotation: no stub in the MRO)
+
     async def on_engine_event(self, message: EngineEvent) -> None:
         handler = getattr(self, f"_on_{message.event.type}", None)
         if handler is not None:
@@ -85,7 +88,22 @@ class EngineEventView:
         await self.chat.end_reply()
         self.status.busy = ""
 
+    async def _on_model_call_failed(self, event: ev.ModelCallFailed) -> None:
+        """The reply so far stays visible; the spinner stops (the error follows)."""
+        await self.chat.end_reply()
+        self.status.busy = ""
+        got = f", {event.completion_tokens:,} of reply" if event.partial_reply else ""
+        await self.chat.note(
+            f"Model call ({event.purpose}) failed after ~{event.prompt_tokens:,} tokens of "
+            f"prompt{got}.",
+            error=True,
+        )
+
+    async def _on_model_retried(self, event: ev.ModelRetried) -> None:
+        await self.chat.note(f"The reply was broken ({event.reason}); asking again.", error=True)
+
     async def _on_usage(self, event: ev.UsageUpdated) -> None:
+        self.status.estimated = event.estimated
         self.status.tokens = event.prompt_tokens + event.completion_tokens
         self.status.usd = event.usd
         self.status.max_tokens, self.status.max_usd = event.max_tokens, event.max_usd
@@ -201,6 +219,10 @@ class EngineEventView:
     async def _on_step_undone(self, event: ev.StepUndone) -> None:
         self.plan_pane.set_status(event.step, "undone")
         await self.chat.note(event.message)
+        from tui_engineer.tui.screens import StillWrongScreen
+
+        if isinstance(self.screen, StillWrongScreen):
+            self.screen.set_summary(self.committed_summary())
 
     async def _on_step_skipped(self, event: ev.StepSkipped) -> None:
         self.plan_pane.set_status(event.step, "skipped")
@@ -210,6 +232,17 @@ class EngineEventView:
         self.notify(event.message, title="Budget", severity="warning", timeout=10)
 
     async def _on_error(self, event: ev.ErrorEvent) -> None:
+        # Nothing is under way any more: no spinner, and the step in hand is marked failed
+        # rather than left at "fixing 2/3".
+        self.status.busy = ""
+        self.status.phase = "stopped"
+        current = self.plan_pane.current
+        if current is not None and self.plan_pane.status_of(current) in {
+            "proposing",
+            "testing",
+            "fixing",
+        }:
+            self.plan_pane.set_status(current, "failed")
         await self.chat.note(event.message, error=True)
         self.notify(event.message, title="Error", severity="error", timeout=15)
 

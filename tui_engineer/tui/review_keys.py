@@ -45,11 +45,17 @@ class ReviewActions:
         self.refresh_bindings()
         if message.question == "still_wrong":
             self.status.phase = "what is still wrong?"
-            done = sum(1 for row in self.plan_pane.rows.values() if row.status == "accepted")
-            summary = f"All steps are through: {done} committed."
-            self.push_screen(StillWrongScreen(summary), self.reviewer.answer)
+            self.push_screen(StillWrongScreen(self.committed_summary()), self.reviewer.answer)
         elif message.question == "verdict":
+            # The work is over (also after a server error): no spinner, no step "in progress".
+            self.plan_pane.stop_active()
+            self.status.busy = ""
             self.push_screen(VerdictScreen(), self.reviewer.answer)
+
+    def committed_summary(self) -> str:
+        """From the plan's rows as they are now (an undo turns "accepted" into "undone")."""
+        done = sum(1 for row in self.plan_pane.rows.values() if row.status == "accepted")
+        return f"All steps are through: {done} committed."
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in REVIEW_ACTIONS:

@@ -25,7 +25,9 @@ _LOOK = {
     "skipped": ("»", "dim"),
     "undone": ("↶", "dim"),
     "failed": ("✗", "bold $error"),
+    "stopped": ("■", "$error"),  # the session ended (error or quit) while this step was going
 }
+ACTIVE = {"proposing", "testing", "fixing"}
 
 
 @dataclass
@@ -70,6 +72,13 @@ class PlanPane(OptionList):
         if status in {"proposing", "testing", "fixing", "awaiting review"}:
             self.current = index
         self._redraw()
+
+    def stop_active(self) -> None:
+        """The session is over: no step may still say it is being worked on."""
+        for index, row in self.rows.items():
+            if row.status in ACTIVE:
+                self.set_status(index, "stopped")
+        self.current = None
 
     def status_of(self, index: int) -> str:
         row = self.rows.get(index)

@@ -14,8 +14,9 @@ from tui_engineer.llm.usage import format_cost
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-def _tokens(used: int, cap: int | None) -> str:
-    return f"{used:,} tok" + (f" / {cap:,}" if cap else "")
+def _tokens(used: int, cap: int | None, estimated: bool = False) -> str:
+    # "~": counted by estimate (no usage from the server, or a reply still streaming)
+    return ("~" if estimated else "") + f"{used:,} tok" + (f" / {cap:,}" if cap else "")
 
 
 def _money(usd: float | None, cap: float | None) -> str:
@@ -34,6 +35,7 @@ class StatusBar(Static):
     phase: reactive[str] = reactive("starting")
     busy: reactive[str] = reactive("")  # what is under way ("" = idle)
     tokens: reactive[int] = reactive(0)
+    estimated: reactive[bool] = reactive(False)
     max_tokens: reactive[int | None] = reactive(None)
     usd: reactive[float | None] = reactive(0.0)
     max_usd: reactive[float | None] = reactive(None)
@@ -68,7 +70,7 @@ class StatusBar(Static):
         parts = [self.model or "no model"]
         if self.sandbox:
             parts.append(f"sandbox: {self.sandbox}")
-        parts.append(_tokens(self.tokens, self.max_tokens))
+        parts.append(_tokens(self.tokens, self.max_tokens, self.estimated))
         parts.append(_money(self.usd, self.max_usd))
         if self.started is not None and not self.deterministic:
             seconds = int(time.monotonic() - self.started)

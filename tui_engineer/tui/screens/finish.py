@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widget import Widget
-from textual.widgets import Input, RadioButton, RadioSet
+from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from tui_engineer.engine.review import Verdict
 from tui_engineer.tui.screens.dialog import Dialog
@@ -22,10 +22,18 @@ class StillWrongScreen(Dialog[str]):
     escape_decides = False
 
     def __init__(self, summary: str) -> None:
-        super().__init__(
+        super().__init__(self._text(summary))
+
+    @staticmethod
+    def _text(summary: str) -> str:
+        return (
             f"{summary}\nDescribe what is still wrong and the model plans new steps for it, "
             "or choose Done to finish the session."
         )
+
+    def set_summary(self, summary: str) -> None:
+        """The count changed under the open dialog (an undo): say the new one."""
+        self.query_one("#dialog-body", Static).update(self._text(summary))
 
     def body_widgets(self) -> list[Widget]:
         return [Input(placeholder="e.g. mul should reject strings", id="still-wrong")]
