@@ -16,7 +16,7 @@ from tui_engineer.llm.errors import (
     UnknownModel,
 )
 
-LARGE_PROMPT = 2048  # tokens: with an unknown window, a drop after this much is likely overflow
+LARGE_PROMPT = 512  # tokens: with an unknown window, a drop after this much may be overflow
 _KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
 
 
