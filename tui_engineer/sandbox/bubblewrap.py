@@ -60,6 +60,8 @@ class Jail:
     hidden: tuple[Path, ...] = ()  # folders tests must not see (the user's repository)
     shown: tuple[Path, ...] = ()  # folders inside hidden ones shown read-only (git objects, venv)
     allow_network: bool = False
+    # Folders of ours outside the shadow the runs write (the affected-tests data, testmon's).
+    writable: tuple[Path, ...] = ()
 
     def wrap(self, command: str, workdir: Path, writable: Sequence[Path] = ()) -> str:
         """A shell command running `command` in `workdir` inside the sandbox."""
@@ -69,7 +71,9 @@ class Jail:
         for folder in self.shown:
             if folder.exists():
                 args += ["--ro-bind", str(folder), str(folder)]
-        for folder in (workdir, *writable):
+        for folder in self.writable:
+            folder.mkdir(parents=True, exist_ok=True)
+        for folder in (workdir, *self.writable, *writable):
             args += ["--bind", str(folder), str(folder)]
         if (workdir / ".git").exists():  # the shadow's own git state: tests may read, not change
             args += ["--ro-bind", str(workdir / ".git"), str(workdir / ".git")]
@@ -79,9 +83,16 @@ class Jail:
         return "exec " + shlex.join(["bwrap", *args, "--", "/bin/sh", "-c", command])
 
 
-def jail_for(repo_root: Path, git_objects: Path, venvs: Sequence[Path], *, network: bool) -> Jail:
+def jail_for(
+    repo_root: Path,
+    git_objects: Path,
+    venvs: Sequence[Path],
+    *,
+    network: bool,
+    writable: Sequence[Path] = (),
+) -> Jail:
     """The jail for tests of the repository at `repo_root`."""
     root = repo_root.resolve()
     shown = [git_objects.resolve()]
     shown += [v.resolve() for v in venvs if v.resolve().is_relative_to(root)]
-    return Jail(hidden=(root,), shown=tuple(shown), allow_network=network)
+    return Jail(hidden=(root,), shown=tuple(shown), allow_network=network, writable=tuple(writable))

@@ -14,6 +14,7 @@ from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.bubblewrap import Jail, jail_for, require_bwrap
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.verify.environment import parse_allow
+from tui_engineer.verify.selection import selection_home
 
 if TYPE_CHECKING:
     from tui_engineer.config.settings import Settings
@@ -55,4 +56,5 @@ def _jail(repo_root: Path, *, allow_network: bool) -> Jail:
             objects = Path(repo.common_dir) / "objects"  # the shadow reads them (alternates)
     # The interpreter's environment may live inside the repository (.venv): tests need it.
     venvs = [Path(sys.prefix)] + [Path(v) for v in [os.environ.get("VIRTUAL_ENV")] if v]
-    return jail_for(repo_root, objects, venvs, network=allow_network)
+    data = [selection_home(repo_root)]  # affected-tests data (testmon) is written by the runs
+    return jail_for(repo_root, objects, venvs, network=allow_network, writable=data)
