@@ -109,3 +109,27 @@ async def test_install_action_is_shown_recorded_cached_and_reused(
     assert second.exit_code == 0, second.message
     assert seen2.of(ev.ActionApplied) == []
     assert all(f.ok for f in seen2.of(ev.TestsFinished))
+
+
+async def test_the_container_is_labelled_with_the_runs_session_id(
+    make_repo, scripted_server, template_name, docker_image, docker_client
+) -> None:
+    repo = make_repo()
+    add_template(repo, template_name, docker_image)
+    scripted_server.script(Reply(text=edit("tests/test_box.py", "", IN_CONTAINER_TEST)))
+    labels: list[str] = []
+
+    def look(event: ev.Event) -> None:
+        if isinstance(event, ev.TestsFinished):  # the session's container is up now
+            for container in docker_client.containers.list(
+                filters={"label": "tui-engineer.session"}
+            ):
+                labels.append(container.labels["tui-engineer.session"])
+
+    result, seen = await run_headless(
+        repo, "prove the tests run in docker", scripted_server.base_url, plan=False,
+        sandbox="docker", sandbox_template=template_name, sink=look,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    (started,) = seen.of(ev.SessionStarted)
+    assert started.session_id in labels  # `docker ps` names the run you can find in `runs`

@@ -57,7 +57,13 @@ def runs(seen, step: int) -> list[tuple[str, bool, int]]:
 
 async def session(repo: Path, server: ScriptedServer, *replies: str, **flags: object):
     server.script(*(Reply(text=r) for r in replies))
-    flags = {"test_command": TEST_CMD, "full_tests_always": False, **flags}
+    # This suite takes well under a second: narrow it anyway (the default waits for 3 s).
+    flags = {
+        "test_command": TEST_CMD,
+        "full_tests_always": False,
+        "affected_after_seconds": 0,
+        **flags,
+    }
     result, seen = await run_headless(repo, "change things", server.base_url, **flags)
     assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
     return seen
@@ -137,6 +143,20 @@ async def test_full_tests_always_runs_the_whole_suite_every_time(
     )
     assert runs(seen, 1) == [("full", True, 5)]
     assert runs(seen, 2) == [("full", True, 5)]
+
+
+async def test_a_quick_suite_is_run_whole_on_every_attempt_by_default(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(FILES)
+    plan = plan_reply("Touch beta", "Touch alpha")
+    seen = await session(
+        repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE, affected_after_seconds=3
+    )
+    # Under 3 s for the whole suite: narrowing would only add pytest start-ups.
+    assert runs(seen, 1) == [("full", True, 5)]
+    assert runs(seen, 2) == [("full", True, 5)]
+    assert not [n for n in seen.of(ev.Notice) if "testmon" in n.message]
 
 
 def test_without_coverage_data_tests_named_like_or_importing_the_change_are_chosen(

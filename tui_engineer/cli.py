@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="A pair-programmer in your terminal. Run it inside a git repository.",
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
         "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
-        "engine. See README.md.",
+        "engine; 'tui-engineer demo' tries it with a built-in model. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -121,6 +121,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
     from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer
     from tui_engineer.headless.runner import RunOptions, run_session
+    from tui_engineer.headless.signals import run_stoppable
 
     parser = build_run_parser()
     args = parser.parse_args(argv)
@@ -142,7 +143,14 @@ def _cmd_run(argv: Sequence[str]) -> int:
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
     sink = JsonPrinter() if args.json else ProgressPrinter()
-    result = asyncio.run(run_session(options, reviewer, sink))
+    result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+    if result is None:
+        print(
+            f"tui-engineer: stopped by {stopped_by.name if stopped_by else 'a signal'}; "
+            "the shadow worktree was removed, your files are untouched",
+            file=sys.stderr,
+        )
+        return 1
     return result.exit_code
 
 
@@ -159,6 +167,31 @@ def _cmd_runs(argv: Sequence[str]) -> int:
     return 0
 
 
+def _cmd_demo(argv: Sequence[str]) -> int:
+    from tui_engineer.demo import DEFAULT_REQUEST
+
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer demo",
+        description="Try the app with no key and no server: a sample repo in a temporary "
+        "folder and a built-in scripted model (it plans, fails once, fixes, and reacts to a "
+        "reject reason and to 'still wrong').",
+    )
+    parser.add_argument("request", nargs="?", default=DEFAULT_REQUEST, help="the request")
+    parser.add_argument("--dir", type=Path, help="where to make the sample repo (default: temp)")
+    args = parser.parse_args(argv)
+
+    from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
+    from tui_engineer.headless.runner import RunOptions
+    from tui_engineer.tui.app import TuiEngineerApp
+
+    repo = make_sample_repo(args.dir)
+    with DemoServer() as server:
+        options = RunOptions(request=args.request, repo=repo, flags=demo_flags(server.base_url))
+        code = TuiEngineerApp(options).run()
+    print(f"tui-engineer demo: the sample repo is kept in {repo} (see its git log)")
+    return code if isinstance(code, int) else 0
+
+
 def _cmd_bench(argv: Sequence[str]) -> int:
     from tui_engineer.bench.command import cmd_bench
 
@@ -166,7 +199,13 @@ def _cmd_bench(argv: Sequence[str]) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
-    commands = {"config": _cmd_config, "run": _cmd_run, "runs": _cmd_runs, "bench": _cmd_bench}
+    commands = {
+        "config": _cmd_config,
+        "run": _cmd_run,
+        "runs": _cmd_runs,
+        "bench": _cmd_bench,
+        "demo": _cmd_demo,
+    }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)

@@ -44,7 +44,8 @@ async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
     await wait_for(pilot, asked(app, "still_wrong"))
     await pilot.press("enter")
     await wait_for(pilot, asked(app, "verdict"))
-    await pilot.press("escape")
+    await wait_for_screen(pilot, app, VerdictScreen)
+    await pilot.click("#skip")
     await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
     await pilot.press("q")
 
@@ -151,7 +152,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     repo = make_repo()
     scripted_server.script(
         Reply(text=MUL_BUGGY),
-        Reply(text="mul adds.", delay=1.5),  # the diagnosis: time to type during the loop
+        Reply(text="mul adds.", delay=4),  # the diagnosis: time to type during the loop (slow CI)
         Reply(text=MUL_FIX),
     )
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
@@ -216,7 +217,7 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
-        await pilot.press("escape")
+        await pilot.click("#skip")
         await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
         await pilot.press("q")
     assert "sub" not in (repo / "calc.py").read_text()
@@ -237,7 +238,12 @@ async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_re
     # This interpreter has pytest-testmon: affected tests first (the default).
     command = f"{sys.executable} -m pytest -q"
     app = make_app(
-        repo, scripted_server.base_url, "add", test_command=command, full_tests_always=False
+        repo,
+        scripted_server.base_url,
+        "add",
+        test_command=command,
+        full_tests_always=False,
+        affected_after_seconds=0,  # a quick suite: narrowed anyway
     )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))

@@ -69,6 +69,7 @@ def _specs() -> dict[str, FieldSpec]:
         ("sandbox_template", str, "a template name such as 'python', or 'none' to pick", bool),
         ("full_tests_always", bool, "true or false", _any),
         ("pipeline", bool, "true or false", _any),
+        ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

@@ -270,7 +270,7 @@ class VerdictRecorded(Event):
 @dataclass(frozen=True)
 class SessionFinished(Event):
     type: ClassVar[str] = "session_finished"
-    outcome: str  # done | stopped | failed | budget | error
+    outcome: str  # done | stopped | failed | budget | error | quit
     commits: tuple[str, ...]
     message: str
 

@@ -105,6 +105,10 @@ class Session:
             outcome = _outcome_of(err)
             rt.emit(ev.ErrorEvent(message=str(err)))
             result = SessionResult(outcome, self.commits, str(err))
+        except asyncio.CancelledError:
+            # The human quit (or a signal): said in the record, so it is no "crash".
+            rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
+            raise
         finally:
             await self.pipeline.drop()
             await asyncio.to_thread(rt.shadow.reset)

@@ -75,6 +75,9 @@ async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) ->
     if selection is None:
         report = await rt.run_tests(step)
         return Verified(report, [("full", report)])
+    if not selection.worth_narrowing():
+        report = await _run(rt, step, selection, selection.plain_full_run())
+        return Verified(report, [("full", report)])
     await _probe(rt, selection)
     runs: list[tuple[str, TestReport]] = []
     run = await _first_run(rt, selection, failing)

@@ -8,6 +8,14 @@ from collections.abc import Callable
 
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 
+# What a typed verdict means; anything else is asked again (a stray "3" is no verdict).
+VERDICT_ANSWERS = {
+    **dict.fromkeys(("n", "no", "none", "did not run"), "n"),
+    **dict.fromkeys(("r", "ran", "run"), "r"),
+    **dict.fromkeys(("w", "works", "work", "worked"), "w"),
+    **dict.fromkeys(("p", "perfect"), "p"),
+}
+
 
 class AutoReviewer:
     """Accept every step whose tests pass; stop at the first one that cannot be made to pass."""
@@ -67,12 +75,17 @@ class TerminalReviewer:
         return await self._prompt("What is still wrong? (empty = done) ")
 
     async def verdict(self) -> Verdict | None:
-        answer = await self._prompt(
-            "Verdict — did it [r]un, [w]ork, or is it [p]erfect? (empty skips) "
-        )
-        if not answer:
-            return None
-        level = answer[0].lower()
+        while True:
+            answer = await self._prompt(
+                "Verdict — it did [n]ot run, it [r]an, it [w]orks, or it is [p]erfect? "
+                "(empty skips) "
+            )
+            if not answer:
+                return None
+            level = VERDICT_ANSWERS.get(answer.lower())
+            if level is not None:
+                break
+            print("Please answer n, r, w or p (or nothing to skip).", file=sys.stderr)
         comment = await self._prompt("Any comment? ") or ""
         return Verdict(
             ran=level in "rwp", worked=level in "wp", perfect=level == "p", comment=comment

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import time
@@ -156,6 +157,8 @@ def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
     if prepared.settings.full_tests_always:
         return None
     selection = TestSelection.for_repo(prepared.root, prepared.test_command)
+    if selection is not None:
+        selection.min_full_seconds = prepared.settings.affected_after_seconds
     if selection is not None and sandbox.name != "local":
         selection.testmon = False
     return selection
@@ -172,7 +175,7 @@ async def run_prepared(
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
     session_id = new_session_id()
     emit, recorder = _sinks(prepared, session_id, sink)
-    sandbox = make_sandbox(prepared.settings, prepared.root)
+    sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
     shadow: Shadow | None = None
     try:
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
@@ -198,6 +201,7 @@ async def run_prepared(
         await prepared.model.aclose()
         if shadow is not None:
             await asyncio.to_thread(shadow.remove)
+            await asyncio.to_thread(prune_empty_folder, shadow.path.parent)
         if recorder is not None:
             recorder.close()
 
@@ -211,3 +215,9 @@ async def run_session(
     """Prepare and run one session (the headless command's whole job)."""
     prepared = await asyncio.to_thread(prepare, options)
     return await run_prepared(prepared, reviewer, sink, inbox)
+
+
+def prune_empty_folder(folder: Path) -> None:
+    """The per-repo cache folder goes with its last shadow: no empty folder per repo ever used."""
+    with contextlib.suppress(OSError):  # not empty: another session of this repo is running
+        folder.rmdir()

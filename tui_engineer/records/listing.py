@@ -14,7 +14,8 @@ class RunSummary:
     session_id: str
     started: str
     request: str
-    accepted: int
+    accepted: int  # committed and still in the history (undone ones are not counted)
+    undone: int
     verdict: str
     cost: str
     outcome: str
@@ -32,11 +33,12 @@ def _verdict(event: dict[str, object] | None) -> str:
 def summarize(path: Path) -> RunSummary:
     events = read_record(path)
     by_type: dict[str, dict[str, object]] = {}
-    accepted = 0
+    committed = undone = 0
     for event in events:
         kind = str(event.get("type"))
         by_type[kind] = event  # the last of each kind wins
-        accepted += kind == "step_committed"
+        committed += kind == "step_committed"
+        undone += kind == "step_undone"
     started = by_type.get("session_started", {})
     when = started.get("at")
     stamp = (
@@ -52,7 +54,8 @@ def summarize(path: Path) -> RunSummary:
         session_id=path.stem,
         started=stamp,
         request=str(started.get("request", ""))[:60],
-        accepted=accepted,
+        accepted=committed - undone,
+        undone=undone,
         verdict=_verdict(by_type.get("verdict")),
         cost=cost,
         outcome=str(finished.get("outcome")) if finished else "crashed?",
@@ -66,15 +69,19 @@ def list_runs(root: Path) -> list[RunSummary]:
     return [summarize(p) for p in sorted(folder.glob("*.jsonl"))]
 
 
+def _steps(run: RunSummary) -> str:
+    return f"{run.accepted} ({run.undone} undone)" if run.undone else str(run.accepted)
+
+
 def format_runs(runs: list[RunSummary]) -> str:
     if not runs:
         return "No recorded sessions in this repository yet."
     header = (
-        f"{'session':<24} {'started':<16} {'steps':>5} {'outcome':<9} {'verdict':<8} "
+        f"{'session':<24} {'started':<16} {'steps':<14} {'outcome':<9} {'verdict':<8} "
         f"{'cost':>9}  request"
     )
     rows = [
-        f"{r.session_id:<24} {r.started:<16} {r.accepted:>5} {r.outcome:<9} {r.verdict:<8} "
+        f"{r.session_id:<24} {r.started:<16} {_steps(r):<14} {r.outcome:<9} {r.verdict:<8} "
         f"{r.cost:>9}  {r.request}"
         for r in runs
     ]

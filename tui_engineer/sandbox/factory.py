@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from tui_engineer.config.settings import Settings
 
 
-def make_sandbox(settings: Settings, repo_root: Path) -> Sandbox:
+def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = None) -> Sandbox:
     """`local` or `docker` per `settings.sandbox`. The docker one picks its environment template
     from the repo (or `settings.sandbox_template`); it connects to the engine lazily, at
     `start()` or the first run."""
@@ -23,6 +23,7 @@ def make_sandbox(settings: Settings, repo_root: Path) -> Sandbox:
             repo_root,
             template_name=settings.sandbox_template,
             allow_network=settings.allow_network,
+            session_id=session_id,  # its container is labelled with the run's id
         )
     from tui_engineer.sandbox.local import LocalSandbox
 

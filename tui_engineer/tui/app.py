@@ -22,6 +22,7 @@ from textual.worker import Worker
 from tui_engineer.engine.session import Session
 from tui_engineer.errors import UserError
 from tui_engineer.headless.runner import Prepared, RunOptions, prepare, run_prepared
+from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
@@ -117,8 +118,17 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         for key, title in PANES:
             self.query_one(f"#pane-{key}").border_title = title
         self._show_pane("diff")
-        self.chat_input.focus()
+        # With a request the keys must work from the first frame; without one the box takes it.
+        if self.options.request:
+            self.diff.focus()
+        else:
+            self.chat_input.focus()
+        # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
+        self._remove_signal_handlers = add_stop_handlers(lambda _sig: self._quit_now())
         self.startup()
+
+    def on_unmount(self) -> None:
+        self._remove_signal_handlers()
 
     def _show_pane(self, key: str) -> None:
         """Narrow terminals show one pane at a time (the tabs); wide ones show them all."""
@@ -138,6 +148,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
     def start_session(self, request: str) -> None:
         self.options.request = request
         self.chat_input.placeholder = "Message the model (sent with its next call)"
+        self.diff.focus()  # the request is sent: the review keys work; `c` comes back here
         self.engine = self.run_worker(self._run_session(), group="engine", exit_on_error=False)
         self.refresh_bindings()
 

@@ -5,10 +5,16 @@ in the user cache and updated by every run); when testmon is not installed in th
 tests run in, from test files named like or importing the changed modules (related.py). Other test
 runners always run their whole command.
 
-The testmon data is trusted only while it matches the tree: after each run we keep a fingerprint
-(the git blob id of every file). Before an affected run, every file that differs from it must be
-one this session wrote; a file changed elsewhere (an edit outside the tool, a pull) makes the data
-stale, and the full suite runs instead (and refreshes it)."""
+Collecting coverage slows a test run down several times, so only the affected runs (a few tests)
+collect it; the full suite before review runs as the plain command. The one exception is a full
+run when there is no usable data: the first in a repository, or after a stale one.
+
+The testmon data is trusted only while the tree matches what it saw: after each collecting run we
+keep a fingerprint (the git blob id of every file), and then the files the tool wrote since. Before
+an affected run, every file that differs from the fingerprint must be one the tool wrote; a file
+changed elsewhere (an edit outside the tool, a pull) makes the data stale, and the full suite runs
+instead and collects afresh. (testmon compares code checksums itself, so the data stays correct
+across the tool's own changes.)"""
 
 from __future__ import annotations
 
@@ -82,6 +88,7 @@ class TestSelection:
     test_command: str
     home: Path
     testmon: bool | None = None  # None: not known yet whether the test environment has it
+    min_full_seconds: float = 3.0  # narrow only once the full suite took at least this long
     touched: set[str] = field(default_factory=set)  # files this session wrote, ever
 
     @classmethod
@@ -99,6 +106,21 @@ class TestSelection:
     def _print_file(self) -> Path:
         return self.home / "fingerprint.json"
 
+    @property
+    def _suite_file(self) -> Path:
+        return self.home / "suite.json"
+
+    def worth_narrowing(self) -> bool:
+        """True once the full suite was seen taking `min_full_seconds` or more here: below
+        that, the extra runs (each a pytest start-up) cost more than narrowing saves."""
+        if self.min_full_seconds <= 0:
+            return True
+        try:
+            seconds = json.loads(self._suite_file.read_text(encoding="utf-8"))["full_seconds"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        return isinstance(seconds, int | float) and seconds >= self.min_full_seconds
+
     def _testmon_command(self, mode: str) -> str:
         self.home.mkdir(parents=True, exist_ok=True)
         data = shlex.quote(str(self._data_file))
@@ -111,10 +133,15 @@ class TestSelection:
         return f"{self.test_command} {_TESTMON_PLUGIN} --version"
 
     def full_run(self, reason: str = "") -> TestRun:
-        """The whole suite; with testmon it also (re)collects every test's coverage."""
-        if self.testmon is not True:
-            return TestRun(self.test_command, "full", reason)
-        return TestRun(self._testmon_command("--testmon-noselect"), "full", reason)
+        """The whole suite: the plain command, unless testmon has no usable data yet (`reason`
+        says why it is stale, or there is none): then it collects every test's coverage."""
+        if self.testmon is True and (reason or self._recorded() is None):
+            return TestRun(self._testmon_command("--testmon-noselect"), "full", reason)
+        return TestRun(self.test_command, "full", reason)
+
+    def plain_full_run(self) -> TestRun:
+        """The whole suite as configured, collecting nothing (a quick suite, or no narrowing)."""
+        return TestRun(self.test_command, "full")
 
     def affected_run(self, workdir: Path, changed: Iterable[str]) -> TestRun:
         """The run that goes first, or a full run saying why there is none."""
@@ -122,10 +149,11 @@ class TestSelection:
         self.touched |= changed
         if self.testmon is not True:
             return self._related_run(workdir, changed)
-        prints = self._recorded()
-        if prints is None:
+        recorded = self._recorded()
+        if recorded is None:
             return self.full_run()  # the first run here: it collects the data
-        outside = sorted(differing(prints, tree_fingerprint(workdir)) - self.touched)
+        prints, since = recorded
+        outside = sorted(differing(prints, tree_fingerprint(workdir)) - since - self.touched)
         if outside:
             shown = ", ".join(outside[:3]) + (" …" if len(outside) > 3 else "")
             return self.full_run(f"the test selection data is stale ({shown} changed outside)")
@@ -180,25 +208,38 @@ class TestSelection:
         return {row[0] for row in rows} or None
 
     def after_run(self, run: TestRun, report: TestReport, workdir: Path) -> None:
-        """Remember the tree testmon's data now describes (after a run that collected it)."""
+        """Keep the selection data's bookkeeping in step with a finished run."""
+        if run.scope == "full" and report.structured and not report.timed_out:
+            self.home.mkdir(parents=True, exist_ok=True)
+            data = json.dumps({"full_seconds": round(report.duration, 3)})
+            self._suite_file.write_text(data, encoding="utf-8")
         if _TESTMON_PLUGIN not in run.command:
-            return
-        if report.structured and not report.timed_out:
-            self._record(tree_fingerprint(workdir))
+            self._remember_touched()
+        elif report.structured and not report.timed_out:
+            self._record(tree_fingerprint(workdir), set())
         else:
             # A run cut short may have left testmon's data half written: trust it no more.
             self._print_file.unlink(missing_ok=True)
 
-    def _recorded(self) -> dict[str, str] | None:
+    def _recorded(self) -> tuple[dict[str, str], set[str]] | None:
+        """(the tree at the last collecting run, files the tool wrote since), if usable."""
         if not self._data_file.exists():
             return None
         try:
             data = json.loads(self._print_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            return dict(data["tree"]), set(data["since"])
+        except (OSError, ValueError, KeyError, TypeError):
             return None
-        return data if isinstance(data, dict) else None
 
-    def _record(self, prints: dict[str, str]) -> None:
+    def _remember_touched(self) -> None:
+        """After a plain run: what this session wrote joins the record (a later session must
+        not take the tool's own accepted changes for changes made outside)."""
+        recorded = self._recorded()
+        if recorded is not None and not self.touched <= recorded[1]:
+            self._record(recorded[0], recorded[1] | self.touched)
+
+    def _record(self, prints: dict[str, str], since: set[str]) -> None:
         # `touched` is kept: a rejected proposal's files go back to the baseline, which then
         # differs from this record in files this session wrote, not in files changed outside.
-        self._print_file.write_text(json.dumps(prints), encoding="utf-8")
+        data = {"tree": prints, "since": sorted(since)}
+        self._print_file.write_text(json.dumps(data), encoding="utf-8")

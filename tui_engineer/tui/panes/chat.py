@@ -17,12 +17,18 @@ FLUSH_SECONDS = 0.1
 
 
 class ChatInput(Input):
-    """The message box. Escape leaves it so the review keys (a, r, s...) work again."""
+    """The message box. Escape leaves it so the review keys (a, r, s...) work again. While it
+    has focus the footer hides the letter keys (they type), so it shows how to get them back."""
 
-    BINDINGS = [Binding("escape", "leave", "Leave the input", show=False)]
+    BINDINGS = [Binding("escape", "leave", "Leave the box (keys)")]
 
     def action_leave(self) -> None:
-        self.app.action_focus_next()
+        # Back to the diff, where a review happens (next in focus order if it is hidden).
+        diff = self.screen.query("#pane-diff")
+        if diff and diff.first().display and diff.first().can_focus:
+            diff.first().focus()
+        else:
+            self.app.action_focus_next()
 
 
 class ChatPane(VerticalScroll):

@@ -16,7 +16,9 @@ T = TypeVar("T")
 
 class Dialog(ModalScreen[T]):
     """A centred box. Subclasses give `buttons` (id, label, variant) and may add `body_widgets`;
-    a pressed button calls `on_choice(button_id)`. Escape cancels (`cancel_value`)."""
+    a pressed button calls `on_choice(button_id)`. Escape cancels (`cancel_value`) where
+    cancelling is safe; where every answer is a decision (`escape_decides = False`) Escape only
+    says so: a stray key must not end a session or record a verdict."""
 
     DEFAULT_CSS = """
     Dialog { align: center middle; }
@@ -34,6 +36,7 @@ class Dialog(ModalScreen[T]):
     title_text: str = ""
     buttons: list[tuple[str, str, str]] = []
     cancel_value: Any = None
+    escape_decides: bool = True
 
     def __init__(self, body: str = "") -> None:
         super().__init__()
@@ -61,4 +64,7 @@ class Dialog(ModalScreen[T]):
         self.dismiss(button_id)  # type: ignore[arg-type]
 
     def action_cancel(self) -> None:
+        if not self.escape_decides:
+            self.notify("Choose one of the buttons: Escape decides nothing here.", timeout=3)
+            return
         self.dismiss(self.cancel_value)

@@ -19,7 +19,7 @@ class StillWrongScreen(Dialog[str]):
         ("undo", "Undo last step", "warning"),
         ("done", "Done", "success"),
     ]
-    cancel_value = ""
+    escape_decides = False
 
     def __init__(self, summary: str) -> None:
         super().__init__(
@@ -58,10 +58,11 @@ class VerdictScreen(Dialog[Verdict | None]):
 
     title_text = "How did it go?"
     buttons = [("save", "Save verdict", "primary"), ("skip", "Skip", "default")]
+    escape_decides = False
 
     def body_widgets(self) -> list[Widget]:
+        # Nothing preselected: an Enter must not record "it works" for you.
         buttons = [RadioButton(label, id=f"level-{key}") for key, label in LEVELS]
-        buttons[2].value = True
         return [
             RadioSet(*buttons, id="levels"),
             Input(placeholder="Any comment? (optional)", id="comment"),
@@ -79,7 +80,10 @@ class VerdictScreen(Dialog[Verdict | None]):
             self.dismiss(None)
             return
         pressed = self.query_one("#levels", RadioSet).pressed_button
-        level = (pressed.id or "level-works").removeprefix("level-") if pressed else "works"
+        if pressed is None or not pressed.id:
+            self.notify("Pick how it went first (or Skip).", timeout=3)
+            return
+        level = pressed.id.removeprefix("level-")
         comment = self.query_one("#comment", Input).value.strip()
         self.dismiss(
             Verdict(

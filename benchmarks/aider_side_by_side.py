@@ -1,0 +1,256 @@
+"""Benchmark: tui-engineer and aider side by side on the same scripted tasks.
+
+Both tools run as command-line subprocesses against the same scripted OpenAI-compatible server
+(tests/scripted_server.py), in a fresh copy of the same small repository, with the same test
+command, and end with the change committed:
+
+- one edit: add a function (its test passes at once);
+- fail then fix: the first edit is wrong, the tests fail, the second edit fixes it.
+
+aider is installed by this script into its own virtualenv under the user cache
+(`~/.cache/tui-engineer-bench/aider-venv`, once; needs the package index). Printed per tool and
+task: wall time, peak memory of the whole process tree (children included: the test runs), model
+calls and prompt bytes sent; then the ratios. Targets: tui-engineer's wall time ≤ 0.25× aider's,
+peak memory ≤ 0.5×.
+
+Run: python benchmarks/aider_side_by_side.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.engine_support import edit  # noqa: E402
+from tests.scripted_server import RecordedRequest, Reply, ScriptedServer  # noqa: E402
+
+FILES = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": (
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_sub():\n    from calc import sub\n    assert sub(5, 3) == 2\n"
+    ),
+}
+REQUEST = "Add a sub(a, b) function to calc.py that returns a - b."
+ADD = "    return a + b\n"
+GOOD = edit("calc.py", ADD, ADD + "\n\ndef sub(a, b):\n    return a - b\n")
+BAD = edit("calc.py", ADD, ADD + "\n\ndef sub(a, b):\n    return b - a\n")
+FIX = edit("calc.py", "    return b - a\n", "    return a - b\n")
+DIAGNOSIS = "sub returns b - a; it must return a - b."
+TASKS = {
+    # Per tool, the replies in the order it asks for them (tui-engineer diagnoses in a separate
+    # call; aider sends the test output straight to its fix call).
+    "one edit": {"tui-engineer": [GOOD], "aider": [GOOD]},
+    "fail then fix": {"tui-engineer": [BAD, DIAGNOSIS, FIX], "aider": [BAD, FIX]},
+}
+OURS_FLAGS: list[str] = []  # --ours-flag adds to it
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.invalid",
+}
+
+
+def aider_program() -> Path:
+    """aider in its own virtualenv (installed on first use)."""
+    venv = platformdirs.user_cache_path("tui-engineer-bench") / "aider-venv"
+    program = venv / "bin" / "aider"
+    if not program.exists():
+        print(f"installing aider-chat into {venv} (once)…", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "aider-chat"]
+        subprocess.run(pip, check=True)
+    return program
+
+
+def make_repo(folder: Path) -> Path:
+    repo = folder / "repo"
+    for rel, text in FILES.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    (repo / ".gitignore").write_text(".aider*\n.tui-engineer/\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "initial"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env={**os.environ, **GIT_ENV})
+    return repo
+
+
+class TreeMemory:
+    """Samples the summed resident memory of a process and all its descendants."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, sum(_rss(p) for p in _tree(self.pid)))
+            time.sleep(0.01)
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _rss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def responder(replies: list[str]):
+    """Answers commit-message requests (aider's weak-model call) with a title, and every other
+    request with the next scripted reply."""
+    queue = list(replies)
+
+    def answer(request: RecordedRequest) -> Reply:
+        system = str(request.messages[0].get("content", "")) if request.messages else ""
+        if "commit message" in system.lower():
+            return Reply(text="Add sub")
+        return Reply(text=queue.pop(0) if queue else "Done.")
+
+    return answer
+
+
+def command(tool: str, base_url: str, test_cmd: str) -> list[str]:
+    if tool == "tui-engineer":
+        return [
+            sys.executable, "-m", "tui_engineer", "run", REQUEST, "--yes", "--no-plan",
+            "--base-url", base_url, "--model", "test-model", "--test-cmd", test_cmd, "--no-record",
+            *OURS_FLAGS,
+        ]  # fmt: skip
+    return [
+        str(aider_program()), "--model", "openai/test-model", "--weak-model", "openai/test-model",
+        "--openai-api-base", base_url, "--edit-format", "diff", "--message", REQUEST,
+        "--yes-always", "--auto-commits", "--auto-test", "--test-cmd", test_cmd,
+        "--map-tokens", "0", "--no-check-update", "--no-show-release-notes",
+        "--analytics-disable", "--no-show-model-warnings", "--no-pretty", "--no-fancy-input",
+        "--no-gitignore", "--no-detect-urls", "calc.py", "tests/test_calc.py",
+    ]  # fmt: skip
+
+
+@dataclass
+class Measured:
+    wall: float
+    peak: int
+    calls: int
+    prompt_bytes: int
+    committed: bool
+
+
+def run_once(tool: str, replies: list[str]) -> Measured:
+    with tempfile.TemporaryDirectory(prefix="tui-bench-") as tmp, ScriptedServer() as server:
+        repo = make_repo(Path(tmp))
+        server.script(*([responder(replies)] * 20))
+        env = {
+            **os.environ,
+            **GIT_ENV,
+            "OPENAI_API_KEY": "sk-benchmark",
+            "HOME": tmp,  # aider keeps history and caches under ~
+            "XDG_CACHE_HOME": str(Path(tmp) / "cache"),
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no download of litellm's price list
+        }
+        test_cmd = f"{sys.executable} -m pytest -q"
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            command(tool, server.base_url, test_cmd),
+            cwd=repo, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        with TreeMemory(proc.pid) as memory:
+            output = proc.communicate(timeout=600)[0]
+        wall = time.perf_counter() - started
+        log = subprocess.run(
+            ["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout
+        committed = "a - b" in (repo / "calc.py").read_text() and len(log.splitlines()) >= 2
+        if not committed:
+            print(output.decode(errors="replace")[-3000:])
+        requests = server.chat_requests
+        prompt_bytes = sum(len(json.dumps(r.messages)) for r in requests)
+        return Measured(wall, memory.peak, len(requests), prompt_bytes, committed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--ours-flag", action="append", default=[], help="extra tui-engineer flag (repeatable)"
+    )
+    args = parser.parse_args()
+    runs = args.runs
+    OURS_FLAGS.extend(args.ours_flag)
+    aider_program()
+    if shutil.which("git") is None:
+        sys.exit("git is needed")
+    for task, per_tool in TASKS.items():
+        print(f"{task} (median of {runs}):")
+        results: dict[str, Measured] = {}
+        for tool, replies in per_tool.items():
+            done = [run_once(tool, replies) for _ in range(runs)]
+            results[tool] = Measured(
+                statistics.median(m.wall for m in done),
+                int(statistics.median(m.peak for m in done)),
+                done[-1].calls,
+                done[-1].prompt_bytes,
+                all(m.committed for m in done),
+            )
+            m = results[tool]
+            print(
+                f"  {tool:<13} wall {m.wall:6.2f} s   peak memory {m.peak / 2**20:6.1f} MiB   "
+                f"model calls {m.calls}   prompt bytes {m.prompt_bytes:,}   "
+                f"{'committed' if m.committed else 'NOT COMMITTED'}"
+            )
+        ours, theirs = results["tui-engineer"], results["aider"]
+        print(
+            f"  ratio (tui-engineer / aider): wall {ours.wall / theirs.wall:.2f} (target ≤ 0.25),"
+            f" peak memory {ours.peak / theirs.peak:.2f} (target ≤ 0.5),"
+            f" prompt bytes {ours.prompt_bytes / theirs.prompt_bytes:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Benchmark: the next step prepared during review vs not, on the generated 2,000-file repository
+with a 300-test suite (benchmarks/affected_tests.py), a scripted model answering after 2 s and a
+scripted reviewer that reads each proposal for 3 s before accepting.
+
+Prints, with and without pipelining: the wait from each "accept" to the next proposal being
+ready for review, and the session's wall time. Target: the pipelined wait ≤ 0.1× the other.
+
+Run: python benchmarks/pipelining.py [--steps 4] [--latency 2] [--review 3] [--work 250000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.affected_tests import generate  # noqa: E402
+from tests.engine_support import edit, plan_reply, run_headless  # noqa: E402
+from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
+from tui_engineer.engine import events as ev  # noqa: E402
+from tui_engineer.engine.review import Decision  # noqa: E402
+
+
+class ReadingReviewer:
+    """Accepts every proposal after reading it for `seconds`."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def review(self, proposal):
+        await asyncio.sleep(self.seconds)
+        return Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+def replies(steps: int, latency: float) -> list[Reply]:
+    """A plan of `steps` independent one-module changes (tests keep passing)."""
+    modules = [200 + 100 * k for k in range(steps)]
+    plan = plan_reply(*(f"Change module {n}" for n in modules))
+    changes = [
+        edit(f"pkg/m{n:04}.py", f"    return x + {n}\n", f"    return {n} + x\n") for n in modules
+    ]
+    return [Reply(text=plan)] + [Reply(text=c, delay=latency) for c in changes]
+
+
+async def run_mode(
+    template: Path, work: Path, pipeline: bool, args: argparse.Namespace
+) -> tuple[list[float], float]:
+    name = "pipelined" if pipeline else "sequential"
+    repo = work / name
+    shutil.copytree(template, repo, symlinks=True)
+    os.environ["XDG_CACHE_HOME"] = str(work / f"cache-{name}")
+    stamps: list[tuple[float, ev.Event]] = []
+    with ScriptedServer() as server:
+        server.script(*replies(args.steps, args.latency))
+        started = time.perf_counter()
+        result, _ = await run_headless(
+            repo,
+            "change modules",
+            server.base_url,
+            reviewer=ReadingReviewer(args.review),
+            sink=lambda e: stamps.append((time.perf_counter(), e)),
+            test_command=f"{sys.executable} -m pytest -q",
+            full_tests_always=False,
+            pipeline=pipeline,
+        )
+        wall = time.perf_counter() - started
+    assert result.exit_code == 0, result.message
+    accepted = {e.step: t for t, e in stamps if isinstance(e, ev.DecisionMade)}
+    ready = {e.step: t for t, e in stamps if isinstance(e, ev.ProposalReady)}
+    waits = [ready[k] - accepted[k - 1] for k in sorted(ready) if k - 1 in accepted]
+    return waits, wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--latency", type=float, default=2.0, help="model latency, seconds")
+    parser.add_argument("--review", type=float, default=3.0, help="reviewer's reading time")
+    parser.add_argument("--work", type=int, default=250_000, help="loop size in each test")
+    args = parser.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    with tempfile.TemporaryDirectory(prefix="tui-bench-") as tmp:
+        work = Path(tmp)
+        template = work / "template"
+        generate(template, 1700, 100, 199, args.work)
+        print(
+            f"repo: 2000 files, 300 tests; {args.steps} steps; model latency {args.latency:.1f} s;"
+            f" reviewer reads {args.review:.1f} s"
+        )
+        results = {}
+        for pipeline in (False, True):
+            results[pipeline] = asyncio.run(run_mode(template, work, pipeline, args))
+    for pipeline, label in ((False, "not pipelined"), (True, "pipelined (default)")):
+        waits, wall = results[pipeline]
+        shown = ", ".join(f"{w:.2f}" for w in waits)
+        print(f"{label}:")
+        print(f"  accept → next proposal ready   {statistics.mean(waits):6.2f} s  ({shown})")
+        print(f"  session wall time              {wall:6.2f} s")
+    ratio = statistics.mean(results[True][0]) / statistics.mean(results[False][0])
+    print(f"ratio of the waits (pipelined / not): {ratio:.2f}  (target ≤ 0.1)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""A CI timeout or a closed terminal (SIGTERM, SIGHUP) stops a session cleanly: no shadow left,
+the record says it was stopped, and the next run has nothing to clean up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.engine_support import KEY, SUB
+from tests.scripted_server import Reply
+from tui_engineer.records.listing import list_runs
+
+
+def shadows(home: Path) -> list[Path]:
+    folder = home / "tui-engineer" / "worktrees"
+    return [p for p in folder.glob("*/*")] if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_a_model_call_removes_the_shadow(
+    sig: signal.Signals, make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB, delay=30))
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    cache = Path(env["XDG_CACHE_HOME"])
+    command = [sys.executable, "-m", "tui_engineer", "run", "add sub", "--yes", "--no-plan"]
+    command += ["--base-url", scripted_server.base_url, "--model", "test-model"]
+    proc = subprocess.Popen(command, cwd=repo, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not scripted_server.chat_requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert shadows(cache), "the session should have its shadow while it runs"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 1
+    assert shadows(cache) == []
+    assert list((cache / "tui-engineer" / "worktrees").glob("*")) == []  # no empty folder left
+    assert (
+        subprocess.run(
+            ["git", "worktree", "list"], cwd=repo, capture_output=True, text=True
+        ).stdout.count("\n")
+        == 1
+    )
+    [run] = list_runs(repo)
+    assert run.outcome == "quit"
+    assert "stopped by SIG" in err

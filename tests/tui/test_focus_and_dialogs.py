@@ -1,0 +1,85 @@
+"""Keys from the first frame, a footer that always says how to get them, and dialogs where
+Escape never decides for the human (issue 12: the first ten minutes)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import RadioSet
+
+from tests.engine_support import KEY
+from tests.scripted_server import Reply
+from tests.tui.app_support import (
+    SIZE,
+    SUB,
+    asked,
+    make_app,
+    plan_reply,
+    reviewing,
+    wait_for,
+    wait_for_screen,
+)
+from tui_engineer.tui.screens import QuitScreen, StillWrongScreen, VerdictScreen
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def footer_keys(app) -> set[str]:
+    """The keys the footer offers now (Textual's Footer shows these bindings)."""
+    return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+
+
+async def test_with_a_request_keys_work_from_the_first_frame(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=plan_reply("Add sub"), delay=5))
+    app = make_app(repo, scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.focused is not app.chat_input
+        assert {"q", "d", "c"} <= footer_keys(app)
+        await wait_for(pilot, lambda: app.engine is not None and app.engine.is_running)
+        await pilot.press("q")  # a key, not a letter typed into the box
+        assert app.chat_input.value == ""
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await app.stop_work()
+
+
+async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff(
+    make_repo, scripted_server
+) -> None:
+    app = make_app(make_repo(), scripted_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert app.focused is app.chat_input  # no request yet: the box asks for one
+        assert "escape" in footer_keys(app)
+        await pilot.press("escape")
+        assert app.focused is app.diff
+        assert {"q", "c"} <= footer_keys(app)
+
+
+async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselection(
+    make_repo, scripted_server
+) -> None:
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for_screen(pilot, app, StillWrongScreen)
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, StillWrongScreen)  # still asking: Escape decided nothing
+        assert app.reviewer.question == "still_wrong"
+        await pilot.click("#done")
+        await wait_for_screen(pilot, app, VerdictScreen)
+        assert app.screen.query_one("#levels", RadioSet).pressed_button is None
+        await pilot.press("escape")
+        await pilot.click("#save")  # nothing picked: not recorded as an answer
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, VerdictScreen) and app.reviewer.question == "verdict"
+        await pilot.click("#level-ran")
+        await pilot.click("#save")
+        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        assert not asked(app, "verdict")()

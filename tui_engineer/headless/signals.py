@@ -1,0 +1,57 @@
+"""Stopping cleanly on SIGTERM (a CI timeout, `kill`) and SIGHUP (a closed terminal).
+
+Their default action ends the process at once, leaving the shadow and any container behind.
+Here they cancel the session's task instead, so every `finally` runs and the record says
+the session was stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TypeVar
+
+T = TypeVar("T")
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def add_stop_handlers(handler: Callable[[signal.Signals], None]) -> Callable[[], None]:
+    """SIGTERM/SIGHUP call `handler` on the running loop instead of killing the process.
+    Returns the function that puts the defaults back."""
+    loop = asyncio.get_running_loop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, handler, sig)
+
+    def remove() -> None:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+    return remove
+
+
+@contextlib.contextmanager
+def signals_call(handler: Callable[[signal.Signals], None]) -> Iterator[None]:
+    remove = add_stop_handlers(handler)
+    try:
+        yield
+    finally:
+        remove()
+
+
+async def run_stoppable(work: Awaitable[T]) -> tuple[T | None, signal.Signals | None]:
+    """Run `work`; a stop signal cancels it. Returns (result, None) or (None, the signal)."""
+    task = asyncio.ensure_future(work)
+    received: list[signal.Signals] = []
+
+    def stop(sig: signal.Signals) -> None:
+        received.append(sig)
+        task.cancel()
+
+    with signals_call(stop):
+        try:
+            return await task, None
+        except asyncio.CancelledError:
+            if not received:
+                raise
+            return None, received[0]
