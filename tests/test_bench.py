@@ -97,3 +97,11 @@ def test_a_setup_problem_stops_the_bench_with_one_clear_message(
 def test_bad_bench_arguments_get_a_clear_message(args, message, capsys, tmp_path):
     assert main(["bench", *args, "--out", str(tmp_path / "b")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_config_file_with_an_unknown_key_is_refused_by_name(tmp_path, capsys):
+    configs = tmp_path / "configs.toml"
+    configs.write_text("[mine]\nmax_fix_attemps = 1\n")
+    assert main(["bench", "humaneval", "--configs", str(configs), "--config", "mine"]) == 2
+    err = capsys.readouterr().err
+    assert "config 'mine' has unknown keys ['max_fix_attemps']" in err

@@ -18,6 +18,7 @@ from tui_engineer.sandbox.factory import make_sandbox
 class HiddenResult:
     passed: bool
     summary: str
+    seconds: float = 0.0  # the hidden test command's own time
 
 
 def head_sha(repo: Path) -> str:
@@ -51,4 +52,4 @@ async def run_hidden(
             report = await sandbox.run_tests(work, command, timeout=settings.test_timeout)
         finally:
             await sandbox.close()
-    return HiddenResult(report.ok and report.passed > 0, report.summary())
+    return HiddenResult(report.ok and report.passed > 0, report.summary(), report.duration)

@@ -32,6 +32,7 @@ class RunResult:
     completion_tokens: int = 0
     usd: float | None = None
     wall_seconds: float = 0.0
+    hidden_seconds: float = 0.0  # of which in the hidden test command
     outcome: str = ""  # the session's: done | stopped | failed | budget | error
     error: str = ""
     hidden_summary: str = ""

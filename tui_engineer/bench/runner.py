@@ -53,7 +53,9 @@ def make_repo(root: Path, files: dict[str, str]) -> None:
 
 
 def _options(spec: RunSpec, repo: Path) -> RunOptions:
-    flags = {**spec.flags, **spec.config.settings}
+    # Each run starts in a fresh repo with no coverage data, so choosing the affected tests
+    # first would only add a probe per run: the whole suite runs (a config may say otherwise).
+    flags = {"full_tests_always": True, **spec.flags, **spec.config.settings}
     if spec.task.test_command:
         flags["test_command"] = spec.task.test_command
     return RunOptions(
@@ -73,6 +75,7 @@ class _HiddenCache:
         self.repo, self.task = repo, task
         self.settings = Settings()
         self._seen: dict[str, HiddenResult] = {}
+        self.seconds = 0.0  # time in hidden test commands, for the harness-overhead numbers
 
     async def __call__(self) -> HiddenResult:
         sha = await asyncio.to_thread(head_sha, self.repo)
@@ -80,12 +83,13 @@ class _HiddenCache:
             self._seen[sha] = await run_hidden(
                 self.repo, self.task.hidden, self.task.hidden_command, self.settings
             )
+            self.seconds += self._seen[sha].seconds
         return self._seen[sha]
 
 
 async def _session(
     spec: RunSpec, repo: Path, result: RunResult, events: list[ev.Event]
-) -> BenchReviewer:
+) -> tuple[BenchReviewer, _HiddenCache]:
     hidden = _HiddenCache(repo, spec.task)
     reviewer = BenchReviewer(spec.task.follow_ups, hidden)
 
@@ -100,7 +104,7 @@ async def _session(
     result.outcome = session.outcome
     if session.outcome == "error":
         result.error = session.message
-    return reviewer
+    return reviewer, hidden
 
 
 def _read_record(repo: Path) -> str:
@@ -119,8 +123,9 @@ async def run_one(spec: RunSpec) -> RunOutput:
     with tempfile.TemporaryDirectory(prefix="tui-bench-", ignore_cleanup_errors=True) as tmp:
         repo = Path(tmp) / "repo"
         await asyncio.to_thread(make_repo, repo, spec.task.files)
-        reviewer = await _session(spec, repo, result, events)
+        reviewer, hidden = await _session(spec, repo, result, events)
         result.follow_ups = reviewer.follow_ups_used
+        result.hidden_seconds = hidden.seconds
         if reviewer.hidden is not None:
             result.worked = reviewer.hidden.passed
             result.perfect = result.worked and reviewer.follow_ups_used == 0
