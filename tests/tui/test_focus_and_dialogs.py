@@ -93,7 +93,8 @@ async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(
     app.check_retries = 0
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, asked(app, "verdict"))  # the engine ends the session
-        assert app.plan_pane.status_of(1) == "stopped"
+        # The step the error hit says so ("failed"), not "proposing" with a spinner.
+        assert app.plan_pane.status_of(1) == "failed"
         assert app.status.busy == ""  # no spinner
         await pilot.click("#skip")
         await app.stop_work()
