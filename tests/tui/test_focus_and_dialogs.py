@@ -46,6 +46,13 @@ async def test_with_a_request_keys_work_from_the_first_frame(make_repo, scripted
         await app.stop_work()
 
 
+async def test_without_a_request_the_chat_box_takes_the_request(make_repo, scripted_server) -> None:
+    app = make_app(make_repo(), scripted_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert app.focused is app.chat_input
+
+
 async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff(
     make_repo, scripted_server
 ) -> None:
