@@ -103,5 +103,7 @@ async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(
         # The step the error hit says so ("failed"), not "proposing" with a spinner.
         assert app.plan_pane.status_of(1) == "failed"
         assert app.status.busy == ""  # no spinner
+        # The dialog is pushed before its buttons mount: wait for them before clicking.
+        await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
         await app.stop_work()
