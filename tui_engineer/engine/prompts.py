@@ -36,13 +36,28 @@ The human sees these beside your edits and may reject them. Prefer editing code;
 only for the environment."""
 
 
-def _listing(files: Sequence[str]) -> str:
-    return "\n".join(files) if files else "(the repository has no files yet)"
+SHOW = """# Seeing more of a file
+Large files are shown only in part. If you need lines you cannot see, ask for them INSTEAD of
+editing, one line per request, then stop your reply:
+
+<<<<<<< SHOW path/to/file.py:120-260
+<<<<<<< SHOW path/to/file.py::ClassName.method_name
+<<<<<<< SHOW path/to/file.py
+
+You get the lines with their line numbers, then you reply again. At most {rounds} such rounds
+before each edit reply, at most {lines} lines per answer (fewer when the context is full). Ask
+only for what you need. Never copy the line numbers into SEARCH. A reply that has edits is
+applied and its SHOW lines are ignored."""
 
 
-def plan_messages(request: str, files: Sequence[str], contents: str) -> list[Message]:
+def show_instructions(rounds: int, lines: int) -> str:
+    return SHOW.format(rounds=rounds, lines=lines)
+
+
+def plan_messages(request: str, listing: str, contents: str) -> list[Message]:
+    """`listing`: the repository map (context/); `contents`: the relevant files or regions."""
     user = (
-        f"Request from the human:\n{request}\n\nFiles in the repository:\n{_listing(files)}\n\n"
+        f"Request from the human:\n{request}\n\nFiles in the repository:\n{listing}\n\n"
         + (f"Relevant files:\n{contents}\n\n" if contents else "")
         + PLAN_FORMAT
     )
@@ -61,12 +76,14 @@ def propose_messages(
     request: str,
     plan: Sequence[Step],
     step: Step,
-    files: Sequence[str],
+    listing: str,
     contents: str,
     rejections: Sequence[str] = (),
     *,
     actions: bool = False,
+    show: tuple[int, int] = (0, 0),
 ) -> list[Message]:
+    """`show`: (rounds, lines) of SHOW requests the model may make; (0, _) does not teach it."""
     parts = [
         f"Overall request:\n{request}",
         f"Plan:\n{_plan_overview(plan, step)}",
@@ -74,7 +91,7 @@ def propose_messages(
     ]
     if step.verify:
         parts.append(f"How it is verified: {step.verify}")
-    parts.append(f"Files in the repository:\n{_listing(files)}")
+    parts.append(f"Files in the repository:\n{listing}")
     if contents:
         parts.append(f"Current contents of the relevant files:\n{contents}")
     for reason in rejections:
@@ -83,6 +100,8 @@ def propose_messages(
         )
     parts.append("Write the edits for this step only, in the edit format.")
     system = f"{SYSTEM}\n\n{edit_format_instructions()}" + (f"\n\n{ACTIONS}" if actions else "")
+    if show[0] > 0:
+        system += f"\n\n{show_instructions(*show)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
@@ -97,10 +116,19 @@ def diagnose_messages(step: Step, diff: str, report_text: str) -> list[Message]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def fix_message(report_text: str, diagnosis: str, attempt: int, max_attempts: int) -> Message:
+def fix_message(
+    report_text: str, diagnosis: str, attempt: int, max_attempts: int, code: str = ""
+) -> Message:
+    """`code`: the lines around the traceback's frames as the files are now (context/)."""
+    shown = (
+        f"The code at the failing lines, as it is now (each block is a copy of the lines its "
+        f"header names):\n\n{code}\n\n"
+        if code
+        else ""
+    )
     content = (
         f"The tests failed after your change (fix attempt {attempt} of {max_attempts}).\n\n"
-        f"{report_text}\n\nDiagnosis:\n{diagnosis}\n\n"
+        f"{report_text}\n\nDiagnosis:\n{diagnosis}\n\n{shown}"
         "Fix it with new edits against the files as they are now (your earlier edits are applied). "
         "Do not repeat an edit that did not work."
     )
@@ -112,6 +140,29 @@ def edit_refused_message(feedback: str) -> Message:
         "role": "user",
         "content": f"Your edits could not be applied; nothing was changed.\n\n{feedback}\n\n"
         "Send corrected edits.",
+    }
+
+
+def show_answer_message(answer: str, round_no: int, rounds: int) -> Message:
+    left = rounds - round_no
+    then = (
+        f"Now write the edits (or ask with SHOW again: {left} round(s) left)."
+        if left
+        else "That was the last SHOW round for this reply: write the edits now."
+    )
+    content = (
+        f"Here is what you asked to see (SHOW round {round_no} of {rounds}). The numbers before "
+        f"`|` are line numbers, not part of the file.\n\n{answer}\n\n{then}"
+    )
+    return {"role": "user", "content": content}
+
+
+def show_limit_message(rounds: int) -> Message:
+    return {
+        "role": "user",
+        "content": f"Your reply asked to SHOW more, but you have used all {rounds} SHOW rounds "
+        "for that reply, and it contained no edit blocks. Send the edits for this step now, in "
+        "the edit format, with what you have seen.",
     }
 
 

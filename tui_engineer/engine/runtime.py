@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from tui_engineer.context.files import MAX_TOTAL_CHARS
+from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message
 from tui_engineer.errors import UserError
@@ -53,6 +53,8 @@ class EngineOptions:
     # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
     reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
     context_budget: int | None = None  # tokens of file contents per prompt; None: the default
+    show_rounds: int = 3  # SHOW rounds the model may ask before each edit reply (0: none)
+    show_lines: int = 400  # lines one SHOW answer may hold (the context window may allow fewer)
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")

@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from tui_engineer.context import file_contents, list_repo_files
-from tui_engineer.context.files import mentioned_paths
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
+from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.review import Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
@@ -145,12 +144,9 @@ class Session:
         self._announce_plan()
 
     async def _make_plan(self, request: str, first: int) -> list[Step]:
-        files = await asyncio.to_thread(list_repo_files, self.rt.workdir)
-        named = mentioned_paths(request, files)
-        contents = await asyncio.to_thread(
-            file_contents, self.rt.workdir, named, self.rt.context_chars
-        )
-        messages = prompts.plan_messages(request, files, contents)
+        bare = prompts.plan_messages(request, "", "")
+        context = await context_for(self.rt, "plan", request, bare)
+        messages = prompts.plan_messages(request, context.listing, context.contents)
         reply = await self.rt.call_model(messages, "plan")
         try:
             return parse_plan(reply, first_index=first)

@@ -10,16 +10,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tui_engineer.context import file_contents, list_repo_files
-from tui_engineer.context.files import mentioned_paths
+from tui_engineer.context.show import parse_show_requests
 from tui_engineer.edits import EditError, apply_edits, parse_edits
 from tui_engineer.edits.actions import parse_actions
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.plan import Step
+from tui_engineer.engine.repo_context import context_for, failing_code
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.seeing_more import reply_after_show
 from tui_engineer.engine.verification import verify_attempt
 from tui_engineer.verify import TestReport
 
@@ -61,13 +62,6 @@ class _Attempts:
     test_runs: tuple[str, ...] = ()  # the last attempt's runs, "affected: 3 passed in 0.2s"
 
 
-async def _relevant_contents(rt: Runtime, request: str, step: Step) -> tuple[list[str], str]:
-    files = await asyncio.to_thread(list_repo_files, rt.workdir)
-    wanted = [*step.files, *mentioned_paths(f"{request}\n{step.description}", files)]
-    contents = await asyncio.to_thread(file_contents, rt.workdir, wanted, rt.context_chars)
-    return files, contents
-
-
 async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool | None:
     """Apply a reply's edits and sandbox actions. True: something changed; False: refused or
     empty (feedback queued for the model); None: applied but nothing changed."""
@@ -75,8 +69,14 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
     try:
         edits, actions = parse_edits(reply), parse_actions(reply)
         if not edits and not actions:
-            state.messages.append(prompts.no_edits_message())
-            rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason="no edits"))
+            asked = rt.options.show_rounds > 0 and parse_show_requests(reply)
+            state.messages.append(
+                prompts.show_limit_message(rt.options.show_rounds)
+                if asked
+                else prompts.no_edits_message()
+            )
+            reason = "no edits (SHOW rounds used up)" if asked else "no edits"
+            rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason=reason))
             return False
         result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
     except EditError as err:
@@ -140,14 +140,15 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
                 deliver_feedback=False,
             )
             rt.emit(ev.Diagnosis(step=step.index, attempt=state.attempt, text=diagnosis))
+        code = await failing_code(rt, report_text, state.messages)
         state.messages.append(
-            prompts.fix_message(report_text, diagnosis, state.attempt, max_attempts)
+            prompts.fix_message(report_text, diagnosis, state.attempt, max_attempts, code)
         )
-    return await rt.call_model(state.messages, "fix", step.index)
+    return await reply_after_show(rt, state.messages, "fix", step.index, state.attempt)
 
 
 async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
-    reply = await rt.call_model(state.messages, "propose", step.index)
+    reply = await reply_after_show(rt, state.messages, "propose", step.index, state.attempt)
     while True:
         applied = await _apply(rt, step, state, reply)
         if applied is None and state.attempt > 0:
@@ -176,10 +177,21 @@ async def propose_step(
     ledger = rt.model.ledger
     start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
     step.status = "proposing"
-    files, contents = await _relevant_contents(rt, request, step)
-    messages = prompts.propose_messages(
-        request, plan, step, files, contents, rejections, actions=sandbox_runs_actions(rt)
-    )
+
+    def messages_with(listing: str, contents: str) -> list[prompts.Message]:
+        return prompts.propose_messages(
+            request,
+            plan,
+            step,
+            listing,
+            contents,
+            rejections,
+            actions=sandbox_runs_actions(rt),
+            show=(rt.options.show_rounds, rt.options.show_lines),
+        )
+
+    context = await context_for(rt, "propose", request, messages_with("", ""), step)
+    messages = messages_with(context.listing, context.contents)
     state = _Attempts(messages=messages, diff=await asyncio.to_thread(rt.shadow.diff))
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     await _loop(rt, step, state)

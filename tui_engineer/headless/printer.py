@@ -129,6 +129,14 @@ class ProgressPrinter:
         first = e.reason.strip().splitlines()[0] if e.reason.strip() else "refused"
         self._line(f"  ✗ edit refused: {first}")
 
+    def _on_show_requested(self, e: ev.ShowRequested) -> None:
+        asked = ", ".join(e.asked)
+        refused = f", {len(e.refused)} refused" if e.refused else ""
+        self._line(
+            f"  ↪ model asked to see {asked} (round {e.round}/{e.max_rounds}, "
+            f"{e.lines} lines shown{refused})"
+        )
+
     def _on_action_applied(self, e: ev.ActionApplied) -> None:
         mark = "✓" if e.ok else "✗"
         self._line(f"  {mark} sandbox: {e.action}")

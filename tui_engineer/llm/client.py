@@ -38,6 +38,8 @@ from tui_engineer.llm.errors import (
     ModelReplyError,
     UnknownModel,
 )
+from tui_engineer.llm.models import model_is_served
+from tui_engineer.llm.tokens import PromptCounter
 from tui_engineer.llm.usage import (
     Budget,
     CallUsage,
@@ -58,6 +60,14 @@ DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a byte from the server before giving up on a call
 CONNECT_TIMEOUT = 10.0
 DEFAULT_CONTEXT_WINDOW = 16_384  # tokens, when neither the config nor the server says
+# A local model that answers nothing at all is most often given the wrong chat template: a model
+# file without one (a base model) makes llama-cpp-python fall back to llama-2's format.
+EMPTY_REPLY_HINT = (
+    "A local model that answers nothing is often missing its chat template (base models have "
+    "none; the server then falls back to another model's format): start the server with the "
+    "model's chat format (llama-cpp-python: --chat_format gemma, chatml…; llama-server: --jinja "
+    "or --chat-template), or pick an instruction-tuned model."
+)
 CONTINUE_PROMPT = (
     "Your previous reply was cut off by the output token limit. Continue exactly where you "
     "stopped: do not repeat anything and do not add any preamble."
@@ -140,6 +150,8 @@ class ModelClient:
         )
         self.base_url = str(self._sdk.base_url).rstrip("/")
         self._streaming_ok = True  # False once the server refused stream=true
+        # The server's tokenizer where it has one (llama.cpp), else chars / 4: llm/tokens.py.
+        self._tokens = PromptCounter(self._sdk, self.base_url, model)
         self._stream_options_ok = True  # False once it refused stream_options
 
     @classmethod
@@ -193,6 +205,7 @@ class ModelClient:
         calls: list[CallUsage] = []
         retries_before = self.retries
         for continued in range(self.max_continuations + 1):
+            await self._tokens.measure(conversation)
             cap = self._fit_reply_cap(conversation, max_output_tokens)
             reply = await self._call_with_drop_retries(
                 conversation, on_text, (on_reset, on_retry), stream, cap
@@ -221,7 +234,7 @@ class ModelClient:
         except openai.OpenAIError as err:
             raise self._errors.sdk_error(err) from None
         names = [m.id for m in page.data]
-        if names and self.model not in names:
+        if not model_is_served(self.model, names):
             shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")
             raise UnknownModel(self._errors.unknown_model_text(f"It serves: {shown}."))
 
@@ -290,7 +303,7 @@ class ModelClient:
         if drop.reason == "empty":
             return ModelReplyError(
                 f"The model {self.model} at {self.base_url} returned an empty reply {tries} "
-                "times in a row. Try again, or pick another model."
+                f"times in a row. {EMPTY_REPLY_HINT}"
             )
         if drop.reason in ("malformed", "error event"):
             detail = self._errors.redact(str(drop.cause or ""))[:300]
@@ -299,9 +312,14 @@ class ModelClient:
                 f"{tries} times in a row. Check the server and try again."
             )
         window = None if self._window_assumed else self.context_window
-        return self._errors.dropped_stream(drop.cause, tries, _prompt_tokens(conversation), window)
+        prompt = self._prompt_tokens(conversation)
+        return self._errors.dropped_stream(drop.cause, tries, prompt, window)
 
     # ----- the context window
+
+    def _prompt_tokens(self, conversation: list[Message]) -> int:
+        """The prompt's size: the server's count where measured, else chars / 4 (+ framing)."""
+        return self._tokens.count(conversation)
 
     def _fit_reply_cap(self, conversation: list[Message], wanted: int | None) -> int | None:
         """The reply cap that fits the window after this prompt; refuse a prompt that leaves
@@ -309,7 +327,7 @@ class ModelClient:
         window = self.context_window
         if window is None:
             return wanted
-        prompt = _prompt_tokens(conversation)
+        prompt = self._prompt_tokens(conversation)
         room = window - prompt
         if room < min(MIN_REPLY_TOKENS, wanted or MIN_REPLY_TOKENS):
             raise ContextWindowExceeded(
@@ -323,7 +341,7 @@ class ModelClient:
     def _fit_reply(self, conversation: list[Message], max_output_tokens: int | None) -> int | None:
         """Shrink the reply limit to what the token budget has left, so a small budget still
         allows calls (and can never be overrun by one), rather than refusing them all."""
-        room = self.budget.reply_room(self.ledger, _prompt_tokens(conversation))
+        room = self.budget.reply_room(self.ledger, self._prompt_tokens(conversation))
         if room is None or room < MIN_REPLY_TOKENS:
             return max_output_tokens  # no cap, or too little left: the budget check refuses
         return room if max_output_tokens is None else min(max_output_tokens, room)
@@ -349,7 +367,7 @@ class ModelClient:
     def _check_budget(self, conversation: list[Message], max_output_tokens: int | None) -> None:
         expected_output = max_output_tokens or DEFAULT_OUTPUT_ESTIMATE
         self.budget.check(
-            self.ledger, next_prompt_tokens=_prompt_tokens(conversation) + expected_output
+            self.ledger, next_prompt_tokens=self._prompt_tokens(conversation) + expected_output
         )
 
     async def _request(
@@ -414,7 +432,7 @@ class ModelClient:
         chunks = await self._sdk.chat.completions.create(**params, **extra)
         finish: str | None = None
         model, usage = self.model, None
-        prompt = _prompt_tokens(conversation)
+        prompt = self._prompt_tokens(conversation)
         async with chunks:
             try:
                 async for chunk in chunks:
@@ -485,7 +503,7 @@ class ModelClient:
             )
         else:
             prompt, completion, estimated = (
-                _prompt_tokens(conversation),
+                self._prompt_tokens(conversation),
                 estimate_tokens(text),
                 True,
             )
@@ -554,8 +572,3 @@ def _window_in(body: Any) -> int | None:
         if found:
             return found
     return None
-
-
-def _prompt_tokens(conversation: list[Message]) -> int:
-    # ~4 tokens of framing per message, as chat formats add role markers.
-    return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in conversation)

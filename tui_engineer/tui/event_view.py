@@ -114,6 +114,14 @@ class EngineEventView:
     async def _on_edit_refused(self, event: ev.EditRefused) -> None:
         await self.chat.note(f"Edit refused (step {event.step}): {event.reason}", error=True)
 
+    async def _on_show_requested(self, event: ev.ShowRequested) -> None:
+        """The model asked to see more before editing: say what, and what it got."""
+        refused = f"; refused: {'; '.join(event.refused)}" if event.refused else ""
+        await self.chat.note(
+            f"Model asked to see {', '.join(event.asked)} (round {event.round}/"
+            f"{event.max_rounds}): {event.lines} lines shown{refused}."
+        )
+
     async def _on_attempt_started(self, event: ev.AttemptStarted) -> None:
         if event.attempt > 0:
             detail = f"{event.attempt}/{event.max_attempts}"

@@ -1,0 +1,270 @@
+"""The repository map (context/): symbols found by tree-sitter, cached by content hash, ranked
+for a request, and large files shown by the regions that matter, not their head."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tui_engineer.context import (
+    build_map,
+    frame_regions,
+    gather_context,
+    region,
+    repomap,
+    symbol_region,
+)
+from tui_engineer.context.ranking import Focus, rank
+from tui_engineer.edits import apply_edits, parse_edits
+
+pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
+
+
+def big_module(lines: int, target: str, at: int) -> str:
+    """A module of about `lines` lines with function `target` starting near line `at`."""
+    out = ['"""A big module, like more-itertools\' more.py."""\n', "import itertools\n", "\n"]
+    count = 0
+    while len(out) < lines:
+        if abs(len(out) - at) < 3 and target not in "".join(out[-10:]):
+            out += [
+                f"def {target}(iterable, n, fillvalue=None):\n",
+                '    """Windows of n items."""\n',
+                "    window = []\n",
+                "    for item in iterable:\n",
+                "        window.append(item)\n",
+                "        if len(window) == n:\n",
+                "            yield tuple(window)\n",
+                "            window.pop(0)\n",
+                "\n",
+                "\n",
+            ]
+            continue
+        out += [
+            f"def step_{count}(iterable):\n",
+            f"    return [item + {count} for item in iterable]\n",
+            "\n",
+            "\n",
+        ]
+        count += 1
+    return "".join(out)
+
+
+def line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_a_request_naming_only_a_symbol_ranks_its_defining_file_first(make_repo) -> None:
+    repo = make_repo(
+        {
+            "README.md": "# Tools\nSee src/tools/shapes.py and src/tools/text.py.\n",
+            "src/tools/shapes.py": "class Circle:\n    def area(self):\n        return 3.14\n",
+            "src/tools/text.py": "def slugify(title):\n    return title.lower()\n",
+            "src/tools/checksums.py": "def rolling_checksum(data, window=16):\n    return 0\n",
+            "tests/test_text.py": "from tools.text import slugify\n",
+        }
+    )
+    ranked = rank(build_map(repo), Focus("make rolling_checksum accept a memoryview"))
+    assert ranked[0].path == "src/tools/checksums.py"
+    assert [s.name for s in ranked[0].symbols] == ["rolling_checksum"]
+    context = gather_context(repo, "make rolling_checksum accept a memoryview")
+    assert context.shown == ["src/tools/checksums.py"]
+    assert "def rolling_checksum(data, window=16):" in context.contents
+
+
+def test_a_file_name_in_the_text_does_not_name_symbols(make_repo) -> None:
+    """`tests/test_more.py` names a file, not a `test_more` method somewhere."""
+    repo = make_repo(
+        {
+            "more.py": "def argmax(iterable):\n    return 0\n",
+            "tests/test_more.py": "class T:\n    def test_more(self):\n        pass\n",
+            "other.py": "class U:\n    def test_more(self):\n        pass\n",
+        }
+    )
+    focus = Focus("make argmax accept a default; verify: tests/test_more.py", ["more.py"])
+    ranked = {r.path: r for r in rank(build_map(repo), focus)}
+    assert "other.py" not in ranked
+    assert ranked["more.py"].score > ranked["tests/test_more.py"].score
+
+
+def test_a_type_stub_beside_the_module_does_not_dilute_the_definition(make_repo) -> None:
+    repo = make_repo(
+        {
+            "pkg/more.py": "def argmax(iterable, *, key=None):\n    return 0\n",
+            "pkg/more.pyi": "def argmax(iterable: object, *, key: object = ...) -> int: ...\n",
+        }
+    )
+    context = gather_context(repo, "make argmax accept a default for empty iterables")
+    assert [r.path for r in context.ranked[:2]] == ["pkg/more.py", "pkg/more.pyi"]
+    assert context.shown == ["pkg/more.py"]
+
+
+def test_a_6000_line_file_is_shown_by_the_function_the_request_names(make_repo) -> None:
+    text = big_module(6000, "windowed", at=5000)
+    repo = make_repo({"more.py": text, "README.md": "# more\n"})
+    start = line_of(text, "def windowed(")
+    context = gather_context(repo, "windowed should pad the last window with fillvalue")
+    assert context.shown == ["more.py"]
+    # The function near line 5,000 is there, whole, under a header naming its lines ...
+    assert f"more.py lines {start}-{start + 7} of 6" in context.contents
+    assert "            window.pop(0)\n" in context.contents
+    # ... with the imports from the top, and not the head of the file beyond them.
+    assert "import itertools" in context.contents
+    assert "def step_40(" not in context.contents
+    assert len(context.contents) < 8_000
+    # The outline names the neighbours, and how to ask for more.
+    assert "SHOW more.py::name" in context.contents
+    assert f"{start}-{start + 7}: def windowed(iterable, n, fillvalue=None)" in context.contents
+
+
+def test_a_file_named_without_a_symbol_is_shown_from_its_top_within_the_budget(
+    make_repo,
+) -> None:
+    text = big_module(6000, "windowed", at=5000)
+    repo = make_repo({"more.py": text})
+    context = gather_context(repo, "tidy up more.py", budget_chars=20_000)
+    assert "more.py lines 1-" in context.contents
+    assert "def step_0(" in context.contents and "def windowed(" not in context.contents
+    assert len(context.contents) + len(context.listing) < 20_000
+    # The outline lists the symbols nearest what is shown, and says how to ask for the others.
+    assert "more not listed: ask SHOW more.py::name" in context.contents
+
+
+def test_a_large_test_file_the_step_names_is_shown_where_it_tests_the_symbol(
+    make_repo,
+) -> None:
+    tests = "import more\n\n\n" + "".join(
+        f"def test_step_{i}():\n    assert more.step_{i}([1]) == [{i + 1}]\n\n\n"
+        for i in range(1500)
+    )
+    tests += "def test_windowed_pads():\n    assert list(more.windowed([1], 2)) == []\n"
+    repo = make_repo(
+        {"more.py": big_module(6000, "windowed", at=5000), "tests/test_more.py": tests}
+    )
+    context = gather_context(
+        repo, "windowed should pad", step_files=["more.py", "tests/test_more.py"]
+    )
+    assert "def test_windowed_pads():\n" in context.contents
+    assert "(mentions windowed, line 6005)" in context.contents
+    assert "def test_step_700" not in context.contents
+
+
+def test_a_traceback_frame_shows_the_function_around_the_failing_line(make_repo) -> None:
+    text = big_module(6000, "windowed", at=4000)
+    repo = make_repo({"more.py": text, "tests/test_more.py": "def test_w():\n    pass\n"})
+    failing = line_of(text, "            window.pop(0)")
+    report = (
+        "tests/test_more.py::test_w FAILED\n"
+        "tests/test_more.py:2: in test_w\n    list(windowed([1], 1))\n"
+        f"more.py:{failing}: in windowed\n    window.pop(0)\nE   IndexError: pop from empty list\n"
+    )
+    code = frame_regions(repo, report, 6_000)
+    start = line_of(text, "def windowed(")
+    assert code.startswith(f"more.py lines {start}-{start + 7} of")
+    assert f"traceback line {failing}, in windowed" in code
+    assert "tests/test_more.py lines 1-2" in code  # the test's frame too, after the innermost
+    context = gather_context(repo, "fix the failing test", failures=report)
+    assert context.ranked[0].path == "more.py"
+    assert "            window.pop(0)\n" in context.contents
+
+
+def test_a_search_block_copied_from_a_region_applies(make_repo) -> None:
+    text = big_module(6000, "windowed", at=5000)
+    repo = make_repo({"more.py": text})
+    shown = symbol_region(repo, "windowed")
+    assert shown is not None and shown.path == "more.py"
+    copied = "".join(shown.text.splitlines(keepends=True)[2:4])  # two lines, as the model copies
+    reply = (
+        f"more.py\n```python\n<<<<<<< SEARCH\n{copied}=======\n"
+        f"    window = list()\n    for item in iterable:\n>>>>>>> REPLACE\n```\n"
+    )
+    apply_edits(repo, parse_edits(reply))
+    assert "    window = list()\n" in (repo / "more.py").read_text()
+    again = region(repo, "more.py", shown.start, shown.end)
+    assert again is not None and "window = list()" in again.text
+
+
+def test_the_second_build_parses_nothing_and_a_change_reparses_one_file(make_repo) -> None:
+    files = {f"pkg/mod{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(30)}
+    repo = make_repo(files)
+    first = build_map(repo)
+    assert first.parsed == 30 and repomap.cache_file(repo).is_file()
+    second = build_map(repo)
+    assert second.parsed == 0
+    assert [s.name for s in second.files["pkg/mod7.py"].symbols] == ["f7"]
+    (repo / "pkg/mod7.py").write_text("def f7(x):\n    return x\n\n\ndef g7():\n    pass\n")
+    third = build_map(repo)
+    assert third.parsed == 1
+    assert [s.name for s in third.files["pkg/mod7.py"].symbols] == ["f7", "g7"]
+
+
+def test_a_copy_of_the_repository_shares_the_cache_by_content(make_repo, tmp_path) -> None:
+    files = {f"mod{i}.py": f"def f{i}():\n    pass\n" for i in range(10)}
+    repo = make_repo(files)
+    build_map(repo)
+    copy = tmp_path / "shadow"
+    git(tmp_path, "clone", "-q", str(repo), str(copy))
+    (copy / "mod3.py").write_text("def changed():\n    pass\n")
+    shadow = build_map(copy, cache_root=repo)  # a session's shadow uses its repo's cache
+    assert shadow.parsed == 1  # only the file whose bytes are new
+    assert [s.name for s in shadow.files["mod3.py"].symbols] == ["changed"]
+
+
+def test_a_cold_build_of_many_files_uses_worker_processes(make_repo, monkeypatch) -> None:
+    files = {f"mod{i}.py": f"class C{i}:\n    def m(self):\n        pass\n" for i in range(40)}
+    repo = make_repo(files)
+    monkeypatch.setattr(repomap, "POOL_THRESHOLD", 10)
+    monkeypatch.setattr(repomap.os, "cpu_count", lambda: 3)
+    built = build_map(repo)
+    assert built.parsed == 40
+    assert [s.name for s in built.files["mod39.py"].symbols] == ["C39", "C39.m"]
+
+
+def test_other_languages_are_mapped(make_repo) -> None:
+    repo = make_repo(
+        {
+            "web/app.ts": "export class Cart {\n  total(): number { return 0 }\n}\n"
+            "export const price = (n: number) => n * 2\n",
+            "srv/main.go": "package main\n\ntype Server struct{}\n\n"
+            "func (s *Server) Start() error { return nil }\n",
+            "core/lib.rs": "pub struct Pool;\nimpl Pool {\n    pub fn get(&self) {}\n}\n",
+            "notes.txt": "no symbols here\n",
+        }
+    )
+    built = build_map(repo)
+    names = {path: [s.name for s in entry.symbols] for path, entry in built.files.items()}
+    assert names["web/app.ts"] == ["Cart", "Cart.total", "price"]
+    assert names["srv/main.go"] == ["Server", "Server.Start"]
+    assert names["core/lib.rs"] == ["Pool", "Pool", "Pool.get"]
+    assert names["notes.txt"] == []
+
+
+def test_the_listing_summarizes_a_big_repository_instead_of_stopping_silently(
+    make_repo,
+) -> None:
+    files = {f"pkg{i // 100}/mod{i}.py": f"def f{i}():\n    pass\n" for i in range(900)}
+    repo = make_repo({**files, "src/app.py": "def main():\n    pass\n"})
+    small = gather_context(repo, "change src/app.py", budget_chars=12_000)
+    assert small.listing.splitlines()[0].startswith("src/app.py")
+    assert "900 other files, by folder" in small.listing
+    assert "pkg8/ (100 files: 100 .py)" in small.listing
+    roomy = gather_context(repo, "change src/app.py", budget_chars=200_000)
+    assert "pkg8/mod899.py" in roomy.listing  # every name, when they fit
+
+
+def test_line_numbers_count_newlines_only(make_repo) -> None:
+    """A form feed (page break, common in old Python code) is not a line break."""
+    repo = make_repo(
+        {"old.py": "import os\n\x0c\ndef first():\n    pass\x0c\n\ndef second():\n    pass\n"}
+    )
+    shown = symbol_region(repo, "second")
+    assert shown is not None and (shown.start, shown.end) == (6, 7)
+    assert shown.text == "def second():\n    pass\n"
+
+
+def test_regions_refuse_paths_outside_the_repository(make_repo, tmp_path: Path) -> None:
+    repo = make_repo({"a.py": "x = 1\n"})
+    (tmp_path / "secret.py").write_text("KEY = 1\n")
+    assert region(repo, "../secret.py", 1, 5) is None
+    assert region(repo, "a.py", 1, 99) is not None

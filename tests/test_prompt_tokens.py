@@ -1,0 +1,85 @@
+"""Prompt sizes come from the server's own tokenizer where it has one (llama.cpp's /tokenize),
+else from characters / 4. Code runs denser than 4 characters per token, so with a small window
+the estimate lets through prompts the server then refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.llm import ContextWindowExceeded, LLMError, ModelClient
+
+WINDOW = 2048
+# ~6,600 characters: 1,650 tokens by chars / 4 (fits 2,048 with room for a reply), but 2,200 by
+# a tokenizer that counts a token per 3 characters (does not fit).
+CODE = [{"role": "user", "content": "x = compute(a, b)  # step\n" * 254}]
+
+
+def client_for(server: ScriptedServer, **kwargs: object) -> ModelClient:
+    return ModelClient(model="test-model", base_url=server.base_url, api_key="k", **kwargs)
+
+
+async def test_a_prompt_over_the_window_by_the_servers_count_is_not_sent() -> None:
+    with ScriptedServer(context_window=WINDOW, tokens_per_char=1 / 3) as server:
+        client = client_for(server)
+        try:
+            with pytest.raises(ContextWindowExceeded, match=r"about 2,2\d\d tokens"):
+                await client.complete(CODE, max_output_tokens=256)
+        finally:
+            await client.aclose()
+        assert server.chat_requests == []  # refused here, with the real size, not by the server
+
+
+async def test_without_a_tokenizer_endpoint_the_estimate_is_used() -> None:
+    """The same prompt to a server with no /tokenize: chars / 4 says it fits, so it is sent (and
+    this server, counting chars / 4 too, answers). The endpoints are looked for once."""
+    with ScriptedServer(context_window=WINDOW) as server:
+        server.script(Reply(text="answered"), Reply(text="again"))
+        client = client_for(server)
+        try:
+            assert (await client.complete(CODE, max_output_tokens=256)).text == "answered"
+            await client.complete(CODE, max_output_tokens=256)
+        finally:
+            await client.aclose()
+        probes = [r.path for r in server.requests if "tokenize" in r.path]
+        assert probes == ["/extras/tokenize/count", "/tokenize"]  # llama-cpp-python, llama.cpp
+
+
+async def test_usage_without_server_numbers_counts_the_prompt_with_the_servers_tokenizer() -> None:
+    with ScriptedServer(tokens_per_char=1 / 3) as server:
+        server.script(Reply(text="done", report_usage=False))
+        client = client_for(server)
+        try:
+            await client.complete(CODE, max_output_tokens=64)
+        finally:
+            await client.aclose()
+        [call] = client.ledger.calls
+        assert call.estimated
+        assert call.prompt_tokens == len(CODE[0]["content"]) // 3 + 4  # + the message framing
+
+
+async def test_each_message_is_counted_once_per_session() -> None:
+    with ScriptedServer(tokens_per_char=1 / 3) as server:
+        server.script(Reply(text="one"), Reply(text="two"))
+        client = client_for(server)
+        conversation = list(CODE)
+        try:
+            await client.complete(conversation, max_output_tokens=64)
+            conversation += [{"role": "assistant", "content": "one"}]
+            conversation += [{"role": "user", "content": "and now?"}]
+            await client.complete(conversation, max_output_tokens=64)
+        finally:
+            await client.aclose()
+        asked = [r.body["content"] for r in server.requests if r.path == "/tokenize"]
+        assert asked == [CODE[0]["content"], "one", "and now?"]
+
+
+async def test_a_server_that_is_down_still_gives_the_usual_error() -> None:
+    from tests.scripted_server import unused_base_url
+
+    client = ModelClient(model="m", base_url=unused_base_url(), api_key="k", max_retries=0)
+    try:
+        with pytest.raises(LLMError):
+            await client.complete(CODE, max_output_tokens=64)
+    finally:
+        await client.aclose()

@@ -1,0 +1,52 @@
+"""What each prompt shows of the repository (context/: the map, the relevant files whole or by
+regions), sized to the context budget and to what the model's window leaves after the rest of
+the prompt and the reply."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tui_engineer.context import Context, frame_regions, gather_context
+from tui_engineer.engine import prompts
+from tui_engineer.engine.plan import Step
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.seeing_more import answer_room
+
+MARGIN_CHARS = 2_000  # when the window is the limit: the estimate's slack
+FIX_REGION_CHARS = 12_000  # the code at the failing lines, per fix message
+
+
+async def _room(rt: Runtime, messages: list[prompts.Message], purpose: str) -> int:
+    """Characters the context may take in `messages` (built without it) for `purpose`."""
+    learn = getattr(rt.model, "learn_context_window", None)
+    if learn is not None:  # the window comes from the config or the server, asked once
+        await learn()
+    room = answer_room(rt, messages, purpose)
+    if room < rt.context_chars:  # the window is the limit: keep a margin for the estimate
+        room -= MARGIN_CHARS
+    return max(0, room)
+
+
+async def context_for(
+    rt: Runtime, purpose: str, request: str, bare: list[prompts.Message], step: Step | None = None
+) -> Context:
+    """The map and contents for a plan or propose prompt; `bare` is that prompt without them."""
+    budget = await _room(rt, bare, purpose)
+    step_text = f"{step.title}\n{step.description}\n{step.verify}" if step else ""
+    return await asyncio.to_thread(
+        gather_context,
+        rt.workdir,
+        request,
+        step_files=tuple(step.files) if step else (),
+        step_text=step_text,
+        budget_chars=budget,
+        cache_root=rt.root,
+    )
+
+
+async def failing_code(rt: Runtime, report_text: str, messages: list[prompts.Message]) -> str:
+    """The code around the failing test's traceback frames, as the files are now."""
+    budget = min(FIX_REGION_CHARS, await _room(rt, messages, "fix"))
+    if budget <= 0:
+        return ""
+    return await asyncio.to_thread(frame_regions, rt.workdir, report_text, budget)
