@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import socket
 from pathlib import Path
 
@@ -128,6 +129,21 @@ async def test_tests_get_an_allow_listed_environment(make_repo, monkeypatch) -> 
     assert "sk-the-api-key-value" not in out.read_text()
     assert seen["PATH"] and seen["HOME"] and seen["LC_ALL"] == "C.UTF-8"
     assert seen["DATABASE_URL"] == "postgres://localhost/test"  # the user allowed it
+
+
+async def test_a_placeholder_api_key_does_not_strip_path(make_repo, monkeypatch) -> None:
+    """Local servers take any key; users write OPENAI_API_KEY=local. Found running the bench
+    against llama.cpp: every value containing "local" (PATH has /usr/local/bin) was dropped
+    as if it held the key, so the tests could not find python. A placeholder is no secret."""
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    monkeypatch.setenv("PATH", "/usr/local/bin:" + os.environ["PATH"])
+    root = make_repo({"dump.sh": 'env > "$1"\n'})
+    out = root.parent / "env.txt"
+    sandbox = LocalSandbox(secret_names=["OPENAI_API_KEY"], secret_values=["local"])
+    report = await sandbox.run_tests(root, f"sh dump.sh {out}", timeout=30)
+    assert report.exit_code == 0, report.output_tail
+    seen = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert "/usr/local/bin" in seen["PATH"] and "OPENAI_API_KEY" not in seen
 
 
 def _jailed(root: Path) -> LocalSandbox:

@@ -126,3 +126,25 @@ def test_theme_choice_is_saved_in_the_user_config_keeping_other_settings(tmp_pat
     text = config.read_text()
     assert text.count("theme =") == 1 and 'theme = "tui-engineer-dusk"' in text
     assert 'model = "gpt-4o-mini"' in text and text.index("theme") < text.index("[pricing]")
+
+
+async def test_an_interrupted_accept_is_finished_at_start_and_said_in_the_chat(
+    make_repo, scripted_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_vcs_accept_atomic import MINUS, hook, kill_when
+    from tests.tui.test_app_session import chat_text
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    marker = tmp_path / "ref-moved"
+    ref_hook = f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\n'
+    hook(repo, "reference-transaction", ref_hook + "exit 0\n")
+    kill_when(repo, marker)  # killed after the branch moved, before any file was written
+    (repo / ".git" / "hooks" / "reference-transaction").unlink()
+    app = make_app(repo, scripted_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:  # no dirty-tree question: it is finished
+        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: "its files are now written too" in chat_text(app))
+        await pilot.press("q")
+    assert (repo / "calc.py").read_text() == MINUS
+    assert git(repo, "status", "--porcelain") == ""

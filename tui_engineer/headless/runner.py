@@ -8,7 +8,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.config import Settings, load_settings
@@ -23,6 +23,7 @@ from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
+from tui_engineer.vcs.commit import recover_interrupted_accept
 from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.verify.selection import TestSelection
@@ -109,6 +110,7 @@ class Prepared:
     test_command: str
     include_dirty: bool
     model: Model
+    notices: list[str] = field(default_factory=list)  # said when the session starts
 
 
 def prepare(options: RunOptions) -> Prepared:
@@ -116,11 +118,14 @@ def prepare(options: RunOptions) -> Prepared:
     NotARepo, ConfigError, no test command, GitRefused (merge in progress), DirtyTree,
     MissingApiKey. Synchronous: a UI runs it in a worker thread."""
     root = find_repo_root(options.repo)
+    # Before the dirty check: an accept cut off after its commit left files to write.
+    recovered = recover_interrupted_accept(root)
     settings = load_settings(root, options.flags).settings
     test_command = require_test_command(root, settings)
     include_dirty = check_repo(root, options.allow_dirty)
     model = make_model(options, settings)
-    return Prepared(options, root, settings, test_command, include_dirty, model)
+    notices = [recovered] if recovered else []
+    return Prepared(options, root, settings, test_command, include_dirty, model, notices)
 
 
 def _sinks(
@@ -154,6 +159,8 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
             for kind in ("plan", "propose", "diagnose", "fix")
         },
         context_budget=settings.context_budget,
+        show_rounds=settings.show_rounds,
+        show_lines=settings.show_lines,
     )
 
 
@@ -186,6 +193,8 @@ async def run_prepared(
     sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
     shadow: Shadow | None = None
     try:
+        for sentence in prepared.notices:
+            emit(ev.Notice(message=sentence))
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
             emit(ev.Notice(message=sentence))
         shadow = await asyncio.to_thread(
@@ -222,7 +231,21 @@ async def run_session(
 ) -> SessionResult:
     """Prepare and run one session (the headless command's whole job)."""
     prepared = await asyncio.to_thread(prepare, options)
+    await check_model(prepared)
     return await run_prepared(prepared, reviewer, sink, inbox)
+
+
+async def check_model(prepared: Prepared) -> None:
+    """Refuse a model the server does not serve before any paid call: the same check (the
+    client's check_connection, llm/models.py's rule) the TUI makes at start-up."""
+    check = getattr(prepared.model, "check_connection", None)
+    if check is None:
+        return  # a replayed run needs no server
+    try:
+        await check()
+    except BaseException:
+        await prepared.model.aclose()
+        raise
 
 
 def prune_empty_folder(folder: Path) -> None:

@@ -196,6 +196,9 @@ class StartupFlow:
         self.status.max_tokens = prepared.settings.max_tokens
         self.status.max_usd = prepared.settings.max_usd
         self.status.phase = "ready"
+        for sentence in prepared.notices:  # e.g. an interrupted accept finished: say it now
+            await self.chat.note(sentence)
+        prepared.notices.clear()
         if self.options.request:
             await self.chat.user_message(self.options.request, queued=False)
             self.start_session(self.options.request)

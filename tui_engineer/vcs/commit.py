@@ -1,12 +1,21 @@
 """Accepting a step (bring it into the user's tree, one commit) and undoing the last one.
 
-Accept copies the step's files from the shadow worktree into the user's tree and runs a plain
-`git commit --only -- <those files>`: the user's identity, hooks and signing apply as-is, and any
-other uncommitted changes (staged or not) stay exactly as they were. A file the step edits that
-also held uncommitted user changes ("include" mode) is committed whole: the step was written and
-tested on top of those changes. Before writing, every file the step touches must still be as the
-proposal saw it; otherwise nothing is written. On a detached HEAD the commit is made there, like
-`git commit` would (callers can tell from `RepoState.branch is None` and say so).
+Accept is atomic, in this order:
+1. checks: every file the step touches must still be as the proposal saw it, and no folder on
+   the way to one may be a symlink or file in the user's tree (writing would go through it);
+2. a journal (accept_journal.py) is written in `.git`;
+3. the commit is built as objects from the user's HEAD tree plus the step's files, in a
+   temporary index, with the user's pre-commit / prepare-commit-msg / commit-msg hooks run on
+   it (commit_objects.py says what hooks see), identity and signing as `git commit` would;
+4. the branch (or a detached HEAD) moves by compare-and-swap from the old commit;
+5. only then are the step's files and index entries written (tree_update.py), the journal
+   removed, and post-commit run.
+A kill before 4 leaves the user's files, index and branch untouched; a kill after 4 is finished
+by `recover_interrupted_accept` at the next start. The user's index.lock is never taken.
+Other uncommitted changes (staged or not) stay as they were. A file the step edits that also
+held uncommitted user changes ("include" mode) is committed whole: the step was written and
+tested on top of those changes. On a detached HEAD the commit is made there, like `git commit`
+would (callers can tell from `RepoState.branch is None` and say so).
 
 Undo moves HEAD back one commit instead of adding a revert commit: it only ever runs on an
 unpushed commit that is HEAD, so no one else has it, and the history stays the clean series of
@@ -18,17 +27,31 @@ uncommitted work that was committed with the step), and the commit stays in the 
 from __future__ import annotations
 
 import os
-import shutil
-from dataclasses import dataclass
+import tempfile
 from pathlib import Path
 
 import git
 
+from tui_engineer.vcs.accept_journal import (
+    Journal,
+    journal_time,
+    owner_alive,
+    read_journal,
+    remove_journal,
+    stale_locks,
+    write_journal,
+)
+from tui_engineer.vcs.commit_objects import (
+    checked_message,
+    hash_shadow_file,
+    make_commit,
+    run_hook,
+    stage,
+)
+from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, rev, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
-    head_sha,
-    index_guard,
     literal,
     open_repo,
     read_state,
@@ -36,6 +59,7 @@ from tui_engineer.vcs.repo import (
     require_identity,
 )
 from tui_engineer.vcs.shadow import Change, Shadow
+from tui_engineer.vcs.tree_update import write_step
 
 TRAILER_KEY = "Assisted-by"
 TRAILER_TOOL = "tui-engineer"
@@ -50,49 +74,6 @@ def trailer(model: str | None) -> str:
 def compose_message(title: str, body: str, model: str | None) -> str:
     parts = [title.strip(), body.strip(), trailer(model)]
     return "\n\n".join(p for p in parts if p) + "\n"
-
-
-@dataclass
-class _Saved:
-    data: bytes | None  # None: the path did not exist
-    mode: int = 0o644
-    link: str | None = None  # symlink target
-
-
-class _FileBackup:
-    """The user's files before we write, to put back if anything fails."""
-
-    def __init__(self, root: Path, paths: list[str]) -> None:
-        self.root = root
-        self.saved = {p: self._read(root / p) for p in paths}
-        self.missing_dirs = {d for p in paths for d in self._missing_parents(root / p)}
-
-    @staticmethod
-    def _read(path: Path) -> _Saved:
-        if path.is_symlink():
-            return _Saved(None, link=os.readlink(path))
-        if path.is_file():
-            return _Saved(path.read_bytes(), path.stat().st_mode & 0o777)
-        return _Saved(None)
-
-    def _missing_parents(self, path: Path) -> list[Path]:
-        return [d for d in path.parents if d.is_relative_to(self.root) and not d.exists()]
-
-    def restore(self) -> None:
-        for rel, saved in self.saved.items():
-            target = self.root / rel
-            if target.is_symlink() or target.is_file():
-                target.unlink()
-            if saved.link is not None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.symlink_to(saved.link)
-            elif saved.data is not None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(saved.data)
-                target.chmod(saved.mode)
-        for folder in sorted(self.missing_dirs, key=lambda d: len(d.parts), reverse=True):
-            if folder.is_dir() and not any(folder.iterdir()):
-                folder.rmdir()
 
 
 def _touched(changes: list[Change]) -> list[str]:
@@ -132,41 +113,34 @@ def _conflicts(repo: git.Repo, root: Path, baseline: str, paths: list[str]) -> l
     return [p for p in paths if expected.get(p) != actual.get(p)]
 
 
-def _remove_empty_parents(path: Path, root: Path) -> None:
-    for folder in path.parents:
-        if folder == root or not folder.is_relative_to(root):
-            return
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
+def _refuse_conflicts(conflicts: list[str]) -> None:
+    if conflicts:
+        raise GitRefused(
+            "You changed files this step also changes, since it was proposed:\n  "
+            + "\n  ".join(conflicts)
+            + "\nNothing was written. Commit or undo your edits there, then reject the "
+            "step to have it proposed again on top of them."
+        )
 
 
-def _bring_over(shadow: Shadow, paths: list[str]) -> None:
-    """Make each path in the user's tree exactly what it is in the shadow (or absent)."""
+def _refuse_links_in_the_way(root: Path, paths: list[str]) -> None:
+    """A step path whose folder is a symlink (or a file) in the user's tree that the step does
+    not itself replace: writing there would go through the link, possibly outside the repo."""
+    replaced = set(paths)
     for rel in paths:
-        source, target = shadow.path / rel, shadow.root / rel
-        if target.is_symlink() or target.is_file():
-            target.unlink()
-        if source.is_symlink():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.symlink_to(os.readlink(source))
-        elif source.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-            target.chmod(source.stat().st_mode & 0o777)
-        else:
-            _remove_empty_parents(target, shadow.root)
-
-
-def _commit(repo: git.Repo, root: Path, paths: list[str], message: str) -> None:
-    tracked = set(filter(None, repo.git.ls_files("-z", "--", *literal(paths)).split("\0")))
-    present = [p for p in paths if (root / p).exists() or (root / p).is_symlink()]
-    to_commit = sorted(tracked | set(present))
-    if not to_commit:
-        raise GitRefused("The step only changes files git does not track; nothing to commit.")
-    new = [p for p in to_commit if p not in tracked]
-    if new:  # `commit --only` needs git to know a path; -f: the shadow did not ignore it
-        repo.git.add("-f", "--", *literal(new))
-    repo.git.commit("--only", "-q", "-m", message, "--", *literal(to_commit))
+        parts = Path(rel).parts[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = Path(*parts[:depth])
+            here = root / folder
+            if folder.as_posix() in replaced or not (here.is_symlink() or here.exists()):
+                continue
+            if here.is_symlink() or not here.is_dir():
+                what = f"a link to {os.readlink(here)}" if here.is_symlink() else "a file"
+                raise GitRefused(
+                    f"The step writes {rel}, but {folder.as_posix()} is {what} in your tree "
+                    "(not a folder the step changes). Writing there would go through it, so "
+                    "nothing was written. Move it aside or reject the step."
+                )
 
 
 def _remember_for_undo(repo: git.Repo, sha: str, before: str) -> None:
@@ -174,6 +148,40 @@ def _remember_for_undo(repo: git.Repo, sha: str, before: str) -> None:
     for ref in old:
         repo.git.update_ref("-d", ref)
     repo.git.update_ref(UNDO_REFS + sha, before)
+
+
+def _where(repo: git.Repo) -> str:
+    """The ref a commit moves: the current branch, or HEAD itself when detached."""
+    branch = repo.git.symbolic_ref("-q", "HEAD", with_exceptions=False).strip()
+    return branch or "HEAD"
+
+
+def _move_ref(root: Path, journal: Journal, new: str) -> None:
+    """Compare-and-swap: the ref moves to `new` only if it is still at the old commit."""
+    kind = "commit (initial)" if journal.old is None else "commit"
+    deref = ["--no-deref"] if journal.ref == "HEAD" else []
+    old = journal.old or EMPTY_OLD
+    try:
+        run_git(
+            root, "update-ref", *deref, "-m", f"{kind}: {journal.subject}", journal.ref, new, old
+        )
+    except git.GitCommandError as err:
+        raise GitRefused(
+            f"{journal.ref} moved while the step was being committed; nothing was written.\n"
+            + git_output(err)
+        ) from None
+
+
+def _build(shadow: Shadow, journal: Journal, message: str, gitdir: Path) -> str:
+    """The step's commit as objects (hooks run on a temporary index); returns its sha."""
+    root = shadow.root
+    entries = [hash_shadow_file(root, shadow.path, p) for p in journal.paths]
+    with tempfile.TemporaryDirectory(prefix="tui-engineer-accept-") as scratch:
+        index = Path(scratch) / "index"
+        stage(root, index, journal.old, entries)
+        run_hook(root, "pre-commit", index=index)
+        message = checked_message(root, gitdir, message, index)
+        return make_commit(root, index, journal.old, message)
 
 
 def accept(shadow: Shadow, *, title: str, body: str = "", model: str | None = None) -> str:
@@ -186,33 +194,83 @@ def accept(shadow: Shadow, *, title: str, body: str = "", model: str | None = No
     paths = _touched(changes)
     root = shadow.root
     with open_repo(root) as repo:
-        refuse_in_progress(read_state(repo), "commit")
+        state = read_state(repo)
+        refuse_in_progress(state, "commit")
         require_identity(repo)
-        conflicts = _conflicts(repo, root, shadow.baseline, paths)
-        if conflicts:
+        _refuse_conflicts(_conflicts(repo, root, shadow.baseline, paths))
+        _refuse_links_in_the_way(root, paths)
+        gitdir = Path(repo.git_dir).resolve()
+        ref = _where(repo)
+    journal = Journal(ref, state.head, shadow.baseline, paths, title.strip().splitlines()[0])
+    write_journal(gitdir, journal)
+    try:
+        sha = _build(shadow, journal, compose_message(title, body, model), gitdir)
+        journal.new = sha
+        write_journal(gitdir, journal)
+        _move_ref(root, journal, sha)
+    except BaseException as err:
+        remove_journal(gitdir)  # the branch did not move: nothing of the user's was written
+        if isinstance(err, git.GitCommandError):
             raise GitRefused(
-                "You changed files this step also changes, since it was proposed:\n  "
-                + "\n  ".join(conflicts)
-                + "\nNothing was written. Commit or undo your edits there, then reject the "
-                "step to have it proposed again on top of them."
-            )
-        backup = _FileBackup(root, paths)
-        try:
-            with index_guard(repo):
-                _bring_over(shadow, paths)
-                _commit(repo, root, paths, compose_message(title, body, model))
-        except BaseException as err:
-            backup.restore()
-            if isinstance(err, git.GitCommandError):
-                raise GitRefused(
-                    "git refused the commit; your files are as they were before accepting.\n"
-                    + git_output(err)
-                ) from None
-            raise
-        sha = head_sha(repo) or ""
-        _remember_for_undo(repo, sha, shadow.baseline)
+                "git refused the commit; your files are as they were before accepting.\n"
+                + git_output(err)
+            ) from None
+        raise
+    _finish(root, gitdir, journal, sha)
+    run_hook(root, "post-commit")  # like git: after the commit is in place; its status is ignored
     shadow.rebaseline()
     return sha
+
+
+def _finish(
+    root: Path, gitdir: Path, journal: Journal, sha: str, keep: frozenset[str] = frozenset()
+) -> None:
+    """After the branch moved: files, index entries and the undo ref; then the journal goes.
+    Paths in `keep` (edited by the user since a crash) are left as they are."""
+    write_step(root, gitdir, sha, [p for p in journal.paths if p not in keep])
+    with open_repo(root) as repo:
+        _remember_for_undo(repo, sha, journal.baseline)
+    remove_journal(gitdir)
+
+
+def _edited_since(root: Path, journal: Journal, new: str) -> frozenset[str]:
+    """Paths that are neither as before the accept nor as committed: the user edited them after
+    the crash, so finishing must not overwrite them."""
+    with open_repo(root) as repo:
+        unlike_before = set(_conflicts(repo, root, journal.baseline, journal.paths))
+        unlike_commit = set(_conflicts(repo, root, new, journal.paths))
+    return frozenset(unlike_before & unlike_commit)
+
+
+def recover_interrupted_accept(root: Path) -> str | None:
+    """Finish or roll back an accept a crash interrupted (see accept_journal); say which."""
+    gitdir = git_dir(root)
+    journal = read_journal(gitdir)
+    if journal is None:
+        remove_journal(gitdir)  # an unreadable or half-written one
+        return None
+    if owner_alive(journal):
+        return None  # another session is accepting right now
+    common = Path(git_text(root, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+    for lock in stale_locks(gitdir, common, journal.ref, journal_time(gitdir)):
+        lock.unlink(missing_ok=True)
+    now = rev(root, journal.ref)
+    step = f"'{journal.subject}'"
+    if journal.new is not None and now == journal.new:
+        edited = _edited_since(root, journal, journal.new)
+        _finish(root, gitdir, journal, journal.new, edited)
+        kept = f" Kept your edits to {', '.join(sorted(edited))} (see git diff)." if edited else ""
+        return (
+            f"An accept of {step} was interrupted after its commit ({journal.new[:8]}) was made; "
+            f"its files are now written too.{kept}"
+        )
+    remove_journal(gitdir)
+    if now == journal.old:
+        return (
+            f"An accept of {step} was interrupted before its commit was made; rolled back: "
+            "your files and branch are as they were before it."
+        )
+    return f"An accept of {step} was interrupted, and {journal.ref} has moved since; left as it is."
 
 
 def is_ours(repo: git.Repo, commit: str) -> bool:
@@ -257,6 +315,14 @@ def _refuse_if_changed(repo: git.Repo, paths: list[str]) -> None:
             + "\n  ".join(line[3:] for line in out)
             + "\nUndo refused so your edits are not lost. Commit or discard them first."
         )
+
+
+def _remove_empty_parents(path: Path, root: Path) -> None:
+    for folder in path.parents:
+        if folder == root or not folder.is_relative_to(root):
+            return
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _restore_before(repo: git.Repo, root: Path, source: str | None, paths: list[str]) -> None:

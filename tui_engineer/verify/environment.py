@@ -4,6 +4,8 @@ A deny list of secret-looking names always misses some (SLACK_WEBHOOK_URL, SENTR
 a password in it, the key copied into a variable with a harmless name), so tests get only the
 variables named here, plus the ones the user lists in the `test_env` setting. Whatever the
 lists say, a variable whose value contains the API key is dropped. See docs/sandbox.md.
+A "key" shorter than MIN_SECRET_CHARS is a placeholder (local servers take any key, and users
+write OPENAI_API_KEY=local): matching it would drop PATH=/usr/local/bin and more.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ DEFAULT_ALLOW = (
     "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
     "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR",
 )  # fmt: skip
+# Real API keys are 20+ characters; placeholders like "local", "none", "x" are shorter.
+MIN_SECRET_CHARS = 12
 
 
 def _allowed(name: str, patterns: Iterable[str]) -> bool:
@@ -45,7 +49,7 @@ def env_for_tests(
     name (the API key itself)."""
     patterns = (*DEFAULT_ALLOW, *allow)
     denied = set(deny_names)
-    secrets = [v for v in secret_values if v]
+    secrets = [v for v in secret_values if len(v) >= MIN_SECRET_CHARS]
     source = os.environ if base is None else base
     return {
         name: value

@@ -1,0 +1,308 @@
+"""Crash harness: kill real headless sessions at each phase, then check what is left.
+
+Each session is a real `tui-engineer run ... --yes` on a fresh copy of the demo's sample repo,
+talking to the built-in demo model over HTTP (tui_engineer/demo) and running its tests in the
+local sandbox. The harness kills it with SIGKILL — the tool's process alone, or its whole
+process group — at one phase:
+
+  plan          as soon as the plan is printed (model calls in flight)
+  tests         while a test run prints slowly (a test printing a line every 50 ms)
+  pre-commit    during a silent, slow pre-commit hook
+  accept        a random 0-40 ms after pre-commit started (objects, ref move, file writes)
+  ref-moved     just after the branch moved, before any file is written
+                (a reference-transaction hook that pauses once git committed the ref)
+  post-commit   during a silent, slow post-commit hook
+  random        at a random time in the session
+
+Then it checks: the user's tree is as before the step or as committed (a tree that differs
+from HEAD only while the accept journal names HEAD as its new commit is "committed, files
+pending": the next start finishes it); no `.git/**/*.lock` is left; the next run starts,
+finishes (exit 0) and leaves a clean tree, no lock, no journal and a clean `git fsck`.
+
+Run: python benchmarks/crash_harness.py [--sessions 56] [--seed 1] [--json]
+Prints one line per session and the counts; exits 1 if any check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, make_sample_repo  # noqa: E402
+from tui_engineer.vcs.accept_journal import JOURNAL  # noqa: E402
+
+PHASES = ["plan", "tests", "pre-commit", "accept", "ref-moved", "post-commit", "random"]
+MODES = ["process", "group"]
+SLOW_TEST = """import sys, time
+
+
+def test_prints_slowly():
+    for i in range(30):
+        print(f"line {i}", flush=True)
+        sys.stdout.flush()
+        time.sleep(0.05)
+"""
+HOOK_PAUSE = 1.5
+
+
+@dataclass
+class Outcome:
+    phase: str
+    mode: str
+    killed: bool = False  # False: the session ended before the kill point
+    state: str = ""  # before / committed / files-pending / BAD: ...
+    locks_after_kill: list[str] = field(default_factory=list)
+    recovery: str = ""  # what the next start said
+    next_exit: int | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr}")
+    return done.stdout.strip()
+
+
+def hook(root: Path, name: str, body: str) -> None:
+    path = root / ".git" / "hooks" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body + "\nexit 0\n")
+    path.chmod(0o755)
+
+
+def prepare_repo(parent: Path, phase: str, marker: Path) -> Path:
+    root = make_sample_repo(parent)
+    if phase == "tests":
+        (root / "tests" / "test_slow.py").write_text(SLOW_TEST)
+        (root / "pytest.ini").write_text("[pytest]\naddopts = -q -s\n")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "A slowly printing test")
+    if phase == "pre-commit":
+        hook(root, "pre-commit", f"touch {marker}\nsleep {HOOK_PAUSE}")
+    if phase == "accept":
+        hook(root, "pre-commit", f"touch {marker}")
+    if phase == "post-commit":
+        hook(root, "post-commit", f"touch {marker}\nsleep {HOOK_PAUSE}")
+    if phase == "ref-moved":
+        hook(
+            root,
+            "reference-transaction",
+            f'[ "$1" = committed ] && grep -q "refs/heads/main$" && touch {marker} '
+            f"&& sleep {HOOK_PAUSE}",
+        )
+    return root
+
+
+def command(root: Path, base_url: str) -> list[str]:
+    return [
+        sys.executable, "-m", "tui_engineer", "run", DEFAULT_REQUEST, "--yes", "--no-record",
+        "-C", str(root), "--base-url", base_url, "--model", "demo-model",
+        "--test-cmd", f"{sys.executable} -m pytest",
+    ]  # fmt: skip
+
+
+def environment() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "OPENAI_API_KEY": "demo", "PYTHONUNBUFFERED": "1", "PYTHONPATH": path}
+
+
+def wait_for_kill_point(
+    child: subprocess.Popen[str], phase: str, marker: Path, rng: random.Random
+) -> bool:
+    """Block until the phase's kill point; False if the session ended first."""
+    deadline = time.monotonic() + 60
+    delay = rng.uniform(0.0, 9.0) if phase == "random" else None
+    start = time.monotonic()
+    output = marker.with_suffix(".out")  # what the tool printed so far
+    while time.monotonic() < deadline:
+        if child.poll() is not None:
+            return False
+        if delay is not None and time.monotonic() - start >= delay:
+            return True
+        if phase in ("pre-commit", "ref-moved", "post-commit") and marker.exists():
+            time.sleep(0.2 if phase != "ref-moved" else 0.05)
+            return True
+        if phase == "accept" and marker.exists():
+            time.sleep(rng.uniform(0.0, 0.04))
+            return True
+        text = output.read_text(errors="replace") if phase in ("plan", "tests") else ""
+        if phase == "plan" and "Plan (" in text:
+            return True
+        if phase == "tests" and "edited:" in text:
+            time.sleep(rng.uniform(0.3, 1.5))
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def kill(child: subprocess.Popen[str], mode: str) -> None:
+    if mode == "group":
+        os.killpg(child.pid, signal.SIGKILL)
+    else:
+        os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    deadline = time.monotonic() + 20  # orphans of a process-only kill (hooks, git) finish first
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(child.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGKILL)
+
+
+def locks(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in (root / ".git").rglob("*.lock"))
+
+
+def classify(root: Path, before: str) -> str:
+    head = git(root, "rev-parse", "HEAD")
+    dirty = git(root, "status", "--porcelain", "--untracked-files=all")
+    if not dirty:
+        return "before" if head == before else "committed"
+    journal = root / ".git" / JOURNAL
+    if head != before and journal.exists() and json.loads(journal.read_text()).get("new") == head:
+        return "files-pending"
+    if head == before:
+        return "BAD: written but uncommitted:\n" + dirty
+    return "BAD: tree differs from the committed step:\n" + dirty
+
+
+def fsck_problems(root: Path) -> list[str]:
+    fsck = ["git", "fsck", "--no-progress"]
+    done = subprocess.run(fsck, cwd=root, capture_output=True, text=True)
+    bad = [
+        line
+        for line in (done.stdout + done.stderr).splitlines()
+        if not line.startswith(("dangling ", "notice:"))
+    ]
+    return bad + ([f"git fsck exited {done.returncode}"] if done.returncode else [])
+
+
+def next_run(root: Path, base_url: str, outcome: Outcome) -> None:
+    for name in ("reference-transaction",):
+        (root / ".git" / "hooks" / name).unlink(missing_ok=True)
+    done = subprocess.run(
+        command(root, base_url), env=environment(), capture_output=True, text=True, timeout=300
+    )
+    outcome.next_exit = done.returncode
+    notes = [line for line in done.stdout.splitlines() if "An accept of" in line]
+    outcome.recovery = notes[0] if notes else ""
+    if done.returncode != 0 or "Finished" not in done.stdout:
+        outcome.problems.append(f"next run exit {done.returncode}: {done.stderr[-400:]}")
+    if git(root, "status", "--porcelain", "--untracked-files=all"):
+        outcome.problems.append("tree not clean after the next run")
+    if locks(root):
+        outcome.problems.append(f"locks after the next run: {locks(root)}")
+    if (root / ".git" / JOURNAL).exists():
+        outcome.problems.append("journal left after the next run")
+    outcome.problems += fsck_problems(root)
+
+
+def one_session(parent: Path, base_url: str, phase: str, mode: str, rng: random.Random) -> Outcome:
+    outcome = Outcome(phase, mode)
+    work = Path(tempfile.mkdtemp(dir=parent))
+    marker = work / "marker"
+    root = prepare_repo(work, phase, marker)
+    before = git(root, "rev-parse", "HEAD")
+    with open(marker.with_suffix(".out"), "w") as out:
+        child = subprocess.Popen(
+            command(root, base_url),
+            env=environment(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        outcome.killed = wait_for_kill_point(child, phase, marker, rng)
+        if outcome.killed:
+            kill(child, mode)
+        else:
+            child.wait(timeout=120)
+    outcome.locks_after_kill = locks(root)
+    outcome.state = classify(root, before)
+    if outcome.state.startswith("BAD"):
+        outcome.problems.append(outcome.state)
+    next_run(root, base_url, outcome)
+    shutil.rmtree(work, ignore_errors=True)
+    return outcome
+
+
+def summary(outcomes: list[Outcome]) -> dict[str, object]:
+    killed = [o for o in outcomes if o.killed]
+    states = Counter(o.state.split(":")[0] for o in killed)
+    recovered = Counter(
+        "finished" if "files are now written" in o.recovery
+        else "rolled back" if "rolled back" in o.recovery
+        else "none"
+        for o in killed
+    )  # fmt: skip
+    return {
+        "sessions": len(outcomes),
+        "kills": len(killed),
+        "kills_by_phase": dict(Counter(o.phase for o in killed)),
+        "kills_by_mode": dict(Counter(o.mode for o in killed)),
+        "state_after_kill": dict(states),
+        "written_but_uncommitted": states.get("BAD", 0),
+        "kills_leaving_a_lock": sum(1 for o in killed if o.locks_after_kill),
+        "next_start_said": dict(recovered),
+        "next_run_ok": sum(1 for o in outcomes if not o.problems),
+        "failures": sum(1 for o in outcomes if o.problems),
+    }
+
+
+def every_phase(sessions: int) -> list[tuple[str, str]]:
+    """(phase, kill mode) per session: each phase in turn, the two modes in alternate rounds."""
+    return [(PHASES[i % len(PHASES)], MODES[(i // len(PHASES)) % 2]) for i in range(sessions)]
+
+
+def run(
+    plan: list[tuple[str, str]], seed: int = 1, quiet: bool = False
+) -> tuple[list[Outcome], dict[str, object]]:
+    rng = random.Random(seed)
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="tui-engineer-crash-") as tmp, DemoServer() as server:
+        for i, (phase, mode) in enumerate(plan, 1):
+            outcome = one_session(Path(tmp), server.base_url, phase, mode, rng)
+            outcomes.append(outcome)
+            if not quiet:
+                verdict = "ok" if not outcome.problems else "FAIL " + "; ".join(outcome.problems)
+                print(
+                    f"{i:3} {phase:11} {mode:7} killed={outcome.killed!s:5} "
+                    f"state={outcome.state.split(':')[0]:13} locks={len(outcome.locks_after_kill)} "
+                    f"next={outcome.recovery[:60] or '-'} {verdict}",
+                    flush=True,
+                )
+    return outcomes, summary(outcomes)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=56)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print every outcome as JSON too")
+    args = parser.parse_args()
+    outcomes, counts = run(every_phase(args.sessions), args.seed)
+    if args.json:
+        print(json.dumps([asdict(o) for o in outcomes], indent=1))
+    print(json.dumps(counts, indent=1))
+    return 1 if counts["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""A few kills of the crash harness (benchmarks/crash_harness.py runs ≥ 50): real headless
+sessions with the demo model, SIGKILLed in the middle of an accept, leave the repository as
+before or as committed, no lock, and the next run starts, finishes and leaves it clean."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "crash_harness.py"
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+
+
+def load_harness():
+    spec = importlib.util.spec_from_file_location("crash_harness", HARNESS)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_kills_during_an_accept_leave_no_half_written_step():
+    harness = load_harness()
+    plan = [("pre-commit", "group"), ("ref-moved", "group"), ("accept", "process")]
+    outcomes, counts = harness.run(plan, seed=3, quiet=True)
+    assert counts["kills"] == 3, outcomes
+    assert counts["written_but_uncommitted"] == 0 and counts["kills_leaving_a_lock"] == 0
+    assert counts["failures"] == 0, [o.problems for o in outcomes]
+    said = [o.recovery for o in outcomes]
+    assert "rolled back" in said[0]  # the branch never moved
+    assert "its files are now written too" in said[1]  # the branch moved: finished

@@ -1,0 +1,194 @@
+"""Accept is atomic: a kill at any moment leaves the step either not there or committed, a
+journal finishes or rolls back the interrupted accept at the next start, and the step's files
+never go through a symlink in the user's tree (real git, real hooks, real SIGKILL)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import git as git_errors
+import pytest
+
+from tests.conftest import git
+from tui_engineer.vcs.accept_journal import JOURNAL
+from tui_engineer.vcs.commit import accept, recover_interrupted_accept
+from tui_engineer.vcs.repo import GitRefused
+from tui_engineer.vcs.shadow import Shadow
+
+MINUS = "def add(a, b):\n    return a - b\n"
+
+# A child process that proposes a step and accepts it; the test kills it (and its group).
+ACCEPT_IN_CHILD = """
+import sys
+from pathlib import Path
+from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.shadow import Shadow
+shadow = Shadow.create(Path(sys.argv[1]), session_id="killed")
+(shadow.path / "calc.py").write_text({minus!r})
+(shadow.path / "util.py").write_text("X = 1\\n")
+print(accept(shadow, title="Subtract"), flush=True)
+"""
+
+
+def hook(root: Path, name: str, body: str) -> None:
+    path = root / ".git" / "hooks" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+
+
+def files(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
+
+
+def kill_when(root: Path, marker: Path) -> None:
+    """Run an accept in a child; SIGKILL its whole process group once `marker` appears."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", ACCEPT_IN_CHILD.format(minus=MINUS), str(root)],
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while not marker.exists():
+        assert child.poll() is None, "the accept ended before the kill"
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def locks(root: Path) -> list[str]:
+    return [str(p) for p in (root / ".git").rglob("*.lock")]
+
+
+def test_a_kill_during_the_pre_commit_hook_leaves_everything_as_before(make_repo, tmp_path):
+    root = make_repo()
+    before, head = files(root), git(root, "rev-parse", "HEAD")
+    marker = tmp_path / "in-hook"
+    hook(root, "pre-commit", f"touch {marker}\nsleep 30\n")
+    kill_when(root, marker)
+    assert files(root) == before and git(root, "rev-parse", "HEAD") == head
+    assert git(root, "status", "--porcelain") == "" and locks(root) == []
+    said = recover_interrupted_accept(root)
+    assert said is not None and "rolled back" in said
+    assert not (root / ".git" / JOURNAL).exists() and files(root) == before
+    assert recover_interrupted_accept(root) is None  # said once
+
+
+def test_a_kill_after_the_branch_moved_is_finished_at_the_next_start(make_repo, tmp_path):
+    root = make_repo()
+    head = git(root, "rev-parse", "HEAD")
+    marker = tmp_path / "ref-moved"
+    # git runs this hook once the branch has moved: the accept has not written any file yet.
+    hook(
+        root,
+        "reference-transaction",
+        f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\nexit 0\n',
+    )
+    kill_when(root, marker)
+    new = git(root, "rev-parse", "HEAD")
+    assert new != head and git(root, "rev-parse", "HEAD~1") == head
+    assert "a + b" in (root / "calc.py").read_text()  # committed, files not yet written
+    (root / ".git" / "hooks" / "reference-transaction").unlink()
+    said = recover_interrupted_accept(root)
+    assert said is not None and "its files are now written" in said and new[:8] in said
+    assert (root / "calc.py").read_text() == MINUS and (root / "util.py").exists()
+    assert git(root, "status", "--porcelain") == "" and locks(root) == []
+    assert git(root, "fsck", "--no-progress") == ""
+
+
+def test_hooks_are_honoured_through_core_hookspath(make_repo, tmp_path):
+    root = make_repo()
+    hooks = tmp_path / "my-hooks"
+    hooks.mkdir()
+    git(root, "config", "core.hooksPath", str(hooks))
+    log = tmp_path / "hook.log"
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        script = hooks / name
+        script.write_text(f"#!/bin/sh\necho {name} >> {log}\n")
+        script.chmod(0o755)
+    (hooks / "commit-msg").write_text(
+        f'#!/bin/sh\necho commit-msg >> {log}\necho "Signed-off-by: Hook" >> "$1"\n'
+    )
+    (hooks / "pre-commit").write_text(
+        f"#!/bin/sh\necho pre-commit >> {log}\ngit diff --cached --name-only >> {log}\n"
+    )
+    shadow = Shadow.create(root, session_id="hooks")
+    try:
+        (shadow.path / "calc.py").write_text(MINUS)
+        accept(shadow, title="Subtract")
+    finally:
+        shadow.remove()
+    # pre-commit saw the step staged; commit-msg edited the message; post-commit ran last.
+    assert log.read_text().split() == ["pre-commit", "calc.py", "commit-msg", "post-commit"]
+    assert git(root, "log", "-1", "--format=%B").endswith("Signed-off-by: Hook")
+
+
+def test_a_branch_locked_by_another_git_is_refused_and_nothing_is_written(make_repo):
+    root = make_repo()
+    shadow = Shadow.create(root, session_id="lock")
+    try:
+        (shadow.path / "calc.py").write_text(MINUS)
+        lock = root / ".git" / "refs" / "heads" / "main.lock"
+        lock.write_text("someone else\n")
+        with pytest.raises(GitRefused, match="nothing was written|as they were"):
+            accept(shadow, title="Subtract")
+        assert "a + b" in (root / "calc.py").read_text()
+        assert not (root / ".git" / JOURNAL).exists() and lock.exists()
+    finally:
+        shadow.remove()
+
+
+def test_a_step_never_writes_through_a_symlinked_folder(make_repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = make_repo({"calc.py": "x = 1\n", ".gitignore": "build\n"})
+    (root / "build").symlink_to(outside)
+    shadow = Shadow.create(root, session_id="link")
+    try:
+        (shadow.path / ".gitignore").write_text("")  # un-ignore it, and write inside
+        (shadow.path / "build").mkdir()
+        (shadow.path / "build" / "out.txt").write_text("from the step\n")
+        with pytest.raises(GitRefused, match="build is a link"):
+            accept(shadow, title="Un-ignore build")
+    finally:
+        shadow.remove()
+    assert list(outside.iterdir()) == []
+    assert (root / ".gitignore").read_text() == "build\n"
+    assert git(root, "rev-list", "--count", "HEAD") == "1"
+
+
+def test_hooks_run_without_git_hook_run_too(make_repo):
+    """git before 2.36 has no `git hook run`: the hook file itself is run, the same way."""
+    from tui_engineer.vcs.commit_objects import _run_hook_file
+
+    root = make_repo()
+    hook(root, "pre-commit", "echo 'lint: no' >&2\nexit 1\n")
+    with pytest.raises(git_errors.GitCommandError, match="lint: no"):
+        _run_hook_file(root, "pre-commit", (), {})
+    _run_hook_file(root, "post-commit", (), {})  # a missing hook is not an error
+
+
+def test_finishing_an_interrupted_accept_keeps_edits_made_since(make_repo, tmp_path):
+    root = make_repo()
+    marker = tmp_path / "ref-moved"
+    hook(
+        root,
+        "reference-transaction",
+        f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\nexit 0\n',
+    )
+    kill_when(root, marker)
+    (root / ".git" / "hooks" / "reference-transaction").unlink()
+    (root / "calc.py").write_text("# edited after the crash\n")  # the user's, not the step's
+    said = recover_interrupted_accept(root)
+    assert said is not None and "Kept your edits to calc.py" in said
+    assert (root / "calc.py").read_text() == "# edited after the crash\n"
+    assert (root / "util.py").read_text() == "X = 1\n"  # the step's other file is written
