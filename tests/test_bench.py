@@ -105,3 +105,25 @@ def test_a_config_file_with_an_unknown_key_is_refused_by_name(tmp_path, capsys):
     assert main(["bench", "humaneval", "--configs", str(configs), "--config", "mine"]) == 2
     err = capsys.readouterr().err
     assert "config 'mine' has unknown keys ['max_fix_attemps']" in err
+
+
+def test_a_context_budget_config_reaches_the_prompts(monkeypatch, tmp_path):
+    """A config's setting reaches the engine: the same task, with room for its file and with a
+    budget smaller than the file, gives prompts with and without the file's last lines."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-bench-secret-0123456789")
+    task = next(t for t in humaneval_tasks() if t.name == "humaneval-129")  # a 1,390-char stub
+    tail = task.files["solution.py"].rstrip().splitlines()[-1].strip()  # the stub's last line
+    configs = tmp_path / "configs.toml"
+    configs.write_text("[roomy]\ncontext_budget = 60000\n\n[tight]\ncontext_budget = 256\n")
+    with OracleServer([task]) as server:
+        for name in ("roomy", "tight"):
+            code = main(
+                ["bench", "humaneval", "--task", task.name, "--model", "test-model",
+                 "--base-url", server.base_url, "--out", str(tmp_path / name), "--no-progress",
+                 "--configs", str(configs), "--config", name]
+            )  # fmt: skip
+            assert code == 0
+            prompts = "".join(m["content"] for r in server.chat_requests for m in r.messages)
+            server.requests.clear()
+            assert (tail in prompts) == (name == "roomy"), name
+        server.check()
