@@ -15,7 +15,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, edit, run_headless
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer
 from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
-from tui_engineer.context.show import ShowRequest, parse_show_requests
+from tui_engineer.context.show import ShowRequest, find_symbol, parse_show_requests
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -242,3 +242,15 @@ async def test_show_rounds_0_neither_teaches_nor_answers_show(
     assert "SHOW" not in first.messages[0]["content"]  # the system prompt
     assert "contained no edit blocks" in last_user(second)
     assert seen.of(ev.ShowRequested) == []
+
+
+def test_a_symbol_is_found_by_the_repository_maps_parser_in_any_mapped_language() -> None:
+    """SHOW path::name uses the same tree-sitter symbols as the map: decorators included, a
+    bare method name finds `Class.method`, and TypeScript works as well as Python."""
+    python = "import functools\n\n\nclass Box:\n    @functools.cache\n    def size(self):\n"
+    python += "        return 1\n"
+    assert find_symbol("box.py", python, "size") == ((5, 7), ["Box", "Box.size"])
+    script = "export class Cart {\n  total(): number {\n    return 0;\n  }\n}\n"
+    span, known = find_symbol("cart.ts", script, "Cart.total")
+    assert span == (2, 4) and "Cart.total" in known
+    assert find_symbol("notes.rb", "def greet\n  puts 'hi'\nend\n", "greet")[0] == (1, 3)

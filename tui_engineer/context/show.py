@@ -7,13 +7,14 @@ edits, and files git ignores (where secrets live) are refused."""
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.context.regions import find
+from tui_engineer.context.symbols import parse_symbols
 from tui_engineer.edits.parser import UnsafePath
 from tui_engineer.edits.paths import resolve_safe_path
 
@@ -95,26 +96,6 @@ def parse_show_requests(reply: str) -> list[ShowRequest]:
 # ----- finding a symbol
 
 
-def _python_symbols(text: str) -> dict[str, tuple[int, int]]:
-    """Classes and functions by (dotted) name, with their lines, decorators included."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return {}
-    found: dict[str, tuple[int, int]] = {}
-
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                name = f"{prefix}{node.name}"
-                found.setdefault(name, (first, node.end_lineno or node.lineno))
-                visit(node.body, f"{name}.")
-
-    visit(tree.body, "")
-    return found
-
-
 _KEYWORDS = "def|class|function|fn|func|struct|interface|type|enum|impl|trait|module"
 _DEFINITION = r"^\s*(?:export\s+|pub\s+)?(?:async\s+)?(?:" + _KEYWORDS + r")\s+{name}\b"
 
@@ -145,14 +126,13 @@ def _other_symbol(lines: list[str], name: str) -> tuple[int, int] | None:
 
 def find_symbol(path: str, text: str, name: str) -> tuple[tuple[int, int] | None, list[str]]:
     """The lines of class/function `name` (`Class.method` allowed), and the names known (for
-    the model when the name is not found)."""
-    if path.endswith((".py", ".pyi")):
-        symbols = _python_symbols(text)
-        span = symbols.get(name)
-        if span is None:  # a bare method name: the first Class.name that matches
-            span = next((s for key, s in symbols.items() if key.endswith(f".{name}")), None)
-        return span, list(symbols)
-    return _other_symbol(text.splitlines(), name), []
+    the model when the name is not found): the repository map's tree-sitter symbols, or a
+    definition pattern for languages without a grammar here."""
+    symbols = parse_symbols(path, text.encode("utf-8", "surrogateescape"))
+    if symbols is None:
+        return _other_symbol(text.splitlines(), name), []
+    symbol = find(symbols, name)
+    return ((symbol.line, symbol.end) if symbol else None), [s.name for s in symbols]
 
 
 # ----- answering
