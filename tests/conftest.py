@@ -87,11 +87,13 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
 
 # Shared fixtures from helper modules: `scripted_server` (a real OpenAI-compatible HTTP server on
 # 127.0.0.1) and the docker ones (docker_client, docker_image, sandbox_template, make_sandbox),
-# which skip with the reason where no Docker Engine is reachable.
+# which skip with the reason where no Docker Engine is reachable, and `llama_server` (a real
+# llama.cpp server with a tiny model, shared by the session), which skips without the llama extra.
 from tests.docker_support import (  # noqa: E402, F401
     docker_client,
     docker_image,
     make_sandbox,
     sandbox_template,
 )
+from tests.llama_support import llama_server  # noqa: E402, F401
 from tests.scripted_server import scripted_server  # noqa: E402, F401

