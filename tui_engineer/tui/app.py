@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from platformdirs import user_downloads_path
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -394,6 +395,20 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
                     f"{binding.description} (key: {binding.key})",
                     _runner(self, binding.action),
                 )
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        # Textual saves to the user's downloads folder, which many machines (servers, containers,
+        # fresh accounts) do not have: the palette's Screenshot then failed with no reason given.
+        # Make the folder; the notification names the file saved.
+        folder = Path(path) if path else user_downloads_path()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            self.notify(f"Cannot save a screenshot in {folder}: {error}", severity="error")
+            return None
+        return super().deliver_screenshot(filename, str(folder), time_format)
 
 
 def _runner(app: App[int], action: str):  # -> Callable[[], Awaitable[None]]
