@@ -52,6 +52,17 @@ def test_proposal_under_review_on_a_small_terminal(
     assert snap_compare(app, terminal_size=(80, 24), run_before=drive_to_review)
 
 
+def test_proposal_under_review_on_a_large_terminal(
+    snap_compare, session_env, make_repo, scripted_server
+):
+    # 200 columns: Files is shown beside the diff (from 150), the diff still has the most room.
+    scripted_server.script(*review_script())
+    app = make_app(
+        make_repo(), scripted_server.base_url, "add sub and mul", test_command=QUIET_TESTS
+    )
+    assert snap_compare(app, terminal_size=(200, 60), run_before=drive_to_review)
+
+
 def test_fix_loop_with_failing_tests_and_a_chat_message(
     snap_compare, session_env, make_repo, scripted_server
 ):
