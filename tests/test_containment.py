@@ -8,12 +8,17 @@ import asyncio
 import contextlib
 import io
 import os
+import shutil
 import socket
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import SAMPLE_FILES, git
+from tests.engine_support import KEY, SUB, run_headless
+from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.config import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -220,3 +225,71 @@ def test_progress_lines_never_pass_terminal_escapes() -> None:
     text = out.getvalue()
     assert "\x1b" not in text and "\x07" not in text
     assert "a\\x1b]0;pwned\\x07\\x1b[2Jb.py" in text
+
+
+# What a step's tests would go after in a home folder; the session must not hand any of it over.
+SNOOP_TEST = """
+import os
+from pathlib import Path
+
+HOST_HOME = {home!r}
+
+
+def readable(path):
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return None
+
+
+def test_no_secrets_from_the_home():
+    for base in (HOST_HOME, os.environ["HOME"], str(Path.home()), "/root"):
+        for rel in (".ssh/id_ed25519", ".netrc", ".aws/credentials"):
+            assert readable(os.path.join(base, rel)) is None, (base, rel)
+    assert not os.path.exists("/run/docker.sock")  # no daemon of the host to talk to
+    # The home tests get is private and writable: caches and dotfiles still work.
+    Path(os.environ["HOME"], ".cache", "tool").mkdir(parents=True)
+"""
+
+
+@pytest.fixture
+def planted_home(monkeypatch) -> Iterator[Path]:
+    """A HOME holding secrets, outside /tmp (which the sandbox hides anyway)."""
+    home = Path(tempfile.mkdtemp(prefix="tui-engineer-home-", dir="/var/tmp"))
+    for rel in (".ssh/id_ed25519", ".netrc", ".aws/credentials"):
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text("SECRET-IN-HOME\n")
+    monkeypatch.setenv("HOME", str(home))
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+async def test_tests_see_an_empty_private_home(make_repo, planted_home: Path) -> None:
+    """Found: the local sandbox showed tests the user's real home (~/.ssh, ~/.aws, ~/.netrc),
+    read-only but readable, and /run (the docker socket). Now HOME is empty and private."""
+    root = make_repo({"tests/test_snoop.py": SNOOP_TEST.format(home=str(planted_home))})
+    shadow = Shadow.create(root, session_id="home")
+    try:
+        report = await _jailed(root).run_tests(shadow.path, "python -m pytest -q", timeout=60)
+    finally:
+        shadow.remove()
+    assert report.exit_code == 0 and report.passed == 1, report.output_tail
+    assert not (planted_home / ".cache").exists()  # the home written inside was a private one
+
+
+async def test_a_session_works_with_a_private_home(
+    make_repo, planted_home: Path, scripted_server: ScriptedServer, monkeypatch
+) -> None:
+    """The whole session (python, pytest, git in the shadow) runs with the home hidden, and the
+    step that snoops in it passes only because it finds nothing."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    snoop = SNOOP_TEST.format(home=str(planted_home))
+    root = make_repo({**SAMPLE_FILES, "tests/test_snoop.py": snoop})
+    scripted_server.script(Reply(text=SUB))
+    result, seen = await run_headless(root, "add sub", scripted_server.base_url, plan=False)
+    runs = seen.of(ev.TestsFinished)
+    assert [f.ok for f in runs] == [True], [str(f.to_dict()) for f in runs]
+    assert result.exit_code == 0
+    assert git(root, "log", "-1", "--format=%s") == "add sub"

@@ -2,7 +2,10 @@
 
 Inside, the whole system is read-only, /tmp is private, the user's repository is hidden (only
 its git objects, which the shadow reads, and a virtualenv kept inside it show, read-only), and
-only the shadow (minus its .git, read-only) and the report folder are writable. The run has its
+only the shadow (minus its .git, read-only) and the report folder are writable. Home folders
+(HOME, /root, /home) are private and empty (~/.ssh, ~/.aws, ~/.netrc are not there) except the
+toolchains tests run from, read-only; /run is empty, so no host daemon's socket (docker, systemd,
+dbus, an ssh or gpg agent) can be reached. The run has its
 own PID namespace, so every process it starts (a `setsid` daemon too) ends when it ends, and
 `--die-with-parent` ends it if tui-engineer dies. No network unless `allow_network`.
 """
@@ -10,10 +13,13 @@ own PID namespace, so every process it starts (a `setsid` daemon too) ends when 
 from __future__ import annotations
 
 import functools
+import os
+import pwd
 import shlex
 import shutil
 import subprocess
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,22 +61,45 @@ def require_bwrap() -> None:
         raise SandboxUnavailable(problem)
 
 
+# Folders in a home that toolchains run from (interpreters, compilers, package stores), shown
+# read-only in the private home; never credentials (~/.ssh, ~/.aws, ~/.cargo/credentials.toml).
+TOOLCHAIN_DIRS = (
+    ".pyenv", ".local/bin", ".local/lib", ".cargo/bin", ".cargo/registry", ".cargo/git",
+    ".rustup", ".nvm", ".volta", "go/bin", "go/pkg/mod", "miniconda3", "anaconda3", "miniforge3",
+)  # fmt: skip
+# Never hidden as "the home": hiding them would hide the system.
+_SYSTEM = {Path(p) for p in ("/", "/usr", "/etc", "/var", "/opt", "/bin", "/lib", "/srv", "/tmp")}
+# Where an empty, private home goes when HOME cannot be hidden in place (HOME=/ or unset).
+_SPARE_HOME = Path("/tmp/home")
+
+
 @dataclass(frozen=True)
 class Jail:
-    hidden: tuple[Path, ...] = ()  # folders tests must not see (the user's repository)
+    hidden: tuple[Path, ...] = ()  # folders tests must not see (the user's repository, homes)
     shown: tuple[Path, ...] = ()  # folders inside hidden ones shown read-only (git objects, venv)
     allow_network: bool = False
     # Folders of ours outside the shadow the runs write (the affected-tests data, testmon's).
     writable: tuple[Path, ...] = ()
+    home: Path = _SPARE_HOME  # HOME inside: empty and private (a tmpfs), see private_home
+
+    def environment(self) -> dict[str, str]:
+        """Variables a run inside needs changed: its /tmp and its home are private ones."""
+        return {"TMPDIR": "/tmp", "HOME": str(self.home)}
 
     def wrap(self, command: str, workdir: Path, writable: Sequence[Path] = ()) -> str:
         """A shell command running `command` in `workdir` inside the sandbox."""
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        for folder in self.hidden:
+        args += ["--tmpfs", "/run"]
+        if self.allow_network and Path("/run/systemd/resolve").is_dir():
+            args += ["--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve"]  # resolv.conf
+        # Outer folders first: a folder shown inside a hidden one is mounted after it.
+        for folder in sorted(self.hidden, key=lambda p: len(p.parts)):
             args += ["--tmpfs", str(folder)]
-        for folder in self.shown:
+        for folder in sorted(self.shown, key=lambda p: len(p.parts)):
             if folder.exists():
                 args += ["--ro-bind", str(folder), str(folder)]
+        if self.home == _SPARE_HOME:
+            args += ["--dir", str(self.home)]
         for folder in self.writable:
             folder.mkdir(parents=True, exist_ok=True)
         for folder in (workdir, *self.writable, *writable):
@@ -83,6 +112,43 @@ class Jail:
         return "exec " + shlex.join(["bwrap", *args, "--", "/bin/sh", "-c", command])
 
 
+def private_home(env: Mapping[str, str]) -> tuple[list[Path], list[Path], Path]:
+    """(folders to hide, toolchain folders to show again, HOME inside) for the home folders.
+
+    The user's HOME (and XDG config and data folders), /root and /home are hidden; HOME inside
+    is the same path, now an empty private folder (so ~/.pyenv and the like keep their paths),
+    unless HOME is unset or a system folder. Interpreters, PATH entries and the TOOLCHAIN_DIRS
+    inside a hidden folder are shown again, read-only."""
+    home = Path(env.get("HOME") or "/").resolve()
+    private = [home] + [Path(env[n]) for n in ("XDG_CONFIG_HOME", "XDG_DATA_HOME") if env.get(n)]
+    hidden = [Path("/root"), Path("/home")] + [p for p in private if p.resolve() not in _SYSTEM]
+    homes = {home, Path("/root"), _account_home()}
+    shown = [h / rel for h in homes for rel in TOOLCHAIN_DIRS]
+    shown += [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/")]
+    shown += [Path(sys.prefix), Path(sys.base_prefix)]
+    # Strictly inside: a PATH entry naming the home itself must not show all of it again.
+    inside = [p.resolve() for p in shown if any(_below(p.resolve(), h) for h in hidden)]
+    return _outermost(hidden), _outermost(inside), home if home in hidden else _SPARE_HOME
+
+
+def _below(path: Path, folder: Path) -> bool:
+    return path != folder and path.is_relative_to(folder)
+
+
+def _outermost(paths: Sequence[Path]) -> list[Path]:
+    """`paths` without duplicates and without those inside another one (mounted with it)."""
+    unique = sorted(set(paths), key=lambda p: (len(p.parts), str(p)))
+    return [p for i, p in enumerate(unique) if not any(_below(p, q) for q in unique[:i])]
+
+
+def _account_home() -> Path:
+    """The home of the account running us (HOME may point elsewhere)."""
+    try:
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except KeyError:  # a uid with no passwd entry (some containers)
+        return Path("/root")
+
+
 def jail_for(
     repo_root: Path,
     git_objects: Path,
@@ -90,9 +156,18 @@ def jail_for(
     *,
     network: bool,
     writable: Sequence[Path] = (),
+    env: Mapping[str, str] | None = None,
 ) -> Jail:
-    """The jail for tests of the repository at `repo_root`."""
+    """The jail for tests of the repository at `repo_root` (`env`: the host's, by default)."""
     root = repo_root.resolve()
-    shown = [git_objects.resolve()]
+    hidden, toolchains, home = private_home(os.environ if env is None else env)
+    shown = [git_objects.resolve(), *toolchains]
     shown += [v.resolve() for v in venvs if v.resolve().is_relative_to(root)]
-    return Jail(hidden=(root,), shown=tuple(shown), allow_network=network, writable=tuple(writable))
+    shown += [v.resolve() for v in venvs if any(v.resolve().is_relative_to(h) for h in hidden)]
+    return Jail(
+        hidden=(root, *hidden),
+        shown=tuple(dict.fromkeys(shown)),
+        allow_network=network,
+        writable=tuple(writable),
+        home=home,
+    )

@@ -105,7 +105,7 @@ class LocalSandbox:
         )
         env = worktree_env(workdir, base)
         if self._jail is not None:
-            env["TMPDIR"] = "/tmp"  # the jail's private one; anywhere else is read-only there
+            env.update(self._jail.environment())  # its private /tmp and empty home
         if not is_pytest_command(command):
             full = self._contained(command, workdir)
             run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
