@@ -43,11 +43,19 @@ def test_plan_indexes_continue_after_earlier_steps() -> None:
         ('```json\n{"steps": [{"files": []}]}\n```', "steps[0].title"),
         ('```json\n{"steps": [{"title": "a", "depends_on": [1]}]}\n```', "earlier steps"),
         ('```json\n{"steps": [{"title": "a", "files": "x.py"}]}\n```', "list of strings"),
+        ('```json\n{"steps": [{"title": "a", "test_first": "yes"}]}\n```', "true or false"),
     ],
 )
 def test_invalid_plans_explain_what_to_fix(reply: str, expected: str) -> None:
     with pytest.raises(PlanError, match=re.escape(expected)):
         parse_plan(reply)
+
+
+def test_a_step_is_test_first_only_when_the_plan_says_so() -> None:
+    reply = '{"steps": [{"title": "Add --json", "test_first": true}, {"title": "Tidy"}]}'
+    steps = parse_plan(reply)
+    assert [s.test_first for s in steps] == [True, False]
+    assert steps[0].info().test_first
 
 
 def test_single_step_uses_first_line_as_title() -> None:

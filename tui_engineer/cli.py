@@ -36,6 +36,13 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
         const=False,
         help="do not prepare the next step while you review one",
     )
+    group.add_argument(
+        "--no-test-first",
+        dest="test_first",
+        action="store_const",
+        const=False,
+        help="do not make steps that add behaviour write a failing test first",
+    )
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
@@ -95,6 +102,7 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
         "sandbox",
         "full_tests_always",
         "pipeline",
+        "test_first",
         "max_tokens",
         "max_usd",
     )

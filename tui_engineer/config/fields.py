@@ -70,6 +70,7 @@ def _specs() -> dict[str, FieldSpec]:
         ("sandbox_template", str, "a template name such as 'python', or 'none' to pick", bool),
         ("full_tests_always", bool, "true or false", _any),
         ("pipeline", bool, "true or false", _any),
+        ("test_first", bool, "true or false", _any),
         ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
         *(
             (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)

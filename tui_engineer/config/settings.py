@@ -34,6 +34,9 @@ class Settings:
     sandbox_template: str | None = None  # docker: python / node / rust / yours; None = pick
     full_tests_always: bool = False  # True: no affected-tests-first, the whole suite every attempt
     pipeline: bool = True  # prepare the next step while the human reviews this one
+    # Steps the plan marks test_first write their test first: it must fail on the old code and
+    # pass after the change (engine/test_first.py).
+    test_first: bool = True
     # Affected tests first only once the full suite was seen taking this long (0: always): for a
     # quick suite the extra pytest start-ups cost more than they save.
     affected_after_seconds: float = 3.0

@@ -48,6 +48,7 @@ class StepInfo:
     files: tuple[str, ...]
     verify: str
     depends_on: tuple[int, ...]
+    test_first: bool = False  # its test is written first and must fail on the old code
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ class Step:
     files: list[str] = field(default_factory=list)
     verify: str = ""
     depends_on: list[int] = field(default_factory=list)
+    # The step adds behaviour: its test is written first and must fail on the old code.
+    test_first: bool = False
     status: str = "pending"  # pending | proposing | testing | review | accepted | skipped | failed
     commit: str | None = None
 
@@ -38,6 +40,7 @@ class Step:
             files=tuple(self.files),
             verify=self.verify,
             depends_on=tuple(self.depends_on),
+            test_first=self.test_first,
         )
 
 
@@ -69,6 +72,9 @@ def _parse_step(raw: object, number: int, first_index: int) -> Step:
         raise PlanError(f"{where}.depends_on must be a list of step numbers (integers)")
     if any(d < 1 or d >= number for d in deps):
         raise PlanError(f"{where}.depends_on may only name earlier steps (1..{number - 1})")
+    test_first = raw.get("test_first", False)
+    if not isinstance(test_first, bool):
+        raise PlanError(f"{where}.test_first must be true or false")
     return Step(
         index=first_index + number - 1,
         title=title.strip()[:120],
@@ -76,6 +82,7 @@ def _parse_step(raw: object, number: int, first_index: int) -> Step:
         files=_str_list(raw.get("files"), f"{where}.files"),
         verify=str(raw.get("verify") or ""),
         depends_on=[first_index + d - 1 for d in deps],
+        test_first=test_first,
     )
 
 

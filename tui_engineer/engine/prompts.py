@@ -24,6 +24,17 @@ PLAN_FORMAT = """Reply with the plan as one ```json block, nothing else needed:
 Rules: small, verifiable steps; `depends_on` lists earlier step numbers (1-based).
 A small request is ONE step — do not over-plan. At most 12 steps."""
 
+TEST_FIRST_PLAN = """Test-first: mark a step that adds or changes behaviour with
+`"test_first": true`. Such a step writes its test together with the change, in the same step
+(not as a separate step): the test is run on the old code, where it must fail, and after the
+change, where it must pass. Leave it out (false) for steps that add no behaviour: refactors,
+renames, docs, configuration."""
+
+TEST_FIRST_STEP = """This step is test-first. Write a test for the new behaviour in a test file
+(under tests/, or named test_*.py), together with the change, in this same reply. The engine runs
+your test files on the old code first, with your other changes taken out: the new test must FAIL
+there. Then it runs the tests with the whole change, where they must pass."""
+
 
 ACTIONS = """# Repairing the test environment
 Tests run in a sandbox. If they fail because a package or tool is missing from the environment
@@ -54,12 +65,16 @@ def show_instructions(rounds: int, lines: int) -> str:
     return SHOW.format(rounds=rounds, lines=lines)
 
 
-def plan_messages(request: str, listing: str, contents: str) -> list[Message]:
-    """`listing`: the repository map (context/); `contents`: the relevant files or regions."""
+def plan_messages(
+    request: str, listing: str, contents: str, *, test_first: bool = False
+) -> list[Message]:
+    """`listing`: the repository map (context/); `contents`: the relevant files or regions.
+    `test_first`: teach the plan's `test_first` flag (the test_first setting)."""
     user = (
         f"Request from the human:\n{request}\n\nFiles in the repository:\n{listing}\n\n"
         + (f"Relevant files:\n{contents}\n\n" if contents else "")
         + PLAN_FORMAT
+        + (f"\n\n{TEST_FIRST_PLAN}" if test_first else "")
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -82,8 +97,10 @@ def propose_messages(
     *,
     actions: bool = False,
     show: tuple[int, int] = (0, 0),
+    test_first: bool = False,
 ) -> list[Message]:
-    """`show`: (rounds, lines) of SHOW requests the model may make; (0, _) does not teach it."""
+    """`show`: (rounds, lines) of SHOW requests the model may make; (0, _) does not teach it.
+    `test_first`: the step writes its test first (the plan marked it, the setting is on)."""
     parts = [
         f"Overall request:\n{request}",
         f"Plan:\n{_plan_overview(plan, step)}",
@@ -91,6 +108,8 @@ def propose_messages(
     ]
     if step.verify:
         parts.append(f"How it is verified: {step.verify}")
+    if test_first:
+        parts.append(TEST_FIRST_STEP)
     parts.append(f"Files in the repository:\n{listing}")
     if contents:
         parts.append(f"Current contents of the relevant files:\n{contents}")
@@ -131,6 +150,21 @@ def fix_message(
         f"{report_text}\n\nDiagnosis:\n{diagnosis}\n\n{shown}"
         "Fix it with new edits against the files as they are now (your earlier edits are applied). "
         "Do not repeat an edit that did not work."
+    )
+    return {"role": "user", "content": content}
+
+
+def test_first_fix_message(problem: str, after: str, attempt: int, max_attempts: int) -> Message:
+    """A test-first step whose new test did not fail on the old code (or was not written).
+    `after`: the report of the run with the change, when that failed too."""
+    failed_after = f"\n\nWith your change the tests failed too:\n{after}" if after else ""
+    content = (
+        f"This step is test-first, and its check failed (fix attempt {attempt} of "
+        f"{max_attempts}): {problem}.\n\nThe engine runs the step's test files on the old code "
+        "(your other changes taken out), where the new test must FAIL, then with your change, "
+        f"where it must pass.{failed_after}\n\n"
+        "Fix the test so that it checks the new behaviour (and the code, if needed), with new "
+        "edits against the files as they are now (your earlier edits are applied)."
     )
     return {"role": "user", "content": content}
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.test_first import BeforeRun
     from tui_engineer.verify import TestReport
 
 DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop"]
@@ -25,13 +26,24 @@ class Proposal:
     notes: list[str] = field(default_factory=list)  # e.g. "stuck: the same failure twice"
     actions: list[str] = field(default_factory=list)  # sandbox actions run, e.g. "install requests"
     test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: …", "full: …"
+    before: BeforeRun | None = None  # a test-first step: its new tests on the old code
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None
 
     @property
     def tests_ok(self) -> bool:
-        return self.report is not None and self.report.ok
+        """The tests pass, and a test-first step's new test failed on the old code."""
+        failed_first = self.before is None or not self.before.problem
+        return self.report is not None and self.report.ok and failed_first
+
+    def summary(self) -> str:
+        """One line for the review: the test result, and what a test-first check found."""
+        if self.report is None:
+            return self.before.problem if self.before is not None else "no tests run"
+        if self.before is not None and self.before.problem:
+            return f"{self.before.problem}; after the change: {self.report.summary()}"
+        return self.report.summary()
 
 
 @dataclass

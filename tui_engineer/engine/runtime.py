@@ -50,6 +50,7 @@ class EngineOptions:
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command
     pipeline: bool = True  # prepare the next step while the human reviews this one
+    test_first: bool = True  # honour the plan's test_first steps (engine/test_first.py)
     # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
     reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
     context_budget: int | None = None  # tokens of file contents per prompt; None: the default

@@ -144,9 +144,12 @@ class Session:
         self._announce_plan()
 
     async def _make_plan(self, request: str, first: int) -> list[Step]:
-        bare = prompts.plan_messages(request, "", "")
+        test_first = self.rt.options.test_first
+        bare = prompts.plan_messages(request, "", "", test_first=test_first)
         context = await context_for(self.rt, "plan", request, bare)
-        messages = prompts.plan_messages(request, context.listing, context.contents)
+        messages = prompts.plan_messages(
+            request, context.listing, context.contents, test_first=test_first
+        )
         reply = await self.rt.call_model(messages, "plan")
         try:
             return parse_plan(reply, first_index=first)
@@ -180,7 +183,7 @@ class Session:
                     title=step.title,
                     diff=proposal.diff,
                     tests_ok=proposal.tests_ok,
-                    summary=proposal.report.summary() if proposal.report else "no tests run",
+                    summary=proposal.summary(),
                     attempts=proposal.attempts,
                     changes=tuple(await asyncio.to_thread(self.rt.shadow.changed_files)),
                     notes=tuple(proposal.notes),

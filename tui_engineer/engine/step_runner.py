@@ -21,6 +21,7 @@ from tui_engineer.engine.repo_context import context_for, failing_code
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.seeing_more import reply_after_show
+from tui_engineer.engine.test_first import BeforeRun, is_test_path, run_before
 from tui_engineer.engine.verification import verify_attempt
 from tui_engineer.verify import TestReport
 
@@ -60,6 +61,7 @@ class _Attempts:
     actions: list[str] = field(default_factory=list)
     changed_now: tuple[str, ...] = ()  # files the last applied reply changed
     test_runs: tuple[str, ...] = ()  # the last attempt's runs, "affected: 3 passed in 0.2s"
+    before: BeforeRun | None = None  # a test-first step: its new tests on the old code
 
 
 async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool | None:
@@ -125,11 +127,43 @@ def _stuck_after_tests(state: _Attempts, report: TestReport) -> bool:
     return False
 
 
+def _test_first(rt: Runtime, step: Step) -> bool:
+    return rt.options.test_first and step.test_first
+
+
+def _check_before(state: _Attempts) -> bool:
+    """Run the new tests on the old code again? Not after a fix that left the tests alone and
+    a check that went as it should."""
+    if state.before is None or state.before.problem:
+        return True
+    return any(is_test_path(path) for path in state.changed_now)
+
+
+async def _verify(rt: Runtime, step: Step, state: _Attempts) -> None:
+    """A test-first step's new tests on the old code (they must fail), then the attempt's
+    tests on the whole change (they must pass)."""
+    if _test_first(rt, step) and _check_before(state):
+        state.before = await run_before(rt, step.index)
+    verified = await verify_attempt(rt, step.index, _failing_first(rt, state))
+    state.report, state.test_runs = verified.report, verified.summaries()
+
+
+def _test_first_problem(state: _Attempts) -> str:
+    return state.before.problem if state.before is not None else ""
+
+
 async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -> str:
     """Diagnose the failure (a separate call) and ask for a fix in the step's conversation."""
     max_attempts = rt.options.max_fix_attempts
     rt.emit(ev.AttemptStarted(step=step.index, attempt=state.attempt, max_attempts=max_attempts))
-    if tested and state.report is not None:
+    problem = _test_first_problem(state) if tested else ""
+    if problem:
+        # The test itself is wrong (or missing): no diagnosis of the code needed.
+        after = state.report.for_model() if state.report and not state.report.ok else ""
+        state.messages.append(
+            prompts.test_first_fix_message(problem, after, state.attempt, max_attempts)
+        )
+    elif tested and state.report is not None:
         report_text = state.report.for_model()
         diagnosis = "(no separate diagnosis: read the test report)"
         if rt.options.diagnose:
@@ -156,9 +190,11 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
             return
         if applied is not False:
             step.status = "testing"
-            verified = await verify_attempt(rt, step.index, _failing_first(rt, state))
-            state.report, state.test_runs = verified.report, verified.summaries()
-            if state.report.ok or _stuck_after_tests(state, state.report):
+            await _verify(rt, step, state)
+            # A test-first problem (the new test passes on the old code) goes back to the
+            # model even when the tests pass: _next_reply says why.
+            passed = state.report.ok and not _test_first_problem(state)
+            if passed or (not state.report.ok and _stuck_after_tests(state, state.report)):
                 return
         elif any(note.startswith("stuck") for note in state.notes):
             return
@@ -188,6 +224,7 @@ async def propose_step(
             rejections,
             actions=sandbox_runs_actions(rt),
             show=(rt.options.show_rounds, rt.options.show_lines),
+            test_first=_test_first(rt, step),
         )
 
     context = await context_for(rt, "propose", request, messages_with("", ""), step)
@@ -210,8 +247,20 @@ async def propose_step(
         attempts=state.attempt,
         notes=state.notes,
         actions=state.actions,
-        test_runs=state.test_runs,
+        test_runs=_review_runs(state),
+        before=state.before,
         prompt_tokens=ledger.prompt_tokens - start_prompt,
         completion_tokens=ledger.completion_tokens - start_completion,
         usd=ledger.usd,
     )
+
+
+def _review_runs(state: _Attempts) -> tuple[str, ...]:
+    """The runs the review shows; a test-first step's "before" run comes first."""
+    if state.before is None:
+        return state.test_runs
+    after = []
+    for run in state.test_runs:
+        scope, _, summary = run.partition(": ")
+        after.append(f"after the change ({scope}): {summary}")
+    return (state.before.line(), *after)

@@ -150,6 +150,10 @@ class ProgressPrinter:
         self._set_status(f"  … running {e.command}")
 
     def _on_tests_finished(self, e: ev.TestsFinished) -> None:
+        if e.scope == "before":  # a test-first step's new tests on the old code: must fail
+            said = "does not test the change" if e.ok else "expected"
+            self._line(f"  {'✗' if e.ok else '✓'} before the change: {e.summary} ({said})")
+            return
         mark = "✓" if e.ok else "✗"
         label = TEST_SCOPES.get(e.scope, "tests")
         if e.scope == "full" and self._narrowed_before:

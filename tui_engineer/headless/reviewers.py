@@ -25,7 +25,7 @@ class AutoReviewer:
             return Decision.accept()
         if proposal.tests_ok:
             return Decision("skip", "the step needed no change")
-        why = proposal.report.summary() if proposal.report else "no usable edit"
+        why = proposal.summary() if proposal.report else "no usable edit"
         return Decision("stop", f"step {proposal.step.index} could not be made to pass ({why})")
 
     async def still_wrong(self) -> str | None:
@@ -52,8 +52,11 @@ class TerminalReviewer:
 
     async def review(self, proposal: Proposal) -> Decision:
         self._show(proposal.diff or "(no changes)")
-        tests = proposal.report.summary() if proposal.report else "no tests run"
-        self._show(f"Step {proposal.step.index}: {proposal.step.title} — tests: {tests}")
+        step = proposal.step
+        self._show(f"Step {step.index}: {step.title} — tests: {proposal.summary()}")
+        if proposal.before is not None:  # a test-first step: both runs
+            for run in proposal.test_runs:
+                self._show(f"  {run}")
         for action in proposal.actions:
             self._show(f"  sandbox action: {action}")
         for note in proposal.notes:

@@ -154,6 +154,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         max_usd=settings.max_usd,
         full_tests_always=settings.full_tests_always,
         pipeline=settings.pipeline,
+        test_first=settings.test_first,
         reply_tokens={
             kind: getattr(settings, f"reply_tokens_{kind}")
             for kind in ("plan", "propose", "diagnose", "fix")

@@ -27,7 +27,18 @@ def _run_label(scope: str, command: str) -> str:
         return f"the affected tests ({command})"
     if scope == "failing":
         return f"the tests that failed ({command})"
+    if scope == "before":
+        return f"the new tests on the old code, where they must fail ({command})"
     return command
+
+
+def _finished_label(event: ev.TestsFinished) -> str:
+    if event.scope == "before":  # a test-first step: failing here is the point
+        return "before the change: " + (
+            "passes, so it does not test it" if event.ok else "failed, as expected"
+        )
+    # The counts are in the header already: only a narrowed run says which it was.
+    return "" if event.scope == "full" else f"{event.scope} tests"
 
 
 class EngineEventView:
@@ -168,8 +179,7 @@ class EngineEventView:
         self.status.busy = ""
         self.test_pane.finish(
             ok=event.ok,
-            # The counts are in the header already: only a narrowed run says which it was.
-            summary="" if event.scope == "full" else f"{event.scope} tests",
+            summary=_finished_label(event),
             passed=event.passed,
             failed=event.failed,
             errors=event.errors,

@@ -143,4 +143,10 @@ def _step_for(title: str, old: Step | None) -> Step:
     """A step for the edited plan; a kept title keeps its description and files."""
     if old is None:
         return Step(index=0, title=title, description=title)
-    return Step(index=0, title=title, description=old.description, files=list(old.files))
+    return Step(
+        index=0,
+        title=title,
+        description=old.description,
+        files=list(old.files),
+        test_first=old.test_first,
+    )

@@ -1,0 +1,157 @@
+"""Test-first steps end to end: the real engine, the openai client over HTTP to the scripted
+server, real git and real pytest. A step the plan marks test_first must bring a test that fails
+on the old code and passes with the change; the review shows both runs."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import KEY, edit, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+from tui_engineer.headless.printer import ProgressPrinter
+
+MUL_CODE = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+)
+MUL_TEST = edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_mul():\n    from calc import mul\n"
+    "    assert mul(4, 3) == 12\n",
+)
+# A "new test" that only checks what add already did: it passes on the old code.
+ADD_AGAIN_TEST = edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n",
+)
+MUL_TEST_AFTER_ADD_AGAIN = edit(
+    "tests/test_calc.py",
+    "    assert add(0, 0) == 0\n",
+    "    assert add(0, 0) == 0\n\n\ndef test_mul():\n    from calc import mul\n"
+    "    assert mul(4, 3) == 12\n",
+)
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def plan_with_test_first(title: str = "Add mul") -> str:
+    step = {"title": title, "description": title, "files": ["calc.py"], "test_first": True}
+    return "The plan.\n\n```json\n" + json.dumps({"steps": [step]}) + "\n```\n"
+
+
+def scopes(seen) -> list[tuple[str, bool]]:
+    return [(e.scope, e.ok) for e in seen.of(ev.TestsFinished)]
+
+
+async def test_a_test_first_step_fails_before_and_passes_after_and_shows_both_runs(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=plan_with_test_first()), Reply(text=MUL_TEST + MUL_CODE))
+    out = io.StringIO()
+    result, seen = await run_headless(
+        repo, "add mul", scripted_server.base_url, sink=ProgressPrinter(out)
+    )
+
+    assert result.exit_code == 0
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "initial"]
+    # The new test ran alone on the old code (failed), then everything with the change (passed).
+    assert scopes(seen) == [("before", False), ("full", True)]
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok
+    before, after = proposal.test_runs
+    assert before.startswith("before the change: 1 passed, 1 failed")
+    assert before.endswith("(expected)")
+    assert after.startswith("after the change (full): 2 passed")
+    printed = out.getvalue()
+    assert "✓ before the change: 1 passed, 1 failed" in printed and "(expected)" in printed
+    # The model was told, in the plan call and the step's call, what test-first means.
+    plan_call, propose_call = scripted_server.chat_requests
+    assert '"test_first": true' in plan_call.messages[-1]["content"]
+    assert "This step is test-first" in propose_call.messages[-1]["content"]
+    (plan,) = seen.of(ev.PlanReady)
+    assert plan.steps[0].test_first
+
+
+async def test_a_new_test_that_passes_on_the_old_code_is_caught_and_sent_back(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_with_test_first()),
+        Reply(text=ADD_AGAIN_TEST + MUL_CODE),
+        Reply(text=MUL_TEST_AFTER_ADD_AGAIN),  # the fix: a test that exercises mul
+    )
+    result, seen = await run_headless(repo, "add mul", scripted_server.base_url)
+
+    assert result.exit_code == 0
+    # First attempt: the "new" test passed on the old code; no diagnosis call, a fix instead.
+    assert scopes(seen) == [("before", True), ("full", True), ("before", False), ("full", True)]
+    assert len(scripted_server.chat_requests) == 3
+    fix = scripted_server.chat_requests[2].messages[-1]["content"]
+    assert "the new test passes on the old code: it does not test the change" in fix
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.attempts == 1
+    assert proposal.test_runs[0].startswith("before the change: 2 passed, 1 failed")
+    assert "def test_mul" in (repo / "tests/test_calc.py").read_text()
+
+
+async def test_without_fix_attempts_the_useless_test_is_shown_and_not_accepted(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_with_test_first()), Reply(text=ADD_AGAIN_TEST + MUL_CODE)
+    )
+    result, seen = await run_headless(repo, "add mul", scripted_server.base_url, max_fix_attempts=0)
+
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert not proposal.tests_ok
+    assert proposal.summary.startswith("the new test passes on the old code")
+    assert proposal.test_runs[0].endswith(
+        "(the new test passes on the old code: it does not test the change)"
+    )
+    assert result.exit_code == 1  # --yes accepts only verified steps
+    assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+
+
+async def test_a_test_first_step_that_writes_no_test_is_asked_for_one(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_with_test_first()), Reply(text=MUL_CODE), Reply(text=MUL_TEST)
+    )
+    result, seen = await run_headless(repo, "add mul", scripted_server.base_url)
+
+    assert result.exit_code == 0
+    fix = scripted_server.chat_requests[2].messages[-1]["content"]
+    assert "this step is test-first but wrote no test" in fix
+    assert scopes(seen) == [("full", True), ("before", False), ("full", True)]
+
+
+async def test_with_the_setting_off_a_test_first_step_is_verified_as_before(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_with_test_first()), Reply(text=ADD_AGAIN_TEST + MUL_CODE)
+    )
+    result, seen = await run_headless(repo, "add mul", scripted_server.base_url, test_first=False)
+
+    assert result.exit_code == 0
+    assert scopes(seen) == [("full", True)]  # no run on the old code
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert not any(run.startswith("before") for run in proposal.test_runs)
+    plan_call, propose_call = scripted_server.chat_requests
+    assert "test_first" not in plan_call.messages[-1]["content"]
+    assert "test-first" not in propose_call.messages[-1]["content"]

@@ -1,0 +1,143 @@
+"""Test-first steps: a step the plan marks `test_first` writes its test with the change, and the
+engine checks that the test means something. The step's test files run on the old code first
+(the step's other changes taken out of the shadow for that run): they must fail there. Then the
+whole change runs as usual and must pass. A new test that already passes on the old code does not
+test the change: that is sent back to the model as the reason for its next fix.
+
+The step's code files are swapped back to the baseline for the "before" run and restored right
+after, whatever happens; tests never write bytecode into the shadow (both sandboxes set
+PYTHONDONTWRITEBYTECODE), so no stale cache can leak old code into the "after" run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shlex
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.vcs.shadow import Change, Shadow
+from tui_engineer.verify import TestReport
+from tui_engineer.verify.report import is_pytest_command
+
+_TEST_FOLDERS = {"tests", "test", "testing", "__tests__", "spec"}
+_TEST_SUFFIXES = ("_test.py", "_test.go", "_test.rs", "_spec.rb")
+_TEST_INFIXES = (".test.", ".spec.")
+
+WROTE_NO_TEST = (
+    "this step is test-first but wrote no test: add a test (under tests/, named test_*.py) "
+    "that fails without the change and passes with it"
+)
+PASSES_ON_OLD_CODE = "the new test passes on the old code: it does not test the change"
+DID_NOT_RUN = "the new test did not run on the old code ({summary}): check its name and location"
+
+
+def is_test_path(path: str) -> bool:
+    """A test file by where it is or what it is called (`tests/…`, `test_x.py`, `x_test.go`,
+    `x.test.ts`, `conftest.py`): such files are the test half of a test-first step."""
+    pure = PurePosixPath(path)
+    name = pure.name
+    if any(part in _TEST_FOLDERS for part in pure.parts[:-1]):
+        return True
+    return (
+        name == "conftest.py"
+        or (name.startswith("test_") and name.endswith(".py"))
+        or name.endswith(_TEST_SUFFIXES)
+        or any(infix in name for infix in _TEST_INFIXES)
+    )
+
+
+@dataclass(frozen=True)
+class BeforeRun:
+    """The step's new tests on the old code. `problem` is empty when they failed, as they must."""
+
+    report: TestReport | None  # None when there was no test to run
+    problem: str = ""
+
+    def line(self) -> str:
+        """For the review: "before the change: 1 failed in 0.1s (expected)"."""
+        if self.report is None:
+            return f"before the change: {self.problem}"
+        said = "expected" if not self.problem else self.problem
+        return f"before the change: {self.report.summary()} ({said})"
+
+
+def split_changes(changes: Sequence[Change]) -> tuple[list[Change], list[Change]]:
+    """(test changes, code changes) of a step."""
+    tests = [c for c in changes if is_test_path(c.path)]
+    return tests, [c for c in changes if not is_test_path(c.path)]
+
+
+def _baseline_bytes(shadow: Shadow, path: str) -> bytes:
+    done = subprocess.run(
+        ["git", "-C", str(shadow.path), "cat-file", "blob", f"{shadow.baseline}:{path}"],
+        capture_output=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def _put(root: Path, path: str, data: bytes | None) -> None:
+    """Write `data` at `path` (None: remove the file)."""
+    target = root / path
+    if data is None:
+        target.unlink(missing_ok=True)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+
+
+@contextlib.contextmanager
+def old_code(shadow: Shadow, code: Sequence[Change]) -> Iterator[None]:
+    """The shadow with the step's code changes taken out (its test changes stay), restored on
+    exit. A renamed file is back at its old path for the while."""
+    root = shadow.path
+    now: dict[str, bytes | None] = {}  # path → the step's content (None: absent in the step)
+    old: dict[str, bytes | None] = {}  # path → the baseline's content (None: absent before)
+    for change in code:
+        file = root / change.path
+        now[change.path] = file.read_bytes() if file.is_file() else None
+        old[change.path] = _baseline_bytes(shadow, change.path) if change.status in "MD" else None
+        if change.status == "R" and change.old_path:
+            now[change.old_path] = None
+            old[change.old_path] = _baseline_bytes(shadow, change.old_path)
+    try:
+        for path, data in old.items():
+            _put(root, path, data)
+        yield
+    finally:
+        for path, data in now.items():
+            _put(root, path, data)
+
+
+def before_command(test_command: str, tests: Sequence[str]) -> str:
+    """Only the new tests when the command is pytest's; any other runner runs whole."""
+    if not is_pytest_command(test_command):
+        return test_command
+    return f"{test_command} {' '.join(shlex.quote(t) for t in tests)}"
+
+
+def judge(report: TestReport) -> str:
+    """The problem with a "before" run, or "" when the new tests failed as they should."""
+    if report.ok:
+        return PASSES_ON_OLD_CODE
+    ran = report.passed + report.failed + report.errors
+    if report.structured and ran == 0 and report.exit_code in (4, 5):
+        return DID_NOT_RUN.format(summary=report.summary())
+    return ""
+
+
+async def run_before(rt: Runtime, step: int) -> BeforeRun:
+    """Run the step's test files on the old code (the shadow's baseline plus those files)."""
+    changes = await asyncio.to_thread(rt.shadow.changes)
+    tests, code = split_changes(changes)
+    present = [c.path for c in tests if c.status != "D" and (rt.workdir / c.path).is_file()]
+    if not present:
+        return BeforeRun(None, WROTE_NO_TEST)
+    command = before_command(rt.options.test_command, present)
+    with old_code(rt.shadow, code):
+        report = await rt.run_tests(step, command=command, scope="before")
+    return BeforeRun(report, judge(report))
