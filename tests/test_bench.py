@@ -127,3 +127,28 @@ def test_a_context_budget_config_reaches_the_prompts(monkeypatch, tmp_path):
             server.requests.clear()
             assert (tail in prompts) == (name == "roomy"), name
         server.check()
+
+
+def test_the_test_first_configs_reach_the_plan_prompt(monkeypatch, tmp_path):
+    """`--config test-first` / `no-test-first` (shipped) switch the setting in the session: the
+    plan prompt teaches the plan's test_first flag only with it on."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-bench-secret-0123456789")
+    task = SLICE[0]
+    with OracleServer([task]) as server:
+        for name in ("test-first", "no-test-first"):
+            code = main(
+                ["bench", "humaneval", "--task", task.name, "--model", "test-model",
+                 "--base-url", server.base_url, "--out", str(tmp_path / name), "--no-progress",
+                 "--config", name]
+            )  # fmt: skip
+            assert code == 0
+            plan_prompts = [
+                r.messages[-1]["content"]
+                for r in server.chat_requests
+                if "Reply with the plan" in r.messages[-1]["content"]
+            ]
+            server.requests.clear()
+            assert plan_prompts, name
+            taught = ['"test_first": true' in prompt for prompt in plan_prompts]
+            assert taught == [name == "test-first"] * len(plan_prompts), name
+        server.check()
