@@ -20,13 +20,16 @@ from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import KEY, SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.config import Settings
+from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.pipeline import stacked_shadow
 from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.sandbox.bubblewrap import SandboxUnavailable, bwrap_problem, jail_for
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.verify.selection import tree_fingerprint
 
 # Everything a test could do to the repository it finds itself in, plus following a worktree's
 # `.git` file back to the user's git folder and planting a hook there.
@@ -293,3 +296,52 @@ async def test_a_session_works_with_a_private_home(
     assert [f.ok for f in runs] == [True], [str(f.to_dict()) for f in runs]
     assert result.exit_code == 0
     assert git(root, "log", "-1", "--format=%s") == "add sub"
+
+
+# A test that makes the shadow's git run a program: fsmonitor (run by status, add, diff, reset,
+# ls-files) and hooks (post-index-change after each index write, reference-transaction on ref
+# updates, pre-commit, pre-push).
+PLANT_TEST = """
+import os, stat, subprocess
+from pathlib import Path
+
+MARKER = {marker!r}
+
+
+def test_plant():
+    script = f"#!/bin/sh\\necho \\"$0\\" >> {{MARKER}}\\n"
+    hooks = Path("planted-hooks").resolve()
+    hooks.mkdir()
+    for name in ("post-index-change", "reference-transaction", "pre-commit", "pre-push"):
+        (hooks / name).write_text(script)
+        (hooks / name).chmod(0o755)
+    subprocess.run(["git", "config", "core.fsmonitor", f"echo fsmonitor >> {{MARKER}}; :"])
+    subprocess.run(["git", "config", "core.hooksPath", str(hooks)])
+"""
+
+
+async def test_config_a_test_plants_in_the_shadow_never_runs(make_repo, tmp_path: Path) -> None:
+    """Under bubblewrap the shadow's .git is read-only; with `--sandbox none` a test can write
+    its config. Either way, no git call of the tool's in the shadow runs what was planted."""
+    marker = tmp_path / "PWNED"
+    root = make_repo({**SAMPLE_FILES, "tests/test_plant.py": PLANT_TEST.format(marker=str(marker))})
+    shadow = Shadow.create(root, session_id="plant")
+    try:
+        report = await LocalSandbox().run_tests(shadow.path, "python -m pytest -q", timeout=60)
+        assert report.passed == 2, report.output_tail
+        assert "fsmonitor" in git(shadow.path, "config", "core.fsmonitor")  # it was planted
+        (shadow.path / "planted-hooks").rename(tmp_path / "hooks")  # not part of the step
+        git(shadow.path, "config", "core.hooksPath", str(tmp_path / "hooks"))
+        marker.unlink(missing_ok=True)  # the plain `git config` calls above ran it: ours must not
+        (shadow.path / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+        assert "b + a" in shadow.diff()
+        repo_file_names(shadow.path)
+        tree_fingerprint(shadow.path)
+        ahead = stacked_shadow(shadow, "plant-ahead")
+        ahead.remove()
+        sha = accept(shadow, title="Swap operands")
+        shadow.rebaseline()
+    finally:
+        shadow.remove()
+    assert git(root, "rev-parse", "HEAD") == sha
+    assert not marker.exists(), marker.read_text()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tui_engineer.context.repomap import RepoMap
 from tui_engineer.context.symbols import Symbol
+from tui_engineer.safe_git import shadow_git_full_env
 
 NAMED_FILE = 100.0
 NAMED_BASENAME = 60.0
@@ -195,7 +196,10 @@ def recent_changes(root: Path, commits: int = RECENT_COMMITS) -> list[list[str]]
 
 
 def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    env = shadow_git_full_env()  # root is often a shadow
+    done = subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=False, env=env
+    )
     return done.stdout if done.returncode == 0 else ""
 
 

@@ -26,6 +26,7 @@ from stat import S_ISLNK, S_ISREG
 import platformdirs
 
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
+from tui_engineer.safe_git import shadow_git_full_env
 
 CACHE_VERSION = (1, sys.version_info[:2])  # marshal's format may change between versions
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
@@ -90,6 +91,7 @@ def repo_file_names(root: Path) -> list[str]:
         cwd=root,
         capture_output=True,
         check=False,
+        env=shadow_git_full_env(),  # root is often a shadow
     )
     return sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
 

@@ -17,6 +17,7 @@ from tui_engineer.context.regions import find
 from tui_engineer.context.symbols import parse_symbols
 from tui_engineer.edits.parser import UnsafePath
 from tui_engineer.edits.paths import resolve_safe_path
+from tui_engineer.safe_git import shadow_git_full_env
 
 MAX_REQUESTS = 8  # per reply; more are answered "ask again"
 MAX_LINE_CHARS = 400  # a minified line is cut, so one line cannot eat the answer
@@ -148,7 +149,11 @@ class ShowAnswer:
 
 def _is_ignored(root: Path, rel: str) -> bool:
     done = subprocess.run(
-        ["git", "check-ignore", "-q", "--", rel], cwd=root, capture_output=True, check=False
+        ["git", "check-ignore", "-q", "--", rel],
+        cwd=root,
+        capture_output=True,
+        check=False,
+        env=shadow_git_full_env(),  # root is often a shadow
     )
     return done.returncode == 0
 

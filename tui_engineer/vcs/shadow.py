@@ -31,6 +31,7 @@ from pathlib import Path
 import git
 import platformdirs
 
+from tui_engineer.safe_git import shadow_git_env
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
@@ -126,7 +127,9 @@ class Shadow:
         # user's repository): a reset racing `remove` would `git clean` the user's files there.
         if not self.path.is_dir():
             raise GitRefused(f"The shadow worktree {self.path} is gone.")
-        return git.Git(self.path)
+        runner = git.Git(self.path)
+        runner.update_environment(**shadow_git_env())  # never what a test planted in its config
+        return runner
 
     def _stage_all(self) -> None:
         # The shadow's index is private to it: staging everything is how new files, deletes and

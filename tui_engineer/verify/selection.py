@@ -30,6 +30,7 @@ from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.safe_git import shadow_git_full_env
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport, is_pytest_command
 
@@ -59,7 +60,10 @@ def selection_home(root: Path) -> Path:
 
 
 def _git(workdir: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=workdir, capture_output=True, check=True, text=True)
+    env = shadow_git_full_env()  # workdir is a shadow
+    done = subprocess.run(
+        ["git", *args], cwd=workdir, capture_output=True, check=True, text=True, env=env
+    )
     return done.stdout
 
 

@@ -1,0 +1,37 @@
+"""Git in a shadow never runs a program a test planted there.
+
+A shadow's own `.git/config` is written by tests only when they run uncontained (`--sandbox
+none`; bubblewrap keeps it read-only), but where they can, `core.fsmonitor` is a command git runs
+on nearly every call (status, add, diff, reset, ls-files) and `core.hooksPath` picks the hooks
+(post-index-change after every index write, reference-transaction on every ref update). Every
+git process the tool starts in a shadow gets these settings on top, as git's environment config
+(`GIT_CONFIG_COUNT`, same rank as `git -c`), which wins over the repository's config files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+# Settings that would make git run a program of the shadow's choosing, and what they become.
+OVERRIDES = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null"}
+
+
+def shadow_git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables to add to git's environment (`base`, default os.environ) for a shadow:
+    OVERRIDES appended to any GIT_CONFIG_COUNT settings already there."""
+    source = os.environ if base is None else base
+    try:
+        first = int(source.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        first = 0
+    env = {"GIT_CONFIG_COUNT": str(first + len(OVERRIDES))}
+    for i, (key, value) in enumerate(OVERRIDES.items(), start=first):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
+
+
+def shadow_git_full_env() -> dict[str, str]:
+    """os.environ plus shadow_git_env(): for `subprocess.run(["git", ...], env=...)`."""
+    return {**os.environ, **shadow_git_env()}
