@@ -116,3 +116,17 @@ async def test_a_passing_run_lists_no_failures() -> None:
         assert pane.header_text.startswith("✔ 4 passed · 0 failed · 0.4s")  # no zero noise
         assert not pane.query_one("#test-failures", OptionList).display
         assert pane.show_traceback("tests/test_x.py::nope") is False
+
+
+async def test_pytests_padded_progress_line_fits_a_narrow_pane() -> None:
+    """pytest pads its progress line to 80 columns; in a narrower pane the percentage was cut
+    to "[10". The padding is squeezed so the whole line shows."""
+    app = OutputApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        pane = app.query_one(TestOutputPane)
+        pane.begin("pytest")
+        pane.write_line(".." + " " * 70 + "[100%]")
+        pane.write_line("tests/test_calc.py ..F" + " " * 50 + "[ 40%]")
+        pane.flush()
+        await pilot.pause()
+        assert pane.lines == ["..  [100%]", "tests/test_calc.py ..F  [ 40%]"]

@@ -94,7 +94,7 @@ class TestOutputPane(Vertical):
         the counts, once."""
         if is_pytest_noise(line):
             return
-        self._buffer.append(line)
+        self._buffer.append(_PROGRESS_PADDING.sub("  ", line, count=1))
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self.flush)
 
@@ -184,6 +184,11 @@ _PYTEST_NOISE = re.compile(
     r"|=*\s*(\d+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?),? ?)+"
     r"in [\d.]+s( \(.*\))?\s*=*)\s*$"
 )
+
+
+# pytest pads its progress lines to the terminal width (80 columns when piped), which a narrower
+# pane would cut to "[10": two spaces before the percentage are enough.
+_PROGRESS_PADDING = re.compile(r"\s{3,}(?=\[\s*\d+%\]\s*$)")
 
 
 def is_pytest_noise(line: str) -> bool:
