@@ -157,11 +157,13 @@ def jail_for(
     network: bool,
     writable: Sequence[Path] = (),
     env: Mapping[str, str] | None = None,
+    more_objects: Sequence[Path] = (),
 ) -> Jail:
-    """The jail for tests of the repository at `repo_root` (`env`: the host's, by default)."""
+    """The jail for tests of the repository at `repo_root` (`env`: the host's, by default).
+    `more_objects`: other object folders the shadow reads (the user's submodules')."""
     root = repo_root.resolve()
     hidden, toolchains, home = private_home(os.environ if env is None else env)
-    shown = [git_objects.resolve(), *toolchains]
+    shown = [git_objects.resolve(), *(p.resolve() for p in more_objects), *toolchains]
     shown += [v.resolve() for v in venvs if v.resolve().is_relative_to(root)]
     shown += [v.resolve() for v in venvs if any(v.resolve().is_relative_to(h) for h in hidden)]
     return Jail(

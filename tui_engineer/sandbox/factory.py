@@ -13,6 +13,7 @@ import git
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.bubblewrap import Jail, jail_for, require_bwrap
 from tui_engineer.vcs.repo import open_repo
+from tui_engineer.vcs.submodules import local_submodule_objects
 from tui_engineer.verify.environment import parse_allow
 from tui_engineer.verify.selection import selection_home
 
@@ -51,10 +52,14 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
 
 def _jail(repo_root: Path, *, allow_network: bool) -> Jail:
     objects = repo_root / ".git" / "objects"  # a plain folder (bench's hidden tests) has none
+    submodules: list[Path] = []
     with contextlib.suppress(git.InvalidGitRepositoryError, git.NoSuchPathError):
         with open_repo(repo_root) as repo:
             objects = Path(repo.common_dir) / "objects"  # the shadow reads them (alternates)
+            submodules = local_submodule_objects(repo_root, objects.parent)
     # The interpreter's environment may live inside the repository (.venv): tests need it.
     venvs = [Path(sys.prefix)] + [Path(v) for v in [os.environ.get("VIRTUAL_ENV")] if v]
     data = [selection_home(repo_root)]  # affected-tests data (testmon) is written by the runs
-    return jail_for(repo_root, objects, venvs, network=allow_network, writable=data)
+    return jail_for(
+        repo_root, objects, venvs, network=allow_network, writable=data, more_objects=submodules
+    )

@@ -40,6 +40,7 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
     snapshot_commit,
 )
+from tui_engineer.vcs.submodules import check_out_submodules
 
 LOCK_PREFIX = "tui-engineer session"
 # Inside a shadow's own .git: the lock reason, which is how cleanup recognises ours.
@@ -115,6 +116,7 @@ class Shadow:
         # Detached at the baseline, files filled in; the shadow has no hooks to run.
         shadow._git.update_ref("--no-deref", "HEAD", baseline)
         shadow._git.reset("-q", "--hard", baseline)
+        check_out_submodules(path, baseline, root, objects.parent)
         return shadow
 
     def import_commit(self, source: Shadow, commit: str) -> None:
