@@ -24,7 +24,13 @@ from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.commit import recover_interrupted_accept
-from tui_engineer.vcs.repo import DirtyTree, find_repo_root, refuse_in_progress, repo_state
+from tui_engineer.vcs.repo import (
+    DirtyTree,
+    detached_head_notice,
+    find_repo_root,
+    refuse_in_progress,
+    repo_state,
+)
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.verify.selection import TestSelection
 
@@ -124,7 +130,7 @@ def prepare(options: RunOptions) -> Prepared:
     test_command = require_test_command(root, settings)
     include_dirty = check_repo(root, options.allow_dirty)
     model = make_model(options, settings)
-    notices = [recovered] if recovered else []
+    notices = [n for n in (recovered, detached_head_notice(root)) if n]
     return Prepared(options, root, settings, test_command, include_dirty, model, notices)
 
 

@@ -205,6 +205,18 @@ def repo_state(root: Path) -> RepoState:
         return read_state(repo)
 
 
+def detached_head_notice(root: Path) -> str | None:
+    """A sentence naming a detached HEAD before anything is committed on it (accepted steps then
+    belong to no branch, and a later `git switch` leaves them behind), else None."""
+    state = repo_state(root)
+    if state.branch is not None or state.head is None:
+        return None
+    return (
+        f"HEAD is detached at {state.head[:7]}: accepted steps will be committed on it, not on "
+        "a branch. To keep them on one, quit and run `git switch -c NAME` first."
+    )
+
+
 def refuse_in_progress(state: RepoState, doing: str) -> None:
     if state.in_progress:
         way_out = "git bisect reset" if state.in_progress == "bisect" else "--abort"
