@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A pair-programmer in your terminal. Run it inside a git repository.",
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
         "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
-        "engine; 'tui-engineer demo' tries it with a built-in model. See README.md.",
+        "engine; 'tui-engineer demo' tries it with a built-in model; 'tui-engineer serve' "
+        "runs it in a browser. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -179,7 +180,7 @@ def _cmd_runs(argv: Sequence[str]) -> int:
     return 0
 
 
-def _cmd_demo(argv: Sequence[str]) -> int:
+def build_demo_parser() -> argparse.ArgumentParser:
     from tui_engineer.demo import DEFAULT_REQUEST
 
     parser = argparse.ArgumentParser(
@@ -190,7 +191,11 @@ def _cmd_demo(argv: Sequence[str]) -> int:
     )
     parser.add_argument("request", nargs="?", default=DEFAULT_REQUEST, help="the request")
     parser.add_argument("--dir", type=Path, help="where to make the sample repo (default: temp)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _cmd_demo(argv: Sequence[str]) -> int:
+    args = build_demo_parser().parse_args(argv)
 
     from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
     from tui_engineer.headless.runner import RunOptions
@@ -200,8 +205,63 @@ def _cmd_demo(argv: Sequence[str]) -> int:
     with DemoServer() as server:
         options = RunOptions(request=args.request, repo=repo, flags=demo_flags(server.base_url))
         code = TuiEngineerApp(options).run()
-    print(f"tui-engineer demo: the sample repo is kept in {repo} (see its git log)")
+    # stderr: under `serve`, stdout is the app's channel to the web server, while stderr reaches
+    # the server's console.
+    print(
+        f"tui-engineer demo: the sample repo is kept in {repo} (see its git log)", file=sys.stderr
+    )
     return code if isinstance(code, int) else 0
+
+
+def build_serve_parser() -> argparse.ArgumentParser:
+    from tui_engineer.web import DEFAULT_HOST, DEFAULT_PORT
+
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer serve",
+        description="Run the app in a browser: each browser tab gets its own session. "
+        "Any other argument (a REQUEST, -C REPO, --model, ...) is passed on to the app, "
+        "or with --demo to 'tui-engineer demo'.",
+        epilog="Whoever can open the page can edit files and run commands here, as you: keep "
+        "the default 127.0.0.1 unless the network in between is yours.",
+        allow_abbrev=False,  # unknown options pass on to the app; no prefix guessing
+    )
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    parser.add_argument("--demo", action="store_true", help="serve 'tui-engineer demo'")
+    parser.add_argument(
+        "--public-url", help="the URL browsers use, if not http://HOST:PORT (e.g. behind a proxy)"
+    )
+    return parser
+
+
+def _cmd_serve(argv: Sequence[str]) -> int:
+    from tui_engineer.web import ServeOptions, serve
+
+    args, app_args = build_serve_parser().parse_known_args(argv)
+    # Check the passed-on arguments now, once, rather than in every browser tab.
+    if args.demo:
+        build_demo_parser().parse_args(app_args)
+    else:
+        _check_repo(build_parser().parse_args(app_args))
+    serve(
+        ServeOptions(
+            host=args.host,
+            port=args.port,
+            demo=args.demo,
+            public_url=args.public_url,
+            app_args=tuple(app_args),
+        )
+    )
+    return 0
+
+
+def _check_repo(args: argparse.Namespace) -> None:
+    """A missing repo fails here, in the terminal, not as an error screen in each tab."""
+    if args.init:
+        return
+    from tui_engineer.vcs.repo import find_repo_root
+
+    find_repo_root((args.repo or Path.cwd()).resolve())
 
 
 def _cmd_bench(argv: Sequence[str]) -> int:
@@ -217,6 +277,7 @@ def _dispatch(argv: list[str]) -> int:
         "runs": _cmd_runs,
         "bench": _cmd_bench,
         "demo": _cmd_demo,
+        "serve": _cmd_serve,
     }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])

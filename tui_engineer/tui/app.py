@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from platformdirs import user_downloads_path
-from textual import on, work
+from textual import messages, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -328,6 +328,14 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
                 self._quit_now()
 
         self.push_screen(QuitScreen(doing), answered)
+
+    def on_exit_app(self, event: messages.ExitApp) -> None:
+        # Under `tui-engineer serve` a closed browser tab (or the server stopping) arrives as a
+        # bare ExitApp from Textual's web driver: no key, no signal, no exit() call (so no return
+        # code yet). Stop as on a signal, so the session's cleanup ends before the app does.
+        if self.return_code is None:
+            event.prevent_default()
+            self._quit_now()
 
     @work(group="quit", exclusive=True)
     async def _quit_now(self) -> None:

@@ -1,0 +1,153 @@
+"""`tui-engineer serve`: the app in a browser. The end-to-end test drives a real headless
+Chromium against a real `tui-engineer serve --demo` process (textual-serve, a websocket, a
+demo session per tab) and checks what a user would: the app paints, a key reaches it, and
+stopping the server ends every session."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.browser_support import Chromium, find_chromium, group_gone, stop_process_group
+from tui_engineer.cli import build_serve_parser
+from tui_engineer.web import ServeOptions, app_command, banner
+
+CHROMIUM = find_chromium()
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium; .ci/run does)"
+)
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui_engineer", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
+
+
+def test_serve_listens_on_loopback_unless_told_otherwise() -> None:
+    args = build_serve_parser().parse_args([])
+    assert (args.host, args.port) == ("127.0.0.1", 8000)
+    options = ServeOptions(host=args.host, port=args.port)
+    assert banner(options)[0] == (
+        "tui-engineer serve: open http://127.0.0.1:8000 in a browser to use tui-engineer"
+    )
+    assert not any("warning" in line for line in banner(options))
+
+
+def test_serve_on_a_public_address_warns_that_it_gives_a_shell() -> None:
+    lines = banner(ServeOptions(host="0.0.0.0", port=9000))
+    assert "http://0.0.0.0:9000" in lines[0]
+    assert any("warning" in line and "run commands" in line for line in lines)
+
+
+def test_each_tab_runs_this_interpreter_with_the_app_arguments() -> None:
+    command = app_command(ServeOptions(demo=True, app_args=("add div", "--dir", "/tmp/a b")))
+    assert command.split()[0] == sys.executable  # works in a venv that was never activated
+    assert command.endswith("-m tui_engineer demo 'add div' --dir '/tmp/a b'")
+
+
+def test_serve_outside_a_repo_fails_at_once_in_the_terminal(tmp_path: Path) -> None:
+    done = run_cli("serve", "--port", "1", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "not inside a git repository" in done.stderr
+    assert "Serving" not in done.stdout  # no server started
+
+
+def test_serve_rejects_an_unknown_app_option_before_serving(tmp_path: Path) -> None:
+    done = run_cli("serve", "--demo", "--port", "1", "--no-such-flag", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--no-such-flag" in done.stderr
+
+
+def free_port() -> int:
+    # textual-serve writes host:port into the page (the websocket URL), so port 0 will not do.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_up(url: str, server: subprocess.Popen[bytes], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert server.poll() is None, "tui-engineer serve exited at start"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"{url} did not answer in {timeout} s")
+
+
+def left_in_group(pgid: int) -> str:
+    ps = subprocess.run(["ps", "-e", "-o", "pgid=,pid=,args="], capture_output=True, text=True)
+    return "\n".join(ln for ln in ps.stdout.splitlines() if ln.split()[0] == str(pgid))
+
+
+@contextmanager
+def served_demo(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`tui-engineer serve --demo` on a free port, in its own process group (so every process
+    it starts can be found, checked and, whatever happens, cleaned up)."""
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui_engineer", "serve", "--demo", "--port", str(port)]
+        + ["--dir", str(tmp_path)],
+        cwd=tmp_path,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        wait_until_up(url, server)
+        yield url, server
+    finally:
+        stop_process_group(server)
+        log.close()
+
+
+@needs_chromium
+async def test_the_demo_in_headless_chromium_paints_takes_keys_and_stops(tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    with served_demo(tmp_path) as (url, server):
+        async with Chromium(CHROMIUM, tmp_path / "profile") as browser:
+            blank = await browser.screenshot(tmp_path / "blank.png")
+            await browser.open(url)
+            # The demo plans, proposes step 1 and runs its tests: the app's own words, painted
+            # by xterm.js from what the app process sent.
+            await browser.wait_for_text("review step 1 (tests pass)", timeout=120)
+            await browser.wait_for_text("Reject", timeout=30)  # the key footer
+            painted = await browser.screenshot(tmp_path / "serve-demo.png")
+            # A blank page of the same size compresses to a few KB; the app's screen does not.
+            assert len(painted) > 5 * len(blank), (len(painted), len(blank))
+
+            seen = len(browser.received)
+            await browser.focus_terminal()
+            await browser.press("r")  # reject: the app asks what should change
+            await browser.wait_for_text("What should change?", timeout=60, since=seen)
+            asked = await browser.screenshot(tmp_path / "serve-reject.png")
+            assert asked != painted
+
+            # Ctrl+C or SIGTERM to the server ends the sessions too: nothing is left running.
+            server.terminate()
+            stopping = time.monotonic()
+            assert server.wait(timeout=60) == 0
+            assert time.monotonic() - stopping < 10  # not a wait for the tab to go quiet
+            assert group_gone(server.pid, timeout=60), left_in_group(server.pid)
+    # Each session cleaned up after itself: no shadow worktree is left behind.
+    worktrees = Path(os.environ["XDG_CACHE_HOME"]) / "tui-engineer" / "worktrees"
+    assert [p for p in worktrees.glob("*/*") if p.is_dir()] == []
