@@ -74,6 +74,7 @@ async def run_headless(
             sink(event)
 
     plan = bool(flags.pop("plan", True))
+    no_tests = str(flags.pop("no_tests", ""))  # "write" / "unverified": a repo without tests
     # These scenarios count test runs: one full run per attempt, as with --full-tests-always.
     # Affected-tests-first has its own tests (test_engine_selection.py), which pass False.
     flags.setdefault("full_tests_always", True)
@@ -86,6 +87,7 @@ async def run_headless(
         flags={"base_url": base_url, "model": "test-model", **flags},
         plan=plan,
         replay=replay,
+        no_tests=no_tests,
     )
     result = await run_session(options, reviewer or AutoReviewer(), both, inbox)
     return result, collector

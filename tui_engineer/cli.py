@@ -49,6 +49,26 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("-C", "--repo", type=Path, default=None, help="repo folder (default: .)")
 
 
+def _add_no_tests_flags(parser: argparse.ArgumentParser) -> None:
+    """What to do in a repository with no test command (a new project, say)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--write-tests",
+        dest="no_tests",
+        action="store_const",
+        const="write",
+        default="",
+        help="when no test command is found: the first step writes the tests (test-first)",
+    )
+    group.add_argument(
+        "--unverified",
+        dest="no_tests",
+        action="store_const",
+        const="unverified",
+        help="run no tests: every step is reviewed and committed marked 'unverified'",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-engineer",
@@ -61,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
     parser.add_argument("--init", action="store_true", help="create a git repository here first")
+    _add_no_tests_flags(parser)
     _add_model_flags(parser)
     return parser
 
@@ -88,6 +109,7 @@ def build_run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-record", action="store_true", help="do not write a run record")
     parser.add_argument("--replay", type=Path, help="use a recorded run's model replies")
+    _add_no_tests_flags(parser)
     _add_model_flags(parser)
     return parser
 
@@ -153,6 +175,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
         allow_dirty=args.allow_dirty,
         record=not args.no_record,
         replay=args.replay,
+        no_tests=args.no_tests,
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
     sink = JsonPrinter() if args.json else ProgressPrinter()
@@ -290,6 +313,7 @@ def _dispatch(argv: list[str]) -> int:
         request=args.request or "",
         repo=(args.repo or Path.cwd()).resolve(),
         flags=flag_overrides(args),
+        no_tests=args.no_tests,
     )
     code = TuiEngineerApp(options, init=args.init).run()
     return code if isinstance(code, int) else 0

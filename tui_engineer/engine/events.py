@@ -248,6 +248,7 @@ class ProposalReady(Event):
     notes: tuple[str, ...] = ()
     actions: tuple[str, ...] = ()  # sandbox actions the step ran, e.g. "install requests"
     test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: 3 passed in 0.2s", …
+    unverified: bool = False  # no test command: no tests ran (summary says so)
 
 
 @dataclass(frozen=True)

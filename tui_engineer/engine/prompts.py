@@ -30,6 +30,10 @@ TEST_FIRST_PLAN = """Test-first: mark a step that adds or changes behaviour with
 change, where it must pass. Leave it out (false) for steps that add no behaviour: refactors,
 renames, docs, configuration."""
 
+WRITE_TESTS_PLAN = """The repository has no tests yet. Step 1 must set them up: a first test of
+the requested behaviour under tests/ (with whatever the tests need), written together with the
+code it tests, marked `"test_first": true`. The tests run with `{command}`."""
+
 TEST_FIRST_STEP = """This step is test-first. Write a test for the new behaviour in a test file
 (under tests/, or named test_*.py), together with the change, in this same reply. The engine runs
 your test files on the old code first, with your other changes taken out: the new test must FAIL
@@ -66,15 +70,22 @@ def show_instructions(rounds: int, lines: int) -> str:
 
 
 def plan_messages(
-    request: str, listing: str, contents: str, *, test_first: bool = False
+    request: str,
+    listing: str,
+    contents: str,
+    *,
+    test_first: bool = False,
+    write_tests: str = "",
 ) -> list[Message]:
     """`listing`: the repository map (context/); `contents`: the relevant files or regions.
-    `test_first`: teach the plan's `test_first` flag (the test_first setting)."""
+    `test_first`: teach the plan's `test_first` flag (the test_first setting). `write_tests`:
+    the repo has no tests; the first step writes them, run with this command."""
     user = (
         f"Request from the human:\n{request}\n\nFiles in the repository:\n{listing}\n\n"
         + (f"Relevant files:\n{contents}\n\n" if contents else "")
         + PLAN_FORMAT
         + (f"\n\n{TEST_FIRST_PLAN}" if test_first else "")
+        + (f"\n\n{WRITE_TESTS_PLAN.format(command=write_tests)}" if write_tests else "")
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 

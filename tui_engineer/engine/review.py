@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from tui_engineer.verify import TestReport
 
 DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop"]
+# What every review of a session without a test command says instead of a test result.
+UNVERIFIED = "unverified: no tests ran"
 
 
 @dataclass
@@ -27,6 +29,7 @@ class Proposal:
     actions: list[str] = field(default_factory=list)  # sandbox actions run, e.g. "install requests"
     test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: …", "full: …"
     before: BeforeRun | None = None  # a test-first step: its new tests on the old code
+    unverified: bool = False  # a session without a test command: no tests ran
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None
@@ -39,6 +42,8 @@ class Proposal:
 
     def summary(self) -> str:
         """One line for the review: the test result, and what a test-first check found."""
+        if self.unverified:
+            return UNVERIFIED
         if self.report is None:
             return self.before.problem if self.before is not None else "no tests run"
         if self.before is not None and self.before.problem:

@@ -51,6 +51,8 @@ class EngineOptions:
     full_tests_always: bool = False  # every attempt runs the whole test command
     pipeline: bool = True  # prepare the next step while the human reviews this one
     test_first: bool = True  # honour the plan's test_first steps (engine/test_first.py)
+    unverified: bool = False  # no test command: no tests run, every step is marked unverified
+    write_tests: bool = False  # the repo has no tests yet: the first step writes them, test-first
     # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
     reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
     context_budget: int | None = None  # tokens of file contents per prompt; None: the default

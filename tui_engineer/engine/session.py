@@ -11,7 +11,7 @@ from tui_engineer.engine import prompts
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.repo_context import context_for
-from tui_engineer.engine.review import Decision, Proposal, Reviewer
+from tui_engineer.engine.review import UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.errors import UserError
@@ -65,9 +65,13 @@ class Session:
         """The human's chat message; delivered with the next model call."""
         self.rt.inbox.put_nowait(text)
 
-    async def rerun_tests(self) -> TestReport:
+    async def rerun_tests(self) -> TestReport | None:
         """Run the tests now on the current proposal (or the baseline when there is none).
-        For a UI to call while the engine awaits a review; results arrive as events too."""
+        For a UI to call while the engine awaits a review; results arrive as events too.
+        None in a session without a test command."""
+        if self.rt.options.unverified:
+            self.rt.emit(ev.Notice(message=f"No test command: {UNVERIFIED}."))
+            return None
         current = next((s for s in self.plan if s.status == "review"), None)
         return await self.rt.run_tests(current.index if current else None)
 
@@ -96,6 +100,8 @@ class Session:
                 test_command=rt.options.test_command,
             )
         )
+        for sentence in _mode_notices(rt):
+            rt.emit(ev.Notice(message=sentence))
         try:
             result = await self._run(request)
         except _Stop as stop:
@@ -130,25 +136,38 @@ class Session:
             await self._extend_plan(request, planned=True)
         final_ok = not self._unfinished and self._final_ok()
         message = f"{len(self.commits)} step(s) committed"
+        if self.rt.options.unverified:
+            message += f" ({UNVERIFIED})"
         return SessionResult("done", self.commits, message, final_ok=final_ok)
 
     def _final_ok(self) -> bool:
         # The shadow tree equals the last accepted proposal (later skips reset to it), so that
         # proposal's test run is the final run: no need to run the suite again.
+        if self._last_accepted is not None and self.rt.options.unverified:
+            return True  # the human chose to work without tests; every review said so
         return self._last_accepted is not None and self._last_accepted.tests_ok
 
     async def _extend_plan(self, request: str, *, planned: bool) -> None:
         first = len(self.plan) + 1
         steps = await self._make_plan(request, first) if planned else [single_step(request, first)]
+        if first == 1 and self.rt.options.write_tests:
+            steps[0].test_first = True  # no tests yet: the first step writes them
         self.plan.extend(steps)
         self._announce_plan()
 
     async def _make_plan(self, request: str, first: int) -> list[Step]:
-        test_first = self.rt.options.test_first
-        bare = prompts.plan_messages(request, "", "", test_first=test_first)
+        options = self.rt.options
+        writes = options.test_command if options.write_tests and first == 1 else ""
+        bare = prompts.plan_messages(
+            request, "", "", test_first=options.test_first, write_tests=writes
+        )
         context = await context_for(self.rt, "plan", request, bare)
         messages = prompts.plan_messages(
-            request, context.listing, context.contents, test_first=test_first
+            request,
+            context.listing,
+            context.contents,
+            test_first=options.test_first,
+            write_tests=writes,
         )
         reply = await self.rt.call_model(messages, "plan")
         try:
@@ -189,6 +208,7 @@ class Session:
                     notes=tuple(proposal.notes),
                     actions=tuple(proposal.actions),
                     test_runs=proposal.test_runs,
+                    unverified=proposal.unverified,
                 )
             )
             self.pipeline.start(request, self.plan, step)
@@ -230,13 +250,18 @@ class Session:
             accept,
             self.rt.shadow,
             title=step.title,
-            body=step.description,
+            body=self._commit_body(step),
             model=self.rt.model.model,
         )
         step.status, step.commit = "accepted", sha
         self.commits.append(sha)
         self._last_accepted = proposal
         self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
+
+    def _commit_body(self, step: Step) -> str:
+        if not self.rt.options.unverified:
+            return step.description
+        return f"{step.description}\n\n{UNVERIFIED.capitalize()}."  # in the history too
 
     def _replace_remaining(self, new_steps: list[Step]) -> None:
         kept = [s for s in self.plan if s.status != "pending"]
@@ -260,3 +285,18 @@ class Session:
                     comment=verdict.comment,
                 )
             )
+
+
+def _mode_notices(rt: Runtime) -> list[str]:
+    """What a session without tests says first: how its steps are verified, or that they are not."""
+    if rt.options.unverified:
+        return [
+            "Unverified mode: there is no test command, so no tests run. Every step is "
+            f"reviewed as '{UNVERIFIED}' and committed with that note."
+        ]
+    if rt.options.write_tests:
+        return [
+            "No tests yet: the first step writes them, test-first (its new test must fail "
+            f"before the change and pass after), run with `{rt.options.test_command}`."
+        ]
+    return []

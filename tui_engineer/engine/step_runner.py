@@ -18,7 +18,7 @@ from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.repo_context import context_for, failing_code
-from tui_engineer.engine.review import Proposal
+from tui_engineer.engine.review import UNVERIFIED, Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.seeing_more import reply_after_show
 from tui_engineer.engine.test_first import BeforeRun, is_test_path, run_before
@@ -188,6 +188,8 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
         if applied is None and state.attempt > 0:
             state.notes.append("stuck: the last fix changed nothing")
             return
+        if applied is not False and rt.options.unverified:
+            return  # no test command: the human reviews the change untested
         if applied is not False:
             step.status = "testing"
             await _verify(rt, step, state)
@@ -247,16 +249,19 @@ async def propose_step(
         attempts=state.attempt,
         notes=state.notes,
         actions=state.actions,
-        test_runs=_review_runs(state),
+        test_runs=_review_runs(rt, state),
         before=state.before,
+        unverified=rt.options.unverified,
         prompt_tokens=ledger.prompt_tokens - start_prompt,
         completion_tokens=ledger.completion_tokens - start_completion,
         usd=ledger.usd,
     )
 
 
-def _review_runs(state: _Attempts) -> tuple[str, ...]:
+def _review_runs(rt: Runtime, state: _Attempts) -> tuple[str, ...]:
     """The runs the review shows; a test-first step's "before" run comes first."""
+    if rt.options.unverified:
+        return (UNVERIFIED,)
     if state.before is None:
         return state.test_runs
     after = []

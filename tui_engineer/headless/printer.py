@@ -74,7 +74,8 @@ class ProgressPrinter:
             handler(event)
 
     def _on_session_started(self, e: ev.SessionStarted) -> None:
-        self._line(f"tui-engineer {e.session_id} · model {e.model} · tests: {e.test_command}")
+        tests = e.test_command or "none (unverified: no tests run)"
+        self._line(f"tui-engineer {e.session_id} · model {e.model} · tests: {tests}")
 
     def _on_notice(self, e: ev.Notice) -> None:
         self._line(f"note: {e.message}")

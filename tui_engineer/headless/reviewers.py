@@ -21,8 +21,8 @@ class AutoReviewer:
     """Accept every step whose tests pass; stop at the first one that cannot be made to pass."""
 
     async def review(self, proposal: Proposal) -> Decision:
-        if proposal.tests_ok and proposal.diff.strip():
-            return Decision.accept()
+        if (proposal.tests_ok or proposal.unverified) and proposal.diff.strip():
+            return Decision.accept()  # unverified: the human chose a session without tests
         if proposal.tests_ok:
             return Decision("skip", "the step needed no change")
         why = proposal.summary() if proposal.report else "no usable edit"

@@ -45,20 +45,39 @@ class RunOptions:
     allow_dirty: bool = False
     record: bool = True
     replay: Path | None = None
+    # Without a test command: "" refuses to start (NoTestCommand), "write" has the first step
+    # write the tests (test-first, run with WRITE_TESTS_COMMAND), "unverified" runs no tests.
+    no_tests: str = ""
+
+
+WRITE_TESTS_COMMAND = "python -m pytest"
+UNVERIFIED = "unverified: no tests ran"
+
+
+class NoTestCommand(UserError):
+    """No test command was found or set: the user picks how to go on (a UI offers the choices)."""
 
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
-def require_test_command(root: Path, settings: Settings) -> str:
-    """load_settings already auto-detected; None here means nothing was found. A local test
-    command whose program does not exist is refused now, not after the first model call."""
+def require_test_command(root: Path, settings: Settings, no_tests: str = "") -> str:
+    """load_settings already auto-detected; None here means nothing was found: with `no_tests`
+    "write" the first step writes the tests (run with pytest), "unverified" runs none (""
+    returned), else NoTestCommand. A local test command whose program does not exist is
+    refused now, not after the first model call."""
     command = settings.test_command
+    if no_tests == "unverified":
+        return ""
+    if command is None and no_tests == "write":
+        command = WRITE_TESTS_COMMAND
     if command is None:
-        raise UserError(
-            "No test command: this repo has no tests tui-engineer can find. "
-            "Pass --test-cmd 'your command' or set test_command in .tui-engineer.toml."
+        raise NoTestCommand(
+            "No test command: this repo has no tests tui-engineer can find. Pass --test-cmd "
+            "'your command' or set test_command in .tui-engineer.toml; or --write-tests (the "
+            f"first step writes tests, run with `{WRITE_TESTS_COMMAND}`), or --unverified "
+            "(no tests run; every step is marked unverified)."
         )
     if settings.sandbox == "local":
         from tui_engineer.sandbox.local import missing_program
@@ -127,7 +146,7 @@ def prepare(options: RunOptions) -> Prepared:
     # Before the dirty check: an accept cut off after its commit left files to write.
     recovered = recover_interrupted_accept(root)
     settings = load_settings(root, options.flags).settings
-    test_command = require_test_command(root, settings)
+    test_command = require_test_command(root, settings, options.no_tests)
     include_dirty = check_repo(root, options.allow_dirty)
     model = make_model(options, settings)
     notices = [n for n in (recovered, detached_head_notice(root)) if n]
@@ -150,8 +169,12 @@ def _sinks(
 
 def _engine_options(prepared: Prepared) -> EngineOptions:
     settings = prepared.settings
+    # Asked to write tests when none were found: the first step does it, test-first.
+    write_tests = prepared.options.no_tests == "write" and prepared.settings.test_command is None
     return EngineOptions(
         test_command=prepared.test_command,
+        unverified=not prepared.test_command,
+        write_tests=write_tests,
         test_timeout=settings.test_timeout,
         max_fix_attempts=settings.max_fix_attempts,
         plan=prepared.options.plan,
@@ -160,7 +183,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         max_usd=settings.max_usd,
         full_tests_always=settings.full_tests_always,
         pipeline=settings.pipeline,
-        test_first=settings.test_first,
+        test_first=settings.test_first or write_tests,
         reply_tokens={
             kind: getattr(settings, f"reply_tokens_{kind}")
             for kind in ("plan", "propose", "diagnose", "fix")
@@ -174,7 +197,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
 def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
     """Affected tests first unless switched off. Coverage data (testmon) is kept in the user
     cache, which only the local sandbox can write; docker picks tests by name and imports."""
-    if prepared.settings.full_tests_always:
+    if prepared.settings.full_tests_always or not prepared.test_command:
         return None
     selection = TestSelection.for_repo(prepared.root, prepared.test_command)
     if selection is not None:

@@ -200,8 +200,9 @@ class EngineEventView:
         self._tree_marks(marks)
         self.plan_pane.set_status(event.step, "awaiting review")
         tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
-        # Affected tests first, then the full suite: the review shows both runs.
-        runs = event.test_runs if len(event.test_runs) > 1 else ()
+        # Affected tests first, then the full suite: the review shows both runs (and a
+        # session without tests says so where the results would be).
+        runs = event.test_runs if len(event.test_runs) > 1 or event.unverified else ()
         self.test_pane.border_subtitle = self._scrub(" · ".join(runs))
         self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:

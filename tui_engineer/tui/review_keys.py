@@ -134,6 +134,9 @@ class ReviewActions:
         session = self.session
         if session is None or not self.reviewer.waiting or self._tests_running:
             return
+        if session.rt.options.unverified:
+            self.notify("No test command: this session is unverified.", title="Tests")
+            return
         self._tests_running = True
         self.tests = self.run_worker(session.rerun_tests(), group="tests", exit_on_error=False)
         self.refresh_bindings()

@@ -11,11 +11,17 @@ from pathlib import Path
 from textual import work
 
 from tui_engineer.errors import UserError
-from tui_engineer.headless.runner import Prepared, RunOptions, prepare
+from tui_engineer.headless.runner import (
+    WRITE_TESTS_COMMAND,
+    NoTestCommand,
+    Prepared,
+    RunOptions,
+    prepare,
+)
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.status import StatusBar
-from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, ProblemScreen
+from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScreen, ProblemScreen
 
 DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -127,6 +133,12 @@ class StartupFlow:
             except DirtyTree:
                 if not await self._ask_dirty():
                     return None
+            except NoTestCommand:
+                choice = await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
+                if choice is None:
+                    return None
+                if choice != "retry":
+                    self.options.no_tests = choice
             except UserError as err:
                 url = await asyncio.to_thread(startup_url, self.options, err)
                 screen = ProblemScreen(problem_title(err), str(err), url)

@@ -4,13 +4,19 @@ from tui_engineer.tui.screens.dialog import Dialog
 from tui_engineer.tui.screens.finish import StillWrongScreen, VerdictScreen
 from tui_engineer.tui.screens.quit import QuitScreen
 from tui_engineer.tui.screens.review import EditPlanScreen, RejectReasonScreen
-from tui_engineer.tui.screens.startup import DirtyTreeScreen, InitRepoScreen, ProblemScreen
+from tui_engineer.tui.screens.startup import (
+    DirtyTreeScreen,
+    InitRepoScreen,
+    NoTestsScreen,
+    ProblemScreen,
+)
 
 __all__ = [
     "Dialog",
     "DirtyTreeScreen",
     "EditPlanScreen",
     "InitRepoScreen",
+    "NoTestsScreen",
     "ProblemScreen",
     "QuitScreen",
     "RejectReasonScreen",

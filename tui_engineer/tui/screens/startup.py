@@ -66,3 +66,31 @@ class ProblemScreen(Dialog[bool]):
 
     def on_choice(self, button_id: str) -> None:
         self.dismiss(button_id == "retry")
+
+
+class NoTestsScreen(Dialog[str | None]):
+    """No test command found (a new project, say): have the first step write the tests, work
+    unverified, or set a command and try again. Result: "write", "unverified", "retry", or
+    None to quit."""
+
+    title_text = "No tests found"
+    buttons = [
+        ("write", "Write tests first", "primary"),
+        ("unverified", "Work unverified", "warning"),
+        ("retry", "Try again", "default"),
+        ("quit", "Quit", "default"),
+    ]
+
+    def __init__(self, command: str) -> None:
+        super().__init__(
+            "tui-engineer found no test command in this repository, so it cannot check a "
+            "step by running its tests.\n\n"
+            f"Write tests first: the first step writes them with its change, run with `{command}` "
+            "(its new test must fail before the change and pass after).\n"
+            "Work unverified: no tests run; every step is reviewed and committed marked "
+            "'unverified: no tests ran'.\n"
+            "Try again: after setting test_command in .tui-engineer.toml (or pass --test-cmd)."
+        )
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(None if button_id == "quit" else button_id)
