@@ -57,6 +57,16 @@ UNVERIFIED = "unverified: no tests ran"
 class NoTestCommand(UserError):
     """No test command was found or set: the user picks how to go on (a UI offers the choices)."""
 
+    def __post_init__(self) -> None:
+        self.request = readable_text(self.request)
+
+
+def readable_text(text: str) -> str:
+    """`text` with every byte that was not UTF-8 shown as U+FFFD. Python hands such argv bytes
+    over as lone surrogates, which nothing downstream can encode (the record, the request to
+    the server, the terminal); the user meant a character, so show that one was there."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)

@@ -54,7 +54,11 @@ class Recorder:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{session_id}.jsonl"
         self._secrets = [s for s in secrets if s and len(s) >= 4]
-        self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
+        # A lone surrogate anywhere (a file name git gave us with a non-UTF-8 byte) is written
+        # as its JSON escape (\udcff): the record stays valid JSON and the run goes on.
+        self._file: IO[str] | None = self.path.open(
+            "a", encoding="utf-8", errors="backslashreplace"
+        )
 
     def __call__(self, event: ev.Event) -> None:
         if self._file is None or event.type in _NOT_RECORDED:
