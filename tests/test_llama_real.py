@@ -60,6 +60,28 @@ async def test_token_budget_is_honoured_during_a_real_stream(llama) -> None:
     assert client.ledger.total_tokens <= 60 + 8
 
 
+async def test_the_reply_cap_holds_although_the_server_reads_only_max_tokens(llama) -> None:
+    """llama-cpp-python ignores `max_completion_tokens`: a reply capped at 16 tokens ran on to
+    the end of the window. The client cuts it at the cap, then sends the cap as `max_tokens`,
+    which the server honours itself (its own usage report says so)."""
+    base, model = llama
+    client = ModelClient(
+        model=model, base_url=base, api_key="local", context_window=N_CTX, max_continuations=0
+    )
+    ask = [{"role": "user", "content": "Count from one to one hundred in words."}]
+    pieces: list[list[str]] = [[], []]
+    try:
+        for call in pieces:
+            with pytest.raises(ModelReplyError, match="cut off by the token limit"):
+                await client.complete(ask, max_output_tokens=16, on_text=call.append)
+    finally:
+        await client.aclose()
+    # A streamed piece is at least one token. The first reply is cut by the client just past
+    # the cap; the second stops at the cap by itself (the client would only cut after 18).
+    assert 16 < len(pieces[0]) <= 16 + 3
+    assert len(pieces[1]) <= 16
+
+
 async def test_a_short_prompt_gets_a_reply(llama) -> None:
     """gemma3-270m answered short prompts with nothing (the server's fallback chat template).
     A base model rambles on, so its reply is cut at the cap: what matters is that text came."""

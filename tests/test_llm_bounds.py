@@ -60,12 +60,32 @@ async def test_token_budget_cuts_a_stream_within_one_chunk(scripted_server, clie
     scripted_server.script(Reply(text=LONG, report_usage=False))
     client = make(clients, scripted_server, budget=Budget(max_tokens=150))
     shown: list[str] = []
+    # The cap (130) is above where the budget runs out (~112 chunks): this server streams past
+    # any cap, and the client would cut the stream at the cap first.
     with pytest.raises(BudgetExceeded, match="Token budget reached during a reply") as err:
-        await client.complete(ASK, on_text=shown.append, max_output_tokens=100)
+        await client.complete(ASK, on_text=shown.append, max_output_tokens=130)
     assert err.value.budget == "tokens"
     # never more than one streamed chunk (here ~2 tokens) past the cap
     assert 150 < client.ledger.total_tokens <= 153
     assert len(shown) < 400
+
+
+async def test_a_server_that_ignores_the_reply_cap_is_cut_there_then_sent_max_tokens(
+    scripted_server, clients
+):
+    """llama-cpp-python reads only `max_tokens`: a reply capped at 128 tokens ran on to the end
+    of the context window (minutes on a CPU). The client stops reading at the cap, treats the
+    reply as cut by the limit, and names the cap `max_tokens` from then on."""
+    scripted_server.script(Reply(text=LONG), Reply(text="word " * 10))
+    client = make(clients, scripted_server, max_continuations=0)
+    shown: list[str] = []
+    with pytest.raises(ModelReplyError, match="cut off by the token limit"):
+        await client.complete(ASK, on_text=shown.append, max_output_tokens=20)
+    assert len(shown) <= 20 + 3  # one chunk past the cap (and slack), not the 400 chunks
+    await client.complete(ASK, max_output_tokens=20)
+    first, second = (r.body or {} for r in scripted_server.chat_requests)
+    assert first["max_completion_tokens"] == 20 and "max_tokens" not in first
+    assert second["max_tokens"] == 20 and "max_completion_tokens" not in second
 
 
 async def test_reply_cap_is_lowered_to_fit_the_window(scripted_server, clients):

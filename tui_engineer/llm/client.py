@@ -12,6 +12,10 @@ What it adds on top of the SDK:
   what it showed); 429/5xx/connection errors are retried by the SDK itself (`max_retries`);
 - an idle timeout (no bytes for `idle_timeout` seconds), not a total one: a slow but live stream
   runs on, a hung server is given up on; the session budgets bound the total;
+- the reply cap enforced by the client as well: a server that streams more pieces than the cap
+  allows ignored `max_completion_tokens` (llama-cpp-python, older llama-server and llamafile
+  read only `max_tokens`): the reply is cut there like a "length" finish, and later calls send
+  the cap as `max_tokens`;
 - budgets enforced during a stream: when the token or time budget runs out mid-reply the stream
   is cancelled (BudgetExceeded, with the partial reply counted in the ledger);
 - the context window: a call whose prompt cannot fit is not made, the reply cap is lowered to
@@ -59,6 +63,10 @@ DEFAULT_OUTPUT_ESTIMATE = 1024  # tokens assumed for a reply when the caller set
 DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty): retries
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a byte from the server before giving up on a call
 CONNECT_TIMEOUT = 10.0
+# Content chunks beyond the reply cap before the client cuts the stream itself. A server sends at
+# least one token per chunk, so more chunks than the cap means it ignored the cap; the slack
+# only forgives a server that splits its last token.
+CAP_SLACK_CHUNKS = 2
 DEFAULT_CONTEXT_WINDOW = 16_384  # tokens, when neither the config nor the server says
 # A local model that answers nothing at all is most often given the wrong chat template: a model
 # file without one (a base model) makes llama-cpp-python fall back to llama-2's format.
@@ -153,6 +161,8 @@ class ModelClient:
         # The server's tokenizer where it has one (llama.cpp), else chars / 4: llm/tokens.py.
         self._tokens = PromptCounter(self._sdk, self.base_url, model)
         self._stream_options_ok = True  # False once it refused stream_options
+        # OpenAI's name for the reply cap; "max_tokens" once the server is seen ignoring it.
+        self._cap_param = "max_completion_tokens"
 
     @classmethod
     def from_settings(
@@ -196,7 +206,8 @@ class ModelClient:
         continuous text. If a stream drops mid-way it is retried from scratch: `on_reset` is
         called first, and the consumer should discard what `on_text` gave it; `on_retry` gets
         why ("dropped", "malformed", "error event", "empty").
-        `max_output_tokens` is sent as `max_completion_tokens` (lowered to fit the window).
+        `max_output_tokens` is sent as `max_completion_tokens` (lowered to fit the window), or
+        as `max_tokens` once this server was seen ignoring the former; a stream is cut there.
         Raises BudgetExceeded before any call that would overspend, LLMError subclasses otherwise.
         """
         conversation = list(messages)
@@ -380,7 +391,7 @@ class ModelClient:
         """Stream if we may; fall back (for the session) when the server refuses streaming."""
         params: dict[str, Any] = {"model": self.model, "messages": conversation}
         if max_output_tokens is not None:
-            params["max_completion_tokens"] = max_output_tokens
+            params[self._cap_param] = max_output_tokens
         while stream and self._streaming_ok:
             try:
                 return await self._streamed(params, conversation, on_text)
@@ -433,6 +444,7 @@ class ModelClient:
         finish: str | None = None
         model, usage = self.model, None
         prompt = self._prompt_tokens(conversation)
+        cap = params.get(self._cap_param)
         async with chunks:
             try:
                 async for chunk in chunks:
@@ -446,6 +458,10 @@ class ModelClient:
                                 on_text(delta)
                             self._check_budget_mid_stream(conversation, prompt, parts)
                         finish = choice.finish_reason or finish
+                    if cap is not None and len(parts) > cap + CAP_SLACK_CHUNKS:
+                        self._learn_cap_ignored()
+                        finish, usage = "length", None  # cut here; its usage never comes
+                        break
             except openai.APIConnectionError as err:  # also idle timeouts between chunks
                 raise _StreamDropped("".join(parts), err) from None
             except (json.JSONDecodeError, AttributeError, TypeError) as err:
@@ -457,6 +473,12 @@ class ModelClient:
         if finish is None:  # the body ended without saying why: treat as a cut connection
             raise _StreamDropped("".join(parts), None)
         return self._reply(conversation, "".join(parts), finish, model, usage)
+
+    def _learn_cap_ignored(self) -> None:
+        """The server sent more than the reply cap allows: it does not read the cap under the
+        name it was sent. Servers that ignore OpenAI's newer name read `max_tokens`."""
+        if self._cap_param == "max_completion_tokens":
+            self._cap_param = "max_tokens"
 
     def _check_budget_mid_stream(
         self, conversation: list[Message], prompt: int, parts: list[str]
@@ -481,6 +503,9 @@ class ModelClient:
         if text and on_text is not None:
             on_text(text)
         model = response.model or self.model
+        cap = params.get(self._cap_param)
+        if cap is not None and response.usage and response.usage.completion_tokens > cap:
+            self._learn_cap_ignored()  # too late for this reply, in time for the next
         return self._reply(
             conversation, text, choice.finish_reason or "stop", model, response.usage
         )
