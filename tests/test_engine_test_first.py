@@ -4,6 +4,7 @@ on the old code and passes with the change; the review shows both runs."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 
@@ -13,6 +14,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision
 from tui_engineer.headless.printer import ProgressPrinter
 
 MUL_CODE = edit(
@@ -155,3 +157,73 @@ async def test_with_the_setting_off_a_test_first_step_is_verified_as_before(
     plan_call, propose_call = scripted_server.chat_requests
     assert "test_first" not in plan_call.messages[-1]["content"]
     assert "test-first" not in propose_call.messages[-1]["content"]
+
+
+SUB_WITH_TEST = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+) + edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_sub():\n    from calc import sub\n"
+    "    assert sub(5, 3) == 2\n",
+)
+MUL_ON_SUB_WITH_TEST = edit(
+    "calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+) + edit(
+    "tests/test_calc.py",
+    "    assert sub(5, 3) == 2\n",
+    "    assert sub(5, 3) == 2\n\n\ndef test_mul():\n    from calc import mul\n"
+    "    assert mul(4, 3) == 12\n",
+)
+
+
+class WaitsForTheNextStep:
+    """Accepts step 1 only once step 2 was prepared (as a human still reading would)."""
+
+    def __init__(self) -> None:
+        self.prepared = asyncio.Event()
+
+    def sink(self, event: ev.Event) -> None:
+        if isinstance(event, ev.NextStepPrepared) and event.ready:
+            self.prepared.set()
+
+    async def review(self, proposal):
+        if proposal.step.index == 1:
+            await asyncio.wait_for(self.prepared.wait(), 180)  # pytest runs are slow here
+        return Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+async def test_a_test_first_step_prepared_during_review_is_checked_on_the_step_before_it(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Step 2 is prepared (pipeline) on step 1's proposal, with affected tests first: its "old
+    code" is step 1's proposal, where sub exists and mul does not."""
+    repo = make_repo()
+    steps = [{"title": t, "test_first": True} for t in ("Add sub", "Add mul")]
+    plan = "```json\n" + json.dumps({"steps": steps}) + "\n```\n"
+    scripted_server.script(
+        Reply(text=plan), Reply(text=SUB_WITH_TEST), Reply(text=MUL_ON_SUB_WITH_TEST)
+    )
+    reviewer = WaitsForTheNextStep()
+    result, seen = await run_headless(
+        repo,
+        "add sub and mul",
+        scripted_server.base_url,
+        reviewer=reviewer,
+        sink=reviewer.sink,
+        pipeline=True,
+        full_tests_always=False,
+    )
+
+    assert result.exit_code == 0, result.message
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    first, second = seen.of(ev.ProposalReady)
+    # On step 1's proposal test_sub passes and test_mul fails: 2 passed, 1 failed.
+    assert second.test_runs[0].startswith("before the change: 2 passed, 1 failed")
+    assert first.tests_ok and second.tests_ok

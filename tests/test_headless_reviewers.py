@@ -34,3 +34,32 @@ async def test_did_not_run_is_an_answer() -> None:
     reviewer, _ = scripted("n", "")
     verdict = await reviewer.verdict()
     assert verdict is not None and not verdict.ran
+
+
+async def test_a_test_first_review_shows_the_run_on_the_old_code_and_the_run_after() -> None:
+    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.review import Proposal
+    from tui_engineer.engine.test_first import PASSES_ON_OLD_CODE, BeforeRun
+    from tui_engineer.verify import TestReport
+
+    shown: list[str] = []
+    reviewer = TerminalReviewer(ask=lambda _: "s", show=shown.append)
+    passing = TestReport("python -m pytest", 0, 0.1, False, passed=2, structured=True)
+    before = BeforeRun(passing, PASSES_ON_OLD_CODE)
+    proposal = Proposal(
+        step=Step(1, "Add mul", test_first=True),
+        plan=[],
+        diff="+def mul",
+        report=passing,
+        attempts=0,
+        before=before,
+        test_runs=(before.line(), "after the change (full): 2 passed in 0.1s"),
+    )
+    await reviewer.review(proposal)
+    assert not proposal.tests_ok
+    assert shown[1] == (
+        "Step 1: Add mul — tests: the new test passes on the old code: it does not test the "
+        "change; after the change: 2 passed in 0.1s"
+    )
+    assert shown[2].startswith("  before the change: 2 passed in 0.1s (the new test passes")
+    assert shown[3] == "  after the change (full): 2 passed in 0.1s"
