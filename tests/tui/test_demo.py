@@ -63,3 +63,10 @@ async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wron
             assert not asked(app, "verdict")()
             await pilot.press("q")
     assert log(repo) == ["Add div", "Add mul", "Add sub", "Sample project: add() and its test"]
+
+
+def test_the_demo_makes_the_folder_it_is_given(tmp_path: Path) -> None:
+    """`tui-engineer demo --dir new/folder` made a traceback when the folder did not exist."""
+    repo = make_sample_repo(tmp_path / "new" / "folder")
+    assert repo.parent == tmp_path / "new" / "folder"
+    assert (repo / "calc.py").is_file()

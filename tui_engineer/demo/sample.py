@@ -17,6 +17,8 @@ FILES = {
 def make_sample_repo(parent: Path | None = None) -> Path:
     """A new folder (under `parent`, default the system temp folder) holding the committed
     sample project. It is kept after the demo, so its commits can be looked at."""
+    if parent is not None:
+        parent.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="tui-engineer-demo-", dir=parent))
     for rel, text in FILES.items():
         path = root / rel

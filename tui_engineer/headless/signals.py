@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
@@ -28,6 +29,18 @@ def add_stop_handlers(handler: Callable[[signal.Signals], None]) -> Callable[[],
             loop.remove_signal_handler(sig)
 
     return remove
+
+
+def detach_from_terminal() -> None:
+    """After SIGHUP the terminal is gone: stdin, stdout and stderr point at /dev/null from now
+    on, so the last writes (a UI restoring the terminal, a closing line) neither fail nor block
+    the exit. Without this a closed window left the app running, stuck writing to it."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 @contextlib.contextmanager

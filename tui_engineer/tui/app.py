@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -46,6 +47,7 @@ from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.startup import StartupFlow
+from tui_engineer.tui.terminal_gone import write_nowhere
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
 from tui_engineer.vcs.repo import uncommitted
 
@@ -149,7 +151,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         else:
             self.chat_input.focus()
         # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
-        self._remove_signal_handlers = add_stop_handlers(lambda _sig: self._quit_now())
+        self._remove_signal_handlers = add_stop_handlers(self._stop_signal)
         self.startup()
 
     def apply_layout(self) -> None:
@@ -336,6 +338,11 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         if self.return_code is None:
             event.prevent_default()
             self._quit_now()
+
+    def _stop_signal(self, sig: signal.Signals) -> None:
+        if sig == signal.SIGHUP:  # the terminal closed: nothing can be shown or read any more
+            write_nowhere(self._driver)
+        self._quit_now()
 
     @work(group="quit", exclusive=True)
     async def _quit_now(self) -> None:
