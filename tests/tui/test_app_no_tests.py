@@ -49,6 +49,7 @@ async def test_init_in_an_empty_folder_then_the_first_step_writes_the_tests(
         assert "Write tests first" in str(app.screen.query_one("#write").label)
         await pilot.click("#write")
         await wait_for(pilot, reviewing(app), timeout=90)  # two pytest runs on a busy machine
+        assert "1. Add add  test first" in str(app.plan_pane.get_option_at_index(0).prompt)
         # The review shows both runs: the new test on the old (empty) code, then after.
         runs = str(app.test_pane.border_subtitle)
         assert "before the change: 1 error" in runs and "(expected)" in runs

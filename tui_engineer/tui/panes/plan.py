@@ -97,6 +97,8 @@ class PlanPane(OptionList):
         style = self._resolve(style)
         label = f"{row.status} {row.detail}".strip()
         text = Text.assemble((f"{icon} ", style), f"{row.info.index}. {row.info.title}  ")
+        if row.info.test_first:  # its new test must fail on the old code, then pass
+            text.append("test first  ", style="dim italic")
         text.append(label, style=style)
         return text
 
