@@ -188,3 +188,102 @@ async def test_a_chat_message_during_review_reaches_the_next_steps_proposal(
     assert "keep it on one line" not in str(prepared.messages)
     assert "keep it on one line" in str(again.messages)
     assert [d.purpose for d in seen.of(ev.FeedbackDelivered)] == ["propose"]
+
+
+# Step 1's first try breaks its new test; the fix changes the file again. Step 2 edits a line only
+# the fixed step 1 has.
+SUB_BROKEN = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a + b  # x\n"
+) + edit(
+    "tests/test_calc.py",
+    "    assert add(2, 3) == 5\n",
+    "    assert add(2, 3) == 5\n\n\ndef test_sub():\n    from calc import sub\n"
+    "    assert sub(5, 3) == 2\n",
+)
+SUB_FIXED = edit("calc.py", "    return a + b  # x\n", "    return a - b\n")
+# Slow enough that work started at the first edits is visibly under way before they finish.
+SLOW_TEST = {"tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(3)\n"}
+
+
+def by_conversation(request) -> Reply:
+    """Answers by what is asked, whatever the order of calls (two steps work at once)."""
+    first = str(request.messages[0].get("content", ""))
+    user = str(request.messages[1].get("content", "")) if len(request.messages) > 1 else ""
+    if "You diagnose" in first:
+        return Reply(text="sub adds instead of subtracting.")
+    if "Now do step 2" in user:
+        return Reply(text=MUL_ON_SUB)
+    if "Now do step 1" in user:
+        return Reply(text=SUB_BROKEN if len(request.messages) == 2 else SUB_FIXED)
+    return Reply(text=plan_reply("Add sub", "Add mul"))
+
+
+async def test_the_next_step_starts_at_the_first_edits_and_restarts_when_a_fix_changes_them(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    from tests.conftest import SAMPLE_FILES
+
+    repo = make_repo({**SAMPLE_FILES, **SLOW_TEST})
+    reviewer = SlowReviewer(waits=1)
+    scripted_server.script(*[by_conversation] * 12)
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+        sink=reviewer.sink, pipeline=True,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    # Step 2 was asked for while step 1's first tests still ran (the next step's model call is
+    # shown live; its other events wait for its turn).
+    order = [
+        ("call", e.step) if isinstance(e, ev.ModelExchange) else ("tested", e.step)
+        for e in seen.events
+        if (isinstance(e, ev.ModelExchange) and e.purpose == "propose")
+        or (isinstance(e, ev.TestsFinished) and e.step == 1)
+    ]
+    assert order.index(("call", 2)) < order.index(("tested", 1))
+    # That preparation was built on step 1's first, broken version; the fix changed the files,
+    # so it was dropped and step 2 prepared again on the fixed proposal under review.
+    step2_calls = [
+        r for r in scripted_server.chat_requests if "Now do step 2" in str(r.messages[1:2])
+    ]
+    assert len(step2_calls) >= 2
+    assert seen.of(ev.NextStepPrepared)[-1].ready
+    first, second = result.commits
+    assert parent_of(repo, second) == first
+    text = (repo / "calc.py").read_text()
+    assert "return a - b\n\n\ndef mul(a, b):\n    return a * b" in text and "# x" not in text
+    assert shadows_left(repo) == []
+
+
+async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_coverage(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_engine_selection import ALPHA_CHANGE, BETA_CHANGE, FILES, TEST_CMD, runs
+    from tui_engineer.sandbox.local import LocalSandbox
+
+    repo = make_repo({**FILES, **SLOW_TEST})
+    commands: list[tuple[str, str]] = []
+    run_tests = LocalSandbox.run_tests
+
+    async def spy(self, workdir, command, **kwargs):
+        commands.append((workdir.name, command))
+        return await run_tests(self, workdir, command, **kwargs)
+
+    monkeypatch.setattr(LocalSandbox, "run_tests", spy)
+    reviewer = SlowReviewer(waits=1)
+    plan = plan_reply("Touch beta", "Touch alpha")
+    scripted_server.script(*(Reply(text=r) for r in (plan, BETA_CHANGE, ALPHA_CHANGE)))
+    result, seen = await run_headless(
+        repo, "change things", scripted_server.base_url, reviewer=reviewer, sink=reviewer.sink,
+        pipeline=True, test_command=TEST_CMD, full_tests_always=False, affected_after_seconds=0,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    # No selection data yet: step 1 runs the suite collecting coverage (2–3× slower). Step 2,
+    # prepared meanwhile, would have to collect too; it runs the plain suite instead.
+    collecting = [name for name, command in commands if "--testmon-noselect" in command]
+    assert len(collecting) == 1 and "-next" not in collecting[0]
+    assert runs(seen, 1) == [("full", True, 6)]
+    assert runs(seen, 2) == [("full", True, 6)]
+    prepared = [c for name, c in commands if "-next" in name and "--version" not in c]
+    assert prepared == [TEST_CMD]

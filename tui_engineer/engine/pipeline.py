@@ -1,10 +1,16 @@
 """Prepare the next step while the human reviews this one.
 
-While step k's proposal awaits review, the next pending step (when everything it depends on is
-accepted, or is k) is proposed and verified in a second shadow worktree whose baseline is k's
-proposal. One step ahead at most. Its model calls go through the same model and ledger, so the
+As soon as step k's first edits are written (while k's own tests still run), the next pending
+step (when everything it depends on is accepted, or is k) is proposed and verified in a second
+shadow worktree whose baseline is k's proposal as it is then. When k reaches review with other
+files (a fix changed them), that preparation is dropped and started again on the proposal under
+review. One step ahead at most. Its model calls go through the same model and ledger, so the
 budgets count them; its other events are held back and shown when the step's turn comes, so the
 UI keeps showing k. Chat messages are not taken by it: they stay for the step under review.
+
+The prepared step tests like any step (affected tests first, engine/verification.py) with the
+session's selection data, but never runs the suite collecting coverage (2–3× slower than a plain
+run, and meanwhile k's own runs may collect): where it would, it runs the plain suite instead.
 
 - accept k → the prepared proposal is moved onto the new commit and reviewed at once (committed
   later on top of k's commit, like any step);
@@ -51,19 +57,26 @@ def _git(shadow: Shadow, *args: str, env: dict[str, str] | None = None) -> str:
     return shadow._git.execute(["git", "-C", str(shadow.path), *args], env=env).strip()
 
 
-def pending_commit(shadow: Shadow) -> str:
-    """A commit (on no branch) holding the shadow's files: the base to build the next step on."""
-    tree = (_git(shadow, "add", "-A"), _git(shadow, "write-tree"))[1]
+def current_tree(shadow: Shadow) -> str:
+    """The git tree id of the shadow's files now (equal ids: equal files)."""
+    _git(shadow, "add", "-A")
+    return _git(shadow, "write-tree")
+
+
+def pending_commit(shadow: Shadow) -> tuple[str, str]:
+    """A commit (on no branch) holding the shadow's files, the base to build the next step on;
+    and its tree id."""
+    tree = current_tree(shadow)
     message = "tui-engineer: proposal under review"
-    return _git(
+    commit = _git(
         shadow, "commit-tree", tree, "-p", shadow.baseline, "--no-gpg-sign", "-m", message,
         env=INTERNAL_IDENTITY,
     )  # fmt: skip
+    return commit, tree
 
 
-def stacked_shadow(pending: Shadow, session_id: str) -> Shadow:
-    """A new shadow worktree whose baseline is `pending`'s current proposal."""
-    base = pending_commit(pending)
+def stacked_shadow(pending: Shadow, session_id: str, base: str) -> Shadow:
+    """A new shadow worktree whose baseline is `base`, a pending commit of `pending`."""
     ahead = Shadow.create(pending.root, session_id=session_id, include_dirty=pending.include_dirty)
     ahead.import_commit(pending, base)  # it lives in the pending shadow's own object store
     ahead.baseline = base
@@ -97,6 +110,8 @@ def next_candidate(plan: Sequence[Step], current: Step) -> Step | None:
 class _Ahead:
     step: Step
     held: _Held
+    tree: str  # the tree of the proposal it is built on
+    feedback: int  # chat messages delivered when it started (a later one makes it stale)
     task: asyncio.Task[Proposal] | None = None
     shadow: Shadow | None = None
 
@@ -111,29 +126,53 @@ class Pipeline:
         self._ahead: _Ahead | None = None
         self._count = 0
 
-    def start(self, request: str, plan: Sequence[Step], current: Step) -> None:
-        """Called when `current`'s proposal goes to review."""
-        if not self.enabled or self._ahead is not None:
+    async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
+        """Called when `current`'s first edits are written, before its tests run."""
+        if self._ahead is None:
+            await self._begin(request, plan, current)
+
+    async def start(self, request: str, plan: Sequence[Step], current: Step) -> None:
+        """Called when `current`'s proposal goes to review: keep a preparation begun on the same
+        files, else (re)start it on the proposal as it is now."""
+        ahead = self._ahead
+        if ahead is not None:
+            now = await asyncio.to_thread(current_tree, self.rt.shadow)
+            if now == ahead.tree and ahead.feedback == self.rt.delivered:
+                return
+            await self.drop()
+        await self._begin(request, plan, current)
+
+    async def _begin(self, request: str, plan: Sequence[Step], current: Step) -> None:
+        if not self.enabled:
             return
         step = next_candidate(plan, current)
         if step is None:
             return
+        # Awaited here, not in the task: it stages the session's shadow, whose index the
+        # foreground's own test selection uses next.
+        base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
         self._count += 1
-        ahead = _Ahead(step, _Held(self.rt.emit))
-        ahead.task = asyncio.create_task(self._prepare(ahead, request, list(plan)))
+        ahead = _Ahead(step, _Held(self.rt.emit), tree, self.rt.delivered)
+        ahead.task = asyncio.create_task(self._prepare(ahead, request, list(plan), base))
         self._ahead = ahead
 
-    async def _prepare(self, ahead: _Ahead, request: str, plan: list[Step]) -> Proposal:
+    async def _prepare(self, ahead: _Ahead, request: str, plan: list[Step], base: str) -> Proposal:
         name = f"{self.session_id}-next{self._count}"
-        making = asyncio.ensure_future(asyncio.to_thread(stacked_shadow, self.rt.shadow, name))
+        making = asyncio.ensure_future(
+            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, base)
+        )
         try:
             ahead.shadow = await asyncio.shield(making)
         except asyncio.CancelledError:
             ahead.shadow = await making  # let it finish, so that drop() removes it
             raise
-        # Its own shadow, events held back, an inbox of its own. The test selection is shared:
-        # the foreground runs no tests while its proposal is reviewed.
-        rt = replace(self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue())
+        # Its own shadow, events held back, an inbox of its own; the test selection's data is
+        # shared, but it never collects (see the module docstring).
+        selection = self.rt.selection and replace(self.rt.selection, collect=False)
+        rt = replace(
+            self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue(),
+            selection=selection,
+        )  # fmt: skip
         # A copy: the plan's own step keeps its status ("pending") until its turn.
         proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
         self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))
@@ -163,7 +202,8 @@ class Pipeline:
             proposal = await ahead.task
         except Exception:  # noqa: BLE001 - a failed preparation is redone in the foreground
             proposal = None
-        if proposal is None or not self.rt.inbox.empty() or ahead.shadow is None:
+        stale = not self.rt.inbox.empty() or ahead.feedback != self.rt.delivered
+        if proposal is None or stale or ahead.shadow is None:
             await self.drop()
             return None
         await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)

@@ -77,6 +77,7 @@ class Runtime:
     emit: ev.EventSink
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     selection: TestSelection | None = None  # affected tests first (engine/verification.py)
+    delivered: int = 0  # chat messages taken so far (a step prepared before one is stale)
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -93,6 +94,7 @@ class Runtime:
         texts: list[str] = []
         while not self.inbox.empty():
             texts.append(self.inbox.get_nowait())
+        self.delivered += len(texts)
         return texts
 
     async def call_model(

@@ -194,8 +194,10 @@ class Session:
         rejections: list[str] = []
         while True:
             proposal = await self.pipeline.take(step) or await propose_step(
-                self.rt, request, self.plan, step, rejections
-            )
+                self.rt, request, self.plan, step, rejections,
+                # The next step may be prepared as soon as this one's first edits are written.
+                on_edits=lambda: self.pipeline.start_early(request, self.plan, step),
+            )  # fmt: skip
             self.rt.emit(
                 ev.ProposalReady(
                     step=step.index,
@@ -211,7 +213,7 @@ class Session:
                     unverified=proposal.unverified,
                 )
             )
-            self.pipeline.start(request, self.plan, step)
+            await self.pipeline.start(request, self.plan, step)
             decision = await self.reviewer.review(proposal)
             self.rt.emit(
                 ev.DecisionMade(step=step.index, decision=decision.kind, reason=decision.reason)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from tui_engineer.context.show import parse_show_requests
@@ -181,7 +181,10 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
     return await reply_after_show(rt, state.messages, "fix", step.index, state.attempt)
 
 
-async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
+EditsWritten = Callable[[], Awaitable[None]]
+
+
+async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritten | None) -> None:
     reply = await reply_after_show(rt, state.messages, "propose", step.index, state.attempt)
     while True:
         applied = await _apply(rt, step, state, reply)
@@ -190,6 +193,9 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
             return
         if applied is not False and rt.options.unverified:
             return  # no test command: the human reviews the change untested
+        if applied and on_edits is not None:
+            await on_edits()  # once: the next step may start on these files
+            on_edits = None
         if applied is not False:
             step.status = "testing"
             await _verify(rt, step, state)
@@ -209,9 +215,15 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts) -> None:
 
 
 async def propose_step(
-    rt: Runtime, request: str, plan: Sequence[Step], step: Step, rejections: Sequence[str] = ()
+    rt: Runtime,
+    request: str,
+    plan: Sequence[Step],
+    step: Step,
+    rejections: Sequence[str] = (),
+    on_edits: EditsWritten | None = None,
 ) -> Proposal:
-    """Work on `step` in the shadow worktree until its tests pass or the loop gives up."""
+    """Work on `step` in the shadow worktree until its tests pass or the loop gives up.
+    `on_edits` is awaited once, when the first edits are written (before their tests run)."""
     ledger = rt.model.ledger
     start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
     step.status = "proposing"
@@ -233,7 +245,7 @@ async def propose_step(
     messages = messages_with(context.listing, context.contents)
     state = _Attempts(messages=messages, diff=await asyncio.to_thread(rt.shadow.diff))
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
-    await _loop(rt, step, state)
+    await _loop(rt, step, state, on_edits)
     if any(note.startswith(("stuck", "gave up")) for note in state.notes):
         # Looping further would not help: suggest changing course instead.
         state.notes.append(REPLAN_HINT)

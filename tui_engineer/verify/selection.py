@@ -94,6 +94,9 @@ class TestSelection:
     testmon: bool | None = None  # None: not known yet whether the test environment has it
     min_full_seconds: float = 3.0  # narrow only once the full suite took at least this long
     touched: set[str] = field(default_factory=set)  # files this session wrote, ever
+    # False: never run the suite collecting coverage, the plain one instead (a step prepared in
+    # the background, engine/pipeline.py; a copy of the session's selection sharing `touched`).
+    collect: bool = True
 
     @classmethod
     def for_repo(cls, root: Path, test_command: str) -> TestSelection | None:
@@ -139,7 +142,7 @@ class TestSelection:
     def full_run(self, reason: str = "") -> TestRun:
         """The whole suite: the plain command, unless testmon has no usable data yet (`reason`
         says why it is stale, or there is none): then it collects every test's coverage."""
-        if self.testmon is True and (reason or self._recorded() is None):
+        if self.testmon is True and self.collect and (reason or self._recorded() is None):
             return TestRun(self._testmon_command("--testmon-noselect"), "full", reason)
         return TestRun(self.test_command, "full", reason)
 
