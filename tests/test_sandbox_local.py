@@ -217,6 +217,19 @@ EDITABLE_REPO = {
 }
 
 
+def _see_our_packages(vpy: Path) -> None:
+    """Let the venv at `vpy` import what the interpreter running this suite imports (pytest).
+
+    `--system-site-packages` gives it the *base* interpreter's packages only: when this suite
+    runs from a virtualenv (where pytest is), the inner venv found no pytest. A .pth file in
+    its site-packages adds the folders this interpreter uses, after the venv's own (where the
+    editable install goes)."""
+    ask = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    purelib = subprocess.run([vpy, "-c", ask], capture_output=True, text=True, check=True)
+    ours = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    (Path(purelib.stdout.strip()) / "outer-environment.pth").write_text("\n".join(ours) + "\n")
+
+
 async def test_worktree_code_wins_over_an_editable_install(
     make_repo: MakeRepo, tmp_path: Path
 ) -> None:
@@ -224,8 +237,9 @@ async def test_worktree_code_wins_over_an_editable_install(
     function. Tests run in the worktree must import the worktree's code, not the checkout's."""
     original = make_repo(EDITABLE_REPO, name="checkout")
     venv = tmp_path / "venv"
-    subprocess.run([PY, "-m", "venv", "--system-site-packages", "--without-pip", venv], check=True)
+    subprocess.run([PY, "-m", "venv", "--without-pip", venv], check=True)
     vpy = venv / "bin" / "python"
+    _see_our_packages(vpy)
     pip = [PY, "-m", "pip", "--python", str(vpy), "install", "-q", "--no-deps"]
     subprocess.run([*pip, "--no-build-isolation", "-e", original], check=True)
     worktree = tmp_path / "worktree"
