@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import RadioSet
+from textual.widgets._footer import FooterKey
 
 from tests.engine_support import KEY
 from tests.scripted_server import Reply
@@ -43,6 +44,22 @@ async def test_with_a_request_keys_work_from_the_first_frame(make_repo, scripted
         await pilot.press("q")  # a key, not a letter typed into the box
         assert app.chat_input.value == ""
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        await app.stop_work()
+
+
+async def test_before_the_first_proposal_the_footer_fits_and_shows_quit(
+    make_repo, scripted_server
+) -> None:
+    # The diff is focused and shows its placeholder: Escape ("Back to the diff") means nothing,
+    # and at 120 columns offering it pushed "b Files" and "q Quit" off the footer.
+    scripted_server.script(Reply(text=plan_reply("Add sub"), delay=5))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.pause()
+        assert "escape" not in footer_keys(app)
+        shown = {key.description: key.region for key in app.screen.query(FooterKey)}
+        assert "Quit" in shown and shown["Quit"].right <= SIZE[0]
         await app.stop_work()
 
 

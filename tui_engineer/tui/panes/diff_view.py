@@ -85,7 +85,9 @@ class DiffView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.placeholder = "No changes to show."
         self._diff_files: list[FileDiff] = []
-        self._files: list[FileDiff] = []  # what is on screen: the diff, or one file's content
+        # What is on screen: the diff (the same list, so `showing_diff` holds from the start) or
+        # one file's content.
+        self._files: list[FileDiff] = self._diff_files
         self._rows: list[Row] = []
         self._file_rows: list[int] = []  # row index of each file header
         self._highlights: LRUCache[tuple[int, Side, int], list[Text]] = LRUCache(256)
