@@ -41,8 +41,9 @@ def make_app(
     return TuiEngineerApp(options, deterministic=True)
 
 
-async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 20) -> None:
-    """Poll app state (never a fixed sleep) until `condition()` is true."""
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 60) -> None:
+    """Poll app state (never a fixed sleep) until `condition()` is true. The timeout is generous:
+    with other work on the 2 cores (load 15+) a scripted proposal took over 20 s."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
