@@ -14,6 +14,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.cli import main
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
+from tui_engineer.records.listing import format_runs, list_runs
 
 CALC = create("calc.py", "def add(a, b):\n    return a + b\n")
 CALC_TEST = create(
@@ -87,3 +88,4 @@ async def test_an_unverified_session_runs_no_tests_and_says_so_everywhere(
     assert "tests: none (unverified: no tests run)" in printed
     assert "Unverified mode" in printed
     assert "1 step(s) committed (unverified: no tests ran)" in printed
+    assert " 1 (unverified) " in format_runs(list_runs(repo))  # `tui-engineer runs`

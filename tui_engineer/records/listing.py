@@ -20,6 +20,7 @@ class RunSummary:
     verdict: str
     cost: str
     outcome: str
+    unverified: bool = False  # the session ran without a test command (--unverified)
 
 
 def _verdict(event: dict[str, object] | None) -> str:
@@ -60,6 +61,7 @@ def summarize(path: Path) -> RunSummary:
         verdict=_verdict(by_type.get("verdict")),
         cost=cost,
         outcome=str(finished.get("outcome")) if finished else "crashed?",
+        unverified=started.get("test_command") == "",
     )
 
 
@@ -71,7 +73,12 @@ def list_runs(root: Path) -> list[RunSummary]:
 
 
 def _steps(run: RunSummary) -> str:
-    return f"{run.accepted} ({run.undone} undone)" if run.undone else str(run.accepted)
+    notes = []
+    if run.undone:
+        notes.append(f"{run.undone} undone")
+    if run.unverified:
+        notes.append("unverified")
+    return f"{run.accepted} ({', '.join(notes)})" if notes else str(run.accepted)
 
 
 def format_runs(runs: list[RunSummary]) -> str:
