@@ -345,3 +345,111 @@ async def test_config_a_test_plants_in_the_shadow_never_runs(make_repo, tmp_path
         shadow.remove()
     assert git(root, "rev-parse", "HEAD") == sha
     assert not marker.exists(), marker.read_text()
+
+
+# Everything at once, as a new user's repo might behave, in a real session under the default
+# (bubblewrap) sandbox. Vandalism is checked from outside; what the test could *get* (secrets,
+# the network, the user's files) makes it fail, so a leak shows as a failed session.
+ALL_HOSTILE_TEST = """
+import os, socket, subprocess
+from pathlib import Path
+
+ROOT = {root!r}
+PORT = {port}
+SECRETS = {secrets!r}
+
+
+def sh(*args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def test_everything():
+    sh("git", "branch", "-D", "feature")
+    sh("git", "tag", "t")
+    sh("git", "update-ref", "refs/heads/main", "HEAD~1")
+    sh("git", "config", "core.hooksPath", "/tmp/evil")
+    sh("git", "config", "core.fsmonitor", "touch " + ROOT + "/fsmonitor-ran")
+    up = os.path.relpath(ROOT, os.getcwd())
+    for target in (ROOT + "/abs.txt", up + "/rel.txt", up + "/.git/hooks/post-commit"):
+        try:
+            Path(target).write_text("#!/bin/sh\\ntouch " + ROOT + "/hook-ran\\n")
+            os.chmod(target, 0o755)
+        except OSError:
+            pass
+    subprocess.Popen(["setsid", "sh", "-c", f"exec sleep 3{{PORT}}"])
+    if os.fork() == 0:  # a double-forked daemon in a session of its own
+        os.setsid()
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", f"4{{PORT}}"])
+        os._exit(0)
+    leaked = {{k: v for k, v in os.environ.items() if k in SECRETS or v in SECRETS.values()}}
+    assert not leaked
+    assert not Path(ROOT, "calc.py").exists()  # the user's repository is not there to read
+    try:
+        socket.create_connection(("127.0.0.1", PORT), 2).close()
+        reached = True
+    except OSError:
+        reached = False
+    assert not reached
+"""
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """Every file of the work tree and of .git except the object store and logs, as bytes."""
+    skip = ("objects/", "logs/", "index", "ORIG_HEAD", "COMMIT_EDITMSG", "tui-engineer")
+    found = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        inside_git = rel.removeprefix(".git/") if rel.startswith(".git/") else None
+        if path.is_file() and not (inside_git is not None and inside_git.startswith(skip)):
+            found[rel] = path.read_bytes()
+    return found
+
+
+async def test_a_hostile_suite_in_a_real_session_changes_nothing_but_the_commit(
+    make_repo, scripted_server: ScriptedServer, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    for name, value in SECRET_LOOKING.items():
+        monkeypatch.setenv(name, value)
+    secrets = {**SECRET_LOOKING, "OPENAI_API_KEY": KEY}
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.1)
+        port = listener.getsockname()[1]
+        root = make_repo({**SAMPLE_FILES, "tests/test_all.py": ""})
+        hostile = ALL_HOSTILE_TEST.format(root=str(root), port=port, secrets=secrets)
+        (root / "tests/test_all.py").write_text(hostile)
+        git(root, "commit", "-q", "-am", "hostile suite")
+        git(root, "branch", "feature", "HEAD~1")
+        before, head = _files(root), git(root, "rev-parse", "HEAD")
+        scripted_server.script(Reply(text=SUB))
+        result, seen = await run_headless(root, "add sub", scripted_server.base_url, plan=False)
+        await asyncio.sleep(1)
+        alive = _alive(f"sleep 3{port}") + _alive(f"sleep 4{port}")
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nothing connected from inside
+    runs = seen.of(ev.TestsFinished)
+    assert [f.ok for f in runs] == [True], [str(f.to_dict()) for f in runs]
+    assert result.exit_code == 0
+    assert alive == []
+    # Exactly one new commit, on main, on top of the user's last one; nothing else moved.
+    assert git(root, "rev-parse", "HEAD~1") == head
+    refs = git(root, "for-each-ref", "--format=%(refname)").split()
+    undo = "refs/tui-engineer/undo/" + git(root, "rev-parse", "HEAD")  # the tool's own, for undo
+    assert refs == ["refs/heads/feature", "refs/heads/main", undo]
+    assert git(root, "status", "--porcelain") == ""
+    after = _files(root)
+    # The tool's own changes, each checked: the step, the branch moved to it, the undo ref, the
+    # run record (ignored through info/exclude, one line added there).
+    assert "def sub" in after.pop("calc.py").decode()
+    assert after.pop(".git/refs/heads/main").decode().strip() == git(root, "rev-parse", "HEAD")
+    assert after.pop(undo.replace("refs/", ".git/refs/", 1))
+    exclude = after.pop(".git/info/exclude")
+    assert exclude.startswith(before[".git/info/exclude"]) and b"/.tui-engineer/" in exclude
+    assert [p for p in after if p.startswith(".tui-engineer/runs/")]
+    after = {p: data for p, data in after.items() if not p.startswith(".tui-engineer/runs/")}
+    for tool_owned in ("calc.py", ".git/refs/heads/main", ".git/info/exclude"):
+        before.pop(tool_owned)
+    assert after == before  # byte-identical otherwise: work tree, config, hooks, other refs
