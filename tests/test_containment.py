@@ -22,7 +22,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.config import Settings
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.pipeline import stacked_shadow
+from tui_engineer.engine.pipeline import pending_commit, stacked_shadow
 from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.sandbox.bubblewrap import SandboxUnavailable, bwrap_problem, jail_for
 from tui_engineer.sandbox.factory import make_sandbox
@@ -337,7 +337,7 @@ async def test_config_a_test_plants_in_the_shadow_never_runs(make_repo, tmp_path
         assert "b + a" in shadow.diff()
         repo_file_names(shadow.path)
         tree_fingerprint(shadow.path)
-        ahead = stacked_shadow(shadow, "plant-ahead")
+        ahead = stacked_shadow(shadow, "plant-ahead", pending_commit(shadow)[0])
         ahead.remove()
         sha = accept(shadow, title="Swap operands")
         shadow.rebaseline()
