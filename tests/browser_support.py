@@ -80,6 +80,8 @@ class Chromium:
 
     async def __aenter__(self) -> Chromium:
         self.profile.mkdir(parents=True, exist_ok=True)
+        # A reused profile keeps the last run's port here; only this run's may be read.
+        (self.profile / "DevToolsActivePort").unlink(missing_ok=True)
         width, height = self.size
         args = [
             self.binary,

@@ -5,7 +5,9 @@ stopping the server ends every session."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import Chromium, find_chromium, group_gone, stop_process_group
+from tests.browser_support import Chromium, find_chromium, stop_process_group
 from tui_engineer.cli import build_serve_parser
 from tui_engineer.web import ServeOptions, app_command, banner
 
@@ -56,7 +58,7 @@ def test_serve_on_a_public_address_warns_that_it_gives_a_shell() -> None:
 def test_each_tab_runs_this_interpreter_with_the_app_arguments() -> None:
     command = app_command(ServeOptions(demo=True, app_args=("add div", "--dir", "/tmp/a b")))
     assert command.split()[0] == sys.executable  # works in a venv that was never activated
-    assert command.endswith("-m tui_engineer demo 'add div' --dir '/tmp/a b'")
+    assert command.endswith("-m tui_engineer.web demo 'add div' --dir '/tmp/a b'")
 
 
 def test_serve_outside_a_repo_fails_at_once_in_the_terminal(tmp_path: Path) -> None:
@@ -92,15 +94,42 @@ def wait_until_up(url: str, server: subprocess.Popen[bytes], timeout: float = 90
     raise TimeoutError(f"{url} did not answer in {timeout} s")
 
 
-def left_in_group(pgid: int) -> str:
-    ps = subprocess.run(["ps", "-e", "-o", "pgid=,pid=,args="], capture_output=True, text=True)
-    return "\n".join(ln for ln in ps.stdout.splitlines() if ln.split()[0] == str(pgid))
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` now (sessions leave its process group, so follow parents)."""
+    ps = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True)
+    children: dict[int, list[int]] = {}
+    for line in ps.stdout.splitlines():
+        child, parent = map(int, line.split())
+        children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def running(pids: set[int]) -> list[str]:
+    """Those of `pids` still running (zombies waiting for a reaper do not count), described."""
+    ps = subprocess.run(["ps", "-e", "-o", "pid=,stat=,args="], capture_output=True, text=True)
+    rows = (line.split(None, 2) for line in ps.stdout.splitlines())
+    return [" ".join(row) for row in rows if int(row[0]) in pids and not row[1].startswith("Z")]
+
+
+def wait_all_gone(pids: set[int], timeout: float) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (left := running(pids)) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    return left
 
 
 @contextmanager
-def served_demo(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`tui-engineer serve --demo` on a free port, in its own process group (so every process
-    it starts can be found, checked and, whatever happens, cleaned up)."""
+def served_demo(
+    tmp_path: Path, sessions: set[int]
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`tui-engineer serve --demo` on a free port, in its own process group. Whatever happens,
+    it and the session processes the test put in `sessions` are gone afterwards."""
     port = free_port()
     log = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(
@@ -117,13 +146,17 @@ def served_demo(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]
         yield url, server
     finally:
         stop_process_group(server)
+        for line in running(sessions):  # only after a failed test
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(line.split()[0]), signal.SIGKILL)
         log.close()
 
 
 @needs_chromium
 async def test_the_demo_in_headless_chromium_paints_takes_keys_and_stops(tmp_path: Path) -> None:
     assert CHROMIUM is not None
-    with served_demo(tmp_path) as (url, server):
+    session: set[int] = set()
+    with served_demo(tmp_path, session) as (url, server):
         async with Chromium(CHROMIUM, tmp_path / "profile") as browser:
             blank = await browser.screenshot(tmp_path / "blank.png")
             await browser.open(url)
@@ -142,12 +175,15 @@ async def test_the_demo_in_headless_chromium_paints_takes_keys_and_stops(tmp_pat
             asked = await browser.screenshot(tmp_path / "serve-reject.png")
             assert asked != painted
 
-            # Ctrl+C or SIGTERM to the server ends the sessions too: nothing is left running.
-            server.terminate()
+            # Ctrl+C where `serve` runs: SIGINT to its process group. The server stops at once
+            # and ends the session (its processes are outside that group) through its tab.
+            session.update(descendants(server.pid))
+            assert session, "no session process under the server"
             stopping = time.monotonic()
+            os.killpg(server.pid, signal.SIGINT)
             assert server.wait(timeout=60) == 0
             assert time.monotonic() - stopping < 10  # not a wait for the tab to go quiet
-            assert group_gone(server.pid, timeout=60), left_in_group(server.pid)
+            assert wait_all_gone(session, timeout=60) == []
     # Each session cleaned up after itself: no shadow worktree is left behind.
     worktrees = Path(os.environ["XDG_CACHE_HOME"]) / "tui-engineer" / "worktrees"
     assert [p for p in worktrees.glob("*/*") if p.is_dir()] == []

@@ -9,8 +9,11 @@ tests: that is a shell on this machine. Hence 127.0.0.1 by default and a warning
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import os
 import shlex
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -29,8 +32,9 @@ class ServeOptions:
 
 def app_command(options: ServeOptions) -> str:
     """The shell command textual-serve runs per browser tab. It names this interpreter, not a
-    `tui-engineer` on PATH, so a venv that was never activated still serves its own install."""
-    argv = [sys.executable, "-m", "tui_engineer"]
+    `tui-engineer` on PATH, so a venv that was never activated still serves its own install.
+    It enters through `session_main` below."""
+    argv = [sys.executable, "-m", "tui_engineer.web"]
     if options.demo:
         argv.append("demo")
     return shlex.join([*argv, *options.app_args])
@@ -89,6 +93,8 @@ def _server_class() -> type:
     Left alone, a stop waits for each open tab's websocket to go quiet (about 20 s) before the
     sessions end. aiohttp's advice is to close websockets on shutdown; closing one ends its
     session the normal way (textual-serve tells the app to quit, and the app cleans up)."""
+    import asyncio
+
     from aiohttp import WSCloseCode, web
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
@@ -107,8 +113,33 @@ def _server_class() -> type:
             finally:
                 self.sockets.discard(websocket)
 
+        async def on_startup(self, app: web.Application) -> None:
+            # A closed terminal (SIGHUP) stops the server like Ctrl+C does, sessions first;
+            # left to the default, the server would die and orphan them.
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGHUP, self.request_exit)
+            await super().on_startup(app)
+
         async def on_shutdown(self, app: web.Application) -> None:
             for websocket in list(self.sockets):
                 await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
 
     return _Server
+
+
+def session_main(argv: list[str]) -> int:
+    """One browser tab's session: `tui-engineer ARGS`, in a session of its own.
+
+    Ctrl+C in the terminal running `serve` signals its whole process group. Sessions in that
+    group would each take the SIGINT mid-work (their git and test child processes too, which
+    can leave a half-made shadow worktree behind). Outside it, only the server gets the signal
+    and ends each session through its tab, the way a closed tab does."""
+    with contextlib.suppress(OSError):  # already a session leader: nothing to leave
+        os.setsid()
+    from tui_engineer.cli import main
+
+    return main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(session_main(sys.argv[1:]))

@@ -104,6 +104,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         self.proposals_seen = 0  # tests and scripts wait on these counters
         self.finished_sessions = 0
         self._tests_running = False
+        self.quitting = False  # a stop is under way (see _quit_now)
         self._changes: set[str] = set()
         self.check_retries = 1  # the start-up server check (tests set 0)
         self.check_timeout = 15.0
@@ -344,8 +345,17 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             write_nowhere(self._driver)
         self._quit_now()
 
-    @work(group="quit", exclusive=True)
-    async def _quit_now(self) -> None:
+    def _quit_now(self) -> None:
+        """Stop the work and exit, once. A second request (Ctrl+C at `serve` both signals the
+        app and closes its tab) must not restart the stop: an exclusive worker would cancel the
+        first one, and with it the engine's cleanup it awaits, leaving shadow worktrees."""
+        if self.quitting:
+            return
+        self.quitting = True
+        self._stop_and_exit()
+
+    @work(group="quit")
+    async def _stop_and_exit(self) -> None:
         self.status.busy = "stopping: cleaning up the shadow worktree"
         await self.stop_work()
         self.exit(0)
