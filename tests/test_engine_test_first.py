@@ -141,6 +141,24 @@ async def test_a_test_first_step_that_writes_no_test_is_asked_for_one(
     assert scopes(seen) == [("full", True), ("before", False), ("full", True)]
 
 
+async def test_a_test_first_step_that_only_adds_tests_is_not_held_back(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """A plan that marks a tests-only step test_first: there is no old code for the test to
+    fail on, so no "before" run and no complaint; the tests passing decides."""
+    repo = make_repo()
+    scripted_server.script(Reply(text=plan_with_test_first("Test add")), Reply(text=ADD_AGAIN_TEST))
+    result, seen = await run_headless(repo, "test add", scripted_server.base_url)
+
+    assert result.exit_code == 0
+    assert scopes(seen) == [("full", True)]
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok
+    assert proposal.test_runs[0] == (
+        "before the change: not run (the step changes only tests: there is no old code to fail on)"
+    )
+
+
 async def test_with_the_setting_off_a_test_first_step_is_verified_as_before(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -134,7 +134,7 @@ def _test_first(rt: Runtime, step: Step) -> bool:
 def _check_before(state: _Attempts) -> bool:
     """Run the new tests on the old code again? Not after a fix that left the tests alone and
     a check that went as it should."""
-    if state.before is None or state.before.problem:
+    if state.before is None or state.before.problem or state.before.skipped:
         return True
     return any(is_test_path(path) for path in state.changed_now)
 

@@ -31,6 +31,7 @@ WROTE_NO_TEST = (
     "this step is test-first but wrote no test: add a test (under tests/, named test_*.py) "
     "that fails without the change and passes with it"
 )
+ONLY_TESTS = "not run (the step changes only tests: there is no old code to fail on)"
 PASSES_ON_OLD_CODE = "the new test passes on the old code: it does not test the change"
 DID_NOT_RUN = "the new test did not run on the old code ({summary}): check its name and location"
 
@@ -56,11 +57,12 @@ class BeforeRun:
 
     report: TestReport | None  # None when there was no test to run
     problem: str = ""
+    skipped: str = ""  # why it did not run, when that is no problem (ONLY_TESTS)
 
     def line(self) -> str:
         """For the review: "before the change: 1 failed in 0.1s (expected)"."""
         if self.report is None:
-            return f"before the change: {self.problem}"
+            return f"before the change: {self.problem or self.skipped}"
         said = "expected" if not self.problem else self.problem
         return f"before the change: {self.report.summary()} ({said})"
 
@@ -137,6 +139,10 @@ async def run_before(rt: Runtime, step: int) -> BeforeRun:
     present = [c.path for c in tests if c.status != "D" and (rt.workdir / c.path).is_file()]
     if not present:
         return BeforeRun(None, WROTE_NO_TEST)
+    if not code:
+        # Tests of behaviour that is already there: before and after are the same code, so
+        # there is nothing to check; the normal run still decides.
+        return BeforeRun(None, skipped=ONLY_TESTS)
     command = before_command(rt.options.test_command, present)
     with old_code(rt.shadow, code):
         report = await rt.run_tests(step, command=command, scope="before")
