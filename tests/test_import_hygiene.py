@@ -45,3 +45,15 @@ def test_importing_the_engine_loads_no_textual() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_the_app_starts_without_loading_the_model_sdk() -> None:
+    # The openai SDK is the largest import (over half of `tui-engineer demo`'s CPU time to its
+    # first frame): it loads with the model client, after the app has painted.
+    code = (
+        "import sys, tui_engineer.cli, tui_engineer.demo, tui_engineer.tui.app; "
+        "print('openai' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

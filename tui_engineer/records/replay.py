@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_engineer.errors import UserError
-from tui_engineer.llm import CallUsage, Completion, ModelReplyError, UsageLedger
+from tui_engineer.llm import CallUsage, ModelReplyError, UsageLedger
 from tui_engineer.records.recorder import read_record
+
+if TYPE_CHECKING:  # the client module loads the openai SDK: not on every start-up's path
+    from tui_engineer.llm import Completion
 
 
 class ReplayModel:
@@ -47,6 +51,8 @@ class ReplayModel:
             usd=recorded.get("usd"),  # type: ignore[arg-type]
         )
         self.ledger.add(usage)
+        from tui_engineer.llm import Completion
+
         return Completion(
             text=text,
             finish_reason=str(recorded.get("finish_reason") or "stop"),
