@@ -5,6 +5,8 @@ Real engine, the openai client over HTTP to the scripted server, real git and py
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import pytest
 
@@ -32,7 +34,8 @@ def test_no_test_command_is_refused_naming_both_ways_on(
     make_repo, scripted_server: ScriptedServer, capsys
 ) -> None:
     repo = make_repo(NO_TESTS)
-    code = main(["run", "add add", "-C", str(repo), "--base-url", scripted_server.base_url])
+    url = scripted_server.base_url
+    code = main(["run", "add add", "--yes", "-C", str(repo), "--base-url", url])
     err = capsys.readouterr().err
     assert code == 2
     assert "No test command" in err and "--write-tests" in err and "--unverified" in err
@@ -89,3 +92,22 @@ async def test_an_unverified_session_runs_no_tests_and_says_so_everywhere(
     assert "Unverified mode" in printed
     assert "1 step(s) committed (unverified: no tests ran)" in printed
     assert " 1 (unverified) " in format_runs(list_runs(repo))  # `tui-engineer runs`
+
+
+def test_run_on_the_terminal_asks_how_to_go_on_without_tests(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Without --yes the answers come from the terminal anyway: it asks, as the TUI does."""
+    repo = make_repo(NO_TESTS)
+    scripted_server.script(Reply(text=CALC))
+    answers = "x\nu\na\n\n\n"  # a stray answer, unverified, accept, done, no verdict
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "add add", "--no-plan", "-C", str(repo),
+         "--base-url", scripted_server.base_url, "--model", "test-model"],
+        input=answers, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "No tests found. [w]rite tests first" in done.stdout
+    assert "Please answer w, u or q." in done.stderr
+    assert "tests: unverified: no tests ran" in done.stdout
+    assert "Unverified: no tests ran." in git(repo, "log", "-1", "--format=%B")

@@ -154,8 +154,8 @@ def _cmd_run(argv: Sequence[str]) -> int:
     import asyncio
 
     from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
-    from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer
-    from tui_engineer.headless.runner import RunOptions, run_session
+    from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer, ask_without_tests
+    from tui_engineer.headless.runner import NoTestCommand, RunOptions, run_session
     from tui_engineer.headless.signals import run_stoppable
 
     parser = build_run_parser()
@@ -179,7 +179,15 @@ def _cmd_run(argv: Sequence[str]) -> int:
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
     sink = JsonPrinter() if args.json else ProgressPrinter()
-    result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+    try:
+        result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+    except NoTestCommand:
+        # Answering on the terminal anyway: offer what the TUI offers. --yes stops here.
+        choice = None if args.yes else ask_without_tests()
+        if choice is None:
+            raise
+        options.no_tests = choice
+        result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
     if result is None:
         print(
             f"tui-engineer: stopped by {stopped_by.name if stopped_by else 'a signal'}; "

@@ -93,3 +93,27 @@ class TerminalReviewer:
         return Verdict(
             ran=level in "rwp", worked=level in "wp", perfect=level == "p", comment=comment
         )
+
+
+NO_TESTS_ANSWERS = {
+    **dict.fromkeys(("w", "write", "write tests"), "write"),
+    **dict.fromkeys(("u", "unverified"), "unverified"),
+}
+
+
+def ask_without_tests(ask: Callable[[str], str] = input) -> str | None:
+    """No test command was found: ask how to go on, as the TUI's "No tests found" dialog does.
+    "write", "unverified", or None to stop (an empty answer, "q", or a closed stdin)."""
+    while True:
+        try:
+            answer = ask(
+                "No tests found. [w]rite tests first (the first step writes them, test-first), "
+                "work [u]nverified (no tests run), or [q]uit? "
+            ).strip()
+        except EOFError:
+            return None
+        if answer.lower() in {"", "q", "quit"}:
+            return None
+        if answer.lower() in NO_TESTS_ANSWERS:
+            return NO_TESTS_ANSWERS[answer.lower()]
+        print("Please answer w, u or q.", file=sys.stderr)
