@@ -1,3 +1,3 @@
-from tui_engineer.cli import main
+from tui_engineer.cli import program
 
-raise SystemExit(main())
+program()
