@@ -53,3 +53,16 @@ def test_the_old_code_is_back_for_the_while_and_the_step_after(make_repo) -> Non
         assert not (root / "gone.py").exists() and not (root / "old.py").exists()
     finally:
         shadow.remove()
+
+
+def test_the_step_is_put_back_even_when_the_run_on_the_old_code_fails(tmp_path) -> None:
+    from tui_engineer.engine.test_first import swapped
+
+    (tmp_path / "calc.py").write_text("new\n")
+    with (
+        pytest.raises(RuntimeError),
+        swapped(tmp_path, {"calc.py": b"new\n"}, {"calc.py": b"old\n"}),
+    ):
+        assert (tmp_path / "calc.py").read_text() == "old\n"
+        raise RuntimeError("the sandbox went away")
+    assert (tmp_path / "calc.py").read_text() == "new\n"

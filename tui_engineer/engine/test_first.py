@@ -92,20 +92,28 @@ def _put(root: Path, path: str, data: bytes | None) -> None:
     target.write_bytes(data)
 
 
-@contextlib.contextmanager
-def old_code(shadow: Shadow, code: Sequence[Change]) -> Iterator[None]:
-    """The shadow with the step's code changes taken out (its test changes stay), restored on
-    exit. A renamed file is back at its old path for the while."""
-    root = shadow.path
-    now: dict[str, bytes | None] = {}  # path → the step's content (None: absent in the step)
-    old: dict[str, bytes | None] = {}  # path → the baseline's content (None: absent before)
+Contents = dict[str, bytes | None]  # path → a file's bytes (None: no such file)
+
+
+def step_and_old(shadow: Shadow, code: Sequence[Change]) -> tuple[Contents, Contents]:
+    """The code files as the step has them, and as the baseline had them (runs git: call it
+    in a thread). A renamed file is absent at its old path in the step, and there before."""
+    now: Contents = {}
+    old: Contents = {}
     for change in code:
-        file = root / change.path
+        file = shadow.path / change.path
         now[change.path] = file.read_bytes() if file.is_file() else None
         old[change.path] = _baseline_bytes(shadow, change.path) if change.status in "MD" else None
         if change.status == "R" and change.old_path:
             now[change.old_path] = None
             old[change.old_path] = _baseline_bytes(shadow, change.old_path)
+    return now, old
+
+
+@contextlib.contextmanager
+def swapped(root: Path, now: Contents, old: Contents) -> Iterator[None]:
+    """`old` written into `root` for the while, `now` put back on exit whatever happens. The
+    writes are a few small files: done in place, so no thread can race the restore."""
     try:
         for path, data in old.items():
             _put(root, path, data)
@@ -113,6 +121,14 @@ def old_code(shadow: Shadow, code: Sequence[Change]) -> Iterator[None]:
     finally:
         for path, data in now.items():
             _put(root, path, data)
+
+
+@contextlib.contextmanager
+def old_code(shadow: Shadow, code: Sequence[Change]) -> Iterator[None]:
+    """The shadow with the step's code changes taken out (its test changes stay), restored on
+    exit."""
+    with swapped(shadow.path, *step_and_old(shadow, code)):
+        yield
 
 
 def before_command(test_command: str, tests: Sequence[str]) -> str:
@@ -144,6 +160,7 @@ async def run_before(rt: Runtime, step: int) -> BeforeRun:
         # there is nothing to check; the normal run still decides.
         return BeforeRun(None, skipped=ONLY_TESTS)
     command = before_command(rt.options.test_command, present)
-    with old_code(rt.shadow, code):
+    now, old = await asyncio.to_thread(step_and_old, rt.shadow, code)
+    with swapped(rt.workdir, now, old):
         report = await rt.run_tests(step, command=command, scope="before")
     return BeforeRun(report, judge(report))
