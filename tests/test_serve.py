@@ -5,6 +5,7 @@ stopping the server ends every session."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -17,9 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import aiohttp
 import pytest
 
-from tests.browser_support import Chromium, find_chromium, stop_process_group
+from tests.browser_support import Chromium, find_chromium, stop_process_group, terminal_text
 from tui_engineer.cli import build_serve_parser
 from tui_engineer.web import ServeOptions, app_command, banner
 
@@ -58,7 +60,8 @@ def test_serve_on_a_public_address_warns_that_it_gives_a_shell() -> None:
 def test_each_tab_runs_this_interpreter_with_the_app_arguments() -> None:
     command = app_command(ServeOptions(demo=True, app_args=("add div", "--dir", "/tmp/a b")))
     assert command.split()[0] == sys.executable  # works in a venv that was never activated
-    assert command.endswith("-m tui_engineer.web demo 'add div' --dir '/tmp/a b'")
+    assert f"-m tui_engineer.web --server-pid {os.getpid()} " in command  # ends if it dies
+    assert command.endswith(" demo 'add div' --dir '/tmp/a b'")
 
 
 def test_serve_outside_a_repo_fails_at_once_in_the_terminal(tmp_path: Path) -> None:
@@ -185,5 +188,37 @@ async def test_the_demo_in_headless_chromium_paints_takes_keys_and_stops(tmp_pat
             assert time.monotonic() - stopping < 10  # not a wait for the tab to go quiet
             assert wait_all_gone(session, timeout=60) == []
     # Each session cleaned up after itself: no shadow worktree is left behind.
-    worktrees = Path(os.environ["XDG_CACHE_HOME"]) / "tui-engineer" / "worktrees"
-    assert [p for p in worktrees.glob("*/*") if p.is_dir()] == []
+    assert shadow_worktrees() == []
+
+
+def shadow_worktrees() -> list[Path]:
+    folder = Path(os.environ["XDG_CACHE_HOME"]) / "tui-engineer" / "worktrees"
+    return [p for p in folder.glob("*/*") if p.is_dir()]
+
+
+async def read_until(ws: aiohttp.ClientWebSocketResponse, text: str, timeout: float) -> None:
+    """Read the app's terminal output, as textual-serve's page does, until `text` shows."""
+    seen = ""
+    async with asyncio.timeout(timeout):
+        while text not in terminal_text(seen):
+            message = await ws.receive()
+            if message.type == aiohttp.WSMsgType.BINARY:  # screen output; TEXT is metadata
+                seen += message.data.decode("utf-8", "replace")
+            elif message.type != aiohttp.WSMsgType.TEXT:
+                raise AssertionError(f"the session ended first: {terminal_text(seen)[-500:]!r}")
+
+
+async def test_sessions_stop_cleanly_when_the_server_is_killed(tmp_path: Path) -> None:
+    """kill -9 (or a crash) gives the server no chance to end its sessions; they notice."""
+    session: set[int] = set()
+    with served_demo(tmp_path, session) as (url, server):
+        # A tab's websocket, without a browser: the server starts a session for it.
+        ws_url = url.replace("http://", "ws://") + "ws?width=120&height=36"
+        async with aiohttp.ClientSession() as http, http.ws_connect(ws_url) as ws:
+            await read_until(ws, "review step 1 (tests pass)", timeout=120)
+            session.update(descendants(server.pid))
+            assert shadow_worktrees(), "the session has a shadow worktree while it runs"
+            server.kill()
+            server.wait(timeout=30)
+            assert wait_all_gone(session, timeout=60) == []
+    assert shadow_worktrees() == []
