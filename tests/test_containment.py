@@ -453,3 +453,14 @@ async def test_a_hostile_suite_in_a_real_session_changes_nothing_but_the_commit(
     for tool_owned in ("calc.py", ".git/refs/heads/main", ".git/info/exclude"):
         before.pop(tool_owned)
     assert after == before  # byte-identical otherwise: work tree, config, hooks, other refs
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can read them on the host")
+async def test_root_only_files_are_blank_inside(make_repo) -> None:
+    """Run as root (this project's CI machine), tests were root inside too and could read the
+    password hashes and the host's ssh keys."""
+    root = make_repo()
+    script = "cat /etc/shadow 2> /dev/null | wc -c; ls /etc/ssh | wc -l"
+    report = await _jailed(root).run_tests(root, script, timeout=30)
+    assert report.exit_code == 0, report.output_tail
+    assert report.output_tail.split() == ["0", "0"], report.output_tail

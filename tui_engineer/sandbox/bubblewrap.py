@@ -69,6 +69,10 @@ TOOLCHAIN_DIRS = (
 )  # fmt: skip
 # Never hidden as "the home": hiding them would hide the system.
 _SYSTEM = {Path(p) for p in ("/", "/usr", "/etc", "/var", "/opt", "/bin", "/lib", "/srv", "/tmp")}
+# Readable by root only: when tui-engineer runs as root, so would tests (bubblewrap keeps the
+# uid), so these are blanked inside (password hashes, the host's ssh keys).
+ROOT_ONLY_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-")
+ROOT_ONLY_FOLDERS = ("/etc/ssh",)
 # Where an empty, private home goes when HOME cannot be hidden in place (HOME=/ or unset).
 _SPARE_HOME = Path("/tmp/home")
 
@@ -90,6 +94,7 @@ class Jail:
         """A shell command running `command` in `workdir` inside the sandbox."""
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         args += ["--tmpfs", "/run"]
+        args += _blanked_secrets()
         if self.allow_network and Path("/run/systemd/resolve").is_dir():
             args += ["--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve"]  # resolv.conf
         # Outer folders first: a folder shown inside a hidden one is mounted after it.
@@ -110,6 +115,18 @@ class Jail:
         args += ["--die-with-parent", "--new-session", "--chdir", str(workdir)]
         # exec: bwrap's parent is tui-engineer itself, so --die-with-parent follows it.
         return "exec " + shlex.join(["bwrap", *args, "--", "/bin/sh", "-c", command])
+
+
+def _blanked_secrets() -> list[str]:
+    """bwrap arguments hiding the root-only files this process can read (none unless root)."""
+    args = []
+    for name in ROOT_ONLY_SECRETS:
+        if os.path.isfile(name) and os.access(name, os.R_OK):
+            args += ["--ro-bind", "/dev/null", name]
+    for name in ROOT_ONLY_FOLDERS:
+        if os.path.isdir(name):
+            args += ["--tmpfs", name]
+    return args
 
 
 def private_home(env: Mapping[str, str]) -> tuple[list[Path], list[Path], Path]:
