@@ -24,7 +24,12 @@ from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.pipeline import pending_commit, stacked_shadow
 from tui_engineer.headless.printer import ProgressPrinter
-from tui_engineer.sandbox.bubblewrap import SandboxUnavailable, bwrap_problem, jail_for
+from tui_engineer.sandbox.bubblewrap import (
+    SandboxUnavailable,
+    bwrap_problem,
+    jail_for,
+    private_home,
+)
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.commit import accept
@@ -464,3 +469,20 @@ async def test_root_only_files_are_blank_inside(make_repo) -> None:
     report = await _jailed(root).run_tests(root, script, timeout=30)
     assert report.exit_code == 0, report.output_tail
     assert report.output_tail.split() == ["0", "0"], report.output_tail
+
+
+def test_the_private_home_keeps_toolchains_and_drops_credentials(tmp_path: Path) -> None:
+    """What shows through the hidden home: interpreters and virtualenvs a project's tests run
+    from (uv's Pythons, which uv's venvs link to; poetry's venvs; PATH entries), never the rest."""
+    home = tmp_path / "u"
+    kept = [".local/share/uv/python/cpython-3.12", ".cache/pypoetry/virtualenvs/p-1", "bin"]
+    for rel in [*kept, ".ssh", ".config/pypoetry", ".aws"]:
+        (home / rel).mkdir(parents=True)
+    env = {"HOME": str(home), "PATH": f"{home / 'bin'}:/usr/bin"}
+    hidden, shown, inside = private_home(env)
+    assert home.resolve() in hidden and Path("/root") in hidden and inside == home.resolve()
+    visible = [p for p in shown if p.exists()]
+    for rel in kept:
+        assert any((home / rel).resolve().is_relative_to(p) for p in visible), rel
+    for rel in (".ssh", ".config/pypoetry", ".aws"):
+        assert not any((home / rel).resolve().is_relative_to(p) for p in visible), rel

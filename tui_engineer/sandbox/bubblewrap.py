@@ -63,9 +63,12 @@ def require_bwrap() -> None:
 
 # Folders in a home that toolchains run from (interpreters, compilers, package stores), shown
 # read-only in the private home; never credentials (~/.ssh, ~/.aws, ~/.cargo/credentials.toml).
+# Virtualenvs made by poetry, pipenv, uv (and uv's own Pythons, which its venvs link to) too.
 TOOLCHAIN_DIRS = (
     ".pyenv", ".local/bin", ".local/lib", ".cargo/bin", ".cargo/registry", ".cargo/git",
     ".rustup", ".nvm", ".volta", "go/bin", "go/pkg/mod", "miniconda3", "anaconda3", "miniforge3",
+    ".local/share/uv/python", ".cache/pypoetry/virtualenvs", ".local/share/virtualenvs",
+    ".asdf/installs", ".local/share/mise/installs",
 )  # fmt: skip
 # Never hidden as "the home": hiding them would hide the system.
 _SYSTEM = {Path(p) for p in ("/", "/usr", "/etc", "/var", "/opt", "/bin", "/lib", "/srv", "/tmp")}
