@@ -269,10 +269,17 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
         commands.append((workdir.name, command))
         return await run_tests(self, workdir, command, **kwargs)
 
+    def answer(text: str):
+        def reply(request) -> Reply:
+            commands.append(("model", text[:20]))
+            return Reply(text=text)
+
+        return reply
+
     monkeypatch.setattr(LocalSandbox, "run_tests", spy)
     reviewer = SlowReviewer(waits=1)
     plan = plan_reply("Touch beta", "Touch alpha")
-    scripted_server.script(*(Reply(text=r) for r in (plan, BETA_CHANGE, ALPHA_CHANGE)))
+    scripted_server.script(*(answer(r) for r in (plan, BETA_CHANGE, ALPHA_CHANGE)))
     result, seen = await run_headless(
         repo, "change things", scripted_server.base_url, reviewer=reviewer, sink=reviewer.sink,
         pipeline=True, test_command=TEST_CMD, full_tests_always=False, affected_after_seconds=0,
@@ -285,5 +292,12 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
     assert len(collecting) == 1 and "-next" not in collecting[0]
     assert runs(seen, 1) == [("full", True, 6)]
     assert runs(seen, 2) == [("full", True, 6)]
-    prepared = [c for name, c in commands if "-next" in name and "--version" not in c]
+    prepared = [
+        c for name, c in commands if "-next" in name and "--version" not in c and name != "model"
+    ]
     assert prepared == [TEST_CMD]
+    # The check whether testmon is importable started with the session (beside the plan call,
+    # not after step 1's edits), and ran once: the prepared step shared it.
+    probes = [i for i, (_, c) in enumerate(commands) if c.endswith("--version")]
+    assert len(probes) == 1
+    assert probes[0] < commands.index(("model", BETA_CHANGE[:20]))

@@ -32,6 +32,7 @@ from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
+from tui_engineer.engine.verification import start_probe
 from tui_engineer.vcs.repo import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
@@ -167,7 +168,10 @@ class Pipeline:
             ahead.shadow = await making  # let it finish, so that drop() removes it
             raise
         # Its own shadow, events held back, an inbox of its own; the test selection's data is
-        # shared, but it never collects (see the module docstring).
+        # shared (and its check for testmon: one per session), but it never collects (see the
+        # module docstring).
+        if self.rt.selection is not None and self.rt.selection.worth_narrowing():
+            start_probe(self.rt, self.rt.selection)  # before the copy, which then shares it
         selection = self.rt.selection and replace(self.rt.selection, collect=False)
         rt = replace(
             self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue(),

@@ -14,6 +14,7 @@ from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.review import UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
+from tui_engineer.engine.verification import probe_early
 from tui_engineer.errors import UserError
 from tui_engineer.llm import BudgetExceeded, ModelReplyError
 from tui_engineer.vcs.commit import accept, undo_last
@@ -126,6 +127,7 @@ class Session:
         return result
 
     async def _run(self, request: str) -> SessionResult:
+        probe_early(self.rt)
         await self._extend_plan(request, planned=self.rt.options.plan)
         while True:
             await self._work_pending(request)

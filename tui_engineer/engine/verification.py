@@ -38,15 +38,38 @@ async def _run(rt: Runtime, step: int, selection: TestSelection, run: TestRun) -
     return report
 
 
-async def _probe(rt: Runtime, selection: TestSelection) -> None:
-    """Once per session: is pytest-testmon importable where the tests run? (A quick
-    `pytest -p pytest-testmon --version`, not shown: it is not a test run.)"""
-    if selection.testmon is not None:
-        return
+async def _probe(rt: Runtime, selection: TestSelection) -> bool:
     report = await rt.sandbox.run_tests(rt.workdir, selection.probe_command(), timeout=120)
-    selection.testmon = report.exit_code == 0
-    if not selection.testmon:
+    if report.exit_code != 0:
         rt.emit(ev.Notice(message=TESTMON_MISSING))
+    return report.exit_code == 0
+
+
+def start_probe(rt: Runtime, selection: TestSelection) -> asyncio.Future[bool] | None:
+    """Once per session: is pytest-testmon importable where the tests run? (A quick
+    `pytest -p pytest-testmon --version`, not shown: it is not a test run.) The first caller
+    starts the check; later ones (the first narrowed verification, a step prepared in the
+    background) share it. None when the answer is known."""
+    if selection.testmon is not None:
+        return None
+    if selection.probing is None:
+        selection.probing = asyncio.ensure_future(_probe(rt, selection))
+        # Retrieved here too: a session that ends before any verification waits for it.
+        selection.probing.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return selection.probing
+
+
+def probe_early(rt: Runtime) -> None:
+    """At session start: the check runs beside the plan and the first model call, not before
+    the first narrowed run (a pytest start-up, seconds on a loaded machine)."""
+    if rt.selection is not None and rt.selection.worth_narrowing():
+        start_probe(rt, rt.selection)
+
+
+async def ensure_probed(rt: Runtime, selection: TestSelection) -> None:
+    probing = start_probe(rt, selection)
+    if probing is not None:
+        selection.testmon = await asyncio.shield(probing)
 
 
 async def _first_run(rt: Runtime, selection: TestSelection, failing: Sequence[str]) -> TestRun:
@@ -78,7 +101,7 @@ async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) ->
     if not selection.worth_narrowing():
         report = await _run(rt, step, selection, selection.plain_full_run())
         return Verified(report, [("full", report)])
-    await _probe(rt, selection)
+    await ensure_probed(rt, selection)
     runs: list[tuple[str, TestReport]] = []
     run = await _first_run(rt, selection, failing)
     while True:

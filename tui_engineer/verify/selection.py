@@ -18,6 +18,7 @@ across the tool's own changes.)"""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import shlex
@@ -97,6 +98,8 @@ class TestSelection:
     # False: never run the suite collecting coverage, the plain one instead (a step prepared in
     # the background, engine/pipeline.py; a copy of the session's selection sharing `touched`).
     collect: bool = True
+    # The running check for testmon (engine/verification.py), shared by copies of this selection.
+    probing: asyncio.Future[bool] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def for_repo(cls, root: Path, test_command: str) -> TestSelection | None:
