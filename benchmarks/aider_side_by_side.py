@@ -13,7 +13,12 @@ task: wall time, peak memory of the whole process tree (children included: the t
 calls and prompt bytes sent; then the ratios. Targets: tui-engineer's wall time ≤ 0.25× aider's,
 peak memory ≤ 0.5×.
 
-Run: python benchmarks/aider_side_by_side.py [--runs 3]
+The runs alternate (ours, aider's, ours, …) so that a change in the machine's load reaches both
+tools alike; the medians are printed, with the CPU time (user + system, test runs included), which
+a loaded machine changes less than the wall time. `--test-cmd` runs another test command in both
+(e.g. one that does not load the pytest plugins installed beside tui-engineer).
+
+Run: python benchmarks/aider_side_by_side.py [--runs 3] [--test-cmd CMD]
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -179,9 +185,15 @@ class Measured:
     calls: int
     prompt_bytes: int
     committed: bool
+    cpu: float = 0.0  # user + system seconds of the tool and its children
 
 
-def run_once(tool: str, replies: list[str]) -> Measured:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(tool: str, replies: list[str], test_cmd: str) -> Measured:
     with tempfile.TemporaryDirectory(prefix="tui-bench-") as tmp, ScriptedServer() as server:
         repo = make_repo(Path(tmp))
         server.script(*([responder(replies)] * 20))
@@ -193,7 +205,7 @@ def run_once(tool: str, replies: list[str]) -> Measured:
             "XDG_CACHE_HOME": str(Path(tmp) / "cache"),
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no download of litellm's price list
         }
-        test_cmd = f"{sys.executable} -m pytest -q"
+        cpu_before = _children_cpu()
         started = time.perf_counter()
         proc = subprocess.Popen(
             command(tool, server.base_url, test_cmd),
@@ -203,6 +215,7 @@ def run_once(tool: str, replies: list[str]) -> Measured:
         with TreeMemory(proc.pid) as memory:
             output = proc.communicate(timeout=600)[0]
         wall = time.perf_counter() - started
+        cpu = _children_cpu() - cpu_before
         log = subprocess.run(
             ["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True
         ).stdout
@@ -211,7 +224,18 @@ def run_once(tool: str, replies: list[str]) -> Measured:
             print(output.decode(errors="replace")[-3000:])
         requests = server.chat_requests
         prompt_bytes = sum(len(json.dumps(r.messages)) for r in requests)
-        return Measured(wall, memory.peak, len(requests), prompt_bytes, committed)
+        return Measured(wall, memory.peak, len(requests), prompt_bytes, committed, cpu)
+
+
+def median_of(done: list[Measured]) -> Measured:
+    return Measured(
+        statistics.median(m.wall for m in done),
+        int(statistics.median(m.peak for m in done)),
+        done[-1].calls,
+        done[-1].prompt_bytes,
+        all(m.committed for m in done),
+        statistics.median(m.cpu for m in done),
+    )
 
 
 def main() -> None:
@@ -220,33 +244,32 @@ def main() -> None:
     parser.add_argument(
         "--ours-flag", action="append", default=[], help="extra tui-engineer flag (repeatable)"
     )
+    parser.add_argument("--test-cmd", default=f"{sys.executable} -m pytest -q")
     args = parser.parse_args()
-    runs = args.runs
     OURS_FLAGS.extend(args.ours_flag)
     aider_program()
     if shutil.which("git") is None:
         sys.exit("git is needed")
+    print(f"test command: {args.test_cmd}")
     for task, per_tool in TASKS.items():
-        print(f"{task} (median of {runs}):")
-        results: dict[str, Measured] = {}
-        for tool, replies in per_tool.items():
-            done = [run_once(tool, replies) for _ in range(runs)]
-            results[tool] = Measured(
-                statistics.median(m.wall for m in done),
-                int(statistics.median(m.peak for m in done)),
-                done[-1].calls,
-                done[-1].prompt_bytes,
-                all(m.committed for m in done),
-            )
-            m = results[tool]
+        print(f"{task} (median of {args.runs}):")
+        done: dict[str, list[Measured]] = {tool: [] for tool in per_tool}
+        for _ in range(args.runs):
+            for tool, replies in per_tool.items():
+                done[tool].append(run_once(tool, replies, args.test_cmd))
+        results = {tool: median_of(runs) for tool, runs in done.items()}
+        for tool, m in results.items():
+            walls = ", ".join(f"{r.wall:.2f}" for r in done[tool])
+            state = "committed" if m.committed else "NOT COMMITTED"
             print(
-                f"  {tool:<13} wall {m.wall:6.2f} s   peak memory {m.peak / 2**20:6.1f} MiB   "
-                f"model calls {m.calls}   prompt bytes {m.prompt_bytes:,}   "
-                f"{'committed' if m.committed else 'NOT COMMITTED'}"
+                f"  {tool:<13} wall {m.wall:6.2f} s ({walls})   cpu {m.cpu:5.2f} s   "
+                f"peak memory {m.peak / 2**20:6.1f} MiB   model calls {m.calls}   "
+                f"prompt bytes {m.prompt_bytes:,}   {state}"
             )
         ours, theirs = results["tui-engineer"], results["aider"]
         print(
             f"  ratio (tui-engineer / aider): wall {ours.wall / theirs.wall:.2f} (target ≤ 0.25),"
+            f" cpu {ours.cpu / theirs.cpu:.2f},"
             f" peak memory {ours.peak / theirs.peak:.2f} (target ≤ 0.5),"
             f" prompt bytes {ours.prompt_bytes / theirs.prompt_bytes:.2f}"
         )
