@@ -232,7 +232,7 @@ def _cmd_demo(argv: Sequence[str]) -> int:
     args = build_demo_parser().parse_args(argv)
 
     from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
-    from tui_engineer.headless.runner import RunOptions
+    from tui_engineer.headless.options import RunOptions
     from tui_engineer.tui.app import TuiEngineerApp
 
     repo = make_sample_repo(args.dir)

@@ -18,6 +18,7 @@ from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
+from tui_engineer.headless.options import RunOptions
 from tui_engineer.records.recorder import Recorder
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.factory import make_sandbox
@@ -34,38 +35,12 @@ from tui_engineer.vcs.repo import (
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.verify.selection import TestSelection
 
-
-@dataclass
-class RunOptions:
-    request: str
-    repo: Path
-    flags: dict[str, object]
-    plan: bool = True
-    diagnose: bool = True  # a separate diagnosis call before each fix
-    allow_dirty: bool = False
-    record: bool = True
-    replay: Path | None = None
-    # Without a test command: "" refuses to start (NoTestCommand), "write" has the first step
-    # write the tests (test-first, run with WRITE_TESTS_COMMAND), "unverified" runs no tests.
-    no_tests: str = ""
-
-
 WRITE_TESTS_COMMAND = "python -m pytest"
 UNVERIFIED = "unverified: no tests ran"
 
 
 class NoTestCommand(UserError):
     """No test command was found or set: the user picks how to go on (a UI offers the choices)."""
-
-    def __post_init__(self) -> None:
-        self.request = readable_text(self.request)
-
-
-def readable_text(text: str) -> str:
-    """`text` with every byte that was not UTF-8 shown as U+FFFD. Python hands such argv bytes
-    over as lone surrogates, which nothing downstream can encode (the record, the request to
-    the server, the terminal); the user meant a character, so show that one was there."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def new_session_id() -> str:

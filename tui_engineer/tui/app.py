@@ -12,6 +12,7 @@ import contextlib
 import signal
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from platformdirs import user_downloads_path
 from textual import messages, on, work
@@ -23,9 +24,8 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Tab, Tabs
 from textual.worker import Worker
 
-from tui_engineer.engine.session import Session
 from tui_engineer.errors import UserError
-from tui_engineer.headless.runner import Prepared, RunOptions, prepare, run_prepared
+from tui_engineer.headless.options import RunOptions
 from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
@@ -46,10 +46,13 @@ from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.screens import QuitScreen
-from tui_engineer.tui.startup import StartupFlow
+from tui_engineer.tui.startup import StartupFlow, load_engine
 from tui_engineer.tui.terminal_gone import write_nowhere
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
-from tui_engineer.vcs.repo import uncommitted
+
+if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
+    from tui_engineer.engine.session import Session
+    from tui_engineer.headless.runner import Prepared
 
 PANES = [
     ("tree", "Files"),
@@ -153,7 +156,9 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             self.chat_input.focus()
         # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
         self._remove_signal_handlers = add_stop_handlers(self._stop_signal)
-        self.startup()
+        # The checks (git, settings, the model client with its SDK import) start once the first
+        # frame is on the terminal: they would otherwise compete with it for the interpreter.
+        self.call_after_refresh(self.startup)
 
     def apply_layout(self) -> None:
         """Column widths, Files shown or not, and the plan pane's height for its steps."""
@@ -206,9 +211,10 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
 
     async def _run_session(self) -> None:
         try:
-            prepared = self.prepared or await asyncio.to_thread(prepare, self.options)
+            runner = await load_engine()
+            prepared = self.prepared or await asyncio.to_thread(runner.prepare, self.options)
             self.prepared = None  # run_prepared closes its model: the next session re-prepares
-            result = await run_prepared(
+            result = await runner.run_prepared(
                 prepared,
                 self.reviewer,
                 event_poster(self.post_message),
@@ -386,6 +392,8 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             # Only the human's edits make it stale, not the commit of the step before (with the
             # next step prepared during review, its proposal can come before that news).
             root = self.screen_stack[0].query_one(RepoTree).root_path
+            from tui_engineer.vcs.repo import uncommitted
+
             touched = await asyncio.to_thread(uncommitted, root, touched)
         if touched and proposal is not None:
             self.plan_pane.set_status(proposal.step.index, "stale")

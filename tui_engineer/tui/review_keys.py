@@ -4,15 +4,15 @@ accept / reject / skip / edit-plan / undo / re-run-tests actions that answer the
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.worker import Worker
 
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Decision
-from tui_engineer.engine.session import Session
 from tui_engineer.errors import UserError
-from tui_engineer.headless.runner import RunOptions
+from tui_engineer.headless.options import RunOptions
 from tui_engineer.tui.bridge import Asked, TuiReviewer
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.plan import PlanPane
@@ -23,6 +23,9 @@ from tui_engineer.tui.screens import (
     StillWrongScreen,
     VerdictScreen,
 )
+
+if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
+    from tui_engineer.engine.session import Session
 
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 

@@ -5,25 +5,31 @@ problem, the server URL a problem is about, and remembering the chosen theme."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import re
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from textual import work
 
 from tui_engineer.errors import UserError
-from tui_engineer.headless.runner import (
-    WRITE_TESTS_COMMAND,
-    NoTestCommand,
-    Prepared,
-    RunOptions,
-    prepare,
-)
+from tui_engineer.headless.options import RunOptions
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScreen, ProblemScreen
 
+if TYPE_CHECKING:
+    from tui_engineer.headless.runner import Prepared
+
 DEFAULT_URL = "https://api.openai.com/v1"
+
+
+async def load_engine() -> ModuleType:
+    """The session runner and the engine under it, imported in a thread: the app paints its
+    first frame without them and stays responsive while they load (benchmarks/first_paint.py)."""
+    return await asyncio.to_thread(importlib.import_module, "tui_engineer.headless.runner")
 
 
 def problem_title(err: UserError) -> str:
@@ -120,11 +126,12 @@ class StartupFlow:
         await self._became_ready(prepared)
 
     async def _prepare_until_ok(self) -> Prepared | None:
+        runner = await load_engine()
         from tui_engineer.vcs import DirtyTree, NotARepo
 
         while True:
             try:
-                prepared = await asyncio.to_thread(prepare, self.options)
+                prepared = await asyncio.to_thread(runner.prepare, self.options)
                 await self._check_server(prepared)
                 return prepared
             except NotARepo:
@@ -133,8 +140,8 @@ class StartupFlow:
             except DirtyTree:
                 if not await self._ask_dirty():
                     return None
-            except NoTestCommand:
-                choice = await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
+            except runner.NoTestCommand:
+                choice = await self.push_screen_wait(NoTestsScreen(runner.WRITE_TESTS_COMMAND))
                 if choice is None:
                     return None
                 if choice != "retry":

@@ -4,9 +4,12 @@ problems the user fixes outside (config, API key, server) with what to set and t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_engineer.tui.screens.dialog import Dialog
-from tui_engineer.vcs import DirtyChoice
+
+if TYPE_CHECKING:  # the vcs package loads GitPython: not before the first frame
+    pass
 
 
 class InitRepoScreen(Dialog[bool]):
@@ -27,7 +30,7 @@ class InitRepoScreen(Dialog[bool]):
         self.dismiss(button_id == "init")
 
 
-class DirtyTreeScreen(Dialog[DirtyChoice | None]):
+class DirtyTreeScreen(Dialog["DirtyChoice | None"]):
     """Uncommitted changes at start: commit them as WIP, stash them, or build on top of them.
     Result: the choice, or None to quit. Nothing is ever discarded."""
 
