@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.engine_support import KEY, create, run_headless
+from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.config import Settings
+from tui_engineer.engine import events as ev
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.shadow import Shadow
@@ -79,5 +82,22 @@ def test_a_submodule_the_user_never_checked_out_stays_empty(with_submodule, tmp_
         assert (shadow.path / "vendor/lib").is_dir()
         assert list((shadow.path / "vendor/lib").iterdir()) == []
         assert shadow.changes() == []
+        assert shadow.empty_submodules == ("vendor/lib",)
     finally:
         shadow.remove()
+
+
+async def test_the_session_says_which_submodules_the_tests_find_empty(
+    with_submodule: Path, tmp_path: Path, scripted_server: ScriptedServer, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(with_submodule), str(clone))
+    # Importing the library would fail: this test is about the notice.
+    (clone / "tests/test_lib.py").write_text("def test_ok():\n    pass\n")
+    git(clone, "commit", "-q", "-am", "no lib test")
+    scripted_server.script(Reply(text=create("tests/test_x.py", "def test_x():\n    pass\n")))
+    result, seen = await run_headless(clone, "add a test", scripted_server.base_url, plan=False)
+    notes = [n.message for n in seen.of(ev.Notice)]
+    assert any("vendor/lib not checked out" in n and "git submodule update" in n for n in notes)
+    assert result.exit_code == 0

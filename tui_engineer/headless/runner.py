@@ -32,7 +32,7 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
     repo_state,
 )
-from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
 from tui_engineer.verify.selection import TestSelection
 
 WRITE_TESTS_COMMAND = "python -m pytest"
@@ -218,6 +218,8 @@ async def run_prepared(
             session_id=session_id,
             include_dirty=prepared.include_dirty,
         )
+        if notice := empty_submodules_notice(shadow.empty_submodules):
+            emit(ev.Notice(message=notice))
         runtime = Runtime(
             prepared.root, shadow, prepared.model, sandbox, _engine_options(prepared), emit
         )

@@ -92,6 +92,8 @@ class Shadow:
     session_id: str
     baseline: str  # the commit proposals are measured against
     include_dirty: bool = False
+    # Submodules with no local copy to check out (the user never initialised them): empty here.
+    empty_submodules: tuple[str, ...] = ()
 
     @classmethod
     def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
@@ -116,7 +118,7 @@ class Shadow:
         # Detached at the baseline, files filled in; the shadow has no hooks to run.
         shadow._git.update_ref("--no-deref", "HEAD", baseline)
         shadow._git.reset("-q", "--hard", baseline)
-        check_out_submodules(path, baseline, root, objects.parent)
+        shadow.empty_submodules = tuple(check_out_submodules(path, baseline, root, objects.parent))
         return shadow
 
     def import_commit(self, source: Shadow, commit: str) -> None:
@@ -181,6 +183,18 @@ class Shadow:
     def remove(self) -> None:
         """Delete the shadow repository. Safe to call more than once."""
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def empty_submodules_notice(paths: tuple[str, ...]) -> str | None:
+    """A sentence naming submodules the tests will find empty, else None."""
+    if not paths:
+        return None
+    names = ", ".join(paths)
+    return (
+        f"Submodule{'s' if len(paths) > 1 else ''} {names} not checked out in your repository, "
+        "so empty where the tests run (nothing is fetched). If tests need them, quit and run "
+        "`git submodule update --init --recursive` first."
+    )
 
 
 def init_shadow_repo(path: Path, objects: Path, reason: str) -> None:
