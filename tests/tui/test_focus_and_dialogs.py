@@ -124,3 +124,19 @@ async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
         await app.stop_work()
+
+
+async def test_the_cost_reads_the_same_before_and_after_the_first_call(
+    make_repo, scripted_server
+) -> None:
+    # An unpriced model: "cost unknown" from the start, not "$0.0000" that turns into
+    # "cost unknown" once the first reply is in (one cost format everywhere).
+    scripted_server.script(Reply(text=plan_reply("Add sub"), delay=5))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        assert "$0.0000" not in str(app.status.render())
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.pause()
+        shown = str(app.status.render())
+        assert "cost unknown" in shown and "$0.0000" not in shown
+        await app.stop_work()

@@ -15,6 +15,7 @@ from textual import work
 
 from tui_engineer.errors import UserError
 from tui_engineer.headless.options import RunOptions
+from tui_engineer.llm.usage import price_for
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.status import StatusBar
@@ -211,6 +212,8 @@ class StartupFlow:
         tree_slot = self.screen_stack[0].query_one("#pane-tree")
         await tree_slot.mount(RepoTree(prepared.root, id="tree"))
         self.status.model = prepared.settings.model
+        # Nothing spent yet: $0 where the price is known, else the same words as later.
+        self.status.usd = 0.0 if price_for(prepared.settings.model) else None
         self.status.sandbox = prepared.settings.sandbox
         self.status.max_tokens = prepared.settings.max_tokens
         self.status.max_usd = prepared.settings.max_usd

@@ -37,7 +37,7 @@ class StatusBar(Static):
     tokens: reactive[int] = reactive(0)
     estimated: reactive[bool] = reactive(False)
     max_tokens: reactive[int | None] = reactive(None)
-    usd: reactive[float | None] = reactive(0.0)
+    usd: reactive[float | None] = reactive(None)  # None: unknown (no model yet, or no price)
     max_usd: reactive[float | None] = reactive(None)
 
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
