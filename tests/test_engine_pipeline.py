@@ -301,3 +301,37 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
     probes = [i for i, (_, c) in enumerate(commands) if c.endswith("--version")]
     assert len(probes) == 1
     assert probes[0] < commands.index(("model", BETA_CHANGE[:20]))
+
+
+async def test_the_next_prepared_step_reuses_the_last_ones_shadow_and_builds_on_the_right_base(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_engineer.sandbox.local import LocalSandbox
+
+    repo = make_repo()
+    folders: list[str] = []
+    run_tests = LocalSandbox.run_tests
+
+    async def spy(self, workdir, command, **kwargs):
+        folders.append(workdir.name)
+        return await run_tests(self, workdir, command, **kwargs)
+
+    monkeypatch.setattr(LocalSandbox, "run_tests", spy)
+    div = edit(
+        "calc.py", "    return a * b\n", "    return a * b\n\n\ndef div(a, b):\n    return a / b\n"
+    )
+    reviewer = SlowReviewer(waits=2)
+    plan = plan_reply("Add sub", "Add mul", "Add div")
+    result, seen = await run(repo, scripted_server, reviewer, plan, SUB, MUL_ON_SUB, div)
+
+    assert result.exit_code == 0, result.message
+    # Steps 2 and 3 were prepared in the same second shadow: the second time it was only reset
+    # to the new base (a few files), not checked out again.
+    prepared = [name for name in folders if "-next" in name]
+    assert len(prepared) == 2 and len(set(prepared)) == 1
+    first, second, third = result.commits
+    assert parent_of(repo, second) == first and parent_of(repo, third) == second
+    text = (repo / "calc.py").read_text()
+    assert "def sub" in text and "def mul" in text and "return a / b" in text
+    assert "+def div" in reviewer.shown[2] and "+def mul" not in reviewer.shown[2]
+    assert shadows_left(repo) == []

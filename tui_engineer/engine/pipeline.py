@@ -7,6 +7,8 @@ files (a fix changed them), that preparation is dropped and started again on the
 review. One step ahead at most. Its model calls go through the same model and ledger, so the
 budgets count them; its other events are held back and shown when the step's turn comes, so the
 UI keeps showing k. Chat messages are not taken by it: they stay for the step under review.
+Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
+(a few files differ), instead of a new checkout of every file.
 
 The prepared step tests like any step (affected tests first, engine/verification.py) with the
 session's selection data, but never runs the suite collecting coverage (2–3× slower than a plain
@@ -76,10 +78,18 @@ def pending_commit(shadow: Shadow) -> tuple[str, str]:
     return commit, tree
 
 
-def stacked_shadow(pending: Shadow, session_id: str, base: str) -> Shadow:
-    """A new shadow worktree whose baseline is `base`, a pending commit of `pending`."""
-    ahead = Shadow.create(pending.root, session_id=session_id, include_dirty=pending.include_dirty)
-    ahead.import_commit(pending, base)  # it lives in the pending shadow's own object store
+def stacked_shadow(
+    pending: Shadow, session_id: str, base: str, spare: Shadow | None = None
+) -> Shadow:
+    """A shadow worktree whose baseline is `base`, a pending commit of `pending`: `spare` (the
+    last prepared step's, whose files differ from it in a few places) or a new one (a checkout of
+    every file: seconds on a large repository)."""
+    ahead = spare or Shadow.create(
+        pending.root, session_id=session_id, include_dirty=pending.include_dirty
+    )
+    # `base` lives in the pending shadow's own object store. Forced: a spare's old base is not
+    # an ancestor of the new one.
+    _git(pending, "push", "-q", str(ahead.path), f"+{base}:refs/tui-engineer/base")
     ahead.baseline = base
     ahead.reset()
     return ahead
@@ -125,6 +135,7 @@ class Pipeline:
         self.session_id = session_id
         self.enabled = enabled
         self._ahead: _Ahead | None = None
+        self._spare: Shadow | None = None  # a taken step's shadow, reused for the next one
         self._count = 0
 
     async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
@@ -159,8 +170,9 @@ class Pipeline:
 
     async def _prepare(self, ahead: _Ahead, request: str, plan: list[Step], base: str) -> Proposal:
         name = f"{self.session_id}-next{self._count}"
+        spare, self._spare = self._spare, None
         making = asyncio.ensure_future(
-            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, base)
+            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, base, spare)
         )
         try:
             ahead.shadow = await asyncio.shield(making)
@@ -213,7 +225,8 @@ class Pipeline:
         await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)
         for event in ahead.held.events:
             self.rt.emit(event)
-        await self._forget()
+        # Its work is done (nothing of it still runs, unlike a dropped one's): kept for the next.
+        await self._forget(keep=True)
         proposal.step = step
         step.status = "review"
         return proposal
@@ -232,7 +245,18 @@ class Pipeline:
             self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
         await self._forget()
 
-    async def _forget(self) -> None:
+    async def close(self) -> None:
+        """At the session's end: drop the prepared step, remove the spare shadow."""
+        await self.drop()
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            await asyncio.to_thread(spare.remove)
+
+    async def _forget(self, *, keep: bool = False) -> None:
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and ahead.shadow is not None:
+        if ahead is None or ahead.shadow is None:
+            return
+        if keep and self._spare is None:
+            self._spare = ahead.shadow
+        else:
             await asyncio.to_thread(ahead.shadow.remove)

@@ -116,7 +116,7 @@ class Session:
             rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
             raise
         finally:
-            await self.pipeline.drop()
+            await self.pipeline.close()
             await asyncio.to_thread(rt.shadow.reset)
         await self._verdict()
         rt.emit(
