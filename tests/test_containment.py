@@ -169,7 +169,8 @@ def _alive(marker: str) -> list[int]:
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             with contextlib.suppress(OSError):
-                if marker in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                command = (proc / "cmdline").read_bytes().replace(b"\0", b" ")
+                if marker in command.decode(errors="replace"):  # others' argv may be any bytes
                     found.append(int(proc.name))
     return found
 
