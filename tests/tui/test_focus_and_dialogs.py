@@ -16,10 +16,16 @@ from tests.tui.app_support import (
     make_app,
     plan_reply,
     reviewing,
+    type_text,
     wait_for,
     wait_for_screen,
 )
-from tui_engineer.tui.screens import QuitScreen, StillWrongScreen, VerdictScreen
+from tui_engineer.tui.screens import (
+    QuitScreen,
+    RejectReasonScreen,
+    StillWrongScreen,
+    VerdictScreen,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -139,4 +145,22 @@ async def test_the_cost_reads_the_same_before_and_after_the_first_call(
         await pilot.pause()
         shown = str(app.status.render())
         assert "cost unknown" in shown and "$0.0000" not in shown
+        await app.stop_work()
+
+
+async def test_after_a_reject_the_status_no_longer_says_review(make_repo, scripted_server) -> None:
+    # It read "review step 1 (tests pass)" while the next proposal was being written and tested.
+    scripted_server.script(Reply(text=SUB), Reply(text=SUB, delay=5))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        assert app.status.phase.startswith("review step 1")
+        await pilot.press("r")
+        await wait_for_screen(pilot, app, RejectReasonScreen)
+        await type_text(pilot, "check negatives")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.reviewer.question != "review")
+        await pilot.pause()
+        assert "review" not in app.status.phase
+        assert "rejected" in app.status.phase
         await app.stop_work()

@@ -28,6 +28,11 @@ if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engin
     from tui_engineer.engine.session import Session
 
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
+AFTER_DECISION = {
+    "accept": "accepted: committing",
+    "reject": "rejected: the model writes a new proposal",
+    "skip": "skipped",
+}
 
 
 class ReviewActions:
@@ -71,6 +76,8 @@ class ReviewActions:
     def _answer(self, decision: Decision) -> None:
         if self.reviewer.question == "review":
             self.reviewer.answer(decision)
+            # Until the engine's next event the status must not keep saying "review".
+            self.status.phase = AFTER_DECISION.get(decision.kind, self.status.phase)
             self.refresh_bindings()
 
     def action_accept(self) -> None:
