@@ -13,7 +13,7 @@ from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: 
 from tests.scripted_server import Reply
 from tui_engineer.headless.runner import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
-from tui_engineer.tui.screens import StillWrongScreen
+from tui_engineer.tui.screens import StillWrongScreen, VerdictScreen
 
 SIZE = (120, 40)
 MUL_FIX = edit("calc.py", "    return a + b  # x\n", "    return a * b\n")
@@ -163,3 +163,14 @@ async def drive_to_still_wrong(pilot: Pilot) -> None:
     await wait_for_screen(pilot, app, StillWrongScreen)
     await type_text(pilot, "sub should accept floats too")
     await pilot.pause()
+
+
+async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
+    """Answer "what is still wrong?" with done, skip the verdict, and quit."""
+    await wait_for(pilot, asked(app, "still_wrong"))
+    await pilot.press("enter")
+    await wait_for(pilot, asked(app, "verdict"))
+    await wait_for_screen(pilot, app, VerdictScreen)
+    await pilot.click("#skip")
+    await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+    await pilot.press("q")

@@ -11,9 +11,17 @@ from textual.pilot import Pilot
 from tests.conftest import git
 from tests.engine_support import create, plan_reply
 from tests.scripted_server import Reply
-from tests.tui.app_support import KEY, SIZE, asked, make_app, reviewing, wait_for, wait_for_screen
+from tests.tui.app_support import (
+    KEY,
+    SIZE,
+    finish_session,
+    make_app,
+    reviewing,
+    wait_for,
+    wait_for_screen,
+)
 from tui_engineer.tui.app import TuiEngineerApp
-from tui_engineer.tui.screens import NoTestsScreen, VerdictScreen
+from tui_engineer.tui.screens import NoTestsScreen
 
 CALC = create("calc.py", "def add(a, b):\n    return a + b\n")
 CALC_TEST = create(
@@ -28,13 +36,7 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def accept_and_finish(pilot: Pilot, app: TuiEngineerApp) -> None:
     await pilot.press("a")
-    await wait_for(pilot, asked(app, "still_wrong"))
-    await pilot.press("enter")
-    await wait_for(pilot, asked(app, "verdict"))
-    await wait_for_screen(pilot, app, VerdictScreen)
-    await pilot.click("#skip")
-    await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
-    await pilot.press("q")
+    await finish_session(pilot, app)
 
 
 async def test_init_in_an_empty_folder_then_the_first_step_writes_the_tests(

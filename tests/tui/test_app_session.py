@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from tests.conftest import git
 from tests.engine_support import edit, plan_reply
@@ -17,7 +16,7 @@ from tests.tui.app_support import (
     MUL_FIX,
     SIZE,
     SUB,
-    asked,
+    finish_session,
     make_app,
     reviewing,
     type_text,
@@ -37,17 +36,6 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def titles(repo: Path) -> list[str]:
     return git(repo, "log", "--format=%s").splitlines()
-
-
-async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
-    """Answer "what is still wrong?" with done, skip the verdict, and quit."""
-    await wait_for(pilot, asked(app, "still_wrong"))
-    await pilot.press("enter")
-    await wait_for(pilot, asked(app, "verdict"))
-    await wait_for_screen(pilot, app, VerdictScreen)
-    await pilot.click("#skip")
-    await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
-    await pilot.press("q")
 
 
 async def test_plan_with_a_failing_step_fixed_then_accepted_commits_both(
