@@ -1,0 +1,256 @@
+"""One model call over HTTP: streamed where the server allows it, retried when the reply breaks.
+
+- text deltas go to `on_text` as they arrive; a server that refuses `stream=true` or
+  `stream_options` gets a non-streaming request instead (remembered for the session);
+- a stream dropped mid-way, a malformed chunk, an error event inside the stream or an empty reply
+  is retried from scratch a bounded number of times (`on_reset` tells the consumer why and to
+  drop what it showed); 429/5xx/connection errors are retried by the SDK itself;
+- budgets are enforced during a stream: when the token or time budget runs out mid-reply the
+  stream is cancelled (BudgetExceeded, with the partial reply counted in the ledger);
+- a stream that overruns the reply cap is cut there (llm/reply_cap.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from tui_engineer.llm.accounting import CallAccounts, Message
+from tui_engineer.llm.error_mapping import ErrorMapper, server_message
+from tui_engineer.llm.errors import LLMError, ModelReplyError
+from tui_engineer.llm.reply_cap import ReplyCap
+from tui_engineer.llm.usage import CallUsage
+
+TextCallback = Callable[[str], None]
+ResetCallback = Callable[[], None]
+RetryCallback = Callable[[str], None]  # gets the reason a reply was asked again
+
+DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty): retries
+# A local model that answers nothing at all is most often given the wrong chat template: a model
+# file without one (a base model) makes llama-cpp-python fall back to llama-2's format.
+EMPTY_REPLY_HINT = (
+    "A local model that answers nothing is often missing its chat template (base models have "
+    "none; the server then falls back to another model's format): start the server with the "
+    "model's chat format (llama-cpp-python: --chat_format gemma, chatml…; llama-server: --jinja "
+    "or --chat-template), or pick an instruction-tuned model."
+)
+
+
+@dataclass
+class Reply:
+    """One HTTP call's outcome."""
+
+    text: str
+    finish_reason: str
+    model: str
+    usage: CallUsage
+
+
+class StreamDropped(Exception):
+    """A reply that broke and may be asked again: `reason` says how, for the user."""
+
+    def __init__(self, partial: str, cause: Exception | None, reason: str = "dropped") -> None:
+        super().__init__(f"stream {reason}")
+        self.partial = partial
+        self.cause = cause
+        self.reason = reason
+
+
+class ChatCalls:
+    """Makes one logical call (budget, request, drop retries, accounting) and remembers, for the
+    session, what the server refused: streaming, `stream_options`, the cap's newer name."""
+
+    def __init__(
+        self,
+        sdk: openai.AsyncOpenAI,
+        *,
+        model: str,
+        base_url: str,
+        accounts: CallAccounts,
+        errors: Callable[[], ErrorMapper],
+    ) -> None:
+        self._sdk = sdk
+        self.model = model
+        self.base_url = base_url
+        self.accounts = accounts
+        self._errors = errors  # built per use so the messages follow the client's settings
+        self.retries = 0  # broken replies retried in this session
+        self._streaming_ok = True  # False once the server refused stream=true
+        self._stream_options_ok = True  # False once it refused stream_options
+        self.cap = ReplyCap()
+
+    async def call(
+        self,
+        conversation: list[Message],
+        on_text: TextCallback | None,
+        callbacks: tuple[ResetCallback | None, RetryCallback | None],
+        stream: bool,
+        max_output_tokens: int | None,
+        known_window: int | None,
+    ) -> Reply:
+        """One reply, asked again from scratch while it breaks. `known_window` is the context
+        window when it was configured or learned (not assumed): a dropped stream's error
+        names it."""
+        accounts = self.accounts
+        on_reset, on_retry = callbacks
+        for attempt in range(DROPPED_STREAM_RETRIES + 1):
+            limit = accounts.fit_reply(conversation, max_output_tokens)
+            accounts.check(conversation, limit)
+            try:
+                reply = await self._request(conversation, on_text, stream, limit)
+                if not reply.text.strip() and reply.finish_reason == "stop":
+                    accounts.ledger.add(reply.usage)
+                    raise StreamDropped("", None, "empty")
+            except StreamDropped as drop:
+                if drop.reason != "empty":  # the server did work (and may bill it): count it
+                    accounts.ledger.add(accounts.usage(conversation, drop.partial, None))
+                if attempt == DROPPED_STREAM_RETRIES:
+                    raise self._broken_reply(drop, conversation, known_window) from None
+                self.retries += 1
+                if on_retry is not None:
+                    on_retry(drop.reason)
+                if on_reset is not None:
+                    on_reset()
+                continue
+            accounts.ledger.add(reply.usage)
+            return reply
+        raise AssertionError("unreachable")
+
+    def _broken_reply(
+        self, drop: StreamDropped, conversation: list[Message], known_window: int | None
+    ) -> LLMError:
+        tries = DROPPED_STREAM_RETRIES + 1
+        if drop.reason == "empty":
+            return ModelReplyError(
+                f"The model {self.model} at {self.base_url} returned an empty reply {tries} "
+                f"times in a row. {EMPTY_REPLY_HINT}"
+            )
+        if drop.reason in ("malformed", "error event"):
+            detail = self._errors().redact(str(drop.cause or ""))[:300]
+            return ModelReplyError(
+                f"The server at {self.base_url} sent a broken reply ({drop.reason}: {detail}) "
+                f"{tries} times in a row. Check the server and try again."
+            )
+        prompt = self.accounts.prompt_tokens(conversation)
+        return self._errors().dropped_stream(drop.cause, tries, prompt, known_window)
+
+    # ----- one HTTP request
+
+    async def _request(
+        self,
+        conversation: list[Message],
+        on_text: TextCallback | None,
+        stream: bool,
+        max_output_tokens: int | None,
+    ) -> Reply:
+        """Stream if we may; fall back (for the session) when the server refuses streaming."""
+        params: dict[str, Any] = {"model": self.model, "messages": conversation}
+        self.cap.ask(params, max_output_tokens)
+        while stream and self._streaming_ok:
+            try:
+                return await self._streamed(params, conversation, on_text)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+                if not self._learn_streaming_refusal(err):
+                    raise self._errors().sdk_error(err) from None
+            except openai.OpenAIError as err:
+                raise self._errors().sdk_error(err) from None
+        try:
+            return await self._whole(params, conversation, on_text)
+        except openai.OpenAIError as err:
+            raise self._errors().sdk_error(err) from None
+
+    def _learn_streaming_refusal(self, err: openai.APIStatusError) -> bool:
+        """True if the 400/422 was about streaming, after noting what to avoid from now on."""
+        text = f"{err.param or ''} {server_message(err)}".lower()
+        if self._stream_options_ok and "stream_options" in text:
+            self._stream_options_ok = False
+            return True
+        if "stream" in text:
+            self._streaming_ok = False
+            return True
+        return False
+
+    async def _streamed(
+        self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
+    ) -> Reply:
+        budget = self.accounts.budget
+        parts: list[str] = []
+        remaining = budget.seconds_left()
+        try:
+            async with asyncio.timeout(remaining):  # the time budget, during the stream too
+                return await self._stream_into(params, conversation, on_text, parts)
+        except TimeoutError:
+            if remaining is None or budget.seconds_left() > 0:
+                raise  # not ours: an SDK/transport timeout
+            self.accounts.ledger.add(self.accounts.usage(conversation, "".join(parts), None))
+            raise budget.time_exceeded() from None
+
+    async def _stream_into(
+        self,
+        params: dict[str, Any],
+        conversation: list[Message],
+        on_text: TextCallback | None,
+        parts: list[str],
+    ) -> Reply:
+        extra: dict[str, Any] = {"stream": True}
+        if self._stream_options_ok:
+            extra["stream_options"] = {"include_usage": True}
+        chunks = await self._sdk.chat.completions.create(**params, **extra)
+        finish: str | None = None
+        model, usage = self.model, None
+        prompt = self.accounts.prompt_tokens(conversation)
+        cap = self.cap.sent(params)
+        async with chunks:
+            try:
+                async for chunk in chunks:
+                    model = chunk.model or model
+                    usage = chunk.usage or usage
+                    for choice in chunk.choices[:1]:
+                        delta = choice.delta.content if choice.delta else None
+                        if delta:
+                            parts.append(delta)
+                            if on_text is not None:
+                                on_text(delta)
+                            self.accounts.check_mid_stream(conversation, prompt, parts)
+                        finish = choice.finish_reason or finish
+                    if self.cap.stream_overran(len(parts), cap):
+                        finish, usage = "length", None  # cut here; its usage never comes
+                        break
+            except openai.APIConnectionError as err:  # also idle timeouts between chunks
+                raise StreamDropped("".join(parts), err) from None
+            except (json.JSONDecodeError, AttributeError, TypeError) as err:
+                raise StreamDropped("".join(parts), err, "malformed") from None
+            except openai.APIStatusError:
+                raise
+            except openai.APIError as err:  # an {"error": ...} event inside the stream
+                raise StreamDropped("".join(parts), err, "error event") from None
+        if finish is None:  # the body ended without saying why: treat as a cut connection
+            raise StreamDropped("".join(parts), None)
+        return self._reply(conversation, "".join(parts), finish, model, usage)
+
+    async def _whole(
+        self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
+    ) -> Reply:
+        response = await self._sdk.chat.completions.create(**params)
+        if not response.choices:
+            raise ModelReplyError(f"The server at {self.base_url} returned a reply with no text.")
+        choice = response.choices[0]
+        text = choice.message.content or ""
+        if text and on_text is not None:
+            on_text(text)
+        model = response.model or self.model
+        reported = response.usage.completion_tokens if response.usage else None
+        self.cap.check_whole(reported, self.cap.sent(params))
+        return self._reply(
+            conversation, text, choice.finish_reason or "stop", model, response.usage
+        )
+
+    def _reply(
+        self, conversation: list[Message], text: str, finish: str, model: str, usage: Any
+    ) -> Reply:
+        return Reply(text, finish, model, self.accounts.usage(conversation, text, usage, model))
