@@ -41,6 +41,22 @@ MUL_BUGGY = edit(
     "    assert mul(4, 3) == 12\n",
 )
 
+# A repo with one file far larger than a prompt shows: `big.py`, thousands of constants with a
+# wrong `scale` deep inside, and a test that catches it (the context engine's and SHOW's tests).
+SCALE_TEST = "from big import scale\n\n\ndef test_scale():\n    assert scale(2) == 4\n"
+
+
+def big_module(lines: int, at: int, function: list[str]) -> str:
+    """`lines` lines of `VALUE_n = n` with `function`'s lines standing from line `at` on."""
+    body = [f"VALUE_{n} = {n}" for n in range(1, lines + 1)]
+    body[at - 1 : at - 1 + len(function)] = function
+    return "\n".join(body) + "\n"
+
+
+def big_repo_files(module: str, more: dict[str, str] | None = None) -> dict[str, str]:
+    """big.py (`module`) and its test, for `make_repo`."""
+    return {"big.py": module, "tests/test_big.py": SCALE_TEST, **(more or {})}
+
 
 class Collector:
     """An event sink that keeps every event."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import KEY, big_module, big_repo_files, edit, run_headless
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer
 
 pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
@@ -18,27 +18,11 @@ LINES = 6_000
 AT = 5_000  # where `scale` is defined
 
 
-def big_module() -> str:
-    lines = [f"VALUE_{n} = {n}" for n in range(1, LINES + 1)]
-    lines[AT - 1 : AT + 3] = [
-        "def scale(x):",
-        '    """Scale by the factor."""',
-        "    return x * 3",
-        "",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 @pytest.fixture
 def big_repo(make_repo, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    return make_repo(
-        {
-            "big.py": big_module(),
-            "tests/test_big.py": "from big import scale\n\n\ndef test_scale():\n"
-            "    assert scale(2) == 4\n",
-        }
-    )
+    scale = ["def scale(x):", '    """Scale by the factor."""', "    return x * 3", ""]
+    return make_repo(big_repo_files(big_module(LINES, AT, scale)))
 
 
 def prompt(request: RecordedRequest) -> str:

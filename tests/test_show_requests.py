@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import KEY, big_module, big_repo_files, edit, run_headless
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer
 from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
 from tui_engineer.context.show import ShowRequest, find_symbol, parse_show_requests
@@ -23,24 +23,12 @@ LINES = 6_000
 BUG_AT = 4_980  # where `scale` is: far past what the first prompt shows of the file
 
 
-def big_module() -> str:
-    lines = [f"VALUE_{n} = {n}" for n in range(1, LINES + 1)]
-    lines[BUG_AT - 1 : BUG_AT + 1] = ["def scale(x):", "    return x * 3"]
-    return "\n".join(lines) + "\n"
-
-
 @pytest.fixture
 def big_repo(make_repo, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    return make_repo(
-        {
-            "big.py": big_module(),
-            "tests/test_big.py": "from big import scale\n\n\ndef test_scale():\n"
-            "    assert scale(2) == 4\n",
-            "calc.py": "def add(a, b):\n    return a + b\n",
-            ".gitignore": ".env\n",
-        }
-    )
+    module = big_module(LINES, BUG_AT, ["def scale(x):", "    return x * 3"])
+    more = {"calc.py": "def add(a, b):\n    return a + b\n", ".gitignore": ".env\n"}
+    return make_repo(big_repo_files(module, more))
 
 
 def last_user(request: RecordedRequest) -> str:
