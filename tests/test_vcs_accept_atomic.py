@@ -65,6 +65,20 @@ def kill_when(root: Path, marker: Path) -> None:
     child.wait()
 
 
+def kill_after_the_branch_moved(root: Path, tmp_path: Path) -> None:
+    """Kill an accept once git has moved the branch, before it wrote any file; then take the
+    hook that held it there away again, as a next start would find the repo."""
+    marker = tmp_path / "ref-moved"
+    # git runs this hook once the branch has moved: the accept has not written any file yet.
+    hook(
+        root,
+        "reference-transaction",
+        f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\nexit 0\n',
+    )
+    kill_when(root, marker)
+    (root / ".git" / "hooks" / "reference-transaction").unlink()
+
+
 def locks(root: Path) -> list[str]:
     return [str(p) for p in (root / ".git").rglob("*.lock")]
 
@@ -86,18 +100,10 @@ def test_a_kill_during_the_pre_commit_hook_leaves_everything_as_before(make_repo
 def test_a_kill_after_the_branch_moved_is_finished_at_the_next_start(make_repo, tmp_path):
     root = make_repo()
     head = git(root, "rev-parse", "HEAD")
-    marker = tmp_path / "ref-moved"
-    # git runs this hook once the branch has moved: the accept has not written any file yet.
-    hook(
-        root,
-        "reference-transaction",
-        f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\nexit 0\n',
-    )
-    kill_when(root, marker)
+    kill_after_the_branch_moved(root, tmp_path)
     new = git(root, "rev-parse", "HEAD")
     assert new != head and git(root, "rev-parse", "HEAD~1") == head
     assert "a + b" in (root / "calc.py").read_text()  # committed, files not yet written
-    (root / ".git" / "hooks" / "reference-transaction").unlink()
     said = recover_interrupted_accept(root)
     assert said is not None and "its files are now written" in said and new[:8] in said
     assert (root / "calc.py").read_text() == MINUS and (root / "util.py").exists()
@@ -179,14 +185,7 @@ def test_hooks_run_without_git_hook_run_too(make_repo):
 
 def test_finishing_an_interrupted_accept_keeps_edits_made_since(make_repo, tmp_path):
     root = make_repo()
-    marker = tmp_path / "ref-moved"
-    hook(
-        root,
-        "reference-transaction",
-        f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\nexit 0\n',
-    )
-    kill_when(root, marker)
-    (root / ".git" / "hooks" / "reference-transaction").unlink()
+    kill_after_the_branch_moved(root, tmp_path)
     (root / "calc.py").write_text("# edited after the crash\n")  # the user's, not the step's
     said = recover_interrupted_accept(root)
     assert said is not None and "Kept your edits to calc.py" in said
