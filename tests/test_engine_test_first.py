@@ -50,19 +50,31 @@ def plan_with_test_first(title: str = "Add mul") -> str:
     return "The plan.\n\n```json\n" + json.dumps({"steps": [step]}) + "\n```\n"
 
 
+@pytest.fixture
+def run_one_step(make_repo, scripted_server: ScriptedServer):
+    """Run a plan of one test-first step (`title`) on the calc sample repo, the model's replies
+    after the plan being `replies`; gives the repo, the result and the events."""
+
+    async def run(*replies: str, title: str = "Add mul", **options):
+        repo = make_repo()
+        scripted_server.script(
+            Reply(text=plan_with_test_first(title)), *(Reply(text=r) for r in replies)
+        )
+        result, seen = await run_headless(repo, title.lower(), scripted_server.base_url, **options)
+        return repo, result, seen
+
+    return run
+
+
 def scopes(seen) -> list[tuple[str, bool]]:
     return [(e.scope, e.ok) for e in seen.of(ev.TestsFinished)]
 
 
 async def test_a_test_first_step_fails_before_and_passes_after_and_shows_both_runs(
-    make_repo, scripted_server: ScriptedServer
+    run_one_step, scripted_server: ScriptedServer
 ) -> None:
-    repo = make_repo()
-    scripted_server.script(Reply(text=plan_with_test_first()), Reply(text=MUL_TEST + MUL_CODE))
     out = io.StringIO()
-    result, seen = await run_headless(
-        repo, "add mul", scripted_server.base_url, sink=ProgressPrinter(out)
-    )
+    repo, result, seen = await run_one_step(MUL_TEST + MUL_CODE, sink=ProgressPrinter(out))
 
     assert result.exit_code == 0
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "initial"]
@@ -85,15 +97,12 @@ async def test_a_test_first_step_fails_before_and_passes_after_and_shows_both_ru
 
 
 async def test_a_new_test_that_passes_on_the_old_code_is_caught_and_sent_back(
-    make_repo, scripted_server: ScriptedServer
+    run_one_step, scripted_server: ScriptedServer
 ) -> None:
-    repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_with_test_first()),
-        Reply(text=ADD_AGAIN_TEST + MUL_CODE),
-        Reply(text=MUL_TEST_AFTER_ADD_AGAIN),  # the fix: a test that exercises mul
+    repo, result, seen = await run_one_step(
+        ADD_AGAIN_TEST + MUL_CODE,
+        MUL_TEST_AFTER_ADD_AGAIN,  # the fix: a test that exercises mul
     )
-    result, seen = await run_headless(repo, "add mul", scripted_server.base_url)
 
     assert result.exit_code == 0
     # First attempt: the "new" test passed on the old code; no diagnosis call, a fix instead.
@@ -108,13 +117,9 @@ async def test_a_new_test_that_passes_on_the_old_code_is_caught_and_sent_back(
 
 
 async def test_without_fix_attempts_the_useless_test_is_shown_and_not_accepted(
-    make_repo, scripted_server: ScriptedServer
+    run_one_step,
 ) -> None:
-    repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_with_test_first()), Reply(text=ADD_AGAIN_TEST + MUL_CODE)
-    )
-    result, seen = await run_headless(repo, "add mul", scripted_server.base_url, max_fix_attempts=0)
+    repo, result, seen = await run_one_step(ADD_AGAIN_TEST + MUL_CODE, max_fix_attempts=0)
 
     (proposal,) = seen.of(ev.ProposalReady)
     assert not proposal.tests_ok
@@ -127,13 +132,9 @@ async def test_without_fix_attempts_the_useless_test_is_shown_and_not_accepted(
 
 
 async def test_a_test_first_step_that_writes_no_test_is_asked_for_one(
-    make_repo, scripted_server: ScriptedServer
+    run_one_step, scripted_server: ScriptedServer
 ) -> None:
-    repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_with_test_first()), Reply(text=MUL_CODE), Reply(text=MUL_TEST)
-    )
-    result, seen = await run_headless(repo, "add mul", scripted_server.base_url)
+    _, result, seen = await run_one_step(MUL_CODE, MUL_TEST)
 
     assert result.exit_code == 0
     fix = scripted_server.chat_requests[2].messages[-1]["content"]
@@ -142,13 +143,11 @@ async def test_a_test_first_step_that_writes_no_test_is_asked_for_one(
 
 
 async def test_a_test_first_step_that_only_adds_tests_is_not_held_back(
-    make_repo, scripted_server: ScriptedServer
+    run_one_step,
 ) -> None:
     """A plan that marks a tests-only step test_first: there is no old code for the test to
     fail on, so no "before" run and no complaint; the tests passing decides."""
-    repo = make_repo()
-    scripted_server.script(Reply(text=plan_with_test_first("Test add")), Reply(text=ADD_AGAIN_TEST))
-    result, seen = await run_headless(repo, "test add", scripted_server.base_url)
+    _, result, seen = await run_one_step(ADD_AGAIN_TEST, title="Test add")
 
     assert result.exit_code == 0
     assert scopes(seen) == [("full", True)]
@@ -160,13 +159,9 @@ async def test_a_test_first_step_that_only_adds_tests_is_not_held_back(
 
 
 async def test_with_the_setting_off_a_test_first_step_is_verified_as_before(
-    make_repo, scripted_server: ScriptedServer
+    run_one_step, scripted_server: ScriptedServer
 ) -> None:
-    repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_with_test_first()), Reply(text=ADD_AGAIN_TEST + MUL_CODE)
-    )
-    result, seen = await run_headless(repo, "add mul", scripted_server.base_url, test_first=False)
+    _, result, seen = await run_one_step(ADD_AGAIN_TEST + MUL_CODE, test_first=False)
 
     assert result.exit_code == 0
     assert scopes(seen) == [("full", True)]  # no run on the old code
