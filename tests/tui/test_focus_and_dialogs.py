@@ -20,6 +20,7 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
+from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import (
     QuitScreen,
     RejectReasonScreen,
@@ -33,15 +34,29 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
+@pytest.fixture
+def calc_app(make_repo, scripted_server):
+    """The app on the calc sample repo, the model answering `replies` in turn."""
+
+    def build(*replies: Reply, request: str = "", **options) -> TuiEngineerApp:
+        scripted_server.script(*replies)
+        return make_app(make_repo(), scripted_server.base_url, request, **options)
+
+    return build
+
+
+def planning() -> Reply:
+    """A plan the model is still writing during the first seconds."""
+    return Reply(text=plan_reply("Add sub"), delay=5)
+
+
 def footer_keys(app) -> set[str]:
     """The keys the footer offers now (Textual's Footer shows these bindings)."""
     return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
 
 
-async def test_with_a_request_keys_work_from_the_first_frame(make_repo, scripted_server) -> None:
-    repo = make_repo()
-    scripted_server.script(Reply(text=plan_reply("Add sub"), delay=5))
-    app = make_app(repo, scripted_server.base_url, "add sub")
+async def test_with_a_request_keys_work_from_the_first_frame(calc_app) -> None:
+    app = calc_app(planning(), request="add sub")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.focused is not app.chat_input
@@ -53,13 +68,10 @@ async def test_with_a_request_keys_work_from_the_first_frame(make_repo, scripted
         await app.stop_work()
 
 
-async def test_before_the_first_proposal_the_footer_fits_and_shows_quit(
-    make_repo, scripted_server
-) -> None:
+async def test_before_the_first_proposal_the_footer_fits_and_shows_quit(calc_app) -> None:
     # The diff is focused and shows its placeholder: Escape ("Back to the diff") means nothing,
     # and at 120 columns offering it pushed "b Files" and "q Quit" off the footer.
-    scripted_server.script(Reply(text=plan_reply("Add sub"), delay=5))
-    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    app = calc_app(planning(), request="add sub")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready)
         await pilot.pause()
@@ -69,17 +81,17 @@ async def test_before_the_first_proposal_the_footer_fits_and_shows_quit(
         await app.stop_work()
 
 
-async def test_without_a_request_the_chat_box_takes_the_request(make_repo, scripted_server) -> None:
-    app = make_app(make_repo(), scripted_server.base_url)
+async def test_without_a_request_the_chat_box_takes_the_request(calc_app) -> None:
+    app = calc_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready)
         assert app.focused is app.chat_input
 
 
 async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff(
-    make_repo, scripted_server
+    calc_app,
 ) -> None:
-    app = make_app(make_repo(), scripted_server.base_url)
+    app = calc_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.ready)
         assert app.focused is app.chat_input  # no request yet: the box asks for one
@@ -90,10 +102,9 @@ async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff
 
 
 async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselection(
-    make_repo, scripted_server
+    calc_app,
 ) -> None:
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    app = calc_app(Reply(text=SUB), request="add sub", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")
@@ -115,11 +126,8 @@ async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselec
         assert not asked(app, "verdict")()
 
 
-async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(
-    make_repo, scripted_server
-) -> None:
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(status=400))
-    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(calc_app) -> None:
+    app = calc_app(Reply(text=plan_reply("Add sub")), Reply(status=400), request="add sub")
     app.check_retries = 0
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, asked(app, "verdict"))  # the engine ends the session
@@ -132,13 +140,10 @@ async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(
         await app.stop_work()
 
 
-async def test_the_cost_reads_the_same_before_and_after_the_first_call(
-    make_repo, scripted_server
-) -> None:
+async def test_the_cost_reads_the_same_before_and_after_the_first_call(calc_app) -> None:
     # An unpriced model: "cost unknown" from the start, not "$0.0000" that turns into
     # "cost unknown" once the first reply is in (one cost format everywhere).
-    scripted_server.script(Reply(text=plan_reply("Add sub"), delay=5))
-    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    app = calc_app(planning(), request="add sub")
     async with app.run_test(size=SIZE) as pilot:
         assert "$0.0000" not in str(app.status.render())
         await wait_for(pilot, lambda: app.ready)
@@ -148,10 +153,9 @@ async def test_the_cost_reads_the_same_before_and_after_the_first_call(
         await app.stop_work()
 
 
-async def test_after_a_reject_the_status_no_longer_says_review(make_repo, scripted_server) -> None:
+async def test_after_a_reject_the_status_no_longer_says_review(calc_app) -> None:
     # It read "review step 1 (tests pass)" while the next proposal was being written and tested.
-    scripted_server.script(Reply(text=SUB), Reply(text=SUB, delay=5))
-    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    app = calc_app(Reply(text=SUB), Reply(text=SUB, delay=5), request="add sub", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         assert app.status.phase.startswith("review step 1")
