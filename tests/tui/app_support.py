@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -11,6 +12,7 @@ from textual.widgets import Log
 
 from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: F401 (re-exported)
 from tests.scripted_server import Reply
+from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
 from tui_engineer.headless.runner import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import StillWrongScreen, VerdictScreen
@@ -39,6 +41,16 @@ def make_app(
         plan=plan,
     )
     return TuiEngineerApp(options, deterministic=True)
+
+
+@contextmanager
+def demo_app(folder: Path) -> Iterator[tuple[Path, TuiEngineerApp]]:
+    """`tui-engineer demo` in this process: the sample repo made in `folder`, the built-in model
+    (unpaced) over real HTTP, and the app on them, with the demo's request."""
+    repo = make_sample_repo(folder)
+    with DemoServer(pace=0) as server:
+        options = RunOptions(request=DEFAULT_REQUEST, repo=repo, flags=demo_flags(server.base_url))
+        yield repo, TuiEngineerApp(options, deterministic=True)
 
 
 async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 60) -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 from tests.tui.app_support import (
     SIZE,
     asked,
+    demo_app,
     reviewing,
     type_text,
     wait_for,
     wait_for_screen,
 )
-from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
-from tui_engineer.headless.runner import RunOptions
+from tui_engineer.demo import make_sample_repo
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
@@ -32,10 +32,7 @@ def log(repo: Path) -> list[str]:
 async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wrong(
     tmp_path: Path,
 ) -> None:
-    repo = make_sample_repo(tmp_path)
-    with DemoServer(pace=0) as server:
-        options = RunOptions(request=DEFAULT_REQUEST, repo=repo, flags=demo_flags(server.base_url))
-        app = TuiEngineerApp(options, deterministic=True)
+    with demo_app(tmp_path) as (repo, app):
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, reviewing(app, 1))
             await pilot.press("r")
