@@ -11,9 +11,12 @@ from tui_engineer.vcs.repo import (
     DirtyTree,
     GitRefused,
     NotARepo,
+    commit_config,
+    config_bool,
     find_repo_root,
     handle_dirty,
     init_repo,
+    open_repo,
     repo_state,
     uncommitted,
 )
@@ -172,3 +175,45 @@ def test_uncommitted_names_the_users_edits_not_files_equal_to_head(make_repo):
     assert uncommitted(root, ["a.py", "b.py", "new.py"]) == ["a.py", "new.py"]
     assert uncommitted(root, ["b.py"]) == []
     assert uncommitted(root, []) == []
+
+
+def test_state_names_renames_spaces_conflicts_and_a_branch_called_detached(make_repo):
+    """One `git status --porcelain=v2` gives what v1 plus symbolic-ref and rev-parse gave."""
+    root = make_repo({"old name.py": "o\n", "m.py": "m\n", "f.txt": "base\n"})
+    git(root, "mv", "old name.py", "new name.py")
+    (root / "m.py").write_text("m2\n")
+    git(root, "add", "m.py")
+    (root / "m.py").write_text("m3\n")
+    (root / "sub dir").mkdir()
+    (root / "sub dir" / "x y.txt").write_text("u\n")
+    state = repo_state(root)
+    assert sorted(state.staged) == ["m.py", "new name.py"]
+    assert state.modified == ["m.py"]
+    assert state.untracked == ["sub dir/x y.txt"]
+
+    conflicted = make_repo({"f.txt": "base\n"}, name="conflicted")
+    start_conflicting_merge(conflicted, "f.txt")
+    state = repo_state(conflicted)
+    assert (state.staged, state.modified) == (["f.txt"], ["f.txt"])
+
+    git(root, "commit", "-qam", "more")
+    git(root, "checkout", "-q", "-b", "(detached)")
+    state = repo_state(root)
+    assert (state.branch, state.head) == ("(detached)", git(root, "rev-parse", "HEAD"))
+
+
+def test_commit_config_reads_identity_and_signing_in_one_go(make_repo):
+    root = make_repo()
+    git(root, "config", "user.name", "Local Name")
+    git(root, "config", "user.name", "Last Name", "--add")
+    git(root, "config", "Author.Email", "a@example.invalid")
+    with (root / ".git" / "config").open("a") as config:
+        config.write("[commit]\n\tgpgSign\n")  # no value: git reads it as true
+    with open_repo(root) as repo:
+        found = commit_config(repo)
+    assert found["user.name"] == "Last Name"  # the last value wins, as with git config --get
+    assert found["author.email"] == "a@example.invalid"
+    assert found["commit.gpgsign"] is None and config_bool(found["commit.gpgsign"])
+    assert [config_bool(v) for v in ("yes", "On", "1", "0", "false", "", "nonsense")] == [
+        True, True, True, False, False, False, False,
+    ]  # fmt: skip

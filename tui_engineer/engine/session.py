@@ -18,6 +18,7 @@ from tui_engineer.engine.verification import probe_early
 from tui_engineer.errors import UserError
 from tui_engineer.llm import BudgetExceeded, ModelReplyError
 from tui_engineer.vcs.commit import accept, undo_last
+from tui_engineer.vcs.shadow import Change
 from tui_engineer.verify import TestReport
 
 
@@ -59,6 +60,9 @@ class Session:
         self.commits: list[str] = []
         self._last_accepted: Proposal | None = None
         self._unfinished = False  # a step was skipped, failed or the plan was cut short
+        # Test runs a UI asked for (rerun_tests): one during a review may write in the shadow,
+        # so the changes listed for the review are listed again before accepting.
+        self._reruns = 0
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
 
@@ -74,6 +78,7 @@ class Session:
             self.rt.emit(ev.Notice(message=f"No test command: {UNVERIFIED}."))
             return None
         current = next((s for s in self.plan if s.status == "review"), None)
+        self._reruns += 1
         return await self.rt.run_tests(current.index if current else None)
 
     async def undo_last(self) -> str:
@@ -200,6 +205,8 @@ class Session:
                 # The next step may be prepared as soon as this one's first edits are written.
                 on_edits=lambda: self.pipeline.start_early(request, self.plan, step),
             )  # fmt: skip
+            changes = await asyncio.to_thread(self.rt.shadow.changes)
+            reruns = self._reruns
             self.rt.emit(
                 ev.ProposalReady(
                     step=step.index,
@@ -208,7 +215,7 @@ class Session:
                     tests_ok=proposal.tests_ok,
                     summary=proposal.summary(),
                     attempts=proposal.attempts,
-                    changes=tuple(await asyncio.to_thread(self.rt.shadow.changed_files)),
+                    changes=tuple((c.status, c.path) for c in changes),
                     notes=tuple(proposal.notes),
                     actions=tuple(proposal.actions),
                     test_runs=proposal.test_runs,
@@ -226,12 +233,20 @@ class Session:
                 rejections.append(decision.reason or "(no reason given)")
                 step.status = "pending"
                 continue
-            await self._settle(step, proposal, decision)
+            # Listed for the review; listed again at accept only if a test ran since.
+            listed = changes if reruns == self._reruns else None
+            await self._settle(step, proposal, decision, listed)
             return
 
-    async def _settle(self, step: Step, proposal: Proposal, decision: Decision) -> None:
+    async def _settle(
+        self,
+        step: Step,
+        proposal: Proposal,
+        decision: Decision,
+        changes: list[Change] | None = None,
+    ) -> None:
         if decision.kind == "accept" and proposal.diff.strip():
-            await self._commit(step, proposal)
+            await self._commit(step, proposal, changes)
             return
         await asyncio.to_thread(self.rt.shadow.reset)
         if decision.kind == "accept":  # nothing to commit: the step needed no change
@@ -249,13 +264,16 @@ class Session:
         if decision.kind == "stop":
             raise _Stop("stopped", decision.reason or "stopped by the human")
 
-    async def _commit(self, step: Step, proposal: Proposal) -> None:
+    async def _commit(
+        self, step: Step, proposal: Proposal, changes: list[Change] | None = None
+    ) -> None:
         sha = await asyncio.to_thread(
             accept,
             self.rt.shadow,
             title=step.title,
             body=self._commit_body(step),
             model=self.rt.model.model,
+            changes=changes,
         )
         step.status, step.commit = "accepted", sha
         self.commits.append(sha)

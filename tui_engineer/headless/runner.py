@@ -27,6 +27,7 @@ from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.commit import recover_interrupted_accept
 from tui_engineer.vcs.repo import (
     DirtyTree,
+    RepoState,
     detached_head_notice,
     find_repo_root,
     refuse_in_progress,
@@ -76,9 +77,10 @@ def require_test_command(root: Path, settings: Settings, no_tests: str = "") -> 
     return command
 
 
-def check_repo(root: Path, allow_dirty: bool) -> bool:
-    """Refuse states a session cannot start from; return whether to include dirty changes."""
-    state = repo_state(root)
+def check_repo(root: Path, allow_dirty: bool, state: RepoState | None = None) -> bool:
+    """Refuse states a session cannot start from; return whether to include dirty changes.
+    `state`: the repository's state if the caller just read it."""
+    state = state or repo_state(root)
     refuse_in_progress(state, "start a session")
     if state.dirty and not allow_dirty:
         raise DirtyTree.for_files(root, state.changed_files)
@@ -132,9 +134,10 @@ def prepare(options: RunOptions) -> Prepared:
     recovered = recover_interrupted_accept(root)
     settings = load_settings(root, options.flags).settings
     test_command = require_test_command(root, settings, options.no_tests)
-    include_dirty = check_repo(root, options.allow_dirty)
+    state = repo_state(root)  # read once: the checks and the detached-HEAD notice share it
+    include_dirty = check_repo(root, options.allow_dirty, state)
     model = make_model(options, settings)
-    notices = [n for n in (recovered, detached_head_notice(root)) if n]
+    notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
     return Prepared(options, root, settings, test_command, include_dirty, model, notices)
 
 

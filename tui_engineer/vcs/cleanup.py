@@ -99,7 +99,8 @@ def cleanup_leftovers(root: Path, *, active_session: str | None = None) -> list[
             sentence = _clean_worktree(repo, tree, home, active_session)
             if sentence:
                 done.append(sentence)
-        repo.git.worktree("prune")
+        if len(trees) > 1:  # the main worktree alone: git keeps no worktree records to prune
+            repo.git.worktree("prune")
         known = {t.path.resolve() for t in trees}
         for folder in sorted(home.iterdir()) if home.is_dir() else []:
             if folder.resolve() in known or folder.name == active_session:

@@ -51,6 +51,9 @@ from tui_engineer.vcs.commit_objects import (
 from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, rev, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
+    RepoState,
+    commit_config,
+    config_bool,
     git_output,
     literal,
     open_repo,
@@ -150,8 +153,12 @@ def _remember_for_undo(repo: git.Repo, sha: str, before: str) -> None:
     repo.git.update_ref(UNDO_REFS + sha, before)
 
 
-def _where(repo: git.Repo) -> str:
+def _where(repo: git.Repo, state: RepoState) -> str:
     """The ref a commit moves: the current branch, or HEAD itself when detached."""
+    if state.branch is None:
+        return "HEAD"
+    if not state.branch.startswith("refs/"):  # status names a branch without refs/heads/
+        return f"refs/heads/{state.branch}"
     branch = repo.git.symbolic_ref("-q", "HEAD", with_exceptions=False).strip()
     return branch or "HEAD"
 
@@ -172,7 +179,7 @@ def _move_ref(root: Path, journal: Journal, new: str) -> None:
         ) from None
 
 
-def _build(shadow: Shadow, journal: Journal, message: str, gitdir: Path) -> str:
+def _build(shadow: Shadow, journal: Journal, message: str, gitdir: Path, sign: bool) -> str:
     """The step's commit as objects (hooks run on a temporary index); returns its sha."""
     root = shadow.root
     entries = [hash_shadow_file(root, shadow.path, p) for p in journal.paths]
@@ -181,14 +188,24 @@ def _build(shadow: Shadow, journal: Journal, message: str, gitdir: Path) -> str:
         stage(root, index, journal.old, entries)
         run_hook(root, "pre-commit", index=index)
         message = checked_message(root, gitdir, message, index)
-        return make_commit(root, index, journal.old, message)
+        return make_commit(root, index, journal.old, message, sign=sign)
 
 
-def accept(shadow: Shadow, *, title: str, body: str = "", model: str | None = None) -> str:
-    """Bring the shadow's proposal into the user's tree as exactly one commit; return its sha."""
+def accept(
+    shadow: Shadow,
+    *,
+    title: str,
+    body: str = "",
+    model: str | None = None,
+    changes: list[Change] | None = None,
+) -> str:
+    """Bring the shadow's proposal into the user's tree as exactly one commit; return its sha.
+    `changes`: the shadow's changes if the caller has just listed them (nothing ran in the
+    shadow since), else they are listed here."""
     if not title.strip():
         raise ValueError("a commit needs a title")
-    changes = shadow.changes()
+    if changes is None:
+        changes = shadow.changes()
     if not changes:
         raise GitRefused("The step changes nothing, so there is nothing to commit.")
     paths = _touched(changes)
@@ -196,15 +213,17 @@ def accept(shadow: Shadow, *, title: str, body: str = "", model: str | None = No
     with open_repo(root) as repo:
         state = read_state(repo)
         refuse_in_progress(state, "commit")
-        require_identity(repo)
+        config = commit_config(repo)
+        require_identity(repo, config)
         _refuse_conflicts(_conflicts(repo, root, shadow.baseline, paths))
         _refuse_links_in_the_way(root, paths)
         gitdir = Path(repo.git_dir).resolve()
-        ref = _where(repo)
+        ref = _where(repo, state)
+    sign = config_bool(config.get("commit.gpgsign", "false"))
     journal = Journal(ref, state.head, shadow.baseline, paths, title.strip().splitlines()[0])
     write_journal(gitdir, journal)
     try:
-        sha = _build(shadow, journal, compose_message(title, body, model), gitdir)
+        sha = _build(shadow, journal, compose_message(title, body, model), gitdir, sign)
         journal.new = sha
         write_journal(gitdir, journal)
         _move_ref(root, journal, sha)

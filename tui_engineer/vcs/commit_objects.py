@@ -102,18 +102,14 @@ def checked_message(root: Path, gitdir: Path, message: str, index: Path) -> str:
     return cleaned
 
 
-def _signs(root: Path) -> bool:
-    done = run_git(root, "config", "--type=bool", "commit.gpgSign", check=False)
-    return done.stdout.decode().strip() == "true"
-
-
-def make_commit(root: Path, index: Path, head: str | None, message: str) -> str:
-    """Write the tree and the commit (the user's identity, signed if they sign); return it."""
+def make_commit(root: Path, index: Path, head: str | None, message: str, *, sign: bool) -> str:
+    """Write the tree and the commit (the user's identity; signed when `sign`, the user's
+    commit.gpgSign); return it."""
     tree = git_text(root, "write-tree", env={"GIT_INDEX_FILE": str(index)})
     if head and tree == git_text(root, "rev-parse", f"{head}^{{tree}}"):
         raise GitRefused(NOTHING_TO_COMMIT)
     args = ["commit-tree", tree, *(["-p", head] if head else [])]
-    if _signs(root):
+    if sign:
         args.append("-S")
     data = message.encode("utf-8")
     return run_git(root, *args, "-F", "-", data=data).stdout.decode().strip()

@@ -60,4 +60,10 @@ def rev(root: Path, name: str) -> str | None:
 
 
 def git_dir(root: Path) -> Path:
-    return Path(git_text(root, "rev-parse", "--absolute-git-dir"))
+    """The repository's git folder (a linked worktree's own), found without a git process, as
+    accept finds it when it writes its journal there."""
+    repo = git.Repo(root)
+    try:
+        return Path(repo.git_dir).resolve()
+    finally:
+        repo.close()

@@ -184,15 +184,56 @@ def _parse_status(out: str) -> tuple[list[str], list[str], list[str]]:
     return staged, modified, untracked
 
 
+# Fields before the path in `git status --porcelain=v2` entries: ordinary, rename/copy, unmerged.
+_V2_FIELDS = {"1": 8, "2": 9, "u": 10}
+
+
+def _parse_status_v2(out: str) -> tuple[dict[str, str], list[str], list[str], list[str]]:
+    """`git status --porcelain=v2 -z --branch`: the `# branch.*` headers, and the paths
+    staged, modified (in the working tree) and untracked, as `_parse_status` gives them."""
+    headers: dict[str, str] = {}
+    staged: list[str] = []
+    modified: list[str] = []
+    untracked: list[str] = []
+    fields = out.split("\0")
+    i = 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        kind = entry[:1]
+        if kind == "#":
+            key, _, value = entry[2:].partition(" ")
+            headers[key] = value
+        elif kind == "?":
+            untracked.append(entry[2:])
+        elif kind in _V2_FIELDS:
+            parts = entry.split(" ", _V2_FIELDS[kind])
+            xy, path = parts[1], parts[-1]
+            if kind == "2":
+                i += 1  # followed by the rename's or copy's source path
+            if xy[0] != ".":
+                staged.append(path)
+            if xy[1] != ".":
+                modified.append(path)
+    return headers, staged, modified, untracked
+
+
 def read_state(repo: git.Repo) -> RepoState:
+    """Branch, HEAD and uncommitted paths from one `git status` (porcelain v2 names the branch
+    and HEAD's commit itself)."""
     status = repo.git.status(
-        "--porcelain=v1", "-z", "--untracked-files=all", strip_newline_in_stdout=False
-    )
-    staged, modified, untracked = _parse_status(status)
+        "--porcelain=v2", "-z", "--branch", "--no-ahead-behind", "--untracked-files=all",
+        strip_newline_in_stdout=False,
+    )  # fmt: skip
+    headers, staged, modified, untracked = _parse_status_v2(status)
+    oid = headers.get("branch.oid", "(initial)")
+    branch: str | None = headers.get("branch.head", "(detached)")
+    if branch == "(detached)":  # also a valid branch name: git itself tells them apart
+        branch = _branch(repo)
     return RepoState(
         root=Path(repo.working_tree_dir or ".").resolve(),
-        branch=_branch(repo),
-        head=head_sha(repo),
+        branch=branch,
+        head=None if oid == "(initial)" else oid,
         staged=staged,
         modified=modified,
         untracked=untracked,
@@ -205,10 +246,11 @@ def repo_state(root: Path) -> RepoState:
         return read_state(repo)
 
 
-def detached_head_notice(root: Path) -> str | None:
+def detached_head_notice(root: Path, state: RepoState | None = None) -> str | None:
     """A sentence naming a detached HEAD before anything is committed on it (accepted steps then
-    belong to no branch, and a later `git switch` leaves them behind), else None."""
-    state = repo_state(root)
+    belong to no branch, and a later `git switch` leaves them behind), else None. `state`: the
+    repository's state if the caller just read it."""
+    state = state or repo_state(root)
     if state.branch is not None or state.head is None:
         return None
     return (
@@ -228,22 +270,56 @@ def refuse_in_progress(state: RepoState, doing: str) -> None:
         )
 
 
-def _config(repo: git.Repo, key: str) -> str:
-    return repo.git.config("--get", key, with_exceptions=False).strip()
+# What committing needs from git's config: who commits, and whether commits are signed.
+_COMMIT_CONFIG = r"^(user|author|committer)\.(name|email)$|^commit\.gpgsign$"
 
 
-def require_identity(repo: git.Repo) -> None:
+def commit_config(repo: git.Repo) -> dict[str, str | None]:
+    """The identity keys (user/author/committer .name/.email) and commit.gpgsign as git sees
+    them (every config file, includes, GIT_CONFIG_*), read by one git process. Keys are
+    lowercase; the last value wins, as with `git config --get`; None is a key set without a
+    value (`[commit] gpgSign`, which git reads as true)."""
+    out = repo.git.config(
+        "-z", "--get-regexp", _COMMIT_CONFIG, with_exceptions=False, strip_newline_in_stdout=False
+    )
+    found: dict[str, str | None] = {}
+    for item in filter(None, out.split("\0")):
+        key, newline, value = item.partition("\n")
+        found[key.lower()] = value if newline else None
+    return found
+
+
+def config_bool(value: str | None) -> bool:
+    """git's reading of a boolean setting (`--type=bool`); a value git rejects counts as false."""
+    if value is None:
+        return True
+    word = value.strip().lower()
+    if word in ("true", "yes", "on"):
+        return True
+    try:
+        return int(word) != 0
+    except ValueError:
+        return False
+
+
+def require_identity(repo: git.Repo, config: dict[str, str | None] | None = None) -> None:
     """Refuse (without writing any config) when git has no name/email to commit with.
 
     git would otherwise guess one from the login and host name; commits with such an identity
-    are rarely what the user wants, so we ask for a deliberate one instead.
+    are rarely what the user wants, so we ask for a deliberate one instead. `config`: what
+    `commit_config` returned, if the caller has it.
     """
+    settings = commit_config(repo) if config is None else config
+
+    def get(key: str) -> str:
+        return (settings.get(key) or "").strip()
+
     for role in ("author", "committer"):
         env = role.upper()
-        name = os.environ.get(f"GIT_{env}_NAME") or _config(repo, f"{role}.name")
-        email = os.environ.get(f"GIT_{env}_EMAIL") or _config(repo, f"{role}.email")
-        name = name or _config(repo, "user.name")
-        email = email or _config(repo, "user.email") or os.environ.get("EMAIL", "")
+        name = os.environ.get(f"GIT_{env}_NAME") or get(f"{role}.name")
+        email = os.environ.get(f"GIT_{env}_EMAIL") or get(f"{role}.email")
+        name = name or get("user.name")
+        email = email or get("user.email") or os.environ.get("EMAIL", "")
         if not (name.strip() and email.strip()):
             raise GitRefused(
                 "git does not know who you are, so tui-engineer cannot commit for you. Run:\n"
@@ -253,15 +329,16 @@ def require_identity(repo: git.Repo) -> None:
             )
 
 
-def snapshot_commit(repo: git.Repo, *, include_dirty: bool) -> str:
+def snapshot_commit(repo: git.Repo, *, include_dirty: bool, state: RepoState | None = None) -> str:
     """A commit to start a shadow worktree from: HEAD, plus the user's uncommitted changes
     (untracked non-ignored files too) when `include_dirty`.
 
     The snapshot is built in a temporary index, so the user's index and files are untouched; the
     commit is on no branch (the shadow worktree's detached HEAD is what keeps it alive).
     With no commits yet, the base is a parentless commit (empty, or holding the user's files).
+    `state`: the repository's state if the caller just read it (its HEAD is used).
     """
-    head = head_sha(repo)
+    head = state.head if state is not None else head_sha(repo)
     if head and not include_dirty:
         return head
     with tempfile.TemporaryDirectory(prefix="tui-engineer-index-") as tmp:

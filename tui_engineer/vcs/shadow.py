@@ -102,8 +102,9 @@ class Shadow:
             raise ValueError(f"session id {session_id!r} must be letters, digits, '.', '_', '-'")
         root = Path(root).resolve()
         with open_repo(root) as repo:
-            refuse_in_progress(read_state(repo), "start a session")
-            baseline = snapshot_commit(repo, include_dirty=include_dirty)
+            state = read_state(repo)
+            refuse_in_progress(state, "start a session")
+            baseline = snapshot_commit(repo, include_dirty=include_dirty, state=state)
             path = shadow_home(repo) / session_id
             objects = Path(repo.common_dir).resolve() / "objects"
         if path.exists():

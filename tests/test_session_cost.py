@@ -1,0 +1,56 @@
+"""What one scripted edit costs in processes: every git process of a one-edit headless session
+(prepare, shadow, context, proposal, accept, cleanup) is counted through a `git` on PATH that
+logs its arguments, then runs the real git. Upper bounds, so a change that reads the same state
+again (or splits one git call into several) shows here before it shows in a benchmark."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import SUB, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+
+
+@pytest.fixture
+def git_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A logging `git` first on PATH; returns the log (one line of arguments per process)."""
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "git-wrapper"
+    folder.mkdir()
+    log = tmp_path / "git-calls.log"
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\nprintf \'%s\\n\' "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return log
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+async def test_a_one_edit_session_runs_few_git_processes(
+    make_repo, scripted_server: ScriptedServer, git_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    git_log.unlink(missing_ok=True)
+
+    result, _seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
+
+    done = calls(git_log)
+    assert result.exit_code == 0, result.message
+    assert "def sub" in (repo / "calc.py").read_text()
+    assert git(repo, "status", "--porcelain") == ""
+    # The repository's state is read once at start (not again for the detached-HEAD notice).
+    assert sum(c.startswith("status") for c in done) <= 4, done
+    # 57 before the state was read once per check (porcelain v2 names the branch and HEAD), the
+    # identity and signing settings in one `git config`, and accept reused the listed changes.
+    assert len(done) <= 45, f"{len(done)} git processes:\n" + "\n".join(done)
