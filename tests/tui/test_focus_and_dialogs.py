@@ -4,9 +4,11 @@ Escape never decides for the human (issue 12: the first ten minutes)."""
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 from textual.widgets import RadioSet
 from textual.widgets._footer import FooterKey
 
+from tests.conftest import SAMPLE_FILES
 from tests.engine_support import KEY
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
@@ -21,6 +23,8 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.tui.app import TuiEngineerApp
+from tui_engineer.tui.footer import KeyFooter
+from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.screens import (
     QuitScreen,
     RejectReasonScreen,
@@ -81,6 +85,57 @@ async def test_before_the_first_proposal_the_footer_fits_and_shows_quit(calc_app
         await app.stop_work()
 
 
+def footer_shown(app) -> tuple[dict[str, Region], int]:
+    """The footer's keys as drawn (description -> region) and the column where the command
+    palette key, docked on the right, begins: a key drawn past it is hidden under it."""
+    keys = app.screen.query(FooterKey)
+    palette = next(key.region.x for key in keys if key.has_class("-command-palette"))
+    shown = {key.description: key.region for key in keys if not key.has_class("-command-palette")}
+    return shown, palette
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_a_file_view_during_review_keeps_quit_and_every_shown_key_readable(
+    make_repo, scripted_server, size: tuple[int, int]
+) -> None:
+    # Issue 12: at 120 columns a file opened from the Files tree (diff focused to read it) added
+    # "esc Back to the diff" and pushed "q Quit" under the palette key; at 80 columns even the
+    # plain review lost "Full pane", the tab keys and Quit.
+    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    repo = make_repo({**SAMPLE_FILES, "README.md": "# calc\n\nAdds numbers.\n"})
+    app = make_app(repo, scripted_server.base_url, "add sub")
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await wait_for(pilot, lambda: not app.test_pane.running)
+        tree = app.screen.query_one(RepoTree)
+        await wait_for(pilot, lambda: tree.node_for("README.md") is not None)
+        if size[0] >= 110:
+            await pilot.press("b")  # Files is hidden by default at 120 columns
+        else:
+            await pilot.click("#tab-tree")
+        await pilot.pause()
+        tree.focus()
+        tree.cursor_line = tree.node_for("README.md").line
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.diff.showing_diff)
+        await pilot.click("#pane-diff")  # to read and scroll the file
+        await pilot.pause()
+        assert app.focused is app.diff
+        shown, palette = footer_shown(app)
+        assert {"Quit", "Accept", "Reject", "Skip"} <= shown.keys()
+        assert any(key.startswith("Back") for key in shown)  # how to leave the file view
+        for description, region in shown.items():
+            assert region.right <= palette, f"{description!r} is cut at {size[0]} columns"
+        if size == SIZE:  # all of them fit at 120 columns
+            assert app.screen.query_one(KeyFooter).left_out == []
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.diff.showing_diff
+        shown, palette = footer_shown(app)
+        assert "Quit" in shown and all(r.right <= palette for r in shown.values())
+        await app.stop_work()
+
+
 async def test_without_a_request_the_chat_box_takes_the_request(calc_app) -> None:
     app = calc_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -96,6 +151,10 @@ async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff
         await wait_for(pilot, lambda: app.ready)
         assert app.focused is app.chat_input  # no request yet: the box asks for one
         assert "escape" in footer_keys(app)
+        await pilot.pause()
+        # q types into the box, so the footer names the quit key that still works there.
+        shown = {key.description: key.key for key in app.screen.query(FooterKey)}
+        assert shown.get("Quit") == "ctrl+c"
         await pilot.press("escape")
         assert app.focused is app.diff
         assert {"q", "c"} <= footer_keys(app)

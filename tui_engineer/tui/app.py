@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Markdown, Tab, Tabs
+from textual.widgets import Markdown, Tab, Tabs
 from textual.worker import Worker
 
 from tui_engineer.errors import UserError
@@ -29,6 +29,7 @@ from tui_engineer.headless.options import RunOptions
 from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
+from tui_engineer.tui.footer import KeyFooter
 from tui_engineer.tui.layout import (
     STEP,
     TESTS_ROWS,
@@ -60,6 +61,23 @@ PANES = [
     ("diff", "Diff"),
     ("tests", "Tests"),
     ("chat", "Chat"),
+]
+
+# When the keys do not fit the footer (80 columns in a review), these give way first to last;
+# Quit and the focused widget's own keys (esc Back to diff...) always show. All still work and
+# the command palette (^p) lists them.
+FOOTER_DROP_ORDER = [
+    "toggle_split",
+    "maximize_pane",
+    "undo",
+    "run_tests",
+    "toggle_files",
+    "focus_chat",
+    "edit_plan",
+    "switch_pane",
+    "skip",
+    "reject",
+    "accept",
 ]
 
 
@@ -138,7 +156,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             yield self.test_pane
         yield self.chat_input
         yield self.status
-        yield Footer(compact=True)
+        yield KeyFooter(FOOTER_DROP_ORDER)
 
     def on_mount(self) -> None:
         register_themes(self)
@@ -182,6 +200,8 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             return narrow
         if action in {"toggle_files", "resize_side"}:
             return not narrow
+        if action == "toggle_split":
+            return self.diff.showing_diff  # a file's plain content never splits
         return super().check_action(action, parameters)
 
     def on_unmount(self) -> None:

@@ -74,7 +74,7 @@ class DiffView(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("]", "next_file", "Next file", show=False),
         Binding("[", "previous_file", "Previous file", show=False),
-        Binding("escape", "back_to_diff", "Back to the diff"),
+        Binding("escape", "back_to_diff", "Back to diff"),
     ]
 
     split: reactive[bool] = reactive(False)
@@ -153,6 +153,7 @@ class DiffView(ScrollView, can_focus=True):
         self._highlights.clear()
         self._rebuild()
         self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh_bindings()  # Escape (back to the diff) and d (split) depend on the view
 
     def _rebuild(self) -> None:
         # Plain file content has one side only: it never splits.
