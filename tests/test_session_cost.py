@@ -1,4 +1,4 @@
-"""What one scripted edit costs in processes: every git process of a one-edit headless session
+"""What one scripted edit costs. Every git process of a one-edit headless session
 (prepare, shadow, context, proposal, accept, cleanup) is counted through a `git` on PATH that
 logs its arguments, then runs the real git. Upper bounds, so a change that reads the same state
 again (or splits one git call into several) shows here before it shows in a benchmark."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,9 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.headless import runner
+from tui_engineer.llm import MissingApiKey
+from tui_engineer.vcs.shadow import Shadow
 
 
 @pytest.fixture
@@ -54,3 +58,40 @@ async def test_a_one_edit_session_runs_few_git_processes(
     # 57 before the state was read once per check (porcelain v2 names the branch and HEAD), the
     # identity and signing settings in one `git config`, and accept reused the listed changes.
     assert len(done) <= 45, f"{len(done)} git processes:\n" + "\n".join(done)
+
+
+async def test_the_shadow_is_made_while_the_model_client_loads(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The openai SDK's import (most of start-up's CPU) no longer comes before the git work:
+    here the model client is only made once the shadow exists, and the session still runs."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    made = threading.Event()
+    real_create, real_make = Shadow.create, runner.make_model
+
+    def create(*args: object, **kwargs: object) -> Shadow:
+        shadow = real_create(*args, **kwargs)
+        made.set()
+        return shadow
+
+    def make_model(*args: object) -> object:
+        assert made.wait(10), "the shadow waited for the model client"
+        return real_make(*args)
+
+    monkeypatch.setattr(Shadow, "create", staticmethod(create))
+    monkeypatch.setattr(runner, "make_model", make_model)
+    scripted_server.script(Reply(text=SUB))
+    result, _seen = await run_headless(make_repo(), "add sub", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, result.message
+
+
+async def test_no_api_key_is_still_refused_before_any_call_and_leaves_no_shadow(
+    make_repo, scripted_server: ScriptedServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    repo = make_repo()
+    with pytest.raises(MissingApiKey, match="OPENAI_API_KEY"):
+        await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
+    assert scripted_server.chat_requests == []
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "tui-engineer" / "worktrees"
+    assert not cache.exists() or not any(cache.iterdir())
+    assert git(repo, "status", "--porcelain") == ""

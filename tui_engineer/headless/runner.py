@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -121,14 +122,31 @@ class Prepared:
     settings: Settings
     test_command: str
     include_dirty: bool
-    model: Model
+    # None: made (and checked against the server) by run_prepared, beside the shadow's creation.
+    model: Model | None
     notices: list[str] = field(default_factory=list)  # said when the session starts
 
 
-def prepare(options: RunOptions) -> Prepared:
+def load_model_client() -> None:
+    """Import the model client: the openai SDK is most of a headless start-up's CPU (~0.6 s of
+    ~1.2 s on an idle core). A thread runs it while the start-up checks and the shadow's
+    creation, mostly git processes, run beside it; `make_model` then finds it loaded."""
+    from tui_engineer.llm import client  # noqa: F401
+
+    with contextlib.suppress(ImportError):  # what the SDK itself loads on the first chat call
+        import openai.resources.chat  # noqa: F401
+
+
+def start_loading_model_client() -> None:
+    """`load_model_client` in a daemon thread: an error exit does not wait for it to finish."""
+    threading.Thread(target=load_model_client, name="load-model-client", daemon=True).start()
+
+
+def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     """Start-up checks, in the order a user fixes them. Raises the UserError to show:
     NotARepo, ConfigError, no test command, GitRefused (merge in progress), DirtyTree,
-    MissingApiKey. Synchronous: a UI runs it in a worker thread."""
+    MissingApiKey. Synchronous: a UI runs it in a worker thread. With `model` False the model
+    client is left to run_prepared (MissingApiKey then comes from there)."""
     root = find_repo_root(options.repo)
     # Before the dirty check: an accept cut off after its commit left files to write.
     recovered = recover_interrupted_accept(root)
@@ -136,9 +154,9 @@ def prepare(options: RunOptions) -> Prepared:
     test_command = require_test_command(root, settings, options.no_tests)
     state = repo_state(root)  # read once: the checks and the detached-HEAD notice share it
     include_dirty = check_repo(root, options.allow_dirty, state)
-    model = make_model(options, settings)
+    made = make_model(options, settings) if model else None
     notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
-    return Prepared(options, root, settings, test_command, include_dirty, model, notices)
+    return Prepared(options, root, settings, test_command, include_dirty, made, notices)
 
 
 def _sinks(
@@ -208,9 +226,12 @@ async def run_prepared(
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
     session_id = new_session_id()
     emit, recorder = _sinks(prepared, session_id, sink)
-    sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
+    # Without a model yet (run_session), it is made and checked while git makes the shadow.
+    making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None
     shadow: Shadow | None = None
+    sandbox: Sandbox | None = None
     try:
+        sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
         for sentence in prepared.notices:
             emit(ev.Notice(message=sentence))
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
@@ -221,11 +242,14 @@ async def run_prepared(
             session_id=session_id,
             include_dirty=prepared.include_dirty,
         )
+        if making is not None:
+            model = await making
+        else:
+            assert prepared.model is not None
+            model = prepared.model
         if notice := empty_submodules_notice(shadow.empty_submodules):
             emit(ev.Notice(message=notice))
-        runtime = Runtime(
-            prepared.root, shadow, prepared.model, sandbox, _engine_options(prepared), emit
-        )
+        runtime = Runtime(prepared.root, shadow, model, sandbox, _engine_options(prepared), emit)
         runtime.selection = _selection(prepared, sandbox)
         if inbox is not None:
             runtime.inbox = inbox
@@ -234,8 +258,16 @@ async def run_prepared(
             on_session(session)  # a UI keeps it for undo, test runs and chat
         return await session.run(prepared.options.request)
     finally:
-        await sandbox.close()
-        await prepared.model.aclose()
+        if making is not None:
+            if not making.done():  # the sandbox or the shadow failed first (or the user quit)
+                making.cancel()
+            await asyncio.wait([making])
+            if not making.cancelled() and making.exception() is None:
+                prepared.model = making.result()
+        if sandbox is not None:
+            await sandbox.close()
+        if prepared.model is not None:
+            await prepared.model.aclose()
         if shadow is not None:
             await asyncio.to_thread(shadow.remove)
             await asyncio.to_thread(prune_empty_folder, shadow.path.parent)
@@ -249,22 +281,30 @@ async def run_session(
     sink: EventSink,
     inbox: asyncio.Queue[str] | None = None,
 ) -> SessionResult:
-    """Prepare and run one session (the headless command's whole job)."""
-    prepared = await asyncio.to_thread(prepare, options)
-    await check_model(prepared)
+    """Prepare and run one session (the headless command's whole job). The model client (the
+    openai SDK) loads in a thread from the start, beside the start-up checks and the shadow's
+    creation; it is checked against the server before the session's first call."""
+    start_loading_model_client()
+    prepared = await asyncio.to_thread(prepare, options, model=False)
     return await run_prepared(prepared, reviewer, sink, inbox)
 
 
-async def check_model(prepared: Prepared) -> None:
+async def _make_and_check(prepared: Prepared) -> Model:
+    model = await asyncio.to_thread(make_model, prepared.options, prepared.settings)
+    await check_model(model)
+    return model
+
+
+async def check_model(model: Model) -> None:
     """Refuse a model the server does not serve before any paid call: the same check (the
     client's check_connection, llm/models.py's rule) the TUI makes at start-up."""
-    check = getattr(prepared.model, "check_connection", None)
+    check = getattr(model, "check_connection", None)
     if check is None:
         return  # a replayed run needs no server
     try:
         await check()
     except BaseException:
-        await prepared.model.aclose()
+        await model.aclose()
         raise
 
 
