@@ -121,8 +121,8 @@ class Session:
             rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
             raise
         finally:
+            # The shadow itself is not reset here: its owner (run_prepared) removes it next.
             await self.pipeline.close()
-            await asyncio.to_thread(rt.shadow.reset)
         await self._verdict()
         rt.emit(
             ev.SessionFinished(
