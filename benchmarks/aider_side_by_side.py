@@ -14,7 +14,8 @@ calls and prompt bytes sent; then the ratios. Targets: tui-engineer's wall time 
 peak memory ≤ 0.5×.
 
 The runs alternate (ours, aider's, ours, …) so that a change in the machine's load reaches both
-tools alike; the medians are printed, with the CPU time (user + system, test runs included), which
+tools alike; the medians are printed, with the CPU time (user + system, test runs included: those
+under bubblewrap, which getrusage does not count, are sampled from /proc every 10 ms), which
 a loaded machine changes less than the wall time. `--test-cmd` runs another test command in both
 (e.g. one that does not load the pytest plugins installed beside tui-engineer).
 
@@ -97,13 +98,21 @@ def make_repo(folder: Path) -> Path:
 
 
 class TreeMemory:
-    """Samples the summed resident memory of a process and all its descendants."""
+    """Samples the summed resident memory of a process and all its descendants, and the CPU
+    time of the processes under a bubblewrap sandbox: `getrusage(RUSAGE_CHILDREN)` never counts
+    those (tui-engineer's test runs), so without this its CPU time leaves out the tests."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peak = 0
+        self._sandboxed: dict[tuple[int, str], float] = {}  # (pid, start time) -> CPU seconds
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def sandboxed_cpu(self) -> float:
+        """User + system seconds of processes seen under bwrap (sampled every 10 ms)."""
+        return sum(self._sandboxed.values())
 
     def __enter__(self) -> TreeMemory:
         self._thread.start()
@@ -115,26 +124,48 @@ class TreeMemory:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, sum(_rss(p) for p in _tree(self.pid)))
+            tree = _tree(self.pid)
+            self.peak = max(self.peak, sum(_rss(p) for p, _ in tree))
+            for pid, sandboxed in tree:
+                if sandboxed and (cpu := _cpu(pid)) is not None:
+                    key, seconds = cpu
+                    self._sandboxed[(pid, key)] = max(seconds, self._sandboxed.get((pid, key), 0))
             time.sleep(0.01)
 
 
-def _tree(root: int) -> list[int]:
+def _tree(root: int) -> list[tuple[int, bool]]:
+    """The process and its descendants, each with whether a `bwrap` process is above it."""
     children: dict[int, list[int]] = {}
+    names: dict[int, str] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
+            names[int(entry)] = stat[stat.find("(") + 1 : stat.rfind(")")]
             parent = int(stat.rsplit(")", 1)[1].split()[1])
             children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [root]
+    found: list[tuple[int, bool]] = []
+    todo = [(root, False)]
     while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, []))
+        pid, under = todo.pop()
+        found.append((pid, under))
+        below = under or names.get(pid) == "bwrap"
+        todo.extend((child, below) for child in children.get(pid, []))
     return found
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int) -> tuple[str, float] | None:
+    """(start time, user + system seconds) of one process, or None if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[19], (int(fields[11]) + int(fields[12])) / _TICKS
 
 
 def _rss(pid: int) -> int:
@@ -215,7 +246,7 @@ def run_once(tool: str, replies: list[str], test_cmd: str) -> Measured:
         with TreeMemory(proc.pid) as memory:
             output = proc.communicate(timeout=600)[0]
         wall = time.perf_counter() - started
-        cpu = _children_cpu() - cpu_before
+        cpu = _children_cpu() - cpu_before + memory.sandboxed_cpu
         log = subprocess.run(
             ["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True
         ).stdout
