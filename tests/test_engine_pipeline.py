@@ -335,3 +335,40 @@ async def test_the_next_prepared_step_reuses_the_last_ones_shadow_and_builds_on_
     assert "def sub" in text and "def mul" in text and "return a / b" in text
     assert "+def div" in reviewer.shown[2] and "+def mul" not in reviewer.shown[2]
     assert shadows_left(repo) == []
+
+
+class StopAgainAndAgain(SlowReviewer):
+    """A human who quits while step 2 is prepared, then keeps pressing Ctrl+C (or whose
+    terminal closes during the quit): the session is cancelled again and again while it
+    cleans up."""
+
+    def __init__(self) -> None:
+        super().__init__(waits=1)
+        self.session: asyncio.Task | None = None
+
+    async def review(self, proposal):
+        await asyncio.wait_for(self.prepared.wait(), 20)
+        asyncio.get_running_loop().create_task(self.hammer())
+        await asyncio.Event().wait()  # the quit ends this review
+
+    async def hammer(self) -> None:
+        assert self.session is not None
+        while not self.session.done():
+            self.session.cancel()
+            await asyncio.sleep(0.005)
+
+
+async def test_stop_requests_during_the_cleanup_leave_no_shadow_behind(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    reviewer = StopAgainAndAgain()
+    session = asyncio.create_task(
+        run(repo, scripted_server, reviewer, plan_reply("Add sub", "Add mul"), SUB, MUL_ON_SUB)
+    )
+    reviewer.session = session
+    with pytest.raises(asyncio.CancelledError):
+        await session
+    # Removed by the time the session ends (not still going in a thread): in a real process
+    # nothing may run after it.
+    assert shadows_left(repo) == []

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
@@ -171,14 +172,11 @@ class Pipeline:
     async def _prepare(self, ahead: _Ahead, request: str, plan: list[Step], base: str) -> Proposal:
         name = f"{self.session_id}-next{self._count}"
         spare, self._spare = self._spare, None
-        making = asyncio.ensure_future(
-            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, base, spare)
+        # To its end even when dropped meanwhile, and kept: drop() then removes it.
+        await to_the_end(
+            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, base, spare),
+            keep=lambda shadow: setattr(ahead, "shadow", shadow),
         )
-        try:
-            ahead.shadow = await asyncio.shield(making)
-        except asyncio.CancelledError:
-            ahead.shadow = await making  # let it finish, so that drop() removes it
-            raise
         # Its own shadow, events held back, an inbox of its own; the test selection's data is
         # shared (and its check for testmon: one per session), but it never collects (see the
         # module docstring).
@@ -239,11 +237,14 @@ class Pipeline:
         task = ahead.task
         if not task.done():
             task.cancel()
-        with contextlib.suppress(BaseException):
-            await task
-        if not task.cancelled() and task.exception() is None:
-            self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
-        await self._forget()
+        try:
+            # Not `await task`: that would swallow a cancellation of the session itself (a
+            # quit during this drop), and the session would go on preparing the next step.
+            await settle(task)
+        finally:
+            if not task.cancelled() and task.exception() is None:
+                self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
+            await to_the_end(self._forget())
 
     async def close(self) -> None:
         """At the session's end: drop the prepared step, remove the spare shadow."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.repo_context import context_for
@@ -121,8 +122,9 @@ class Session:
             rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
             raise
         finally:
-            # The shadow itself is not reset here: its owner (run_prepared) removes it next.
-            await self.pipeline.close()
+            # To its end even when more stop requests cancel the session meanwhile. The shadow
+            # itself is not reset here: its owner (run_prepared) removes it next.
+            await to_the_end(self.pipeline.close())
         await self._verdict()
         rt.emit(
             ev.SessionFinished(

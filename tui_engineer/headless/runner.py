@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tui_engineer.config import Settings, load_settings
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.events import EventSink
 from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
@@ -228,7 +229,7 @@ async def run_prepared(
     emit, recorder = _sinks(prepared, session_id, sink)
     # Without a model yet (run_session), it is made and checked while git makes the shadow.
     making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None
-    shadow: Shadow | None = None
+    made: list[Shadow] = []
     sandbox: Sandbox | None = None
     try:
         sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
@@ -236,11 +237,14 @@ async def run_prepared(
             emit(ev.Notice(message=sentence))
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
             emit(ev.Notice(message=sentence))
-        shadow = await asyncio.to_thread(
-            Shadow.create,
-            prepared.root,
-            session_id=session_id,
-            include_dirty=prepared.include_dirty,
+        shadow = await to_the_end(
+            asyncio.to_thread(
+                Shadow.create,
+                prepared.root,
+                session_id=session_id,
+                include_dirty=prepared.include_dirty,
+            ),
+            keep=made.append,  # a quit meanwhile still removes it
         )
         if making is not None:
             model = await making
@@ -258,21 +262,33 @@ async def run_prepared(
             on_session(session)  # a UI keeps it for undo, test runs and chat
         return await session.run(prepared.options.request)
     finally:
-        if making is not None:
-            if not making.done():  # the sandbox or the shadow failed first (or the user quit)
-                making.cancel()
-            await asyncio.wait([making])
-            if not making.cancelled() and making.exception() is None:
-                prepared.model = making.result()
-        if sandbox is not None:
-            await sandbox.close()
-        if prepared.model is not None:
-            await prepared.model.aclose()
-        if shadow is not None:
-            await asyncio.to_thread(shadow.remove)
-            await asyncio.to_thread(prune_empty_folder, shadow.path.parent)
-        if recorder is not None:
-            recorder.close()
+        # To its end even when more stop requests cancel it meanwhile: a shadow left here
+        # would only go at the next start.
+        await to_the_end(_close_session(prepared, making, sandbox, made, recorder))
+
+
+async def _close_session(
+    prepared: Prepared,
+    making: asyncio.Future[Model] | None,
+    sandbox: Sandbox | None,
+    made: list[Shadow],
+    recorder: Recorder | None,
+) -> None:
+    if making is not None:
+        if not making.done():  # the sandbox or the shadow failed first (or the user quit)
+            making.cancel()
+        await asyncio.wait([making])
+        if not making.cancelled() and making.exception() is None:
+            prepared.model = making.result()
+    if sandbox is not None:
+        await sandbox.close()
+    if prepared.model is not None:
+        await prepared.model.aclose()
+    for shadow in made:
+        await asyncio.to_thread(shadow.remove)
+        await asyncio.to_thread(prune_empty_folder, shadow.path.parent)
+    if recorder is not None:
+        recorder.close()
 
 
 async def run_session(
