@@ -4,6 +4,7 @@ busy spinner."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -62,18 +63,35 @@ class StatusBar(Static):
         self.started = None
 
     def render(self) -> Text:
-        text = Text()
+        head = Text()
         if self.busy:
             spin = "●" if self.deterministic else SPINNER[self._frame % len(SPINNER)]
-            text.append(f"{spin} {self.busy}  ", style="bold")
-        text.append(self.phase)
-        parts = [self.model or "no model"]
+            head.append(f"{spin} {self.busy}  ", style="bold")
+        head.append(self.phase)
+        facts = self._facts()
+        width = self.content_size.width or 10_000
+        # Narrow terminal: the sandbox, then the model name give way, then what is under way
+        # is shortened ("…"); tokens, money and the clock always show whole.
+        for optional in ("sandbox", "model"):
+            if len(head) + len(_joined(facts.values())) <= width:
+                break
+            facts.pop(optional, None)
+        tail = _joined(facts.values())
+        head.truncate(max(width - len(tail), 1), overflow="ellipsis")
+        head.append(tail, style="dim")
+        return head
+
+    def _facts(self) -> dict[str, str]:
+        facts = {"model": self.model or "no model"}
         if self.sandbox:
-            parts.append(f"sandbox: {self.sandbox}")
-        parts.append(_tokens(self.tokens, self.max_tokens, self.estimated))
-        parts.append(_money(self.usd, self.max_usd))
+            facts["sandbox"] = f"sandbox: {self.sandbox}"
+        facts["tokens"] = _tokens(self.tokens, self.max_tokens, self.estimated)
+        facts["money"] = _money(self.usd, self.max_usd)
         if self.started is not None and not self.deterministic:
             seconds = int(time.monotonic() - self.started)
-            parts.append(f"{seconds // 60:02d}:{seconds % 60:02d}")
-        text.append(" │ " + " │ ".join(parts), style="dim")  # compact: 80 columns hold it all
-        return text
+            facts["clock"] = f"{seconds // 60:02d}:{seconds % 60:02d}"
+        return facts
+
+
+def _joined(facts: Iterable[str]) -> str:
+    return "".join(f" │ {fact}" for fact in facts)
