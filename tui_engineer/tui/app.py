@@ -2,20 +2,19 @@
 
 The app holds no engine logic: it runs `prepare`/`run_prepared`, renders engine events
 (`EngineEvent`, in event_view.py) and answers the engine's questions through `TuiReviewer`
-(review_keys.py). Start-up problems are screens (startup.py).
+(review_keys.py). Start-up problems are screens (startup.py). Quitting, by key, signal or
+a closed browser tab, is in quitting.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from platformdirs import user_downloads_path
-from textual import messages, on, work
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -26,7 +25,6 @@ from textual.worker import Worker
 
 from tui_engineer.errors import UserError
 from tui_engineer.headless.options import RunOptions
-from tui_engineer.headless.signals import add_stop_handlers
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.footer import KeyFooter
@@ -45,10 +43,9 @@ from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
+from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
-from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.startup import StartupFlow, load_engine
-from tui_engineer.tui.terminal_gone import write_nowhere
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
@@ -81,7 +78,7 @@ FOOTER_DROP_ORDER = [
 ]
 
 
-class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
+class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[int]):
     """`options.request` empty: the app asks for a request in the chat box.
     `deterministic` (snapshots): no clock, no durations, no temp paths on screen."""
 
@@ -125,7 +122,6 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         self.proposals_seen = 0  # tests and scripts wait on these counters
         self.finished_sessions = 0
         self._tests_running = False
-        self.quitting = False  # a stop is under way (see _quit_now)
         self._changes: set[str] = set()
         self.check_retries = 1  # the start-up server check (tests set 0)
         self.check_timeout = 15.0
@@ -172,8 +168,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
             self.diff.focus()
         else:
             self.chat_input.focus()
-        # A CI timeout or a closed terminal stops the work and removes the shadow, no question.
-        self._remove_signal_handlers = add_stop_handlers(self._stop_signal)
+        self.install_stop_handlers()  # SIGTERM, SIGHUP: quitting.py
         # The checks (git, settings, the model client with its SDK import) start once the first
         # frame is on the terminal: they would otherwise compete with it for the interpreter.
         self.call_after_refresh(self.startup)
@@ -205,7 +200,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         return super().check_action(action, parameters)
 
     def on_unmount(self) -> None:
-        self._remove_signal_handlers()
+        self.remove_stop_handlers()
 
     def _show_pane(self, key: str) -> None:
         """Narrow terminals show one pane at a time (the tabs); wide ones show them all."""
@@ -256,25 +251,6 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
 
     def _got_session(self, session: Session) -> None:
         self.session = session
-
-    @property
-    def in_flight(self) -> str | None:
-        """What quitting would interrupt, or None."""
-        if self._tests_running:
-            return "A test run is going."
-        if self.engine is not None and self.engine.is_running:
-            return "A session is under way."
-        return None
-
-    async def stop_work(self) -> None:
-        """Cancel the engine and any test run, and wait for their cleanup (the engine's
-        finally-blocks kill test processes and remove the shadow worktree)."""
-        workers = [w for w in (self.tests, self.engine) if w is not None and w.is_running]
-        for worker in workers:
-            worker.cancel()
-        for worker in workers:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await worker.wait()
 
     # ----- chat
 
@@ -342,49 +318,6 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, App[int]):
         self.chat_input.focus()
         if self.screen.has_class("-narrow"):
             self._show_pane("chat")
-
-    async def action_quit(self) -> None:
-        doing = self.in_flight
-        if doing is None:
-            await self.stop_work()
-            self.exit(0)
-            return
-        if isinstance(self.screen, QuitScreen):
-            return
-
-        def answered(quit_now: bool | None) -> None:
-            if quit_now:
-                self._quit_now()
-
-        self.push_screen(QuitScreen(doing), answered)
-
-    def on_exit_app(self, event: messages.ExitApp) -> None:
-        # Under `tui-engineer serve` a closed browser tab (or the server stopping) arrives as a
-        # bare ExitApp from Textual's web driver: no key, no signal, no exit() call (so no return
-        # code yet). Stop as on a signal, so the session's cleanup ends before the app does.
-        if self.return_code is None:
-            event.prevent_default()
-            self._quit_now()
-
-    def _stop_signal(self, sig: signal.Signals) -> None:
-        if sig == signal.SIGHUP:  # the terminal closed: nothing can be shown or read any more
-            write_nowhere(self._driver)
-        self._quit_now()
-
-    def _quit_now(self) -> None:
-        """Stop the work and exit, once. A second request (Ctrl+C at `serve` both signals the
-        app and closes its tab) must not restart the stop: an exclusive worker would cancel the
-        first one, and with it the engine's cleanup it awaits, leaving shadow worktrees."""
-        if self.quitting:
-            return
-        self.quitting = True
-        self._stop_and_exit()
-
-    @work(group="quit")
-    async def _stop_and_exit(self) -> None:
-        self.status.busy = "stopping: cleaning up the shadow worktree"
-        await self.stop_work()
-        self.exit(0)
 
     # ----- tree and plan selection
 
