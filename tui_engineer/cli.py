@@ -220,8 +220,8 @@ def build_demo_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-engineer demo",
         description="Try the app with no key and no server: a sample repo in a temporary "
-        "folder and a built-in scripted model (it plans, fails once, fixes, and reacts to a "
-        "reject reason and to 'still wrong').",
+        "folder and a built-in scripted model (it plans, writes a test first, fails once, "
+        "fixes, and reacts to a reject reason and to 'still wrong').",
     )
     parser.add_argument("request", nargs="?", default=DEFAULT_REQUEST, help="the request")
     parser.add_argument("--dir", type=Path, help="where to make the sample repo (default: temp)")

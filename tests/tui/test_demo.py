@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
-from tui_engineer.demo import make_sample_repo
+from tui_engineer.demo import DEFAULT_REQUEST, make_sample_repo, reply
+from tui_engineer.engine.prompts import TEST_FIRST_STEP, plan_messages
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
@@ -60,6 +62,50 @@ async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wron
             assert not asked(app, "verdict")()
             await pilot.press("q")
     assert log(repo) == ["Add div", "Add mul", "Add sub", "Sample project: add() and its test"]
+
+
+async def test_the_demos_first_step_is_test_first_and_its_review_shows_both_runs(
+    tmp_path: Path,
+) -> None:
+    """A new user meets a test-first step in the demo: step 1 is marked "test first" (step 2 is
+    not), and its review says the new test failed on the old code and passes with the change."""
+    with demo_app(tmp_path) as (_repo, app):
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, reviewing(app, 1), timeout=90)  # two pytest runs
+            assert "1. Add sub  test first" in str(app.plan_pane.get_option_at_index(0).prompt)
+            assert "test first" not in str(app.plan_pane.get_option_at_index(1).prompt)
+            runs = str(app.test_pane.border_subtitle)
+            assert "before the change: 1 passed, 1 failed" in runs and "(expected)" in runs
+            assert "after the change" in runs and "2 passed" in runs
+            assert "def test_sub" in diff_text(app) and "def sub" in diff_text(app)
+            await pilot.press("q")
+
+
+def test_the_demo_model_marks_a_step_test_first_only_when_the_plan_prompt_asks() -> None:
+    asked_for = plan_messages(DEFAULT_REQUEST, "calc.py", "", test_first=True)
+    plain = plan_messages(DEFAULT_REQUEST, "calc.py", "", test_first=False)
+    marked = [s.get("test_first", False) for s in _plan_steps(reply(asked_for))]
+    assert marked == [True, False]
+    assert not any(s.get("test_first", False) for s in _plan_steps(reply(plain)))
+    # Run again on a repo that has sub already (the crash harness's next run): no new behaviour,
+    # so not test-first (its test would pass on the old code and the step never be accepted).
+    has_sub = "calc.py (6 lines) — defines sub\n  1: def add(a, b)\n  5: def sub(a, b)"
+    again = plan_messages(DEFAULT_REQUEST, has_sub, "", test_first=True)
+    assert not any(s.get("test_first", False) for s in _plan_steps(reply(again)))
+
+
+def test_the_demo_model_says_its_test_comes_first_when_the_step_prompt_asks() -> None:
+    def step_prompt(*extra: str) -> list[dict[str, str]]:
+        user = "\n\n".join(("Now do step 1: Add sub", *extra, "Write the edits."))
+        return [{"role": "system", "content": "You"}, {"role": "user", "content": user}]
+
+    first = reply(step_prompt(TEST_FIRST_STEP))
+    assert first.startswith("Test first: `test_sub`") and "def test_sub" in first
+    assert "Test first" not in reply(step_prompt())
+
+
+def _plan_steps(text: str) -> list[dict[str, object]]:
+    return json.loads(text.split("```json\n", 1)[1].split("```", 1)[0])["steps"]
 
 
 def test_the_demo_makes_the_folder_it_is_given(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """`tui-engineer demo` in a real terminal: tmux runs the installed command, keys are sent as a user
 types them and the screen is read back with capture-pane. The whole walk of the README: plan →
-reject with a reason → fix loop → accept → still wrong → undo → verdict → quit, then the commits
-in the sample repo the demo names at exit."""
+a test-first step → reject with a reason → fix loop → accept → still wrong → undo → verdict →
+quit, then the commits in the sample repo the demo names at exit."""
 
 from __future__ import annotations
 
@@ -101,19 +101,21 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
         f'cd {shlex.quote(str(tmp_path))}; {demo}; echo "demo exited $?"; sleep 600', (120, 40)
     )
 
-    pane.wait("the first proposal", review_shown(1, "Add sub"))
+    # Step 1 is test-first: its review says the new test failed on the old code, as it must.
+    shown = pane.wait("the first proposal", review_shown(1, "Add sub  test first"))
+    assert "before the change: 1 passed, 1 failed" in shown and "(expected)" in shown
     pane.wait_text("a Accept", "r Reject", "q Quit")  # the footer names the keys
     pane.keys("r")
     pane.wait_text("Reject this proposal")
     pane.type("check negatives too")
     pane.keys("Enter")
-    after_reason = review_shown(1, "Add sub")
+    after_reason = review_shown(1, "Add sub  test first")
     # The new proposal follows the reason: sub documented, a negative result tested.
     pane.wait("the proposal after the reason", lambda s: after_reason(s) and "a minus b" in s)
 
     pane.keys("a")
     shown = pane.wait("step 2 after its fix loop", review_shown(2, "Add mul"))
-    assert "1. Add sub  accepted" in shown
+    assert "1. Add sub  test first  accepted" in shown
     assert "step 2 · diagnose" in shown and "step 2 · fix" in shown
     assert "return a * b" in shown
 

@@ -1,8 +1,10 @@
 """The demo's model: fixed rules, no network, no weights. It reads the engine's prompts the way
 a real model would (what kind of call, which step, any reject reason or chat message) and
 answers in the plan and edit formats, so every key of the TUI has something to act on:
-step "Add mul" fails its tests once (diagnosed, then fixed), a reject reason gets a different
-proposal that quotes it, and "what is still wrong?" plans a new step."""
+step "Add sub" is test-first when the plan prompt asks for such steps (its new test fails on the
+old code, then passes with the change), step "Add mul" fails its tests once (diagnosed, then
+fixed), a reject reason gets a different proposal that quotes it, and "what is still wrong?"
+plans a new step."""
 
 from __future__ import annotations
 
@@ -32,11 +34,37 @@ def _function(name: str, body: str, checks: str) -> str:
     return code + _edit(TESTS, TEST_ANCHOR, test)
 
 
-def _plan(*steps: tuple[str, str]) -> str:
-    items = [
-        {"title": t, "description": d, "files": [CALC, TESTS], "verify": "tests/test_calc.py"}
-        for t, d in steps
-    ]
+# The engine's plan prompt has this line when the test_first setting is on
+# (engine/prompts.py TEST_FIRST_PLAN): only then does the demo mark a step test-first.
+ASKS_TEST_FIRST = "Test-first: mark a step"
+
+
+# …and the step's prompt this one for a step the plan marked test-first (TEST_FIRST_STEP).
+ASKS_TEST_FIRST_STEP = "This step is test-first."
+_TEST_FIRST_NOTE = (
+    "Test first: `test_{name}` imports `{name}`, so it fails on the old code (there is no "
+    "`{name}` yet) and passes with the change.\n\n"
+)
+
+
+def _name(title: str) -> str:
+    """The function a step title names ("Add sub" → "sub")."""
+    return title.split()[-1].lower() if title.split() else "it"
+
+
+def _plan(*steps: tuple[str, str] | tuple[str, str, bool]) -> str:
+    items: list[dict[str, object]] = []
+    for title, description, *first in steps:
+        item: dict[str, object] = {
+            "title": title,
+            "description": description,
+            "files": [CALC, TESTS],
+            "verify": "tests/test_calc.py",
+        }
+        if first and first[0]:
+            item["verify"] = "a new test, written first: it fails on the old code, passes after"
+            item["test_first"] = True
+        items.append(item)
     return "Here is my plan.\n\n```json\n" + json.dumps({"steps": items}, indent=1) + "\n```\n"
 
 
@@ -55,15 +83,24 @@ def reply(messages: Sequence[Message]) -> str:
     if any(m["content"].startswith("The tests failed after your change") for m in recent):
         return heard + _fix(title)
     reason = _reject_reason(first_user)
-    return heard + _proposal(title, reason)
+    first = _TEST_FIRST_NOTE.format(name=_name(title)) if ASKS_TEST_FIRST_STEP in first_user else ""
+    return heard + first + _proposal(title, reason)
 
 
 def _planned(prompt: str) -> str:
     if "still wrong" in prompt:
         said = prompt.split("still wrong:", 1)[-1].strip().splitlines()[0][:120]
         return _plan(("Add div", f"Division that refuses zero, for what you said: {said}"))
+    # Only step 1 is test-first (a real model might mark both): the plan then shows the mark
+    # beside a step without it, and step 2 keeps its plain fail-diagnose-fix loop. Not when the
+    # repo map shows a `sub` already (a rerun): its test would pass on the old code.
+    has_sub = re.search(r"\bdef sub\b|\bdefines sub\b", prompt)
     return _plan(
-        ("Add sub", "A `sub(a, b)` function in calc.py, with a test."),
+        (
+            "Add sub",
+            "A `sub(a, b)` function in calc.py, with a test.",
+            ASKS_TEST_FIRST in prompt and not has_sub,
+        ),
         ("Add mul", "A `mul(a, b)` function in calc.py, with a test."),
     )
 
