@@ -107,6 +107,38 @@ def test_a_config_file_with_an_unknown_key_is_refused_by_name(tmp_path, capsys):
     assert "config 'mine' has unknown keys ['max_fix_attemps']" in err
 
 
+def test_a_bad_value_in_a_config_file_names_the_file_the_config_and_the_key(
+    monkeypatch, tmp_path, capsys
+):
+    # It was reported as a command-line flag ("flag --context-budget must be ..."), which the
+    # user never typed, once the first run had started.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-bench-secret-0123456789")
+    configs = tmp_path / "configs.toml"
+    configs.write_text("[ok]\nmax_fix_attempts = 1\n\n[tight]\ncontext_budget = 100\n")
+    code = main(
+        ["bench", "humaneval", "--task", SLICE[0].name, "--model", "test-model",
+         "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "b"), "--no-progress",
+         "--configs", str(configs), "--config", "tight"]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "flag --" not in err
+    assert (
+        f"{configs}: config 'tight': context_budget must be a whole number of tokens ≥ 256, "
+        "or 'none' for the default, got 100"
+    ) in err
+    assert not (tmp_path / "b").exists()  # refused before any run
+
+
+def test_none_in_a_config_file_means_the_default():
+    # Flags refuse 'none' (a typed `--context-budget none` is a mistake); in a file, as in
+    # .tui-engineer.toml, it is how TOML says "no value".
+    from tui_engineer.bench.configs import _parse
+
+    config = _parse("roomy", {"context_budget": "none", "test_timeout": 5}, "configs.toml")
+    assert config.settings == {"context_budget": None, "test_timeout": 5.0}
+
+
 def test_a_context_budget_config_reaches_the_prompts(monkeypatch, tmp_path):
     """A config's setting reaches the engine: the same task, with room for its file and with a
     budget smaller than the file, gives prompts with and without the file's last lines."""

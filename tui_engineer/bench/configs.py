@@ -1,7 +1,8 @@
 """Bench configs are data: named sets of engine switches, from the shipped configs.toml or a
 file of the user's. `plan` and `diagnose` are session options; every other key is a setting
 (`max_fix_attempts`, a context budget, test-first steps… whatever Settings has), validated by
-the same loader as .tui-engineer.toml, so a new engine knob needs no code here."""
+the same rules as .tui-engineer.toml when the file is read, so a new engine knob needs no
+code here."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from tui_engineer.config.fields import FIELDS, coerce_value
 from tui_engineer.config.settings import Settings
 from tui_engineer.errors import UserError
 
@@ -40,7 +42,14 @@ def _parse(name: str, table: object, origin: str) -> Config:
     for key in ("plan", "diagnose"):
         if not isinstance(table.get(key, True), bool):
             raise UserError(f"{origin}: config '{name}': {key} must be true or false")
-    settings = {k: v for k, v in table.items() if k not in _SESSION_KEYS}
+    # Checked here, where the file, the config and the key can be named: each run passes them
+    # to the engine as flags, whose messages would say "flag --context-budget".
+    where = f"{origin}: config '{name}'"
+    settings = {
+        key: coerce_value(FIELDS[key], value, where)  # 'none' is the default, as in any file
+        for key, value in table.items()
+        if key not in _SESSION_KEYS
+    }
     return Config(
         name=name,
         plan=table.get("plan", True),
