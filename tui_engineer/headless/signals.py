@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import stat
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
@@ -31,16 +32,29 @@ def add_stop_handlers(handler: Callable[[signal.Signals], None]) -> Callable[[],
     return remove
 
 
-def detach_from_terminal() -> None:
+def detach_from_terminal(*, terminals_only: bool = False) -> None:
     """After SIGHUP the terminal is gone: stdin, stdout and stderr point at /dev/null from now
     on, so the last writes (a UI restoring the terminal, a closing line) neither fail nor block
-    the exit. Without this a closed window left the app running, stuck writing to it."""
+    the exit. Without this a closed window left the app running, stuck writing to it.
+
+    `terminals_only` keeps the ones redirected to a file or a pipe (`run ... > log`): they
+    are still there, and the last lines (how the run ended) belong in them."""
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
         for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
+            if not terminals_only or _is_terminal(fd):
+                os.dup2(devnull, fd)
     finally:
         os.close(devnull)
+
+
+def _is_terminal(fd: int) -> bool:
+    # Not os.isatty: on a hung-up terminal it fails (EIO) and says False. A character device
+    # is a terminal (or /dev/null already); files and pipes are not.
+    try:
+        return stat.S_ISCHR(os.fstat(fd).st_mode)
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
@@ -58,6 +72,8 @@ async def run_stoppable(work: Awaitable[T]) -> tuple[T | None, signal.Signals | 
     received: list[signal.Signals] = []
 
     def stop(sig: signal.Signals) -> None:
+        if sig == signal.SIGHUP:  # the terminal closed: the progress lines have nowhere to go
+            detach_from_terminal(terminals_only=True)
         received.append(sig)
         task.cancel()
 
