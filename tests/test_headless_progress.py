@@ -3,12 +3,14 @@ and the tokens so far, on a terminal and in a CI log."""
 
 from __future__ import annotations
 
+import errno
 import io
 
 import pytest
 
 from tests.engine_support import KEY, SUB, run_headless
 from tests.scripted_server import Reply
+from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
 
@@ -41,3 +43,27 @@ async def test_a_log_gets_a_line_while_a_slow_model_thinks(make_repo, scripted_s
     )
     assert result.exit_code == 0
     assert "waiting for the model: propose (2 s, 0 tokens)" in out.getvalue()
+
+
+class HungUp(Terminal):
+    """A terminal after its window closed: every write fails with EIO."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+
+def test_a_closed_terminal_does_not_fail_the_session_that_prints_to_it() -> None:
+    # The hang-up can come just before the SIGHUP that the run answers by detaching from the
+    # terminal: a progress line written in between must not end the session with an OSError.
+    printer = ProgressPrinter(HungUp())
+    printer(ev.StepStarted(index=1, title="Add sub"))
+    printer(ev.SessionFinished(outcome="quit", commits=(), message=""))
+
+
+def test_other_write_errors_are_still_raised() -> None:
+    class Full(Terminal):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError):
+        ProgressPrinter(Full())(ev.StepStarted(index=1, title="Add sub"))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
+import os
 import re
 import sys
 import time
@@ -51,21 +53,30 @@ class ProgressPrinter:
         self._usage: ev.UsageUpdated | None = None
         self._narrowed_before = False
 
+    def _write(self, text: str) -> None:
+        try:
+            self._out.write(text)
+            self._out.flush()
+        except OSError as err:
+            if err.errno != errno.EIO:
+                raise
+            # The terminal hung up (its window closed): the SIGHUP that stops the run is on its
+            # way (headless/signals.py); until then there is nothing to show anything on.
+            self._out = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives on)
+
     def _line(self, text: str) -> None:
         self._clear_status()
-        self._out.write(visible(text) + "\n")
-        self._out.flush()
+        self._write(visible(text) + "\n")
 
     def _set_status(self, text: str) -> None:
         if self._live:
             self._clear_status()
             self._status = text = visible(text)
-            self._out.write(text)
-            self._out.flush()
+            self._write(text)
 
     def _clear_status(self) -> None:
         if self._live and self._status:
-            self._out.write("\r" + " " * len(self._status) + "\r")
+            self._write("\r" + " " * len(self._status) + "\r")
             self._status = ""
 
     def __call__(self, event: ev.Event) -> None:
