@@ -208,6 +208,18 @@ class Runtime:
                     )
                 )
 
+    async def prewarm_tests(self) -> None:
+        """Start the next test run now, paused before it reads the project (a sandbox that can:
+        the local one, for a plain `python -m pytest`), so its start-up overlaps the model's
+        call. Only when that run is the full test command: a narrowed one is chosen from the
+        edit. An unused one ends with the next other run or the sandbox."""
+        prewarm = getattr(self.sandbox, "prewarm", None)
+        if prewarm is None or self.options.unverified or not self.options.test_command:
+            return
+        if self.selection is not None and self.selection.worth_narrowing():
+            return
+        await prewarm(self.workdir, self.options.test_command)
+
     async def run_tests(
         self, step: int | None, *, command: str | None = None, scope: str = "full"
     ) -> TestReport:

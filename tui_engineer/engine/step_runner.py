@@ -211,6 +211,8 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
             return
         state.attempt += 1
         step.status = "fixing"
+        if applied is not False:  # the fix's run starts up while the model writes the fix
+            await rt.prewarm_tests()
         reply = await _next_reply(rt, step, state, tested=applied is not False)
 
 

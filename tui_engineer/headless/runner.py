@@ -260,6 +260,7 @@ async def run_prepared(
         session = Session(runtime, reviewer, session_id=session_id)
         if on_session is not None:
             on_session(session)  # a UI keeps it for undo, test runs and chat
+        await runtime.prewarm_tests()  # the first run starts up while the model is asked
         return await session.run(prepared.options.request)
     finally:
         # To its end even when more stop requests cancel it meanwhile: a shadow left here

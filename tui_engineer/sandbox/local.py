@@ -8,18 +8,30 @@ import os
 import shlex
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.errors import UserError
 from tui_engineer.sandbox.bubblewrap import Jail
+from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
 from tui_engineer.verify.report import (
     TestReport,
     is_pytest_command,
     report_from_run,
     with_pytest_report_args,
 )
-from tui_engineer.verify.runner import CommandNotFound, RunResult, run_command, scrubbed_env
+from tui_engineer.verify.runner import (
+    CommandNotFound,
+    RunResult,
+    StartedCommand,
+    discard_command,
+    finish_command,
+    run_command,
+    scrubbed_env,
+    start_command,
+)
 
 # Words the shell runs itself: a 127 exit after one of these came from something else.
 _SHELL_BUILTINS = {
@@ -59,6 +71,18 @@ def missing_program(command: str, env: Mapping[str, str], workdir: Path) -> str 
     return None if shutil.which(program, path=env.get("PATH", "")) else program
 
 
+@dataclass
+class _Warm:
+    """A pytest run started early, paused before it reads the project (sandbox/warm_pytest.py)."""
+
+    workdir: Path
+    command: str
+    env: dict[str, str]
+    writable: tuple[Path, ...]  # the folders outside the shadow it may write
+    report_dir: Path  # holds the JUnit file: its path is one of the run's arguments
+    started: StartedCommand
+
+
 class LocalSandbox:
     """Runs tests in a subprocess of this machine; see `run_command` for the containment."""
 
@@ -80,6 +104,7 @@ class LocalSandbox:
         # None: tests run uncontained (`--sandbox none`, or a caller that contains them itself).
         self._jail = jail
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
+        self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
 
     def allow_writes(self, folder: Path) -> None:
         """Let test runs write `folder` too (affected-tests-first keeps testmon's data there)."""
@@ -98,6 +123,90 @@ class LocalSandbox:
         program does not exist, because no edit can fix that: the user must set test_command."""
         if not workdir.is_dir():
             raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
+        env = self._env(workdir)
+        if not is_pytest_command(command):
+            await self._drop_warm()
+            full = self._contained(command, workdir)
+            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            self._check_started(command, run, env, workdir)
+            return report_from_run(command, run, root=workdir)
+        warm, self._warm = self._warm, None
+        now = (workdir, command, env, tuple(self._writable))
+        if warm is not None and (warm.workdir, warm.command, warm.env, warm.writable) == now:
+            try:
+                run = await self._go(warm, timeout, on_output)
+                if run is not None:
+                    self._check_started(command, run, env, workdir)
+                    junit = warm.report_dir / "report.xml"
+                    return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+            finally:
+                shutil.rmtree(warm.report_dir, ignore_errors=True)
+        elif warm is not None:
+            await self._discard(warm)
+        # The JUnit file lives outside the worktree so it never shows up in the step's diff.
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-") as tmp:
+            junit = Path(tmp) / "report.xml"
+            full = self._contained(with_pytest_report_args(command, junit), workdir, Path(tmp))
+            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            self._check_started(command, run, env, workdir)
+            return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+
+    async def prewarm(self, workdir: Path, command: str) -> None:
+        """Start the next run of `command` in `workdir` now, paused before it reads the project:
+        Python's, pytest's and the plugins' start-up then overlap the model's call. Only a plain
+        `python -m pytest` command; the next `run_tests` with the same command uses it (or ends
+        it and runs as usual), and `close` ends one never used."""
+        if self._warm is not None or not workdir.is_dir() or not is_pytest_command(command):
+            return
+        report_dir = Path(tempfile.mkdtemp(prefix="tui-engineer-junit-"))
+        paused = warm_command(with_pytest_report_args(command, report_dir / "report.xml"))
+        if paused is None:
+            shutil.rmtree(report_dir, ignore_errors=True)
+            return
+        env = self._env(workdir)
+        try:
+            started = await start_command(
+                self._contained(paused, workdir, report_dir), workdir, env=env, stdin_pipe=True
+            )
+        except BaseException:
+            shutil.rmtree(report_dir, ignore_errors=True)
+            raise
+        self._warm = _Warm(workdir, command, env, tuple(self._writable), report_dir, started)
+
+    async def _go(
+        self, warm: _Warm, timeout: float, on_output: Callable[[str], None] | None
+    ) -> RunResult | None:
+        """Let the paused run go on; None when it could not be used (then nothing ran)."""
+        proc = warm.started.proc
+        if proc.returncode is not None or proc.stdin is None:
+            await self._discard(warm)
+            return None
+        warm.started.started = time.monotonic()  # the run's time (and timeout) start now
+        try:
+            proc.stdin.write(b"go\n")
+            await proc.stdin.drain()
+            proc.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            await self._discard(warm)
+            return None
+        # Streamed as it comes: a run that was not used exits before printing anything.
+        run = await finish_command(warm.started, timeout=timeout, on_output=on_output)
+        if run.exit_code == NOT_USED and not run.output.strip():
+            return None
+        return run
+
+    async def _discard(self, warm: _Warm) -> None:
+        try:
+            await discard_command(warm.started)
+        finally:
+            shutil.rmtree(warm.report_dir, ignore_errors=True)
+
+    async def _drop_warm(self) -> None:
+        warm, self._warm = self._warm, None
+        if warm is not None:
+            await self._discard(warm)
+
+    def _env(self, workdir: Path) -> dict[str, str]:
         base = scrubbed_env(
             extra_secret_names=self._secret_names,
             allow=self._allow,
@@ -106,18 +215,7 @@ class LocalSandbox:
         env = worktree_env(workdir, base)
         if self._jail is not None:
             env.update(self._jail.environment())  # its private /tmp and empty home
-        if not is_pytest_command(command):
-            full = self._contained(command, workdir)
-            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
-            self._check_started(command, run, env, workdir)
-            return report_from_run(command, run, root=workdir)
-        # The JUnit file lives outside the worktree so it never shows up in the step's diff.
-        with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-") as tmp:
-            junit = Path(tmp) / "report.xml"
-            full = self._contained(with_pytest_report_args(command, junit), workdir, Path(tmp))
-            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
-            self._check_started(command, run, env, workdir)
-            return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+        return env
 
     def _contained(self, command: str, workdir: Path, *writable: Path) -> str:
         if self._jail is None:
@@ -133,4 +231,5 @@ class LocalSandbox:
             raise CommandNotFound(command, program)
 
     async def close(self) -> None:
-        """Nothing to release: every run cleans up after itself."""
+        """End a run started early and never used (every other run cleans up after itself)."""
+        await self._drop_warm()

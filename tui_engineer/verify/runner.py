@@ -196,6 +196,92 @@ async def _finish_reading(reader: asyncio.Task[None], timeout: float) -> None:
             await reader
 
 
+@dataclass
+class StartedCommand:
+    """A command started by `start_command`, not yet waited for (see `finish_command`)."""
+
+    proc: asyncio.subprocess.Process
+    stream: asyncio.StreamReader
+    transport: asyncio.ReadTransport
+    started: float  # time.monotonic() when it was started
+
+
+async def start_command(
+    argv_or_shell: str,
+    cwd: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin_pipe: bool = False,
+) -> StartedCommand:
+    """Start a shell command string via /bin/sh in its own process group, its stdout+stderr
+    going to a pipe we own; stdin is empty, or a pipe (`proc.stdin`) with `stdin_pipe`."""
+    write_fd, stream, transport = await _open_output_pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            argv_or_shell,
+            cwd=cwd,
+            env=dict(scrubbed_env() if env is None else env),
+            stdin=asyncio.subprocess.PIPE if stdin_pipe else asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,
+        )
+    except BaseException:
+        transport.close()
+        raise
+    finally:
+        os.close(write_fd)  # the child has its copy; ours would keep EOF from ever coming
+    return StartedCommand(proc, stream, transport, time.monotonic())
+
+
+async def finish_command(
+    started: StartedCommand,
+    *,
+    timeout: float,
+    on_output: OutputCallback | None = None,
+    output_cap_bytes: int = 2_000_000,
+) -> RunResult:
+    """Wait for a started command (`timeout` and the duration count from `started.started`),
+    streaming its output; then end its whole group. See `run_command`."""
+    proc = started.proc
+    buffer = _CappedBuffer(output_cap_bytes)
+    reader = asyncio.create_task(_pump(started.stream, buffer, _LineSplitter(on_output)))
+    try:
+        left = max(0.0, timeout - (time.monotonic() - started.started))
+        timed_out = not await _wait_exit(proc, left)
+        # Also after a normal exit: background processes the tests left must not outlive them.
+        await _kill_group(proc, KILL_GRACE_SECONDS)
+        await _finish_reading(reader, DRAIN_SECONDS)
+    except BaseException:
+        # Cancelled (the user quit) or on_output raised: never leave the group running.
+        _signal_group(proc.pid, signal.SIGKILL)
+        reader.cancel()
+        with contextlib.suppress(BaseException):
+            await _wait_exit(proc, KILL_GRACE_SECONDS)
+            await reader
+        raise
+    finally:
+        started.transport.close()
+    exit_code = None if timed_out else proc.returncode
+    return RunResult(
+        exit_code=exit_code,
+        timed_out=timed_out,
+        duration=time.monotonic() - started.started,
+        output=buffer.text(),
+        truncated=buffer.dropped > 0,
+    )
+
+
+async def discard_command(started: StartedCommand) -> None:
+    """End a started command's whole group without waiting for its output."""
+    try:
+        await _kill_group(started.proc, KILL_GRACE_SECONDS)
+    finally:
+        started.transport.close()
+
+
 async def run_command(
     argv_or_shell: str,
     cwd: Path,
@@ -212,47 +298,7 @@ async def run_command(
     Leftover background processes are killed when the shell exits. `env` is used as given: pass
     `scrubbed_env()` (the default when None) or something built from it.
     """
-    started = time.monotonic()
-    write_fd, stream, transport = await _open_output_pipe()
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            argv_or_shell,
-            cwd=cwd,
-            env=dict(scrubbed_env() if env is None else env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=write_fd,
-            stderr=write_fd,
-            start_new_session=True,
-        )
-    except BaseException:
-        transport.close()
-        raise
-    finally:
-        os.close(write_fd)  # the child has its copy; ours would keep EOF from ever coming
-    buffer = _CappedBuffer(output_cap_bytes)
-    reader = asyncio.create_task(_pump(stream, buffer, _LineSplitter(on_output)))
-    try:
-        timed_out = not await _wait_exit(proc, timeout)
-        # Also after a normal exit: background processes the tests left must not outlive them.
-        await _kill_group(proc, KILL_GRACE_SECONDS)
-        await _finish_reading(reader, DRAIN_SECONDS)
-    except BaseException:
-        # Cancelled (the user quit) or on_output raised: never leave the group running.
-        _signal_group(proc.pid, signal.SIGKILL)
-        reader.cancel()
-        with contextlib.suppress(BaseException):
-            await _wait_exit(proc, KILL_GRACE_SECONDS)
-            await reader
-        raise
-    finally:
-        transport.close()
-    exit_code = None if timed_out else proc.returncode
-    return RunResult(
-        exit_code=exit_code,
-        timed_out=timed_out,
-        duration=time.monotonic() - started,
-        output=buffer.text(),
-        truncated=buffer.dropped > 0,
+    started = await start_command(argv_or_shell, cwd, env=env)
+    return await finish_command(
+        started, timeout=timeout, on_output=on_output, output_cap_bytes=output_cap_bytes
     )

@@ -1,0 +1,130 @@
+"""A test run started early (LocalSandbox.prewarm): pytest's start-up runs while the model writes
+the edit, and the run then reads the files as they are when it goes on. Each repo here has a test
+that passes only in such a run (`sys.argv[0]` is "-c" there, pytest's __main__ in a plain run),
+so a report says which kind of run it came from."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.config import Settings
+from tui_engineer.sandbox import LocalSandbox
+from tui_engineer.sandbox.factory import make_sandbox
+
+PYTEST = f"{sys.executable} -m pytest -q"
+WARM_ONLY = "import sys\n\n\ndef test_started_early():\n    assert sys.argv[0] == '-c'\n"
+FILES = {"calc.py": "def add(a, b):\n    return a + b\n", "tests/test_early.py": WARM_ONLY}
+
+MakeRepo = Callable[..., Path]
+
+
+@pytest.fixture(autouse=True)
+def fast_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # speed only
+
+
+def jailed(repo: Path) -> LocalSandbox:
+    sandbox = make_sandbox(Settings(sandbox="local"), repo, "warm")
+    assert isinstance(sandbox, LocalSandbox)
+    return sandbox
+
+
+def paused_runs(folder: Path) -> list[int]:
+    """Processes of a pre-started run (the bootstrap is on their command line) in `folder`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            command = (proc / "cmdline").read_bytes()
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if b"pytest_load_initial_conftests" in command and cwd == str(folder):
+            found.append(int(proc.name))
+    return found
+
+
+async def wait_paused(folder: Path) -> None:
+    """Until the pre-started run waits for "go" (blocked reading its pipe): it has read the ini."""
+    for _ in range(600):
+        for pid in paused_runs(folder):
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/wchan").read_text().endswith("pipe_read"):
+                    return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the pre-started run never paused")
+
+
+async def none_left(folder: Path) -> bool:
+    """Whether the pre-started run's processes are gone: they end with bubblewrap's own (its
+    --die-with-parent), a moment after the group is killed."""
+    for _ in range(200):
+        if not paused_runs(folder):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_the_early_run_reads_the_files_written_after_it_started(make_repo: MakeRepo) -> None:
+    repo = make_repo(FILES)
+    sandbox = jailed(repo)
+    await sandbox.prewarm(repo, PYTEST)
+    await wait_paused(repo)
+    (repo / "tests" / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 6\n"
+    )
+    report = await sandbox.run_tests(repo, PYTEST, timeout=60)
+    await sandbox.close()
+    assert (report.passed, report.failed) == (1, 1)  # the early run, and it saw the new test
+    assert [f.test_id for f in report.failures] == ["tests/test_calc.py::test_add"]
+    assert "assert 5 == 6" in report.failures[0].message + (report.failures[0].traceback or "")
+    assert git(repo, "status", "--porcelain") == "?? tests/test_calc.py"  # no junit, no cache
+
+
+async def test_a_changed_ini_file_makes_a_plain_run_instead(make_repo: MakeRepo) -> None:
+    repo = make_repo(FILES)
+    sandbox = jailed(repo)
+    await sandbox.prewarm(repo, PYTEST)
+    await wait_paused(repo)
+    (repo / "pytest.ini").write_text("[pytest]\naddopts = -p no:doctest\n")
+    report = await sandbox.run_tests(repo, PYTEST, timeout=60)
+    await sandbox.close()
+    assert (report.passed, report.failed) == (0, 1)  # a plain run: the early one read the old ini
+    assert await none_left(repo)
+
+
+async def test_another_command_or_closing_ends_the_early_run(make_repo: MakeRepo) -> None:
+    repo = make_repo(FILES)
+    sandbox = jailed(repo)
+    await sandbox.prewarm(repo, PYTEST)
+    assert paused_runs(repo)
+    report = await sandbox.run_tests(repo, f"{PYTEST} -x", timeout=60)
+    assert (report.passed, report.failed) == (0, 1)  # not the early run: another command
+    assert await none_left(repo)
+    await sandbox.prewarm(repo, PYTEST)
+    assert paused_runs(repo)
+    await sandbox.close()
+    assert await none_left(repo)
+
+
+async def test_a_one_edit_session_runs_its_tests_in_the_early_run(
+    make_repo: MakeRepo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    repo = make_repo(FILES)
+    sub = "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+    scripted_server.script(
+        Reply(text=f"calc.py\n<<<<<<< SEARCH\n    return a + b\n=======\n{sub}>>>>>>> REPLACE\n")
+    )
+    result, _seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, result.message  # the test that passes only when started early
+    assert "def sub" in (repo / "calc.py").read_text()
