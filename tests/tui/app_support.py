@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Log
 
 from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: F401 (re-exported)
@@ -51,6 +52,14 @@ def demo_app(folder: Path) -> Iterator[tuple[Path, TuiEngineerApp]]:
     with DemoServer(pace=0) as server:
         options = RunOptions(request=DEFAULT_REQUEST, repo=repo, flags=demo_flags(server.base_url))
         yield repo, TuiEngineerApp(options, deterministic=True)
+
+
+def visible_lines(widget: Widget) -> list[str]:
+    """The text a widget draws on the screen now, line by line (what a user can read)."""
+    return [
+        "".join(segment.text for segment in widget.render_line(y)).rstrip()
+        for y in range(widget.size.height)
+    ]
 
 
 async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 60) -> None:

@@ -53,7 +53,7 @@ async def test_init_in_an_empty_folder_then_the_first_step_writes_the_tests(
         await wait_for(pilot, reviewing(app), timeout=90)  # two pytest runs on a busy machine
         assert "1. Add add  test first" in str(app.plan_pane.get_option_at_index(0).prompt)
         # The review shows both runs: the new test on the old (empty) code, then after.
-        runs = str(app.test_pane.border_subtitle)
+        runs = app.test_pane.runs_text
         assert "before the change: 1 error" in runs and "(expected)" in runs
         assert "after the change (full): 1 passed" in runs
         await accept_and_finish(pilot, app)
@@ -69,7 +69,7 @@ async def test_an_unverified_session_says_so_in_the_review(make_repo, scripted_s
         await wait_for_screen(pilot, app, NoTestsScreen)
         await pilot.click("#unverified")
         await wait_for(pilot, reviewing(app))
-        assert app.test_pane.border_subtitle == "unverified: no tests ran"
+        assert app.test_pane.runs_text == "unverified: no tests ran"
         assert "unverified: no tests ran" in app.status.phase
         notes = " ".join(str(w.render()) for w in app.chat.query(".chat-note"))
         assert "Unverified mode: there is no test command, so no tests run" in notes

@@ -238,12 +238,12 @@ async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_re
     )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
-        assert app.test_pane.border_subtitle == ""  # the first run here is the whole suite
+        assert app.test_pane.runs_text == ""  # the first run here is the whole suite
         await pilot.press("a")
         await wait_for(pilot, reviewing(app, 2))
-        runs = str(app.test_pane.border_subtitle)
+        runs = app.test_pane.runs_text
         # The fix re-ran the failing test, then the affected ones, then the full suite once.
-        assert [part.split(":")[0] for part in runs.split(" · ")] == ["failing", "affected", "full"]
+        assert [part.split(":")[0] for part in runs.splitlines()] == ["failing", "affected", "full"]
         assert "full: 2 passed" in runs  # test_add and the new test_mul
         await pilot.press("a")
         await finish_session(pilot, app)

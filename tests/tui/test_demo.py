@@ -12,6 +12,7 @@ from tests.tui.app_support import (
     demo_app,
     reviewing,
     type_text,
+    visible_lines,
     wait_for,
     wait_for_screen,
 )
@@ -74,9 +75,12 @@ async def test_the_demos_first_step_is_test_first_and_its_review_shows_both_runs
             await wait_for(pilot, reviewing(app, 1), timeout=90)  # two pytest runs
             assert "1. Add sub  test first" in str(app.plan_pane.get_option_at_index(0).prompt)
             assert "test first" not in str(app.plan_pane.get_option_at_index(1).prompt)
-            runs = str(app.test_pane.border_subtitle)
+            runs = app.test_pane.runs_text
             assert "before the change: 1 passed, 1 failed" in runs and "(expected)" in runs
             assert "after the change" in runs and "2 passed" in runs
+            # Shown whole on the screen (a border line cut them at 120 columns).
+            shown = " ".join(visible_lines(app.test_pane.query_one("#test-runs")))
+            assert " ".join(runs.split()) in " ".join(shown.split())
             assert "def test_sub" in diff_text(app) and "def sub" in diff_text(app)
             await pilot.press("q")
 

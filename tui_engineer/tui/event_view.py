@@ -203,7 +203,7 @@ class EngineEventView:
         # Affected tests first, then the full suite: the review shows both runs (and a
         # session without tests says so where the results would be).
         runs = event.test_runs if len(event.test_runs) > 1 or event.unverified else ()
-        self.test_pane.border_subtitle = self._scrub(" · ".join(runs))
+        self.test_pane.show_runs([self._scrub(run) for run in runs])
         self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:
             await self.chat.note(note)
@@ -228,7 +228,7 @@ class EngineEventView:
         self._tree_marks({})
         self.diff.show_diff("")
         self.diff.border_title = "Diff"
-        self.test_pane.border_subtitle = ""
+        self.test_pane.show_runs(())
 
     async def _on_step_committed(self, event: ev.StepCommitted) -> None:
         self.plan_pane.set_status(event.step, "accepted", event.sha[:7])

@@ -33,6 +33,8 @@ class TestOutputPane(Vertical):
     TestOutputPane {
         height: 1fr;
         & > #test-header { height: 1; padding: 0 1; background: $panel; }
+        & > #test-runs { height: auto; padding: 0 1; display: none; color: $text-muted; }
+        & > #test-runs.-shown { display: block; }
         & > #test-failures { height: auto; max-height: 6; display: none; border: none; }
         & > #test-failures.-shown { display: block; }
         & > Log { height: 1fr; background: $surface; }
@@ -65,10 +67,12 @@ class TestOutputPane(Vertical):
         self._flush_timer: Timer | None = None
         self._failures: dict[str, str] = {}
         self.header_text = "No test run yet."
+        self.runs_text = ""  # the runs behind the proposal under review, one per line
         self.running = False
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text, id="test-header")
+        yield Static("", id="test-runs")
         yield OptionList(id="test-failures")
         yield Log(max_lines=self.max_lines, id="test-log")
         yield Log(id="test-traceback")
@@ -84,6 +88,7 @@ class TestOutputPane(Vertical):
         failures = self.query_one("#test-failures", OptionList)
         failures.clear_options()
         failures.remove_class("-shown")
+        self.show_runs(())
         self.remove_class("-traceback")
         running = self.app.current_theme.warning or "yellow"
         self._set_header(Text.assemble(("● ", f"bold {running}"), f"running {command}…"))
@@ -132,6 +137,14 @@ class TestOutputPane(Vertical):
         options.clear_options()
         options.add_options([Option(f"✗ {test_id}", id=test_id) for test_id in self._failures])
         options.set_class(bool(self._failures), "-shown")
+
+    def show_runs(self, runs: Sequence[str]) -> None:
+        """The runs behind a review, one per line under the header (whole, wrapped where the
+        pane is narrow: a border line cut them short): "before the change: …", "full: …"."""
+        self.runs_text = "\n".join(runs)
+        view = self.query_one("#test-runs", Static)
+        view.update(Text(self.runs_text))
+        view.set_class(bool(runs), "-shown")
 
     @property
     def lines(self) -> list[str]:
