@@ -64,6 +64,7 @@ async def test_write_tests_in_an_empty_repo_makes_the_first_step_test_first(
     printed = out.getvalue()
     assert "tests: python -m pytest" in printed
     assert "No tests yet: the first step writes them" in printed
+    assert "  1. Add add (test first)\n" in printed
 
 
 async def test_an_unverified_session_runs_no_tests_and_says_so_everywhere(

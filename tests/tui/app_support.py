@@ -54,6 +54,12 @@ def demo_app(folder: Path) -> Iterator[tuple[Path, TuiEngineerApp]]:
         yield repo, TuiEngineerApp(options, deterministic=True)
 
 
+def chat_text(app: TuiEngineerApp) -> str:
+    """Everything the chat shows: notes, headers, and the Markdown of streamed replies."""
+    parts = [str(w.render()) for w in app.chat.query("Static")]
+    return "\n".join(parts + [m.source for m in app.chat.query("Markdown")])
+
+
 def visible_lines(widget: Widget) -> list[str]:
     """The text a widget draws on the screen now, line by line (what a user can read)."""
     return [

@@ -16,6 +16,7 @@ from tests.tui.app_support import (
     MUL_FIX,
     SIZE,
     SUB,
+    chat_text,
     finish_session,
     make_app,
     reviewing,
@@ -65,12 +66,6 @@ async def test_plan_with_a_failing_step_fixed_then_accepted_commits_both(
     assert titles(repo) == ["Add mul", "Add sub", "initial"]
     assert "a * b" in (repo / "calc.py").read_text()
     assert app.plan_pane.status_of(2) == "accepted"
-
-
-def chat_text(app: TuiEngineerApp) -> str:
-    """Everything the chat shows: notes, headers, and the Markdown of streamed replies."""
-    parts = [str(w.render()) for w in app.chat.query("Static")]
-    return "\n".join(parts + [m.source for m in app.chat.query("Markdown")])
 
 
 async def test_the_plan_streams_as_a_planning_line_then_shows_as_a_list_of_steps(

@@ -9,6 +9,7 @@ from pathlib import Path
 from tests.tui.app_support import (
     SIZE,
     asked,
+    chat_text,
     demo_app,
     reviewing,
     type_text,
@@ -75,6 +76,7 @@ async def test_the_demos_first_step_is_test_first_and_its_review_shows_both_runs
             await wait_for(pilot, reviewing(app, 1), timeout=90)  # two pytest runs
             assert "1. Add sub  test first" in str(app.plan_pane.get_option_at_index(0).prompt)
             assert "test first" not in str(app.plan_pane.get_option_at_index(1).prompt)
+            assert "1. Add sub (test first)\n  2. Add mul\n" in chat_text(app) + "\n"
             runs = app.test_pane.runs_text
             assert "before the change: 1 passed, 1 failed" in runs and "(expected)" in runs
             assert "after the change" in runs and "2 passed" in runs

@@ -50,6 +50,11 @@ class StepInfo:
     depends_on: tuple[int, ...]
     test_first: bool = False  # its test is written first and must fail on the old code
 
+    @property
+    def listed(self) -> str:
+        """How a plan list names it: "Add sub (test first)"."""
+        return self.title + (" (test first)" if self.test_first else "")
+
 
 @dataclass(frozen=True)
 class PlanReady(Event):

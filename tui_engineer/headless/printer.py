@@ -94,7 +94,7 @@ class ProgressPrinter:
     def _on_plan_ready(self, e: ev.PlanReady) -> None:
         self._line(f"Plan ({len(e.steps)} step{'s' if len(e.steps) != 1 else ''}):")
         for step in e.steps:
-            self._line(f"  {step.index}. {step.title}")
+            self._line(f"  {step.index}. {step.listed}")
 
     def _on_step_started(self, e: ev.StepStarted) -> None:
         self._line(f"▶ Step {e.index}: {e.title}")

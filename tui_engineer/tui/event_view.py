@@ -78,7 +78,7 @@ class EngineEventView:
         known = set(self.plan_pane.rows)
         self.plan_pane.set_steps(event.steps)
         self.apply_layout()  # the plan pane's height follows its steps
-        new = [(step.index, step.title) for step in event.steps if step.index not in known]
+        new = [(step.index, step.listed) for step in event.steps if step.index not in known]
         await self.chat.show_plan(new)
 
     async def _on_step_started(self, event: ev.StepStarted) -> None:
