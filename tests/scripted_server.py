@@ -27,6 +27,11 @@ check): a real tokenizer counts code denser than chars / 4. Reply faults inside 
 `malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
 that many content chunks.
 
+A real model's timing without a clock: `Reply(hold=gate)` holds the reply until the test calls
+`gate.open()` (`hold_after=n`: after n content chunks of the stream; default before any byte of
+the response). `gate.reached` is set when the request gets there (`await gate.arrived()` from
+async tests), so a test can act while the model "thinks". Stopping the server cuts a held reply.
+
 A chat request arriving with the script empty is answered with a non-retryable 500 and recorded
 in `server.unexpected`; the fixture turns that into a test error at teardown.
 
@@ -49,7 +54,14 @@ from typing import Any
 
 import pytest
 
-__all__ = ["RecordedRequest", "Reply", "ScriptedServer", "scripted_server", "unused_base_url"]
+__all__ = [
+    "Gate",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedServer",
+    "scripted_server",
+    "unused_base_url",
+]
 
 
 @dataclass
@@ -90,6 +102,32 @@ _DEFAULT_ERRORS: dict[int, tuple[str, str, str | None]] = {
 }
 
 
+class Gate:
+    """Holds a scripted reply until the test opens it (see `Reply.hold`)."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()  # set when a request is held here
+        self._open = threading.Event()
+
+    def open(self) -> None:
+        self._open.set()
+
+    async def arrived(self, timeout: float = 30.0) -> None:
+        """Wait (without blocking the event loop) until a request is held here."""
+        import asyncio
+
+        if not await asyncio.to_thread(self.reached.wait, timeout):
+            raise AssertionError(f"no request reached the gate within {timeout:g} s")
+
+    def hold(self, stopping: threading.Event) -> bool:
+        """In the handler thread: wait until opened; False if the server stops first."""
+        self.reached.set()
+        while not self._open.wait(0.02):
+            if stopping.is_set():
+                return False
+        return True
+
+
 @dataclass
 class Reply:
     """One scripted answer. Defaults give a normal, successful reply.
@@ -103,6 +141,8 @@ class Reply:
     delay: seconds to wait before answering (for timeouts); chunk_delay: between SSE chunks.
     drop_after: close the connection after this many content chunks (stream) or before any
         response at all (non-stream).
+    hold: a Gate the reply waits at until the test opens it; hold_after: after that many
+        content chunks of a stream (None: before the response starts).
     """
 
     text: str = ""
@@ -120,6 +160,8 @@ class Reply:
     malformed_after: int | None = None
     error_event: dict[str, Any] | None = None  # sent after `error_after` content chunks
     error_after: int = 0
+    hold: Gate | None = None
+    hold_after: int | None = None
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -201,7 +243,10 @@ class ScriptedServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def start(self) -> ScriptedServer:
+        """Start serving; after `stop()`, again on the same port (a restarted model server)."""
+        self._stopping.clear()
         self._httpd = _HTTPServer(("127.0.0.1", self.port), _Handler, self)
+        self.port = self._httpd.server_address[1]
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -356,6 +401,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
         if not self.scripted._wait(reply.delay):
             return None
+        if reply.hold is not None and reply.hold_after is None:
+            if not reply.hold.hold(self.scripted._stopping):
+                return self._drop()
         if reply.status != 200:
             return self._send_error(reply)
         window = self.scripted.context_window
@@ -414,6 +462,9 @@ class _Handler(BaseHTTPRequestHandler):
 
         self._sse(event({"role": "assistant", "content": ""}, None))
         for sent, piece in enumerate(reply.pieces()):
+            if reply.hold is not None and reply.hold_after == sent:
+                if not reply.hold.hold(self.scripted._stopping):
+                    return self._drop()
             if reply.drop_after is not None and sent >= reply.drop_after:
                 return self._drop()
             if reply.malformed_after is not None and sent == reply.malformed_after:

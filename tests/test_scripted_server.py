@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.scripted_server import Reply, ScriptedServer
+from tests.scripted_server import Gate, Reply, ScriptedServer
 
 
 def post(server: ScriptedServer, body: dict[str, Any]) -> http.client.HTTPResponse:
@@ -107,3 +107,44 @@ def _ignore_errors(fn: Any, *args: Any) -> None:
         fn(*args).read()
     except OSError:
         pass
+
+
+def test_a_held_reply_waits_for_the_test_to_open_its_gate(server):
+    gate = Gate()
+    server.script(Reply(text="a b c", hold=gate, hold_after=1))
+    ask = {"model": "m", "messages": [], "stream": True}
+    got: list[list[str]] = []
+    caller = threading.Thread(target=lambda: got.append(sse_payloads(post(server, ask))))
+    caller.start()
+
+    assert gate.reached.wait(5)
+    time.sleep(0.2)
+    assert caller.is_alive()  # held after the first chunk: no clock decides when it ends
+    gate.open()
+    caller.join(timeout=5)
+
+    chunks = [json.loads(p) for p in got[0][:-1] if p.startswith("{")]
+    assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"]) == (
+        "a b c"
+    )
+
+
+def test_a_stopped_server_cuts_a_held_reply_and_starts_again_on_the_same_port():
+    server = ScriptedServer().start()
+    gate = Gate()
+    server.script(Reply(text="never", hold=gate), Reply(text="again"))
+    url = server.base_url
+    caller = threading.Thread(target=lambda: _ignore_errors(post, server, {"messages": []}))
+    caller.start()
+    assert gate.reached.wait(5)
+
+    server.stop()
+    caller.join(timeout=5)
+    server.start()
+    try:
+        assert not caller.is_alive()
+        assert server.base_url == url
+        body = json.loads(post(server, {"model": "m", "messages": []}).read())
+        assert body["choices"][0]["message"]["content"] == "again"
+    finally:
+        server.stop()
