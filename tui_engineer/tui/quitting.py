@@ -65,6 +65,8 @@ class QuitFlow:
             self.exit(0)
             return
         if isinstance(self.screen, QuitScreen):
+            # Asked twice (Ctrl+C, Ctrl+C): the human means it.
+            self.screen.dismiss(True)
             return
 
         def answered(quit_now: bool | None) -> None:
