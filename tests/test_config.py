@@ -351,6 +351,21 @@ def test_only_the_user_widens_the_test_environment(repo: Path, user_file: Path) 
     assert "test_env must be variable names" in error_of(lambda: load(repo, user_file))
 
 
+def test_only_the_user_gives_tests_the_network(repo: Path, user_file: Path) -> None:
+    # A cloned repository asking for the network is refused, naming who may allow it.
+    path = write(repo / ".tui-engineer.toml", "allow_network = true\n")
+    message = error_of(lambda: load(repo, user_file))
+    assert message.startswith(f"{path}: allow_network must not be set in a repository's config")
+    assert "--allow-network" in message and str(user_file) in message
+    write(path, "allow_network = false\n")  # narrowing is always fine
+    assert load(repo, user_file).settings.allow_network is False
+    path.unlink()
+    write(user_file, "allow_network = true\n")
+    assert load(repo, user_file).settings.allow_network is True
+    user_file.unlink()
+    assert load(repo, user_file, flags={"allow_network": True}).settings.allow_network is True
+
+
 def test_api_key_comes_from_the_named_env_var_then_user_config(repo: Path, user_file: Path) -> None:
     write(user_file, 'api_key = "sk-user-file-key"\n')
     assert load(repo, user_file).settings.api_key == "sk-user-file-key"

@@ -27,6 +27,12 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
         help="where tests run: local (bubblewrap), docker, or none (uncontained)",
     )
     group.add_argument(
+        "--allow-network",
+        action="store_const",
+        const=True,
+        help="let the tests reach the network (only you can allow it, never a repo's config)",
+    )
+    group.add_argument(
         "--full-tests-always",
         action="store_const",
         const=True,
@@ -126,6 +132,7 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
         "test_timeout",
         "max_fix_attempts",
         "sandbox",
+        "allow_network",
         "full_tests_always",
         "pipeline",
         "test_first",

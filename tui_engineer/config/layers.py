@@ -80,6 +80,13 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
                 "would run the repository's tests uncontained on your machine. Choose it yourself "
                 f"with --sandbox none, TUI_ENGINEER_SANDBOX or your user config {user_path}"
             )
+        if key == "allow_network" and value is True and user_path is not None:
+            raise ConfigError(
+                f"{origin}: allow_network must not be set in a repository's config file — it "
+                "would let the repository's tests reach the network (and servers on this "
+                "machine) without your say. Remove it, then allow it yourself with "
+                f"--allow-network, TUI_ENGINEER_ALLOW_NETWORK=true or your user config {user_path}"
+            )
         if key == "test_env" and user_path is not None:
             raise ConfigError(
                 f"{origin}: test_env must not be set in a repository's config file — it decides "
