@@ -32,6 +32,10 @@ KEY = "sk-test-secret-key-0123456789"
 SUB = edit(
     "calc.py", "    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
 )
+# After SUB: a division step (planned from "what is still wrong?" in tests).
+DIV = edit(
+    "calc.py", "    return a - b\n", "    return a - b\n\n\ndef div(a, b):\n    return a / b\n"
+)
 MUL_BUGGY = edit(
     "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
 ) + edit(

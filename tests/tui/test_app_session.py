@@ -149,7 +149,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
         propose, diagnose, fix = scripted_server.chat_requests
         assert any("multiply" in m["content"] for m in fix.messages)
         notes = [str(w.render()) for w in app.chat.query(".chat-you")]
-        assert any("delivered to the fix call" in note for note in notes)
+        assert any("delivered to step 1's fix call" in note for note in notes)
         await pilot.press("a")
         await finish_session(pilot, app)
     assert titles(repo) == ["add mul", "initial"]

@@ -49,6 +49,7 @@ class StepInfo:
     verify: str
     depends_on: tuple[int, ...]
     test_first: bool = False  # its test is written first and must fail on the old code
+    asked: str = ""  # the human's words it was planned from ("what is still wrong?")
 
     @property
     def listed(self) -> str:
@@ -140,6 +141,7 @@ class FeedbackDelivered(Event):
     type: ClassVar[str] = "feedback_delivered"
     text: str
     purpose: str
+    step: int | None = None  # the step whose call took it (None: a plan call)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ class Step:
     depends_on: list[int] = field(default_factory=list)
     # The step adds behaviour: its test is written first and must fail on the old code.
     test_first: bool = False
+    asked: str = ""  # the human's words it was planned from ("what is still wrong?")
     status: str = "pending"  # pending | proposing | testing | review | accepted | skipped | failed
     commit: str | None = None
 
@@ -41,6 +42,7 @@ class Step:
             verify=self.verify,
             depends_on=tuple(self.depends_on),
             test_first=self.test_first,
+            asked=self.asked,
         )
 
 
@@ -107,7 +109,9 @@ def parse_plan(reply: str, *, first_index: int = 1) -> list[Step]:
     return [_parse_step(raw, n, first_index) for n, raw in enumerate(raw_steps, start=1)]
 
 
-def single_step(request: str, index: int = 1) -> Step:
-    """The whole request as one step (`--no-plan`, or feedback turned into work)."""
-    title = request.strip().splitlines()[0] if request.strip() else "Requested change"
+def single_step(request: str, index: int = 1, *, asked: str = "") -> Step:
+    """The whole request as one step (`--no-plan`, or feedback turned into work: titled from
+    the human's words `asked`, not from the prompt wrapped around them)."""
+    words = asked.strip() or request.strip()
+    title = words.splitlines()[0] if words else "Requested change"
     return Step(index=index, title=title[:72], description=request.strip())

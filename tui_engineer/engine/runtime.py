@@ -112,7 +112,7 @@ class Runtime:
         if feedback:
             messages.append(feedback_message(feedback))
             for text in feedback:
-                self.emit(ev.FeedbackDelivered(text=text, purpose=purpose))
+                self.emit(ev.FeedbackDelivered(text=text, purpose=purpose, step=step))
         cap = self.options.reply_limit(purpose)
         prompt = _estimate(sum(len(str(m.get("content", ""))) for m in messages))
         self.emit(

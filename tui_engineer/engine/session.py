@@ -142,7 +142,7 @@ class Session:
             if not answer or answer.strip().lower() in {"done", "nothing", "no"}:
                 break
             request = prompts.still_wrong_request(answer)
-            await self._extend_plan(request, planned=True)
+            await self._extend_plan(request, planned=True, asked=answer.strip())
         final_ok = not self._unfinished and self._final_ok()
         message = f"{len(self.commits)} step(s) committed"
         if self.rt.options.unverified:
@@ -156,15 +156,21 @@ class Session:
             return True  # the human chose to work without tests; every review said so
         return self._last_accepted is not None and self._last_accepted.tests_ok
 
-    async def _extend_plan(self, request: str, *, planned: bool) -> None:
+    async def _extend_plan(self, request: str, *, planned: bool, asked: str = "") -> None:
+        """Plan `request` (the human's own words `asked`, for steps planned from feedback)."""
         first = len(self.plan) + 1
-        steps = await self._make_plan(request, first) if planned else [single_step(request, first)]
+        if planned:
+            steps = await self._make_plan(request, first, asked)
+        else:
+            steps = [single_step(request, first)]
         if first == 1 and self.rt.options.write_tests:
             steps[0].test_first = True  # no tests yet: the first step writes them
+        for step in steps:
+            step.asked = asked  # shown with them (Plan pane), so the human sees what they answer
         self.plan.extend(steps)
         self._announce_plan()
 
-    async def _make_plan(self, request: str, first: int) -> list[Step]:
+    async def _make_plan(self, request: str, first: int, asked: str = "") -> list[Step]:
         options = self.rt.options
         writes = options.test_command if options.write_tests and first == 1 else ""
         bare = prompts.plan_messages(
@@ -192,7 +198,7 @@ class Session:
                 return parse_plan(reply, first_index=first)
             except PlanError as again:
                 self.rt.emit(ev.Notice(message=f"Plan unusable ({again}); doing it as one step."))
-                return [single_step(request, first)]
+                return [single_step(request, first, asked=asked)]
 
     async def _work_pending(self, request: str) -> None:
         while (step := next((s for s in self.plan if s.status == "pending"), None)) is not None:

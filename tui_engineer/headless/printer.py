@@ -132,7 +132,8 @@ class ProgressPrinter:
             self._waiting = None
 
     def _on_feedback_delivered(self, e: ev.FeedbackDelivered) -> None:
-        self._line(f"  ✉ your message was given to the model ({e.purpose})")
+        where = f"step {e.step}, {e.purpose}" if e.step is not None else e.purpose
+        self._line(f"  ✉ your message was given to the model ({where})")
 
     def _on_edits_applied(self, e: ev.EditsApplied) -> None:
         self._line(f"  edited: {', '.join(e.changed) or '(nothing)'}")

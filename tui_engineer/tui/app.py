@@ -182,7 +182,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[
         base.set_class(not self.sizes.shows_files(columns), "-no-files")
         panes = base.query_one("#panes")
         panes.styles.grid_columns = self.sizes.grid_columns(columns)
-        panes.styles.grid_rows = f"{plan_rows(len(self.plan_pane.rows))} 1fr {TESTS_ROWS}"
+        panes.styles.grid_rows = f"{plan_rows(self.plan_pane.lines)} 1fr {TESTS_ROWS}"
 
     def on_resize(self) -> None:
         self.apply_layout()

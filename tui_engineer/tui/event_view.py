@@ -120,7 +120,7 @@ class EngineEventView:
         self.status.max_tokens, self.status.max_usd = event.max_tokens, event.max_usd
 
     async def _on_feedback_delivered(self, event: ev.FeedbackDelivered) -> None:
-        self.chat.delivered(event.text, event.purpose)
+        self.chat.delivered(event.text, event.purpose, event.step)
 
     async def _on_edit_refused(self, event: ev.EditRefused) -> None:
         await self.chat.note(f"Edit refused (step {event.step}): {event.reason}", error=True)

@@ -80,11 +80,13 @@ class ChatPane(VerticalScroll):
             self._queued.append((text, entry))
         await self._add(entry)
 
-    def delivered(self, text: str, purpose: str) -> bool:
-        """The engine sent `text` with a model call; mark the oldest matching message."""
+    def delivered(self, text: str, purpose: str, step: int | None = None) -> bool:
+        """The engine sent `text` with a model call (of `step`); mark the oldest matching
+        message, naming the step that took it."""
+        call = f"step {step}'s {purpose} call" if step is not None else f"the {purpose} call"
         for i, (queued, entry) in enumerate(self._queued):
             if queued == text:
-                entry.update(self._you(text, f"✓ delivered to the {purpose} call"))
+                entry.update(self._you(text, f"✓ delivered to {call}"))
                 del self._queued[i]
                 return True
         return False

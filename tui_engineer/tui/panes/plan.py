@@ -84,11 +84,33 @@ class PlanPane(OptionList):
         row = self.rows.get(index)
         return row.status if row else ""
 
+    @property
+    def lines(self) -> int:
+        """Rows the pane lists: the steps, and the human's words above steps planned from them."""
+        return len(self.rows) + len(self._asked_before())
+
+    def _asked_before(self) -> dict[int, str]:
+        """Step index -> the human's words to show above it: the first step planned from an
+        answer to "what is still wrong?"."""
+        shown, before = "", {}
+        for index, row in self.rows.items():
+            if row.info.asked and row.info.asked != shown:
+                before[index] = row.info.asked
+            shown = row.info.asked
+        return before
+
     def _redraw(self) -> None:
         highlighted = self.highlighted
-        self.set_options(Option(self._prompt(row), id=str(i)) for i, row in self.rows.items())
+        asked = self._asked_before()
+        options: list[Option] = []
+        for index, row in self.rows.items():
+            if index in asked:
+                words = Text.assemble(("  you: ", "dim"), (f"“{asked[index]}”", "italic"))
+                options.append(Option(words, disabled=True))
+            options.append(Option(self._prompt(row), id=str(index)))
+        self.set_options(options)
         if self.current is not None and self.current in self.rows:
-            self.highlighted = list(self.rows).index(self.current)
+            self.highlighted = self.get_option_index(str(self.current))
         elif highlighted is not None and highlighted < self.option_count:
             self.highlighted = highlighted
 
