@@ -225,6 +225,8 @@ class TestsFinished(Event):
     failing: tuple[str, ...]
     failures: tuple[tuple[str, str], ...] = ()  # (test id, trimmed traceback)
     scope: str = "full"  # as in TestsStarted
+    # A failing run's last lines of output (any exit code): what the user reads to see why.
+    output_tail: str = ""
 
 
 @dataclass(frozen=True)

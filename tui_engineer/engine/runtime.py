@@ -14,6 +14,7 @@ from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message
 from tui_engineer.errors import UserError
+from tui_engineer.verify.report import tail_lines
 
 if TYPE_CHECKING:
     from tui_engineer.llm import Completion, UsageLedger
@@ -64,6 +65,7 @@ class EngineOptions:
         return self.reply_tokens.get(kind, DEFAULT_REPLY_TOKENS[kind])
 
 
+FAILED_TAIL_LINES = 12  # lines of a failing run's output its TestsFinished event carries
 LIVE_USAGE_EVERY = 0.25  # seconds between live token-count updates while a reply streams
 
 
@@ -246,6 +248,7 @@ class Runtime:
                 failing=tuple(f.test_id for f in report.failures),
                 failures=tuple((f.test_id, f.traceback or f.message) for f in report.failures),
                 scope=scope,
+                output_tail="" if report.ok else tail_lines(report.output_tail, FAILED_TAIL_LINES),
             )
         )
         return report

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.verify import TestReport
-from tui_engineer.verify.selection import TestRun, TestSelection
+from tui_engineer.verify.selection import TestRun, TestSelection, plumbing_failure
 
 TESTMON_MISSING = (
     "pytest-testmon is not installed where the tests run: choosing the affected tests by "
@@ -91,6 +91,17 @@ def _decides(run: TestRun, report: TestReport) -> bool:
     return not (ran == 0 and report.exit_code in (4, 5))
 
 
+def _turn_off(rt: Runtime, selection: TestSelection, run: TestRun, reason: str) -> None:
+    if selection.turn_off(reason):
+        rt.emit(
+            ev.Notice(
+                message=f"Test narrowing is off for this session: the narrowed run "
+                f"`{run.command}` failed as a run, not in its tests ({reason}). The whole "
+                "suite runs with the plain command from now on."
+            )
+        )
+
+
 async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) -> Verified:
     """Run the attempt's tests. `failing`: test ids that failed in the previous attempt and
     whose coverage the fix stayed inside (they run first)."""
@@ -106,6 +117,13 @@ async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) ->
     run = await _first_run(rt, selection, failing)
     while True:
         report = await _run(rt, step, selection, run)
+        reason = plumbing_failure(run, selection.test_command, report)
+        if reason is not None:
+            # Our plumbing failed, not the step's code: never a test failure to fix.
+            _turn_off(rt, selection, run, reason)
+            runs.append((run.scope, report))
+            run = selection.plain_full_run()
+            continue
         runs.append((run.scope, report))
         if _decides(run, report):
             return Verified(report, runs)

@@ -173,6 +173,8 @@ class ProgressPrinter:
             label = "full suite"  # after a passing narrowed run of the same attempt
         self._narrowed_before = e.scope != "full" and e.ok
         self._line(f"  {mark} {label}: {e.summary}")
+        for line in _last_lines(e.output_tail):
+            self._line(f"    │ {line}")
 
     def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
         if e.ready:
@@ -210,3 +212,13 @@ class ProgressPrinter:
             u = self._usage
             cost = format_cost(u.usd)
             self._line(f"Model usage: {u.prompt_tokens + u.completion_tokens:,} tokens, {cost}")
+
+
+SHOWN_TAIL_LINES = 5  # a failing run's last lines under its progress line
+_LINE_CHARS = 200
+
+
+def _last_lines(tail: str) -> list[str]:
+    """The last non-blank lines of a failing run's output, each cut to a terminal's width."""
+    lines = [line.rstrip() for line in tail.splitlines() if line.strip()]
+    return [line[:_LINE_CHARS] for line in lines[-SHOWN_TAIL_LINES:]]

@@ -186,6 +186,7 @@ class EngineEventView:
             skipped=event.skipped,
             duration=0.0 if self.deterministic else event.duration,
             failures=[(test_id, self._scrub(text)) for test_id, text in event.failures],
+            tail=self._scrub(event.output_tail),
         )
 
     async def _on_stuck(self, event: ev.Stuck) -> None:

@@ -80,6 +80,37 @@ def tree_fingerprint(workdir: Path) -> dict[str, str]:
     return prints
 
 
+# pytest's exit codes: 3 internal error (a plugin raised), 4 usage error (an option or plugin it
+# could not take), 5 no tests collected.
+_PLUMBING_EXITS = (3, 4)
+# Exit 4 that is no plumbing: the named tests are gone, or the code broke a conftest.py.
+_NOT_PLUMBING = ("file or directory not found", "not found:", "while loading conftest")
+
+
+def plumbing_failure(run: TestRun, plain: str, report: TestReport) -> str | None:
+    """Why a narrowed or collecting run failed as a run rather than in its tests (None: it did
+    not): pytest could not load or use the selection plugin, or a collecting run found no test.
+    A narrowed run whose named tests are gone is no such failure: the full suite runs next."""
+    if run.command == plain or report.timed_out or report.exit_code is None:
+        return None
+    ran = report.passed + report.failed + report.errors
+    lines = [line.strip() for line in report.output_tail.splitlines() if line.strip()]
+    text = "\n".join(lines).lower()
+    if "error importing plugin" in text or (
+        report.exit_code in _PLUMBING_EXITS and not any(m in text for m in _NOT_PLUMBING)
+    ):
+        return _reason(lines, report)
+    if report.exit_code == 5 and ran == 0 and run.scope == "full":
+        return "it collected no tests"
+    return None
+
+
+def _reason(lines: list[str], report: TestReport) -> str:
+    said = [line for line in lines if line.startswith(("ERROR", "ImportError", "E "))]
+    last = (said or lines or [f"exit code {report.exit_code}"])[-1]
+    return last.removeprefix("ERROR:").strip()[:200]
+
+
 def differing(old: dict[str, str], new: dict[str, str]) -> set[str]:
     return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
 
@@ -100,6 +131,9 @@ class TestSelection:
     collect: bool = True
     # The running check for testmon (engine/verification.py), shared by copies of this selection.
     probing: asyncio.Future[bool] | None = field(default=None, repr=False, compare=False)
+    # Why narrowing was turned off for the session (a selection run failed as a run, not in
+    # its tests: see `plumbing_failure`); a list so that copies of this selection share it.
+    off: list[str] = field(default_factory=list)
 
     @classmethod
     def for_repo(cls, root: Path, test_command: str) -> TestSelection | None:
@@ -123,6 +157,8 @@ class TestSelection:
     def worth_narrowing(self) -> bool:
         """True once the full suite was seen taking `min_full_seconds` or more here: below
         that, the extra runs (each a pytest start-up) cost more than narrowing saves."""
+        if self.off:
+            return False
         if self.min_full_seconds <= 0:
             return True
         try:
@@ -139,8 +175,17 @@ class TestSelection:
         return f"{command} -o cache_dir={cache}"
 
     def probe_command(self) -> str:
-        """Exits 0 only if pytest can load pytest-testmon in the test environment."""
-        return f"{self.test_command} {_TESTMON_PLUGIN} --version"
+        """Exits 0 only if pytest can load pytest-testmon in the test environment. Not
+        `--version`: pytest 9 answers it before loading any plugin, so it exits 0 without one;
+        `--help` loads them, and lists testmon's options only when it is really there."""
+        return f"{self.test_command} {_TESTMON_PLUGIN} --help | grep -q -e --testmon-noselect"
+
+    def turn_off(self, reason: str) -> bool:
+        """No narrowing for the rest of the session; True the first time (say so once)."""
+        first = not self.off
+        if first:
+            self.off.append(reason)
+        return first
 
     def full_run(self, reason: str = "") -> TestRun:
         """The whole suite: the plain command, unless testmon has no usable data yet (`reason`

@@ -69,6 +69,7 @@ class TestOutputPane(Vertical):
         self.header_text = "No test run yet."
         self.runs_text = ""  # the runs behind the proposal under review, one per line
         self.running = False
+        self._lines_this_run = 0  # lines of the current run written to the log
 
     def compose(self) -> ComposeResult:
         yield Static(self.header_text, id="test-header")
@@ -83,6 +84,7 @@ class TestOutputPane(Vertical):
         """A new run: clear everything; the header says what is running."""
         self._buffer.clear()
         self._failures = {}
+        self._lines_this_run = 0
         self.running = True
         self.query_one("#test-log", Log).clear()
         failures = self.query_one("#test-failures", OptionList)
@@ -100,6 +102,7 @@ class TestOutputPane(Vertical):
         if is_pytest_noise(line):
             return
         self._buffer.append(_PROGRESS_PADDING.sub("  ", line, count=1))
+        self._lines_this_run += 1
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(FLUSH_SECONDS, self.flush)
 
@@ -122,8 +125,13 @@ class TestOutputPane(Vertical):
         skipped: int,
         duration: float,
         failures: Sequence[tuple[str, str]],
+        tail: str = "",
     ) -> None:
-        """The run ended: counts and duration in the header, failing tests listed to pick from."""
+        """The run ended: counts and duration in the header, failing tests listed to pick from.
+        `tail`: a failing run's last lines, written when none of its output reached the log
+        (a run that did not stream: the user must still see why it failed)."""
+        if not ok and tail and not self._lines_this_run:
+            self._buffer.extend(tail.splitlines())
         if self._flush_timer is not None:
             self._flush_timer.stop()
         self.flush()
