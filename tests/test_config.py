@@ -427,6 +427,46 @@ def test_detects_nothing(make_repo: Callable[..., Path], files: dict[str, str]) 
     assert detect_test_command(make_repo(files)) is None
 
 
+NPM_INIT = '{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"}}'
+
+
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        ({"Cargo.toml": "[package]\n", "src/lib.rs": ""}, ("cargo test", "Cargo.toml")),
+        ({"go.mod": "module x\n"}, ("go test ./...", "go.mod")),
+        (
+            {"package.json": '{"scripts": {"test": "node --test"}}'},
+            ("npm test", "scripts.test in package.json"),
+        ),
+        (
+            {"package.json": '{"scripts": {"test": "jest"}}', "yarn.lock": ""},
+            ("yarn test", "scripts.test in package.json, yarn.lock"),
+        ),
+        (
+            {"package.json": '{"scripts": {"test": "vitest"}}', "pnpm-lock.yaml": ""},
+            ("pnpm test", "scripts.test in package.json, pnpm-lock.yaml"),
+        ),
+        (
+            {"Makefile": "all: build\n\ncheck test: build\n\tgo vet\n"},
+            ("make test", "a test target in Makefile"),
+        ),
+        # pytest's own config wins over a Makefile or package.json that happen to be there.
+        (
+            {"pytest.ini": "[pytest]\n", "Makefile": "test:\n\tpytest\n", "package.json": NPM_INIT},
+            ("python -m pytest", "pytest.ini"),
+        ),
+        # npm's placeholder is no test script; the JavaScript test folder is not pytest's.
+        ({"package.json": NPM_INIT, "test/a.test.js": ""}, None),
+        ({"Makefile": "TEST := 1\nbuild:\n\tcc x.c\n"}, None),  # a variable, not a target
+    ],
+)
+def test_detects_other_runners(
+    make_repo: Callable[..., Path], files: dict[str, str], found: tuple[str, str] | None
+) -> None:
+    assert detect_test_command(make_repo(files)) == found
+
+
 def test_detection_fills_test_command_with_its_reason(repo: Path, user_file: Path) -> None:
     loaded = load(repo, user_file)
     assert loaded.settings.test_command == "python -m pytest"

@@ -1,7 +1,10 @@
-"""Guess the test command of a repository from a few cheap, bounded looks."""
+"""Guess the test command of a repository from a few cheap, bounded looks: pytest's own config
+first, then a Rust crate, a Go module, a JavaScript package's `test` script, then Python test
+files, then a Makefile's `test` target."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -18,14 +21,92 @@ MAX_DEPTH = 3  # levels below the root searched for test files
 MAX_ENTRIES = 5000  # directory entries looked at in total: detection stays fast on huge repos
 
 
+# npm's placeholder for a package without tests: `npm init` writes it.
+_NPM_NO_TESTS = "no test specified"
+# A repository's own virtualenv, used when none is active: its pytest and packages are there.
+_REPO_VENVS = (".venv", "venv")
+
+
 def detect_test_command(repo_root: Path) -> tuple[str, str] | None:
-    """("python -m pytest", reason) when the repo looks like it uses pytest, else None."""
-    checks: list[Callable[[Path], str | None]] = [_pytest_config, _test_folder, _test_files]
+    """(command, reason) for the repo's tests, else None."""
+    checks: list[Callable[[Path], tuple[str, str] | None]] = [
+        _pytest(_pytest_config),
+        _cargo,
+        _go,
+        _package_json,
+        _pytest(_test_folder),
+        _pytest(_test_files),
+        _makefile,
+    ]
     for check in checks:
-        reason = check(repo_root)
-        if reason:
-            return PYTEST, reason
+        found = check(repo_root)
+        if found:
+            return found
     return None
+
+
+def _pytest(check: Callable[[Path], str | None]) -> Callable[[Path], tuple[str, str] | None]:
+    def found(root: Path) -> tuple[str, str] | None:
+        reason = check(root)
+        if not reason:
+            return None
+        venv = _repo_venv(root)
+        if venv is None:
+            return PYTEST, reason
+        return f"{venv}/bin/python -m pytest", f"{reason}; the repository's own {venv}/"
+
+    return found
+
+
+def _repo_venv(root: Path) -> str | None:
+    """The repository's own venv folder when no virtualenv is active (an active one is on PATH
+    and is the environment the user chose)."""
+    if os.environ.get("VIRTUAL_ENV"):
+        return None
+    for name in _REPO_VENVS:
+        if (root / name / "pyvenv.cfg").is_file() and (root / name / "bin" / "python").exists():
+            return name
+    return None
+
+
+def _cargo(root: Path) -> tuple[str, str] | None:
+    return ("cargo test", "Cargo.toml") if (root / "Cargo.toml").is_file() else None
+
+
+def _go(root: Path) -> tuple[str, str] | None:
+    return ("go test ./...", "go.mod") if (root / "go.mod").is_file() else None
+
+
+def _package_json(root: Path) -> tuple[str, str] | None:
+    try:
+        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    script = scripts.get("test") if isinstance(scripts, dict) else None
+    if not isinstance(script, str) or not script.strip() or _NPM_NO_TESTS in script:
+        return None
+    for lockfile, tool in (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn")):
+        if (root / lockfile).is_file():
+            return f"{tool} test", f"scripts.test in package.json, {lockfile}"
+    return "npm test", "scripts.test in package.json"
+
+
+def _makefile(root: Path) -> tuple[str, str] | None:
+    for name in ("GNUmakefile", "makefile", "Makefile"):
+        if _has_make_target(root / name, "test"):
+            return "make test", f"a test target in {name}"
+    return None
+
+
+def _has_make_target(path: Path, target: str) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    # `test:` or `check test: …`, not `test := value` (a variable).
+    names = rf"^(?:[^\s:#=]+[ \t]+)*{re.escape(target)}(?:[ \t]+[^\s:#=]+)*[ \t]*:(?!=)"
+    return re.search(names, text, re.MULTILINE) is not None
 
 
 def _pytest_config(root: Path) -> str | None:

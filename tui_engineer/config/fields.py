@@ -25,6 +25,14 @@ def _any(_: Any) -> bool:
     return True
 
 
+def _inside_paths(value: str) -> bool:
+    parts = value.replace(",", " ").split()
+    return bool(parts) and all(
+        not p.startswith(("/", "~")) and ".." not in p.split("/") and p.strip("/") not in ("", ".")
+        for p in parts
+    )
+
+
 def _is_url(value: str) -> bool:
     parts = urlparse(value)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
@@ -96,6 +104,13 @@ def _specs() -> dict[str, FieldSpec]:
             str,
             "variable names or PREFIX* patterns, separated by spaces or commas",
             lambda v: all(_ENV_PATTERN.fullmatch(p) for p in v.replace(",", " ").split()),
+        ),
+        (
+            "show_ignored",
+            str,
+            "paths inside the repository such as 'generated/ vendor/', separated by spaces or "
+            "commas (no absolute paths, no '..')",
+            _inside_paths,
         ),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}

@@ -54,6 +54,10 @@ class Settings:
     # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
     # on top of the documented allow list; your own config only (a repository may not widen it).
     test_env: str | None = None
+    # Paths git ignores that the tests need (generated code, a vendored folder), shown read-only
+    # from your tree inside the sandbox, on top of the defaults per ecosystem (node_modules,
+    # .venv, vendor): relative paths, separated by spaces or commas (sandbox/ignored.py).
+    show_ignored: str | None = None
 
 
 @dataclass

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.errors import UserError
+from tui_engineer.sandbox.ignored import exclude_in_shadow
 
 
 class SandboxUnavailable(UserError):
@@ -88,6 +89,10 @@ class Jail:
     # Folders of ours outside the shadow the runs write (the affected-tests data, testmon's).
     writable: tuple[Path, ...] = ()
     home: Path = _SPARE_HOME  # HOME inside: empty and private (a tmpfs), see private_home
+    # Paths of the user's tree git ignores (node_modules, .venv), shown read-only at the same
+    # relative path in the worktree a run works in (sandbox/ignored.py).
+    ignored: tuple[str, ...] = ()
+    repo_root: Path | None = None  # where `ignored` come from
 
     def environment(self) -> dict[str, str]:
         """Variables a run inside needs changed: its /tmp and its home are private ones."""
@@ -114,10 +119,24 @@ class Jail:
             args += ["--bind", str(folder), str(folder)]
         if (workdir / ".git").exists():  # the shadow's own git state: tests may read, not change
             args += ["--ro-bind", str(workdir / ".git"), str(workdir / ".git")]
+        args += self._ignored_binds(workdir)
         args += ["--unshare-all", *(["--share-net"] if self.allow_network else [])]
         args += ["--die-with-parent", "--new-session", "--chdir", str(workdir)]
         # exec: bwrap's parent is tui-engineer itself, so --die-with-parent follows it.
         return "exec " + shlex.join(["bwrap", *args, "--", "/bin/sh", "-c", command])
+
+    def _ignored_binds(self, workdir: Path) -> list[str]:
+        """Show the user's ignored folders inside the worktree, read-only; bubblewrap makes the
+        mount points, which the shadow's git is told to ignore."""
+        if self.repo_root is None or not self.ignored or workdir.resolve() == self.repo_root:
+            return []
+        exclude_in_shadow(workdir, self.ignored)
+        args: list[str] = []
+        for path in self.ignored:
+            source = self.repo_root / path
+            if source.exists():
+                args += ["--ro-bind", str(source.resolve()), str(workdir / path)]
+        return args
 
 
 def _blanked_secrets() -> list[str]:
@@ -178,18 +197,30 @@ def jail_for(
     writable: Sequence[Path] = (),
     env: Mapping[str, str] | None = None,
     more_objects: Sequence[Path] = (),
+    ignored: Sequence[str] = (),
 ) -> Jail:
     """The jail for tests of the repository at `repo_root` (`env`: the host's, by default).
-    `more_objects`: other object folders the shadow reads (the user's submodules')."""
+    `more_objects`: other object folders the shadow reads (the user's submodules').
+    `ignored`: paths of the repository git ignores that runs see in their worktree."""
     root = repo_root.resolve()
-    hidden, toolchains, home = private_home(os.environ if env is None else env)
+    env = os.environ if env is None else env
+    hidden, toolchains, home = private_home(env)
+    # A repository's own venv keeps its path too: its scripts' #! lines name it.
+    venvs = [*venvs, *(root / p for p in ignored if (root / p / "pyvenv.cfg").is_file())]
     shown = [git_objects.resolve(), *(p.resolve() for p in more_objects), *toolchains]
-    shown += [v.resolve() for v in venvs if v.resolve().is_relative_to(root)]
-    shown += [v.resolve() for v in venvs if any(v.resolve().is_relative_to(h) for h in hidden)]
+    # The interpreter's venv, wherever it lives: in the repository, a hidden home, or /tmp
+    # (private inside); and PATH entries under /tmp (a venv's bin made by a script).
+    covered = [root, *hidden, Path("/tmp")]
+    paths = [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/tmp/")]
+    for folder in [*venvs, *paths]:
+        if any(_below(folder.resolve(), c) for c in covered):
+            shown.append(folder.resolve())
     return Jail(
         hidden=(root, *hidden),
-        shown=tuple(dict.fromkeys(shown)),
+        shown=tuple(_outermost(shown)),
         allow_network=network,
         writable=tuple(writable),
         home=home,
+        ignored=tuple(ignored),
+        repo_root=root,
     )

@@ -12,6 +12,7 @@ import git
 
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.bubblewrap import Jail, jail_for, require_bwrap
+from tui_engineer.sandbox.ignored import build_cache, build_env, ignored_paths, parse_paths
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.submodules import local_submodule_objects
 from tui_engineer.verify.environment import parse_allow
@@ -35,22 +36,26 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
             template_name=settings.sandbox_template,
             allow_network=settings.allow_network,
             session_id=session_id,  # its container is labelled with the run's id
+            show_ignored=parse_paths(settings.show_ignored),
         )
     from tui_engineer.sandbox.local import LocalSandbox
 
     jail = None
+    cache = build_cache(repo_root)
     if settings.sandbox == "local":  # "none": the user chose to run tests uncontained
         require_bwrap()
-        jail = _jail(repo_root, allow_network=settings.allow_network)
+        ignored = ignored_paths(repo_root, parse_paths(settings.show_ignored))
+        jail = _jail(repo_root, allow_network=settings.allow_network, ignored=ignored, cache=cache)
     return LocalSandbox(
         secret_names=[settings.api_key_env],
         secret_values=[settings.api_key] if settings.api_key else [],
         allow=parse_allow(settings.test_env),
         jail=jail,
+        extra_env=build_env(cache),
     )
 
 
-def _jail(repo_root: Path, *, allow_network: bool) -> Jail:
+def _jail(repo_root: Path, *, allow_network: bool, ignored: list[str], cache: Path) -> Jail:
     objects = repo_root / ".git" / "objects"  # a plain folder (bench's hidden tests) has none
     submodules: list[Path] = []
     with contextlib.suppress(git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -59,7 +64,14 @@ def _jail(repo_root: Path, *, allow_network: bool) -> Jail:
             submodules = local_submodule_objects(repo_root, objects.parent)
     # The interpreter's environment may live inside the repository (.venv): tests need it.
     venvs = [Path(sys.prefix)] + [Path(v) for v in [os.environ.get("VIRTUAL_ENV")] if v]
-    data = [selection_home(repo_root)]  # affected-tests data (testmon) is written by the runs
+    # Written by the runs: affected-tests data (testmon), build output (cargo's target).
+    data = [selection_home(repo_root), cache]
     return jail_for(
-        repo_root, objects, venvs, network=allow_network, writable=data, more_objects=submodules
+        repo_root,
+        objects,
+        venvs,
+        network=allow_network,
+        writable=data,
+        more_objects=submodules,
+        ignored=ignored,
     )

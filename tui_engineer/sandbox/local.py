@@ -95,6 +95,7 @@ class LocalSandbox:
         secret_values: Iterable[str] = (),
         allow: Iterable[str] = (),
         jail: Jail | None = None,
+        extra_env: Mapping[str, str] | None = None,
     ) -> None:
         # Names never passed (the variable the API key is configured in), values never passed
         # under any name (the key itself), and the user's additions to the allow list.
@@ -103,6 +104,8 @@ class LocalSandbox:
         self._allow = tuple(allow)
         # None: tests run uncontained (`--sandbox none`, or a caller that contains them itself).
         self._jail = jail
+        # Set for every run (the build cache's variables, sandbox/ignored.py).
+        self._extra_env = dict(extra_env or {})
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
 
@@ -213,6 +216,7 @@ class LocalSandbox:
             secret_values=self._secret_values,
         )
         env = worktree_env(workdir, base)
+        env.update(self._extra_env)
         if self._jail is not None:
             env.update(self._jail.environment())  # its private /tmp and empty home
         return env

@@ -1,6 +1,7 @@
 """What a test run produced, in a form the engine, the UI and the model can use: counts, failing
 test ids, trimmed tracebacks and the tail of the output. For pytest the counts come from its JUnit
-XML report; any other command is judged by its exit code and output tail alone."""
+XML report; for cargo, node's test runner and go from their output (runner_output.py); any other
+command is judged by its exit code and output tail alone."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_engineer.verify.runner import RunResult
+from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80
@@ -39,7 +41,7 @@ class TestReport:
     skipped: int = 0
     failures: list[FailingTest] = field(default_factory=list)
     output_tail: str = ""  # last TAIL_LINES lines of combined stdout+stderr
-    structured: bool = False  # True when the counts came from a JUnit XML report
+    structured: bool = False  # True when the counts came from a report (JUnit XML, a runner's)
     note: str = ""  # why a report is less detailed than expected (e.g. no JUnit XML written)
 
     @property
@@ -266,9 +268,12 @@ def report_from_run(
         timed_out=run.timed_out,
         output_tail=tail_lines(run.output),
     )
-    if junit_path is None or run.timed_out:
-        if junit_path is not None:
-            report.note = "pytest was stopped by the timeout before writing its report."
+    if junit_path is None:
+        if not run.timed_out:
+            _read_runner_output(report, run.output, root)
+        return report
+    if run.timed_out:
+        report.note = "pytest was stopped by the timeout before writing its report."
         return report
     try:
         parsed = parse_junit_xml(junit_path, root)
@@ -286,3 +291,19 @@ def report_from_run(
     report.failures = parsed.failures
     report.structured = True
     return report
+
+
+def _read_runner_output(report: TestReport, output: str, root: Path | None) -> None:
+    """Counts and failing tests of another runner (cargo, node, go), read from its output."""
+    parsed = parse_runner_output(output, root)
+    if parsed is not None:
+        apply_runner_result(report, parsed)
+
+
+def apply_runner_result(report: TestReport, parsed: RunnerResult) -> None:
+    report.passed, report.failed = parsed.passed, parsed.failed
+    report.errors, report.skipped = parsed.errors, parsed.skipped
+    report.failures = [
+        FailingTest(f.test_id, f.message, f.traceback or f.message) for f in parsed.failures
+    ]
+    report.structured = True

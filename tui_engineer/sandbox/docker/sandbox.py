@@ -9,7 +9,7 @@ import dataclasses
 import shlex
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from tui_engineer.sandbox.docker.workspace import (
     read_single_file,
     workspace_tar,
 )
+from tui_engineer.sandbox.ignored import ignored_paths
 from tui_engineer.sandbox.templates import EnvTemplate, pick_template
 from tui_engineer.verify.report import (
     TestReport,
@@ -76,8 +77,11 @@ class DockerSandbox:
         limits: ResourceLimits | None = None,
         session_id: str | None = None,
         use_cache: bool = True,
+        show_ignored: Sequence[str] = (),
     ) -> None:
         self.repo_root = repo_root
+        self.show_ignored = tuple(show_ignored)  # more ignored paths to copy (the setting)
+        self._ignored: list[str] | None = None  # found once per session
         picked = template or pick_template(repo_root, template_name)
         # An image override is part of the recipe: it gets its own cached environments.
         self.template = dataclasses.replace(picked, images=(image,)) if image else picked
@@ -225,10 +229,28 @@ class DockerSandbox:
         if code != 0:
             raise SandboxFailure(f"The sandbox workspace could not be cleared: {output.strip()}")
         uid, gid = self.template.uid_gid
-        archive = await asyncio.to_thread(workspace_tar, workdir, uid=uid, gid=gid, skip=keep)
+        extra = self._ignored_copies(workdir, keep)
+        archive = await asyncio.to_thread(
+            workspace_tar, workdir, uid=uid, gid=gid, skip=keep, extra=extra
+        )
         with archive:
             await asyncio.to_thread(self._container.put_archive, WORKSPACE, archive)
         self._last_workdir = workdir
+
+    def _ignored_copies(self, workdir: Path, keep: Sequence[str]) -> list[tuple[Path, str]]:
+        """The user's ignored folders the tests need (sandbox/ignored.py), copied with the shadow:
+        not a virtualenv (made for the host, not the image), not a folder the template keeps."""
+        root = self.repo_root.resolve()
+        if workdir.resolve() == root:
+            return []
+        if self._ignored is None:
+            self._ignored = ignored_paths(root, self.show_ignored)
+        paths = self._ignored
+        return [
+            (root / p, p)
+            for p in paths
+            if p.split("/")[0] not in keep and not (root / p / "pyvenv.cfg").is_file()
+        ]
 
     async def _kill_leftovers(self) -> None:
         """End every process a run left (daemons, fork bombs). If even that cannot start (the

@@ -21,15 +21,26 @@ HOME = "/home/sandbox"
 SKIPPED_NAMES = frozenset({".git"})
 
 
-def workspace_tar(workdir: Path, *, uid: int, gid: int, skip: Iterable[str] = ()) -> IO[bytes]:
+def workspace_tar(
+    workdir: Path,
+    *,
+    uid: int,
+    gid: int,
+    skip: Iterable[str] = (),
+    extra: Iterable[tuple[Path, str]] = (),
+) -> IO[bytes]:
     """A tar of `workdir`'s contents (symlinks kept as links, special files left out), every entry
-    owned by `uid:gid`. Spooled to disk past a few MB so a big repo does not sit in memory."""
+    owned by `uid:gid`, plus `extra` (source, path in the workspace: the user's ignored folders).
+    Spooled to disk past a few MB so a big repo does not sit in memory."""
     skipped = SKIPPED_NAMES | set(skip)
     spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
     with tarfile.open(fileobj=spool, mode="w") as tar:
         for entry in sorted(os.listdir(workdir)):
             if entry not in skipped:
                 tar.add(workdir / entry, arcname=entry, filter=_owned_by(uid, gid))
+        for source, path in extra:
+            if source.exists() and not (workdir / path).exists():
+                tar.add(source, arcname=path, filter=_owned_by(uid, gid))
     spool.seek(0)
     return spool
 

@@ -1,0 +1,100 @@
+"""Reading other runners' results from what they print (recorded here: cargo's and node's from
+real runs on this machine, go's and jest's as those tools write them: go is not installed here),
+and through the report a sandbox makes of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_engineer.verify.report import report_from_run
+from tui_engineer.verify.runner import RunResult
+from tui_engineer.verify.runner_output import parse_jest_json, parse_runner_output
+
+DATA = Path(__file__).parent / "data" / "runner_output"
+ROOT = Path("/work/proj")
+
+
+def parsed(name: str):
+    result = parse_runner_output((DATA / name).read_text(encoding="utf-8"), ROOT)
+    assert result is not None
+    return result
+
+
+def counts(result) -> tuple[int, int, int, int]:
+    return result.passed, result.failed, result.errors, result.skipped
+
+
+def test_cargo_test_lines() -> None:
+    result = parsed("cargo.txt")
+    assert result.runner == "cargo" and counts(result) == (1, 2, 0, 1)
+    bad, panics = result.failures
+    assert (bad.test_id, panics.test_id) == ("tests::bad", "tests::panics")
+    assert bad.message == "assertion `left == right` failed left: 5 right: 6"
+    assert "panicked at src/lib.rs:6:24" in bad.traceback and "tests::panics" not in bad.traceback
+    assert panics.message == "oh no second line"
+
+
+def test_node_tap_names_file_suite_and_test() -> None:
+    result = parsed("node_tap.txt")
+    assert result.runner == "node" and counts(result) == (2, 2, 0, 1)
+    assert [f.test_id for f in result.failures] == [
+        "test/a.test.js > fails here",
+        "test/a.test.js > suite one > inner fail",
+    ]
+    assert result.failures[0].message == "Expected values to be strictly equal: 2 !== 3"
+    assert result.failures[1].message == "boom"
+
+
+def test_node_spec_reporter() -> None:
+    result = parsed("node_spec.txt")
+    assert counts(result) == (2, 2, 0, 1)
+    assert [f.test_id for f in result.failures] == [
+        "test/a.test.js > fails here",
+        "test/a.test.js > inner fail",
+    ]
+    assert result.failures[1].message == "Error: boom"
+
+
+def test_go_test_json_counts_leaf_tests_and_build_failures() -> None:
+    result = parsed("go_json.txt")
+    assert result.runner == "go" and counts(result) == (2, 1, 1, 1)
+    big, broken = result.failures
+    assert big.test_id == "example.com/calc::TestMul/big"
+    assert big.message == "calc_test.go:15: mul(4, 3) = 7, want 12"
+    assert broken.test_id == "example.com/calc/broken"
+    assert broken.message == "broken/b.go:3:9: undefined: nope"
+
+
+def test_plain_go_test_output_names_the_failures() -> None:
+    result = parsed("go_plain.txt")
+    assert counts(result) == (0, 1, 0, 0)
+    (big,) = result.failures
+    assert big.test_id == "example.com/calc::TestMul/big"
+    assert big.message == "calc_test.go:15: mul(4, 3) = 7, want 12"
+
+
+def test_jest_json_report() -> None:
+    result = parse_jest_json((DATA / "jest.json").read_text(encoding="utf-8"), ROOT)
+    assert result is not None and counts(result) == (1, 1, 1, 1)
+    subtracts, broken = result.failures
+    assert subtracts.test_id == "src/sum.test.js > sum > subtracts"
+    assert subtracts.message.startswith("Error: expect(received).toBe(expected)")
+    assert broken.test_id == "src/broken.test.js"
+    assert "Cannot find module './nope'" in broken.traceback
+    assert parse_jest_json("not json") is None and parse_jest_json('{"a": 1}') is None
+
+
+def test_a_report_of_a_cargo_run_has_counts_and_names() -> None:
+    output = (DATA / "cargo.txt").read_text(encoding="utf-8")
+    report = report_from_run("cargo test", RunResult(101, False, 0.7, output, False), root=ROOT)
+    assert report.structured and not report.ok
+    assert report.summary() == "1 passed, 2 failed, 1 skipped in 0.7s"
+    text = report.for_model()
+    assert "- tests::bad: assertion `left == right` failed left: 5 right: 6" in text
+    assert "--- tests::bad" in text  # its panic, as a traceback
+
+
+def test_other_output_is_judged_by_the_exit_code() -> None:
+    run = RunResult(2, False, 0.2, "make: *** [Makefile:3: test] Error 2\n", False)
+    report = report_from_run("make test", run, root=ROOT)
+    assert not report.structured and report.summary() == "exit code 2 in 0.2s"

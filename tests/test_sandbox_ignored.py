@@ -1,0 +1,134 @@
+"""What the tests need that the shadow (tracked files only) lacks, under the local sandbox's
+bubblewrap: the user's ignored folders (node_modules, a repo's own .venv, generated code named in
+`show_ignored`) shown read-only at their place, the interpreter's venv wherever it lives (under
+/tmp too), and a writable build cache outside the shadow. Real git, real bwrap, real venvs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_files
+from tui_engineer.config import Settings
+from tui_engineer.config.detect import detect_test_command
+from tui_engineer.sandbox.factory import make_sandbox
+from tui_engineer.vcs.shadow import Shadow
+
+JS = {"package.json": '{"name": "x", "scripts": {"test": "node --test"}}\n', "a.js": "1\n"}
+
+
+@pytest.fixture
+def shadow_of() -> Iterator:
+    made: list[Shadow] = []
+
+    def _make(root: Path) -> Shadow:
+        made.append(Shadow.create(root, session_id=f"ignored-{len(made)}"))
+        return made[-1]
+
+    yield _make
+    for shadow in made:
+        shadow.remove()
+
+
+async def _sh(root: Path, workdir: Path, script: str, **settings: object) -> str:
+    sandbox = make_sandbox(Settings(sandbox="local", **settings), root)  # type: ignore[arg-type]
+    report = await sandbox.run_tests(workdir, script, timeout=60)
+    await sandbox.close()
+    return report.output_tail
+
+
+async def test_ignored_node_modules_are_shown_read_only(make_repo, shadow_of) -> None:
+    root = make_repo({**JS, ".gitignore": "node_modules/\n"})
+    write_files(root, {"node_modules/dep/index.js": "module.exports = 42;\n"})
+    shadow = shadow_of(root)
+    assert not (shadow.path / "node_modules").exists()  # the shadow holds tracked files only
+    out = await _sh(
+        root,
+        shadow.path,
+        "cat node_modules/dep/index.js; echo gone > node_modules/dep/index.js || echo refused",
+    )
+    assert "module.exports = 42;" in out and "refused" in out
+    assert (root / "node_modules/dep/index.js").read_text() == "module.exports = 42;\n"
+    # The mount point left in the shadow is never part of a step.
+    assert shadow.changes() == []
+
+
+async def test_a_folder_ignored_only_by_info_exclude_stays_out_of_the_step(
+    make_repo, shadow_of
+) -> None:
+    root = make_repo(JS)
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text("node_modules\n")
+    write_files(root, {"node_modules/dep/index.js": "42\n"})
+    shadow = shadow_of(root)
+    assert "42" in await _sh(root, shadow.path, "cat node_modules/dep/index.js")
+    assert shadow.changes() == []
+
+
+async def test_tracked_or_unlisted_folders_are_not_taken_from_the_users_tree(
+    make_repo, shadow_of
+) -> None:
+    root = make_repo({**JS, ".gitignore": "generated/\nsecret/\n", "vendor/v.txt": "tracked\n"})
+    write_files(root, {"generated/api.js": "GENERATED-CODE\n", "secret/s.txt": "SECRET-FILE\n"})
+    (root / "vendor" / "v.txt").write_text("changed in the tree\n")  # the shadow has the commit's
+    shadow = shadow_of(root)
+    script = "cat generated/api.js secret/s.txt vendor/v.txt 2>&1"
+    out = await _sh(root, shadow.path, script)
+    assert "GENERATED-CODE" not in out and "tracked" in out and "changed" not in out
+    # `show_ignored` names more: generated code the build needs.
+    out = await _sh(root, shadow.path, script, show_ignored="generated")
+    assert "GENERATED-CODE" in out and "SECRET-FILE" not in out
+
+
+async def test_an_ignored_path_leading_out_of_the_repository_is_not_shown(
+    make_repo, shadow_of, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.txt").write_text("outside\n")
+    root = make_repo({**JS, ".gitignore": "node_modules\n"})
+    (root / "node_modules").symlink_to(outside)
+    shadow = shadow_of(root)
+    assert "outside" not in await _sh(root, shadow.path, "cat node_modules/x.txt 2>&1")
+
+
+def _venv(path: Path) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(path)],
+        check=True,
+    )
+    return path
+
+
+async def test_the_repos_own_venv_is_used_when_none_is_active(
+    make_repo, shadow_of, monkeypatch
+) -> None:
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    root = make_repo({"pyproject.toml": "[tool.pytest.ini_options]\n", ".gitignore": ".venv/\n"})
+    venv = _venv(root / ".venv")
+    command, reason = detect_test_command(root)  # type: ignore[misc]
+    assert command == ".venv/bin/python -m pytest" and ".venv" in reason
+    shadow = shadow_of(root)
+    out = await _sh(root, shadow.path, '.venv/bin/python -c "import sys; print(sys.prefix)"')
+    assert out.strip() == str(shadow.path / ".venv")
+    assert venv.is_dir()
+
+
+async def test_an_active_venv_under_tmp_is_visible(
+    make_repo, shadow_of, monkeypatch, tmp_path: Path
+) -> None:
+    assert str(tmp_path).startswith("/tmp/")  # what a script making a throwaway venv does
+    venv = _venv(tmp_path / "env")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    monkeypatch.setenv("PATH", f"{venv}/bin:" + os.environ["PATH"])
+    root = make_repo()
+    shadow = shadow_of(root)
+    out = await _sh(
+        root, shadow.path, 'python -c "import sys; print(sys.prefix)"; echo $VIRTUAL_ENV'
+    )
+    assert out.split() == [str(venv), str(venv)]
