@@ -4,8 +4,12 @@ and through the report a sandbox makes of a run."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
+
+from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.verify.report import report_from_run
 from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import parse_jest_json, parse_runner_output
@@ -98,3 +102,29 @@ def test_other_output_is_judged_by_the_exit_code() -> None:
     run = RunResult(2, False, 0.2, "make: *** [Makefile:3: test] Error 2\n", False)
     report = report_from_run("make test", run, root=ROOT)
     assert not report.structured and report.summary() == "exit code 2 in 0.2s"
+
+
+NPM = shutil.which("npm")
+
+
+@pytest.mark.skipif(NPM is None, reason="npm is not installed")
+async def test_npm_test_running_jest_is_asked_for_its_json_report(make_repo) -> None:
+    """jest is not installed here: a stand-in on node_modules/.bin writes the report jest would
+    (the recorded one) where `--outputFile` says, and prints what jest prints on stderr."""
+    root = make_repo({"package.json": '{"scripts": {"test": "jest"}}\n'})
+    stand_in = root / "node_modules" / ".bin" / "jest"
+    stand_in.parent.mkdir(parents=True)
+    stand_in.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do case "$a" in --outputFile=*) out="${a#--outputFile=}";; esac; done\n'
+        f'[ "$1" = --json ] && sed "s#/work/proj#$PWD#g" {DATA / "jest.json"} > "$out"\n'
+        "echo 'Tests: 1 failed, 1 skipped, 1 passed, 3 total' >&2; exit 1\n"
+    )
+    stand_in.chmod(0o755)
+    report = await LocalSandbox().run_tests(root, "npm test", timeout=60)
+    assert report.structured and report.command == "npm test"
+    assert (report.passed, report.failed, report.errors, report.skipped) == (1, 1, 1, 1)
+    assert [f.test_id for f in report.failures] == [
+        "src/sum.test.js > sum > subtracts",
+        "src/broken.test.js",
+    ]

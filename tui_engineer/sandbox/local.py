@@ -16,6 +16,7 @@ from pathlib import Path
 from tui_engineer.errors import UserError
 from tui_engineer.sandbox.bubblewrap import Jail
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
+from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
 from tui_engineer.verify.report import (
     TestReport,
     is_pytest_command,
@@ -129,10 +130,7 @@ class LocalSandbox:
         env = self._env(workdir)
         if not is_pytest_command(command):
             await self._drop_warm()
-            full = self._contained(command, workdir)
-            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
-            self._check_started(command, run, env, workdir)
-            return report_from_run(command, run, root=workdir)
+            return await self._run_other(workdir, command, env, timeout, on_output)
         warm, self._warm = self._warm, None
         now = (workdir, command, env, tuple(self._writable))
         if warm is not None and (warm.workdir, warm.command, warm.env, warm.writable) == now:
@@ -153,6 +151,26 @@ class LocalSandbox:
             run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
             self._check_started(command, run, env, workdir)
             return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+
+    async def _run_other(
+        self,
+        workdir: Path,
+        command: str,
+        env: dict[str, str],
+        timeout: float,
+        on_output: Callable[[str], None] | None,
+    ) -> TestReport:
+        """Another runner: its output is read (runner_output.py); jest writes a JSON report."""
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-report-") as tmp:
+            jest_file = Path(tmp) / "jest.json"
+            asked = with_jest_report_args(command, workdir, jest_file)
+            full = self._contained(asked or command, workdir, Path(tmp))
+            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            self._check_started(command, run, env, workdir)
+            report = report_from_run(command, run, root=workdir)
+            if asked is not None and not run.timed_out:
+                read_jest_report(report, jest_file, workdir)
+            return report
 
     async def prewarm(self, workdir: Path, command: str) -> None:
         """Start the next run of `command` in `workdir` now, paused before it reads the project:

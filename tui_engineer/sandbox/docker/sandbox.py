@@ -31,6 +31,7 @@ from tui_engineer.sandbox.docker.execs import ExecResult, exec_quiet, exec_strea
 from tui_engineer.sandbox.docker.repair import SETUP_TIMEOUT, Repair
 from tui_engineer.sandbox.docker.workspace import (
     HOME,
+    JEST_REPORT_PATH,
     REPORT_DIR,
     REPORT_PATH,
     WORKSPACE,
@@ -40,6 +41,7 @@ from tui_engineer.sandbox.docker.workspace import (
 )
 from tui_engineer.sandbox.ignored import ignored_paths
 from tui_engineer.sandbox.templates import EnvTemplate, pick_template
+from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
 from tui_engineer.verify.report import (
     TestReport,
     is_pytest_command,
@@ -194,7 +196,12 @@ class DockerSandbox:
             await self._ensure(workdir, on_output)
             await self._refresh(workdir)
             pytest = is_pytest_command(command)
-            full = with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else command
+            jest = (
+                None if pytest else with_jest_report_args(command, workdir, Path(JEST_REPORT_PATH))
+            )
+            full = (
+                with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else jest or command
+            )
             result = await self._exec_as_user(full, timeout, on_output)
             await self._kill_leftovers()
             run = RunResult(
@@ -202,6 +209,8 @@ class DockerSandbox:
             )
             await self._check_started(command, run)
             report = await self._report(command, run, workdir, pytest)
+            if jest is not None and not run.timed_out:
+                await self._read_jest(report, workdir)
             await self._explain(report, run, timeout)
             return report
 
@@ -294,6 +303,14 @@ class DockerSandbox:
             if data is not None:
                 junit.write_bytes(data)
             return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
+
+    async def _read_jest(self, report: TestReport, workdir: Path) -> None:
+        data = await asyncio.to_thread(self._fetch, JEST_REPORT_PATH)
+        if data is None:
+            return
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-report-") as tmp:
+            (Path(tmp) / "jest.json").write_bytes(data)
+            read_jest_report(report, Path(tmp) / "jest.json", Path(WORKSPACE))
 
     def _fetch(self, path: str) -> bytes | None:
         try:

@@ -16,6 +16,7 @@ WORKSPACE = "/workspace"
 # Outside the workspace so a report never looks like part of the project; owned by the test user.
 REPORT_DIR = "/tui-engineer"
 REPORT_PATH = f"{REPORT_DIR}/report.xml"
+JEST_REPORT_PATH = f"{REPORT_DIR}/jest.json"  # jest's JSON report (verify/jest.py)
 HOME = "/home/sandbox"
 # Not copied: the shadow's .git reads the user's objects through a host path, useless inside.
 SKIPPED_NAMES = frozenset({".git"})
@@ -85,7 +86,7 @@ def clear_script(keep: Iterable[str], owner: str) -> str:
         '[ -e "$e" ] || [ -L "$e" ] || continue; '
         f'case "$e" in {kept}) continue;; esac; '
         'rm -rf -- "$e"; done; '
-        f"rm -f {REPORT_PATH}; chown {owner} {WORKSPACE} {REPORT_DIR}"
+        f"rm -f {REPORT_PATH} {JEST_REPORT_PATH}; chown {owner} {WORKSPACE} {REPORT_DIR}"
     )
 
 
