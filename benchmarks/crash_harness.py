@@ -7,6 +7,8 @@ process group — at one phase:
 
   plan          as soon as the plan is printed (model calls in flight)
   tests         while a test run prints slowly (a test printing a line every 50 ms)
+  decided       after the decision, before the commit: as soon as the accept journal is
+                written (a slow pre-commit hook keeps the commit from being made yet)
   pre-commit    during a silent, slow pre-commit hook
   accept        a random 0-40 ms after pre-commit started (objects, ref move, file writes)
   ref-moved     just after the branch moved, before any file is written
@@ -17,7 +19,9 @@ process group — at one phase:
 Then it checks: the user's tree is as before the step or as committed (a tree that differs
 from HEAD only while the accept journal names HEAD as its new commit is "committed, files
 pending": the next start finishes it); no `.git/**/*.lock` is left; the next run starts,
-finishes (exit 0) and leaves a clean tree, no lock, no journal and a clean `git fsck`.
+finishes (exit 0) and leaves a clean tree, no lock, no journal and a clean `git fsck`. A step
+killed after its decision and before its commit is committed by the next start (a decision is
+never lost: DESIGN.md invariant 8).
 
 Run: python benchmarks/crash_harness.py [--sessions 56] [--seed 1] [--json]
 Prints one line per session and the counts; exits 1 if any check failed.
@@ -45,7 +49,9 @@ sys.path.insert(0, str(ROOT))
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, make_sample_repo  # noqa: E402
 from tui_engineer.vcs.accept_journal import JOURNAL  # noqa: E402
 
-PHASES = ["plan", "tests", "pre-commit", "accept", "ref-moved", "post-commit", "random"]
+PHASES = [
+    "plan", "tests", "decided", "pre-commit", "accept", "ref-moved", "post-commit", "random"
+]  # fmt: skip
 MODES = ["process", "group"]
 SLOW_TEST = """import sys, time
 
@@ -92,7 +98,7 @@ def prepare_repo(parent: Path, phase: str, marker: Path) -> Path:
         (root / "pytest.ini").write_text("[pytest]\naddopts = -q -s\n")
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "A slowly printing test")
-    if phase == "pre-commit":
+    if phase in ("pre-commit", "decided"):
         hook(root, "pre-commit", f"touch {marker}\nsleep {HOOK_PAUSE}")
     if phase == "accept":
         hook(root, "pre-commit", f"touch {marker}")
@@ -122,7 +128,7 @@ def environment() -> dict[str, str]:
 
 
 def wait_for_kill_point(
-    child: subprocess.Popen[str], phase: str, marker: Path, rng: random.Random
+    child: subprocess.Popen[str], phase: str, marker: Path, rng: random.Random, root: Path
 ) -> bool:
     """Block until the phase's kill point; False if the session ended first."""
     deadline = time.monotonic() + 60
@@ -133,6 +139,8 @@ def wait_for_kill_point(
         if child.poll() is not None:
             return False
         if delay is not None and time.monotonic() - start >= delay:
+            return True
+        if phase == "decided" and (root / ".git" / JOURNAL).exists():
             return True
         if phase in ("pre-commit", "ref-moved", "post-commit") and marker.exists():
             time.sleep(0.2 if phase != "ref-moved" else 0.05)
@@ -203,6 +211,8 @@ def next_run(root: Path, base_url: str, outcome: Outcome) -> None:
     outcome.next_exit = done.returncode
     notes = [line for line in done.stdout.splitlines() if "An accept of" in line]
     outcome.recovery = notes[0] if notes else ""
+    if outcome.phase == "decided" and outcome.killed and "committed now" not in outcome.recovery:
+        outcome.problems.append(f"the decided step was not committed: {outcome.recovery!r}")
     if done.returncode != 0 or "Finished" not in done.stdout:
         outcome.problems.append(f"next run exit {done.returncode}: {done.stderr[-400:]}")
     if git(root, "status", "--porcelain", "--untracked-files=all"):
@@ -229,7 +239,7 @@ def one_session(parent: Path, base_url: str, phase: str, mode: str, rng: random.
             text=True,
             start_new_session=True,
         )
-        outcome.killed = wait_for_kill_point(child, phase, marker, rng)
+        outcome.killed = wait_for_kill_point(child, phase, marker, rng, root)
         if outcome.killed:
             kill(child, mode)
         else:
@@ -248,6 +258,7 @@ def summary(outcomes: list[Outcome]) -> dict[str, object]:
     states = Counter(o.state.split(":")[0] for o in killed)
     recovered = Counter(
         "finished" if "files are now written" in o.recovery
+        else "committed" if "committed now" in o.recovery
         else "rolled back" if "rolled back" in o.recovery
         else "none"
         for o in killed

@@ -27,11 +27,17 @@ def load_harness():
 
 def test_kills_during_an_accept_leave_no_half_written_step():
     harness = load_harness()
-    plan = [("pre-commit", "group"), ("ref-moved", "group"), ("accept", "process")]
+    plan = [
+        ("decided", "group"), ("pre-commit", "group"), ("ref-moved", "group"),
+        ("accept", "process"),
+    ]  # fmt: skip
     outcomes, counts = harness.run(plan, seed=3, quiet=True)
-    assert counts["kills"] == 3, outcomes
+    assert counts["kills"] == 4, outcomes
     assert counts["written_but_uncommitted"] == 0 and counts["kills_leaving_a_lock"] == 0
     assert counts["failures"] == 0, [o.problems for o in outcomes]
     said = [o.recovery for o in outcomes]
-    assert "rolled back" in said[0]  # the branch never moved
-    assert "its files are now written too" in said[1]  # the branch moved: finished
+    # Killed after the decision, before (or during) the commit: the branch never moved, and
+    # the next start makes the commit (a decision is never lost).
+    assert "committed now" in said[0] and outcomes[0].state == "before"
+    assert "committed now" in said[1]
+    assert "its files are now written too" in said[2]  # the branch moved: finished

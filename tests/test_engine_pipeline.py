@@ -218,7 +218,7 @@ def by_conversation(request) -> Reply:
     return Reply(text=plan_reply("Add sub", "Add mul"))
 
 
-async def test_the_next_step_starts_at_the_first_edits_and_restarts_when_a_fix_changes_them(
+async def test_the_next_step_asks_the_model_only_once_the_step_before_passed_its_tests(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     from tests.conftest import SAMPLE_FILES
@@ -232,22 +232,21 @@ async def test_the_next_step_starts_at_the_first_edits_and_restarts_when_a_fix_c
     )  # fmt: skip
 
     assert result.exit_code == 0, result.message
-    # Step 2 was asked for while step 1's first tests still ran (the next step's model call is
-    # shown live; its other events wait for its turn).
+    # Step 1's first try failed its tests: step 2 (whose shadow was made at those first edits)
+    # asked nothing then; it was asked once, after the fixed step 1 passed (DESIGN.md
+    # invariant 8: never built on a failing base).
     order = [
-        ("call", e.step) if isinstance(e, ev.ModelExchange) else ("tested", e.step)
+        ("call", e.step) if isinstance(e, ev.ModelExchange) else ("tested", e.step, e.ok)
         for e in seen.events
         if (isinstance(e, ev.ModelExchange) and e.purpose == "propose")
         or (isinstance(e, ev.TestsFinished) and e.step == 1)
     ]
-    assert order.index(("call", 2)) < order.index(("tested", 1))
-    # That preparation was built on step 1's first, broken version; the fix changed the files,
-    # so it was dropped and step 2 prepared again on the fixed proposal under review.
+    assert order == [("call", 1), ("tested", 1, False), ("tested", 1, True), ("call", 2)]
     step2_calls = [
         r for r in scripted_server.chat_requests if "Now do step 2" in str(r.messages[1:2])
     ]
-    assert len(step2_calls) >= 2
-    assert seen.of(ev.NextStepPrepared)[-1].ready
+    assert len(step2_calls) == 1
+    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
     first, second = result.commits
     assert parent_of(repo, second) == first
     text = (repo / "calc.py").read_text()
@@ -287,15 +286,16 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
 
     assert result.exit_code == 0, result.message
     # No selection data yet: step 1 runs the suite collecting coverage (2–3× slower). Step 2,
-    # prepared meanwhile, would have to collect too; it runs the plain suite instead.
+    # prepared once step 1 passed, never collects: it runs the plain suite where it would
+    # have to, and here (step 1's run has collected by then) its affected tests first.
     collecting = [name for name, c in commands if "--testmon-noselect" in c and " --help " not in c]
     assert len(collecting) == 1 and "-next" not in collecting[0]
     assert runs(seen, 1) == [("full", True, 6)]
-    assert runs(seen, 2) == [("full", True, 6)]
+    assert runs(seen, 2)[-1] == ("full", True, 6)
     prepared = [
         c for name, c in commands if "-next" in name and " --help " not in c and name != "model"
     ]
-    assert prepared == [TEST_CMD]
+    assert prepared[-1] == TEST_CMD and not any("--testmon-noselect" in c for c in prepared)
     # The check whether testmon is importable started with the session (beside the plan call,
     # not after step 1's edits), and ran once: the prepared step shared it.
     probes = [i for i, (_, c) in enumerate(commands) if " --help " in c]

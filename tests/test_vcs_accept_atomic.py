@@ -83,18 +83,56 @@ def locks(root: Path) -> list[str]:
     return [str(p) for p in (root / ".git").rglob("*.lock")]
 
 
-def test_a_kill_during_the_pre_commit_hook_leaves_everything_as_before(make_repo, tmp_path):
-    root = make_repo()
-    before, head = files(root), git(root, "rev-parse", "HEAD")
+def kill_during_the_pre_commit_hook(root: Path, tmp_path: Path) -> None:
+    """Kill an accept (after its decision) while the pre-commit hook runs; the hook is quick
+    again at the next start, or the recovery would wait on it."""
     marker = tmp_path / "in-hook"
     hook(root, "pre-commit", f"touch {marker}\nsleep 30\n")
     kill_when(root, marker)
+    hook(root, "pre-commit", "exit 0\n")
+
+
+def test_a_kill_during_the_pre_commit_hook_leaves_everything_as_before_then_commits_it(
+    make_repo, tmp_path
+):
+    root = make_repo()
+    before, head = files(root), git(root, "rev-parse", "HEAD")
+    kill_during_the_pre_commit_hook(root, tmp_path)
     assert files(root) == before and git(root, "rev-parse", "HEAD") == head
     assert git(root, "status", "--porcelain") == "" and locks(root) == []
+    # The decision was made: the next start makes the commit from the journal.
     said = recover_interrupted_accept(root)
-    assert said is not None and "rolled back" in said
-    assert not (root / ".git" / JOURNAL).exists() and files(root) == before
+    new = git(root, "rev-parse", "HEAD")
+    assert said is not None and "committed now" in said and new[:8] in said
+    assert git(root, "log", "--format=%s").splitlines() == ["Subtract", "initial"]
+    assert (root / "calc.py").read_text() == MINUS and (root / "util.py").read_text() == "X = 1\n"
+    assert git(root, "status", "--porcelain") == "" and locks(root) == []
+    assert not (root / ".git" / JOURNAL).exists()
     assert recover_interrupted_accept(root) is None  # said once
+
+
+def test_an_interrupted_decision_is_rolled_back_when_the_user_edited_its_files_since(
+    make_repo, tmp_path
+):
+    root = make_repo()
+    head = git(root, "rev-parse", "HEAD")
+    kill_during_the_pre_commit_hook(root, tmp_path)
+    (root / "calc.py").write_text("# mine\n")
+    said = recover_interrupted_accept(root)
+    assert said is not None and "rolled back" in said and "calc.py" in said
+    assert git(root, "rev-parse", "HEAD") == head and (root / "calc.py").read_text() == "# mine\n"
+    assert not (root / ".git" / JOURNAL).exists()
+
+
+def test_an_interrupted_decision_whose_hook_now_refuses_is_rolled_back(make_repo, tmp_path):
+    root = make_repo()
+    before, head = files(root), git(root, "rev-parse", "HEAD")
+    kill_during_the_pre_commit_hook(root, tmp_path)
+    hook(root, "pre-commit", "echo 'lint failed' >&2\nexit 1\n")
+    said = recover_interrupted_accept(root)
+    assert said is not None and "rolled back" in said and "lint failed" in said
+    assert git(root, "rev-parse", "HEAD") == head and files(root) == before
+    assert not (root / ".git" / JOURNAL).exists()
 
 
 def test_a_kill_after_the_branch_moved_is_finished_at_the_next_start(make_repo, tmp_path):

@@ -163,7 +163,7 @@ def _cmd_config(argv: Sequence[str]) -> int:
 def _cmd_run(argv: Sequence[str]) -> int:
     import asyncio
 
-    from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
+    from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer, ask_without_tests
     from tui_engineer.headless.runner import NoTestCommand, RunOptions, run_session
     from tui_engineer.headless.signals import run_stoppable
@@ -188,22 +188,23 @@ def _cmd_run(argv: Sequence[str]) -> int:
         no_tests=args.no_tests,
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
-    sink = JsonPrinter() if args.json else ProgressPrinter()
+    sink = NotingCommits(JsonPrinter() if args.json else ProgressPrinter())
     try:
-        result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
-    except NoTestCommand:
-        # Answering on the terminal anyway: offer what the TUI offers. --yes stops here.
-        choice = None if args.yes else ask_without_tests()
-        if choice is None:
-            raise
-        options.no_tests = choice
-        result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+        try:
+            result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+        except NoTestCommand:
+            # Answering on the terminal anyway: offer what the TUI offers. --yes stops here.
+            choice = None if args.yes else ask_without_tests()
+            if choice is None:
+                raise
+            options.no_tests = choice
+            result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
+    except KeyboardInterrupt:
+        print(f"tui-engineer: interrupted; {sink.left()}", file=sys.stderr)
+        return 130
     if result is None:
-        print(
-            f"tui-engineer: stopped by {stopped_by.name if stopped_by else 'a signal'}; "
-            "the shadow worktree was removed, your files are untouched",
-            file=sys.stderr,
-        )
+        name = stopped_by.name if stopped_by else "a signal"
+        print(f"tui-engineer: stopped by {name}; {sink.left()}", file=sys.stderr)
         return 1
     return result.exit_code
 

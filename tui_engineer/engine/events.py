@@ -123,6 +123,9 @@ class ModelExchange(Event):
     usd: float | None
     estimated: bool = False  # the server reported no usage: counted as chars / 4
     retries: int = 0  # broken replies thrown away before this one
+    # A call of the step prepared ahead (engine/pipeline.py): recorded at once, never shown as
+    # the reply on screen.
+    background: bool = False
 
 
 @dataclass(frozen=True)

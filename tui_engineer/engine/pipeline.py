@@ -1,12 +1,19 @@
 """Prepare the next step while the human reviews this one.
 
-As soon as step k's first edits are written (while k's own tests still run), the next pending
-step (when everything it depends on is accepted, or is k) is proposed and verified in a second
-shadow worktree whose baseline is k's proposal as it is then. When k reaches review with other
-files (a fix changed them), that preparation is dropped and started again on the proposal under
-review. One step ahead at most. Its model calls go through the same model and ledger, so the
-budgets count them; its other events are held back and shown when the step's turn comes, so the
-UI keeps showing k. Chat messages are not taken by it: they stay for the step under review.
+As soon as step k's first edits are written (while k's own tests still run), a second shadow
+worktree is made for the next pending step (when everything it depends on is accepted, or is
+k), whose baseline is k's proposal as it is then. Its model is asked only once k's tests passed
+(DESIGN.md invariant 8: never built on a failing base): when k reaches review with those files
+and passing tests, the preparation goes on; with other files (a fix changed them), it is dropped
+before any model call and started again on the proposal under review; with failing tests, none
+is prepared. One step ahead at most.
+
+It is invisible until its turn. Its model calls go through the same model and ledger, so the
+budgets count them; the record sees each finished call at once (a ModelExchange marked
+`background`, which no UI treats as the reply on screen); its live token counts are not shown
+(the status bar's counter is the step under review's, and never goes backwards); its other
+events are held back and shown when the step's turn comes. A failed preparation is noted once,
+quietly. Chat messages are not taken by it: they stay for the step under review.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 
@@ -14,8 +21,9 @@ The prepared step tests like any step (affected tests first, engine/verification
 session's selection data, but never runs the suite collecting coverage (2–3× slower than a plain
 run, and meanwhile k's own runs may collect): where it would, it runs the plain suite instead.
 
-- accept k → the prepared proposal is moved onto the new commit and reviewed at once (committed
-  later on top of k's commit, like any step);
+- accept k → k is committed first, at once (nothing waits for the prepared step); the prepared
+  proposal is then moved onto the new commit and reviewed when ready (committed later on top of
+  k's commit, like any step);
 - reject / skip / stop / plan edit of k → it is dropped, and proposed again when its turn comes;
 - a chat message that arrived meanwhile → also dropped (it was prepared without that message).
 """
@@ -23,7 +31,6 @@ run, and meanwhile k's own runs may collect): where it would, it runs the plain 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import shutil
 from collections.abc import Sequence
@@ -39,21 +46,21 @@ from tui_engineer.engine.verification import start_probe
 from tui_engineer.vcs.repo import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
-# Shown as they happen: budgets and run records must see background calls at once.
-_LIVE = (ev.UsageUpdated, ev.BudgetWarning, ev.ModelExchange)
-
 
 @dataclass
 class _Held:
-    """An event sink that keeps the background step's events for later."""
+    """An event sink that keeps the background step's events for later: only a finished call
+    (for the record, marked as the background's) and a budget warning go out at once."""
 
     emit: ev.EventSink
     events: list[ev.Event] = field(default_factory=list)
 
     def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, _LIVE):
+        if isinstance(event, ev.ModelExchange):
+            self.emit(replace(event, background=True))
+        elif isinstance(event, ev.BudgetWarning):
             self.emit(event)
-        else:
+        elif not isinstance(event, ev.UsageUpdated):  # the ledger's totals: the next ones say
             self.events.append(event)
 
 
@@ -126,6 +133,8 @@ class _Ahead:
     feedback: int  # chat messages delivered when it started (a later one makes it stale)
     task: asyncio.Task[Proposal] | None = None
     shadow: Shadow | None = None
+    # Set once the proposal it is built on passed its tests: only then is the model asked.
+    base_passed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Pipeline:
@@ -140,20 +149,28 @@ class Pipeline:
         self._count = 0
 
     async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
-        """Called when `current`'s first edits are written, before its tests run."""
+        """Called when `current`'s first edits are written, before its tests run: the shadow
+        is made now; the model is asked once they passed (`start`)."""
         if self._ahead is None:
             await self._begin(request, plan, current)
 
-    async def start(self, request: str, plan: Sequence[Step], current: Step) -> None:
-        """Called when `current`'s proposal goes to review: keep a preparation begun on the same
-        files, else (re)start it on the proposal as it is now."""
+    async def start(
+        self, request: str, plan: Sequence[Step], current: Step, *, passed: bool = True
+    ) -> None:
+        """Called when `current`'s proposal goes to review: go on with a preparation begun on
+        the same files, else (re)start it on the proposal as it is now; none when its tests
+        failed (`passed` False)."""
         ahead = self._ahead
         if ahead is not None:
             now = await asyncio.to_thread(current_tree, self.rt.shadow)
-            if now == ahead.tree and ahead.feedback == self.rt.delivered:
+            if passed and now == ahead.tree and ahead.feedback == self.rt.delivered:
+                ahead.base_passed.set()
                 return
             await self.drop()
-        await self._begin(request, plan, current)
+        if passed:
+            await self._begin(request, plan, current)
+            if self._ahead is not None:
+                self._ahead.base_passed.set()
 
     async def _begin(self, request: str, plan: Sequence[Step], current: Step) -> None:
         if not self.enabled:
@@ -187,23 +204,28 @@ class Pipeline:
             self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue(),
             selection=selection,
         )  # fmt: skip
-        # A copy: the plan's own step keeps its status ("pending") until its turn.
-        proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
+        await ahead.base_passed.wait()  # no model call on a base whose tests did not pass
+        try:
+            # A copy: the plan's own step keeps its status ("pending") until its turn.
+            proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
+        except Exception as err:
+            # Quietly, once: the step is proposed as usual when its turn comes.
+            self.rt.emit(
+                ev.Notice(
+                    message=f"Step {ahead.step.index} could not be prepared ahead ({err}); "
+                    "it is proposed when its turn comes."
+                )
+            )
+            raise
         self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))
         return proposal
 
     async def decided(self, kind: str) -> None:
-        """The step under review was decided: keep the prepared step only on accept (then wait
-        for it: the session needs it next)."""
-        ahead = self._ahead
-        if ahead is None:
-            return
+        """The step under review was decided (an accept is already committed): keep the
+        prepared step only on accept, and wait for nothing here: it is awaited when its turn
+        comes (`take`)."""
         if kind != "accept":
             await self.drop()
-            return
-        assert ahead.task is not None
-        with contextlib.suppress(Exception):
-            await asyncio.shield(ahead.task)  # a failure is dropped when taken
 
     async def take(self, step: Step) -> Proposal | None:
         """The prepared proposal for `step`, moved into the session's shadow; None when there is
@@ -223,6 +245,7 @@ class Pipeline:
         await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)
         for event in ahead.held.events:
             self.rt.emit(event)
+        self.rt.emit_usage()  # the ledger's totals, its calls included
         # Its work is done (nothing of it still runs, unlike a dropped one's): kept for the next.
         await self._forget(keep=True)
         proposal.step = step

@@ -230,21 +230,42 @@ class Session:
                     unverified=proposal.unverified,
                 )
             )
-            await self.pipeline.start(request, self.plan, step)
-            decision = await self.reviewer.review(proposal)
-            self.rt.emit(
-                ev.DecisionMade(step=step.index, decision=decision.kind, reason=decision.reason)
-            )
+            await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
+            decision = await self._review(step, proposal)
+            if decision.kind == "accept":
+                # Final at once: committed before anything waits for the step prepared ahead.
+                listed = changes if reruns == self._reruns else None
+                await self._settle(step, proposal, decision, listed)
+                await self.pipeline.decided(decision.kind)
+                return
             await self.pipeline.decided(decision.kind)
             if decision.kind == "reject":
                 await asyncio.to_thread(self.rt.shadow.reset)
                 rejections.append(decision.reason or "(no reason given)")
                 step.status = "pending"
                 continue
-            # Listed for the review; listed again at accept only if a test ran since.
-            listed = changes if reruns == self._reruns else None
-            await self._settle(step, proposal, decision, listed)
+            await self._settle(step, proposal, decision)
             return
+
+    async def _review(self, step: Step, proposal: Proposal) -> Decision:
+        """The human's decision, said at once. An accept that a stop (Ctrl-C, a signal)
+        overtakes before the session saw it is still committed: a decision is never lost."""
+        asking = asyncio.ensure_future(self.reviewer.review(proposal))
+        try:
+            decision = await asking
+        except asyncio.CancelledError:
+            made = asking.done() and not asking.cancelled() and asking.exception() is None
+            if made and asking.result().kind == "accept" and proposal.diff.strip():
+                self._decided(step, asking.result())
+                await self._commit(step, proposal)
+            raise
+        self._decided(step, decision)
+        return decision
+
+    def _decided(self, step: Step, decision: Decision) -> None:
+        self.rt.emit(
+            ev.DecisionMade(step=step.index, decision=decision.kind, reason=decision.reason)
+        )
 
     async def _settle(
         self,
@@ -275,7 +296,10 @@ class Session:
     async def _commit(
         self, step: Step, proposal: Proposal, changes: list[Change] | None = None
     ) -> None:
-        sha = await asyncio.to_thread(
+        """Commit the accepted step. To its end even when the session is stopped meanwhile
+        (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
+        counted and said, before the stop goes on and anything reports how the session ended."""
+        work = asyncio.to_thread(
             accept,
             self.rt.shadow,
             title=step.title,
@@ -283,6 +307,9 @@ class Session:
             model=self.rt.model.model,
             changes=changes,
         )
+        await to_the_end(work, keep=lambda sha: self._committed(step, proposal, sha))
+
+    def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
         step.status, step.commit = "accepted", sha
         self.commits.append(sha)
         self._last_accepted = proposal
@@ -315,6 +342,12 @@ class Session:
                     comment=verdict.comment,
                 )
             )
+
+
+def _passed(proposal: Proposal) -> bool:
+    """Whether the next step may be built on this proposal: its tests passed (or the session
+    has none to run)."""
+    return proposal.tests_ok or proposal.unverified
 
 
 def _mode_notices(rt: Runtime) -> list[str]:

@@ -25,6 +25,28 @@ class JsonPrinter:
         self._out.flush()
 
 
+class NotingCommits:
+    """A printer that notes the commits made, so a stopped run's last line says what the branch
+    holds (an accept is committed to its end before a stop reports: engine/session.py)."""
+
+    def __init__(self, printer: ev.EventSink) -> None:
+        self.printer = printer
+        self.commits: list[tuple[str, str]] = []
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.StepCommitted):
+            self.commits.append((event.sha, event.title))
+        self.printer(event)
+
+    def left(self) -> str:
+        """What a stopped run left: its commits, if any, and the user's other files."""
+        removed = "the shadow worktree was removed"
+        if not self.commits:
+            return f"{removed}, your files are untouched"
+        made = ", ".join(f"{sha[:8]} {visible(title)}" for sha, title in self.commits)
+        return f"committed on your branch: {made}; {removed}, your other files are untouched"
+
+
 # Control characters (ESC starts the sequences that retitle or clear a terminal; C1 too), except
 # tab and newline: text the model chose (file names, reasons) is printed with them made visible.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -110,7 +132,8 @@ class ProgressPrinter:
         self._tokens += 1  # one streamed chunk is about one token
 
     def _on_model_exchange(self, e: ev.ModelExchange) -> None:
-        self._stop_waiting()
+        if not e.background:  # the step prepared ahead: not the call being waited for
+            self._stop_waiting()
 
     async def _wait_line(self, purpose: str) -> None:
         """Say how long the model has been thinking and how much it wrote, so a slow or stuck
@@ -136,9 +159,11 @@ class ProgressPrinter:
         self._line(f"  ✉ your message was given to the model ({where})")
 
     def _on_edits_applied(self, e: ev.EditsApplied) -> None:
+        self._stop_waiting()  # a prepared step's held reply (its own end was not shown) is in
         self._line(f"  edited: {', '.join(e.changed) or '(nothing)'}")
 
     def _on_edit_refused(self, e: ev.EditRefused) -> None:
+        self._stop_waiting()
         first = e.reason.strip().splitlines()[0] if e.reason.strip() else "refused"
         self._line(f"  ✗ edit refused: {first}")
 

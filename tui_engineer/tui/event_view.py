@@ -96,6 +96,8 @@ class EngineEventView:
         await self.chat.add_text(event.text)
 
     async def _on_model_exchange(self, event: ev.ModelExchange) -> None:
+        if event.background:  # the step prepared ahead: not the reply (or spinner) on screen
+            return
         await self.chat.end_reply()
         self.status.busy = ""
 
@@ -194,6 +196,8 @@ class EngineEventView:
 
     async def _on_proposal_ready(self, event: ev.ProposalReady) -> None:
         self.proposals_seen += 1
+        # A step prepared ahead shows its held reply just before: it ends here.
+        await self.chat.end_reply()
         self.diff.show_diff(event.diff)
         self.diff.border_title = f"Diff — step {event.step}"
         marks = {path: letter[:1] for letter, path in event.changes}
@@ -233,6 +237,7 @@ class EngineEventView:
 
     async def _on_step_committed(self, event: ev.StepCommitted) -> None:
         self.plan_pane.set_status(event.step, "accepted", event.sha[:7])
+        self.status.phase = "committed" + ("" if self.deterministic else f" {event.sha[:7]}")
         sha = "" if self.deterministic else f" as {event.sha[:7]}"
         await self.chat.note(f"✓ Step {event.step} committed{sha}: {event.title}")
 

@@ -1,13 +1,17 @@
 """The accept journal: what an accept in progress is doing, so a crash can be finished or undone.
 
 `.git/tui-engineer-accept.json` is written (temporary file + rename, so it is whole or absent)
-when an accept starts, and again with the new commit just before the branch moves. The next
-start reads it:
+at the decision: with the step's files already in the user's object store (`entries`), its
+message and whether to sign, everything the commit needs. It is written again with the new commit
+just before the branch moves. The next start reads it:
 
 - the branch points at the new commit: the accept got past the compare-and-swap, so it is
   finished (the step's files and index entries are written from the commit, the undo ref set);
-- the branch is still at the old commit: the branch never moved and no file of the user's was
-  written yet (files come after the branch), so there is nothing to undo;
+- the branch is still at the old commit: the process was stopped after the decision and before
+  the commit (during the pre-commit hook, say). A decision is never lost: the commit is made
+  now from the journal (hooks included), unless the user edited the step's files since or a
+  hook refuses: then it is rolled back (nothing of the user's was written yet: files come after
+  the branch), and said so. A journal of an older version (no entries) is rolled back;
 - the branch moved elsewhere (the user committed since): left alone, and said so.
 
 Either way the journal is removed and one sentence says what happened. Lock files git itself
@@ -36,6 +40,11 @@ class Journal:
     paths: list[str]
     subject: str
     new: str | None = None  # set once the commit exists, just before the ref moves
+    message: str = ""  # the commit message before the user's hooks see it
+    sign: bool = False  # the user's commit.gpgSign
+    # (path, mode, blob sha) of each step path, blobs already in the user's object store; no
+    # mode and no sha: the step removes it. Empty in a journal of an older version.
+    entries: list[tuple[str, str, str | None]] = field(default_factory=list)
     pid: int = field(default_factory=os.getpid)
     host: str = field(default_factory=socket.gethostname)
 

@@ -3,15 +3,17 @@
 Accept is atomic, in this order:
 1. checks: every file the step touches must still be as the proposal saw it, and no folder on
    the way to one may be a symlink or file in the user's tree (writing would go through it);
-2. a journal (accept_journal.py) is written in `.git`;
+2. the decision (`decide`): the step's files go into the user's object store and a journal
+   (accept_journal.py) naming them, the message and the old commit is written in `.git`;
 3. the commit is built as objects from the user's HEAD tree plus the step's files, in a
    temporary index, with the user's pre-commit / prepare-commit-msg / commit-msg hooks run on
    it (commit_objects.py says what hooks see), identity and signing as `git commit` would;
 4. the branch (or a detached HEAD) moves by compare-and-swap from the old commit;
 5. only then are the step's files and index entries written (tree_update.py), the journal
    removed, and post-commit run.
-A kill before 4 leaves the user's files, index and branch untouched; a kill after 4 is finished
-by `recover_interrupted_accept` at the next start. The user's index.lock is never taken.
+A kill before 4 leaves the user's files, index and branch untouched, and the next start makes
+the commit from the journal (a decision is never lost: DESIGN.md invariant 8); a kill after 4 is
+finished by `recover_interrupted_accept` at the next start. The user's index.lock is never taken.
 Other uncommitted changes (staged or not) stay as they were. A file the step edits that also
 held uncommitted user changes ("include" mode) is committed whole: the step was written and
 tested on top of those changes. On a detached HEAD the commit is made there, like `git commit`
@@ -42,6 +44,7 @@ from tui_engineer.vcs.accept_journal import (
     write_journal,
 )
 from tui_engineer.vcs.commit_objects import (
+    Entry,
     checked_message,
     hash_shadow_file,
     make_commit,
@@ -179,16 +182,15 @@ def _move_ref(root: Path, journal: Journal, new: str) -> None:
         ) from None
 
 
-def _build(shadow: Shadow, journal: Journal, message: str, gitdir: Path, sign: bool) -> str:
+def _build(root: Path, journal: Journal, gitdir: Path) -> str:
     """The step's commit as objects (hooks run on a temporary index); returns its sha."""
-    root = shadow.root
-    entries = [hash_shadow_file(root, shadow.path, p) for p in journal.paths]
+    entries = [Entry(path, mode, sha) for path, mode, sha in journal.entries]
     with tempfile.TemporaryDirectory(prefix="tui-engineer-accept-") as scratch:
         index = Path(scratch) / "index"
         stage(root, index, journal.old, entries)
         run_hook(root, "pre-commit", index=index)
-        message = checked_message(root, gitdir, message, index)
-        return make_commit(root, index, journal.old, message, sign=sign)
+        message = checked_message(root, gitdir, journal.message, index)
+        return make_commit(root, index, journal.old, message, sign=journal.sign)
 
 
 def accept(
@@ -202,6 +204,23 @@ def accept(
     """Bring the shadow's proposal into the user's tree as exactly one commit; return its sha.
     `changes`: the shadow's changes if the caller has just listed them (nothing ran in the
     shadow since), else they are listed here."""
+    journal = decide(shadow, title=title, body=body, model=model, changes=changes)
+    sha = commit_decided(shadow.root, journal)
+    shadow.rebaseline()
+    return sha
+
+
+def decide(
+    shadow: Shadow,
+    *,
+    title: str,
+    body: str = "",
+    model: str | None = None,
+    changes: list[Change] | None = None,
+) -> Journal:
+    """The decision, made durable: checks, the step's files into the user's object store, and
+    the journal naming them. From here a stop of any kind (kill -9 too) ends with the step
+    committed, now or at the next start. Nothing of the user's changes yet."""
     if not title.strip():
         raise ValueError("a commit needs a title")
     if changes is None:
@@ -219,11 +238,29 @@ def accept(
         _refuse_links_in_the_way(root, paths)
         gitdir = Path(repo.git_dir).resolve()
         ref = _where(repo, state)
-    sign = config_bool(config.get("commit.gpgsign", "false"))
-    journal = Journal(ref, state.head, shadow.baseline, paths, title.strip().splitlines()[0])
-    write_journal(gitdir, journal)
     try:
-        sha = _build(shadow, journal, compose_message(title, body, model), gitdir, sign)
+        entries = [hash_shadow_file(root, shadow.path, p) for p in paths]
+    except git.GitCommandError as err:
+        raise GitRefused(
+            "git refused the step's files; your files are as they were before accepting.\n"
+            + git_output(err)
+        ) from None
+    journal = Journal(
+        ref, state.head, shadow.baseline, paths, title.strip().splitlines()[0],
+        message=compose_message(title, body, model),
+        sign=config_bool(config.get("commit.gpgsign", "false")),
+        entries=[(e.path, e.mode, e.sha) for e in entries],
+    )  # fmt: skip
+    write_journal(gitdir, journal)
+    return journal
+
+
+def commit_decided(root: Path, journal: Journal) -> str:
+    """Make the decided step's commit (hooks, compare-and-swap), then write its files; return
+    its sha. A refusal (a hook, the branch moved) removes the journal: nothing was written."""
+    gitdir = git_dir(root)
+    try:
+        sha = _build(root, journal, gitdir)
         journal.new = sha
         write_journal(gitdir, journal)
         _move_ref(root, journal, sha)
@@ -237,7 +274,6 @@ def accept(
         raise
     _finish(root, gitdir, journal, sha)
     run_hook(root, "post-commit")  # like git: after the commit is in place; its status is ignored
-    shadow.rebaseline()
     return sha
 
 
@@ -283,6 +319,8 @@ def recover_interrupted_accept(root: Path) -> str | None:
             f"An accept of {step} was interrupted after its commit ({journal.new[:8]}) was made; "
             f"its files are now written too.{kept}"
         )
+    if now == journal.old and journal.entries:
+        return _commit_interrupted(root, journal, step)
     remove_journal(gitdir)
     if now == journal.old:
         return (
@@ -290,6 +328,31 @@ def recover_interrupted_accept(root: Path) -> str | None:
             "your files and branch are as they were before it."
         )
     return f"An accept of {step} was interrupted, and {journal.ref} has moved since; left as it is."
+
+
+def _commit_interrupted(root: Path, journal: Journal, step: str) -> str:
+    """The decision was made, the commit not (a stop during the pre-commit hook, say): make it
+    now, unless the user edited the step's files since or git refuses; then roll back."""
+    with open_repo(root) as repo:
+        edited = _conflicts(repo, root, journal.baseline, journal.paths)
+    rolled_back = "rolled back: your files and branch are as they were before it"
+    if edited:
+        remove_journal(git_dir(root))
+        return (
+            f"An accept of {step} was interrupted before its commit was made, and you edited "
+            f"{', '.join(edited)} since; {rolled_back}."
+        )
+    try:
+        sha = commit_decided(root, journal)
+    except GitRefused as err:
+        return (
+            f"An accept of {step} was interrupted before its commit was made; making it now "
+            f"failed, so {rolled_back}.\n{err}"
+        )
+    return (
+        f"An accept of {step} was interrupted before its commit was made; it is committed now "
+        f"({sha[:8]}), as you decided."
+    )
 
 
 def is_ours(repo: git.Repo, commit: str) -> bool:

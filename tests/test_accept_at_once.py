@@ -1,0 +1,442 @@
+"""A decision is final at once, whatever the model is doing (DESIGN.md invariant 8): real
+headless sessions, real git repos and pytest runs, the scripted model over HTTP holding step 2's
+reply until the test releases it (a model that takes as long as the test wants: no clocks)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import SUB, plan_reply, run_headless
+from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision
+from tui_engineer.records.recorder import read_record
+
+REACHED = 30  # seconds a test waits for something that should happen at once, before failing
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+
+
+class AcceptWhenHeld:
+    """Accepts step 1 once step 2's model call is in flight (held by `gate`), like a human who
+    reads step 1 while a slow model writes step 2; later steps at once."""
+
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+        self.reviews = 0
+
+    async def review(self, proposal):
+        self.reviews += 1
+        if self.reviews == 1:
+            await self.gate.arrived()
+        return Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+class Watch:
+    """An event sink that notes when step 1 was decided and committed, and what the branch
+    held then; opens the gate once step 1 is committed (or, if that never comes, at the end of
+    the test's patience, so a failing test fails instead of hanging)."""
+
+    def __init__(self, repo: Path, gate: Gate) -> None:
+        self.repo, self.gate = repo, gate
+        self.decided_at: float | None = None
+        self.committed_at: float | None = None
+        self.committed_while_held: bool | None = None
+        self.branch_then: list[str] = []
+        self.committed = asyncio.Event()
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.DecisionMade) and event.step == 1:
+            self.decided_at = time.monotonic()
+        if isinstance(event, ev.StepCommitted) and event.step == 1:
+            self.committed_at = time.monotonic()
+            self.committed_while_held = not self.gate._open.is_set()
+            self.branch_then = git(self.repo, "log", "--format=%s").splitlines()
+            self.committed.set()
+
+    async def open_after_commit(self) -> None:
+        try:
+            await asyncio.wait_for(self.committed.wait(), REACHED)
+        finally:
+            self.gate.open()
+
+    @property
+    def latency(self) -> float:
+        assert self.decided_at is not None and self.committed_at is not None
+        return self.committed_at - self.decided_at
+
+
+async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),  # step 2, prepared during step 1's review
+    )
+    watch = Watch(repo, gate)
+    opener = asyncio.ensure_future(watch.open_after_commit())
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=AcceptWhenHeld(gate),
+        sink=watch, pipeline=True,
+    )  # fmt: skip
+    await opener
+
+    assert result.exit_code == 0, result.message
+    # Step 1 was on the branch before step 2's model call answered.
+    assert watch.committed_while_held is True
+    assert watch.branch_then == ["Add sub", "initial"]
+    print(f"accept -> commit with step 2's call held: {watch.latency * 1000:.0f} ms")
+    # Step 2 was still prepared ahead, and committed on top of step 1.
+    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+
+
+class QuitAfterAccept(AcceptWhenHeld):
+    """Accepts step 1 while step 2 is held, and the session is stopped (Ctrl-C, SIGTERM: the
+    session task is cancelled) right after the decision."""
+
+    session: asyncio.Task | None = None
+
+    def sink(self, event: ev.Event) -> None:
+        if isinstance(event, ev.DecisionMade) and event.step == 1:
+            assert self.session is not None
+            self.session.cancel()
+
+
+async def test_a_stop_right_after_an_accept_leaves_the_step_committed_and_says_so(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),
+    )
+    reviewer = QuitAfterAccept(gate)
+    seen: list[ev.Event] = []
+
+    def sink(event: ev.Event) -> None:
+        seen.append(event)
+        reviewer.sink(event)
+
+    session = asyncio.ensure_future(
+        run_headless(
+            repo,
+            "add sub and mul",
+            scripted_server.base_url,
+            reviewer=reviewer,
+            sink=sink,
+            pipeline=True,
+        )  # fmt: skip
+    )
+    reviewer.session = session
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(session), REACHED)
+    finally:
+        gate.open()
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    sha = git(repo, "rev-parse", "HEAD")
+    [finished] = [e for e in seen if isinstance(e, ev.SessionFinished)]
+    assert finished.outcome == "quit" and finished.commits == (sha,)
+    assert [e.sha for e in seen if isinstance(e, ev.StepCommitted)] == [sha]
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    assert [e["sha"] for e in read_record(record) if e["type"] == "step_committed"] == [sha]
+    assert "def sub" in (repo / "calc.py").read_text()
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def slow_hook(repo: Path) -> tuple[Path, Path]:
+    """A pre-commit hook that says it started (`reached`) and waits until `release` exists:
+    a 6 s hook, as long as the test wants."""
+    reached, release = repo.parent / "hook-reached", repo.parent / "hook-release"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(
+        f"#!/bin/sh\ntouch '{reached}'\nwhile [ ! -e '{release}' ]; do sleep 0.02; done\nexit 0\n"
+    )
+    hook.chmod(0o755)
+    return reached, release
+
+
+async def wait_for_file(path: Path) -> None:
+    for _ in range(REACHED * 50):
+        if path.exists():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path.name} never appeared")
+
+
+async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_reports_it(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    reached, release = slow_hook(repo)
+    scripted_server.script(Reply(text=SUB))
+    seen: list[ev.Event] = []
+    session = asyncio.ensure_future(
+        run_headless(repo, "add sub", scripted_server.base_url, sink=seen.append, plan=False)
+    )
+    try:
+        await wait_for_file(reached)
+        session.cancel()  # Ctrl-C / SIGTERM while the hook runs
+        await asyncio.sleep(0)
+        assert not session.done()  # it waits for the commit, whose hook still runs
+        release.touch()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(session), REACHED)
+    finally:
+        release.touch()
+    head = git(repo, "rev-parse", "HEAD")
+    # What it reported is what the branch holds, and the branch no longer moves.
+    [finished] = [e for e in seen if isinstance(e, ev.SessionFinished)]
+    assert finished.outcome == "quit" and finished.commits == (head,)
+    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert git(repo, "status", "--porcelain") == ""
+    assert not (repo / ".git" / "tui-engineer-accept.json").exists()
+
+
+def by_conversation(request) -> Reply:
+    """Step 1's first try fails its new test and needs one fix; answers by what is asked."""
+    first = str(request.messages[0].get("content", ""))
+    user = str(request.messages[1].get("content", "")) if len(request.messages) > 1 else ""
+    if "You diagnose" in first:
+        return Reply(text="sub adds instead of subtracting.")
+    if "Now do step 2" in user:
+        return Reply(text=MUL_ON_SUB)
+    if "Now do step 1" in user:
+        return Reply(text=SUB_BROKEN if len(request.messages) == 2 else SUB_FIXED)
+    return Reply(text=plan_reply("Add sub", "Add mul"))
+
+
+class ReadsUntilPrepared:
+    """Reads step 1 until step 2 was prepared (a human reading while the model writes)."""
+
+    def __init__(self) -> None:
+        self.prepared = asyncio.Event()
+        self.reviews = 0
+
+    def sink(self, event: ev.Event) -> None:
+        if isinstance(event, ev.NextStepPrepared) and event.ready:
+            self.prepared.set()
+
+    async def review(self, proposal):
+        self.reviews += 1
+        if self.reviews == 1:
+            await asyncio.wait_for(self.prepared.wait(), REACHED)
+        return Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(*[by_conversation] * 12)
+    reviewer = ReadsUntilPrepared()
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+        sink=reviewer.sink, pipeline=True,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    purposes = [(e.purpose, e.step) for e in seen.of(ev.ModelExchange)]
+    # plan; step 1: propose, diagnose, fix; step 2: propose (prepared ahead, once step 1 passed)
+    assert purposes == [
+        ("plan", None), ("propose", 1), ("diagnose", 1), ("fix", 1), ("propose", 2)
+    ], purposes  # fmt: skip
+    assert len(scripted_server.chat_requests) == 5
+    # Step 2 was never built on step 1's failing try.
+    step2 = [r for r in scripted_server.chat_requests if "Now do step 2" in str(r.messages[1:2])]
+    assert len(step2) == 1 and "a + b  # x" not in str(step2[0].messages)
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+
+
+# ----- a real `tui-engineer run` process, stopped by signals (started in a session of its own,
+# as a supervisor or a CI runner starts it: the signal reaches it, not its hooks)
+
+
+class RunProcess:
+    """`tui-engineer run REQUEST --yes --json` in its own session; its JSON events are read
+    as they come."""
+
+    def __init__(self, repo: Path, server: ScriptedServer, request: str, *flags: str) -> None:
+        import json
+        import os
+        import subprocess
+        import sys
+        import threading
+
+        command = [sys.executable, "-m", "tui_engineer", "run", request, "--yes", "--json"]
+        command += ["--base-url", server.base_url, "--model", "test-model", *flags]
+        env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-key-0123456789"}
+        self.proc = subprocess.Popen(
+            command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True,
+        )  # fmt: skip
+        self.events: list[dict] = []
+        self._new = threading.Condition()
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                with self._new:
+                    self.events.append(json.loads(line))
+                    self._new.notify_all()
+
+        self._reader = threading.Thread(target=read, daemon=True)
+        self._reader.start()
+
+    def wait_event(self, kind: str, **fields: object) -> dict:
+        def found() -> dict | None:
+            return next(
+                (
+                    e for e in self.events
+                    if e["type"] == kind and all(e.get(k) == v for k, v in fields.items())
+                ),
+                None,
+            )  # fmt: skip
+
+        with self._new:
+            if not self._new.wait_for(
+                lambda: found() is not None or self.proc.poll() is not None, REACHED
+            ):
+                raise AssertionError(f"no {kind} event within {REACHED} s")
+        event = found()
+        assert event is not None, f"the run ended without a {kind} event: {self.events}"
+        return event
+
+    def finish(self) -> tuple[int, str]:
+        """Its exit code and stderr, once it ended and every JSON line was read."""
+        self.proc.wait(timeout=REACHED)
+        self._reader.join(timeout=5)
+        assert self.proc.stderr is not None
+        return self.proc.returncode, self.proc.stderr.read()
+
+    def kill(self) -> None:
+        import os
+        import signal
+
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+
+def the_commit_is_reported(repo: Path, run: RunProcess, err: str, title: str) -> None:
+    """What the run said (JSON, the record, its last line) is what the branch holds."""
+    head = git(repo, "rev-parse", "HEAD")
+    assert git(repo, "log", "--format=%s").splitlines() == [title, "initial"]
+    assert [e["sha"] for e in run.events if e["type"] == "step_committed"] == [head]
+    [finished] = [e for e in run.events if e["type"] == "session_finished"]
+    assert finished["outcome"] == "quit" and finished["commits"] == [head]
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    assert [e["sha"] for e in read_record(record) if e["type"] == "step_committed"] == [head]
+    last = err.strip().splitlines()[-1]
+    assert head[:8] in last and title in last and "untouched" in last, err
+    assert git(repo, "status", "--porcelain") == ""
+    assert not (repo / ".git" / "tui-engineer-accept.json").exists()
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_during_a_slow_pre_commit_hook_waits_for_the_commit_and_names_it(
+    name: str, make_repo, scripted_server: ScriptedServer
+) -> None:
+    import signal
+
+    repo = make_repo()
+    reached, release = slow_hook(repo)
+    scripted_server.script(Reply(text=SUB))
+    run = RunProcess(repo, scripted_server, "add sub", "--no-plan")
+    try:
+        run.wait_event("decision", step=1, decision="accept")
+        for _ in range(REACHED * 50):
+            if reached.exists():
+                break
+            time.sleep(0.02)
+        run.proc.send_signal(getattr(signal, name))
+        time.sleep(0.2)  # not a wait for a result: it shows the run did not report early
+        assert run.proc.poll() is None, "it reported before the branch stopped moving"
+        release.touch()
+        code, err = run.finish()
+    finally:
+        release.touch()
+        run.kill()
+    assert code == (130 if name == "SIGINT" else 1)
+    the_commit_is_reported(repo, run, err, "add sub")
+
+
+def test_a_signal_right_after_an_accept_commits_whatever_the_model_is_doing(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    import signal
+
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),
+    )
+    run = RunProcess(repo, scripted_server, "add sub and mul")
+    try:
+        run.wait_event("decision", step=1, decision="accept")
+        run.proc.send_signal(signal.SIGINT)  # Ctrl-C, step 2's call still held
+        code, err = run.finish()
+    finally:
+        gate.open()
+        run.kill()
+    assert code == 130
+    the_commit_is_reported(repo, run, err, "Add sub")
+
+
+def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_start(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    from tui_engineer.headless.options import RunOptions
+    from tui_engineer.headless.runner import prepare
+
+    repo = make_repo()
+    reached, release = slow_hook(repo)
+    scripted_server.script(Reply(text=SUB))
+    run = RunProcess(repo, scripted_server, "add sub", "--no-plan")
+    try:
+        run.wait_event("decision", step=1, decision="accept")
+        for _ in range(REACHED * 50):
+            if reached.exists():
+                break
+            time.sleep(0.02)
+        run.kill()  # kill -9 of its whole process group, the hook too
+    finally:
+        release.touch()
+    assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+    # The next start (TUI or headless: the same start-up) makes the decided commit.
+    options = RunOptions(request="next", repo=repo, flags={"base_url": scripted_server.base_url})
+    prepared = prepare(options, model=False)
+    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert any("committed now" in n for n in prepared.notices), prepared.notices
+    assert "def sub" in (repo / "calc.py").read_text()
+    assert git(repo, "status", "--porcelain") == ""
