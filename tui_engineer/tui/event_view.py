@@ -49,6 +49,7 @@ class EngineEventView:
     proposals_seen: int
     _tests_running: bool
     _changes: set[str]
+    _just_committed: str  # "committed <sha> · " until the next step starts
     status: StatusBar
     chat: ChatPane
     chat_input: ChatInput
@@ -83,7 +84,9 @@ class EngineEventView:
 
     async def _on_step_started(self, event: ev.StepStarted) -> None:
         self.plan_pane.set_status(event.index, "proposing")
-        self.status.phase = f"step {event.index}: {event.title}"
+        # The commit just made stays in sight while the next step gets ready.
+        committed, self._just_committed = getattr(self, "_just_committed", ""), ""
+        self.status.phase = f"{committed}step {event.index}: {event.title}"
 
     async def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
         self.status.busy = f"model: {event.purpose}"
@@ -238,6 +241,7 @@ class EngineEventView:
     async def _on_step_committed(self, event: ev.StepCommitted) -> None:
         self.plan_pane.set_status(event.step, "accepted", event.sha[:7])
         self.status.phase = "committed" + ("" if self.deterministic else f" {event.sha[:7]}")
+        self._just_committed = f"{self.status.phase} · "
         sha = "" if self.deterministic else f" as {event.sha[:7]}"
         await self.chat.note(f"✓ Step {event.step} committed{sha}: {event.title}")
 

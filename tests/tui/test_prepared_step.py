@@ -1,0 +1,113 @@
+"""The TUI with a real model's timing: the scripted server holds the step prepared ahead (or the
+reply on screen) until the test releases it. An accept commits at once; the prepared step's
+events never touch the reply on screen, its spinner or the token counter."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import plan_reply
+from tests.scripted_server import Gate, Reply
+from tests.test_engine_pipeline import MUL_ON_SUB
+from tests.tui.app_support import KEY, SIZE, SUB, finish_session, make_app, reviewing, wait_for
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.pipeline import _Held
+from tui_engineer.tui.bridge import EngineEvent
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def titles(repo: Path) -> list[str]:
+    return git(repo, "log", "--format=%s").splitlines()
+
+
+async def test_a_commits_at_once_while_the_next_steps_model_call_is_held(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),  # step 2, prepared while step 1 is reviewed
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, reviewing(app, 1))
+            await gate.arrived()  # step 2's call is in flight, and stays there
+            pressed = time.monotonic()
+            await pilot.press("a")
+            await wait_for(pilot, lambda: titles(repo)[0] == "Add sub", timeout=30)
+            print(
+                f"a -> commit on the branch, step 2's call held: {time.monotonic() - pressed:.2f} s"
+            )
+            await wait_for(pilot, lambda: app.status.phase.startswith("committed"))
+            assert app.plan_pane.status_of(1) == "accepted"
+            gate.open()
+            await wait_for(pilot, reviewing(app, 2))
+            await pilot.press("a")
+            await finish_session(pilot, app)
+    finally:
+        gate.open()
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
+
+
+async def test_a_background_call_ending_while_the_reply_streams_leaves_that_reply_whole(
+    make_repo, scripted_server
+) -> None:
+    """The step prepared ahead finishes a call (its exchange, its usage) while the reply on
+    screen is held in the middle of its edit block: the chat shows one reply with the edit
+    block kept out of it, the spinner stays, and the token counter never goes back."""
+    repo = make_repo()
+    gate = Gate()
+    reply = "Adding `sub` next to `add`.\n\n" + SUB
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=reply, hold=gate, hold_after=8),  # held inside the edit block
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub")
+    shown: list[int] = []
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await gate.arrived()
+            await wait_for(pilot, lambda: app.status.busy == "model: propose")
+            await wait_for(pilot, lambda: "Adding" in app.chat.reply_text)
+            shown.append(app.status.tokens)
+            # What the pipeline's sink lets through of a prepared step's finished call.
+            background = _Held(lambda event: app.post_message(EngineEvent(event)))
+            background(ev.ModelCallStarted(purpose="propose", step=2))
+            background(ev.TokenStream(purpose="propose", text="calc.py\n```python\n"))
+            background(ev.UsageUpdated(1, 1, None, None, None, estimated=True))
+            background(
+                ev.ModelExchange(
+                    purpose="propose", step=2, messages=(), reply="x", finish_reason="stop",
+                    prompt_tokens=1, completion_tokens=1, usd=None,
+                )
+            )  # fmt: skip
+            background(ev.UsageUpdated(1, 1, None, None, None))
+            await pilot.pause(0.1)
+            shown.append(app.status.tokens)
+            assert app.status.busy == "model: propose"  # the spinner goes on
+            gate.open()
+            await wait_for(pilot, reviewing(app, 1))
+            shown.append(app.status.tokens)
+            headers = [str(w.render()) for w in app.chat.query(".chat-who")]
+            markdown = [m.source for m in app.chat.query("Markdown")]
+    finally:
+        gate.open()
+    assert [h for h in headers if "propose" in h or h == "model"] == [
+        "test-model — step 1 · propose"
+    ], headers
+    the_reply = [m for m in markdown if "Adding" in m]
+    assert len(the_reply) == 1
+    assert ">>>>>>>" not in the_reply[0] and "<<<<<<<" not in the_reply[0]  # edit block kept out
+    assert not any(">>>>>>>" in m or "=======" in m for m in markdown)
+    assert shown == sorted(shown), shown  # never backwards
