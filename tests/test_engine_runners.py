@@ -235,3 +235,55 @@ async def test_the_javascript_step_in_docker_gets_the_ignored_node_modules_too(
     assert [(f.ok, f.passed, f.failed) for f in finished] == [(True, 1, 0)]
     assert result.exit_code == 0, result.message
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["greet.js"]
+
+
+# --- narrowing: cargo test by the changed module's name; a runner that cannot be, said once ---
+
+CRATE_WITH_MODULES = {
+    **RUST_FILES,
+    "src/lib.rs": "pub mod calc;\npub mod slow;\n",
+    "src/calc.rs": "pub fn add(a: i64, b: i64) -> i64 {\n    a + b\n}\n\n"
+    "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n"
+    "        assert_eq!(super::add(2, 3), 5);\n    }\n}\n",
+    "src/slow.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn takes_a_while() {}\n}\n",
+}
+CALC_SUB = edit(
+    "src/calc.rs",
+    "    a + b\n}\n",
+    "    a + b\n}\n\npub fn sub(a: i64, b: i64) -> i64 {\n    a - b\n}\n",
+)
+
+
+@needs_cargo
+async def test_cargo_runs_the_changed_modules_tests_first(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(CRATE_WITH_MODULES)
+    scripted_server.script(Reply(text=CALC_SUB))
+    result, seen = await run_headless(
+        repo, "add sub", scripted_server.base_url, plan=False,
+        full_tests_always=False, affected_after_seconds=0,
+    )  # fmt: skip
+    assert [e.scope for e in seen.of(ev.TestsStarted)] == ["affected", "full"]
+    finished = [(e.passed, e.failed) for e in seen.of(ev.TestsFinished)]
+    assert finished == [(1, 0), (2, 0)]  # the calc module's test (`-- calc::`), then all
+    assert result.exit_code == 0
+
+
+@needs_node
+async def test_a_runner_that_cannot_be_narrowed_is_said_once(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(JS_FILES)
+    write_files(repo, LEFTPAD)
+    scripted_server.script(Reply(text=GREET_LOUD))
+    result, seen = await run_headless(
+        repo, "greet loudly", scripted_server.base_url, plan=False,
+        full_tests_always=False, affected_after_seconds=0,
+    )  # fmt: skip
+    said = [n.message for n in seen.of(ev.Notice) if "cannot be narrowed" in n.message]
+    assert said == [
+        "`npm test` cannot be narrowed to the tests a change affects: every attempt runs it "
+        "whole (cargo test, jest and go test can be; see docs/configuration.md)."
+    ]
+    assert result.exit_code == 0

@@ -36,6 +36,8 @@ from tui_engineer.vcs.repo import (
     repo_state,
 )
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
+from tui_engineer.verify.narrowing import known_runner
+from tui_engineer.verify.report import is_pytest_command
 from tui_engineer.verify.selection import TestSelection
 
 WRITE_TESTS_COMMAND = "python -m pytest"
@@ -216,6 +218,19 @@ def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
     return selection
 
 
+def _whole_runs_notice(prepared: Prepared, selection: TestSelection | None) -> str | None:
+    """Said once: a runner whose tests cannot be narrowed to those a change affects."""
+    command = prepared.test_command
+    if selection is not None or prepared.settings.full_tests_always or not command:
+        return None
+    if is_pytest_command(command) or not known_runner(command):
+        return None
+    return (
+        f"`{command}` cannot be narrowed to the tests a change affects: every attempt runs it "
+        "whole (cargo test, jest and go test can be; see docs/configuration.md)."
+    )
+
+
 async def run_prepared(
     prepared: Prepared,
     reviewer: Reviewer,
@@ -255,6 +270,8 @@ async def run_prepared(
             emit(ev.Notice(message=notice))
         runtime = Runtime(prepared.root, shadow, model, sandbox, _engine_options(prepared), emit)
         runtime.selection = _selection(prepared, sandbox)
+        if notice := _whole_runs_notice(prepared, runtime.selection):
+            emit(ev.Notice(message=notice))
         if inbox is not None:
             runtime.inbox = inbox
         session = Session(runtime, reviewer, session_id=session_id)

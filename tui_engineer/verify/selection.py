@@ -2,8 +2,8 @@
 
 For pytest the affected set comes from pytest-testmon (coverage of each test, kept per repository
 in the user cache and updated by every run); when testmon is not installed in the environment the
-tests run in, from test files named like or importing the changed modules (related.py). Other test
-runners always run their whole command.
+tests run in, from test files named like or importing the changed modules (related.py). cargo,
+jest and go are narrowed by their own means (narrowing.py); other runners run their whole command.
 
 Collecting coverage slows a test run down several times, so only the affected runs (a few tests)
 collect it; the full suite before review runs as the plain command. The one exception is a full
@@ -32,6 +32,7 @@ from pathlib import Path
 import platformdirs
 
 from tui_engineer.safe_git import shadow_git_full_env
+from tui_engineer.verify.narrowing import narrowed_command, runner_kind
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport, is_pytest_command
 
@@ -135,12 +136,19 @@ class TestSelection:
     # its tests: see `plumbing_failure`); a list so that copies of this selection share it.
     off: list[str] = field(default_factory=list)
 
+    # Another runner narrowed by its own means (verify/narrowing.py): "cargo", "jest", "go".
+    runner: str | None = None
+
     @classmethod
     def for_repo(cls, root: Path, test_command: str) -> TestSelection | None:
-        """None when the command cannot be narrowed (not a plain pytest command)."""
-        if not is_pytest_command(test_command):
+        """None when the command cannot be narrowed (not a plain pytest command, nor a runner
+        narrowing.py can narrow)."""
+        if is_pytest_command(test_command):
+            return cls(test_command, selection_home(root))
+        kind = runner_kind(test_command, root)
+        if kind is None:
             return None
-        return cls(test_command, selection_home(root))
+        return cls(test_command, selection_home(root), testmon=False, runner=kind)
 
     @property
     def _data_file(self) -> Path:
@@ -202,6 +210,9 @@ class TestSelection:
         """The run that goes first, or a full run saying why there is none."""
         changed = set(changed)
         self.touched |= changed
+        if self.runner is not None:
+            command = narrowed_command(self.runner, self.test_command, changed)
+            return TestRun(command, "affected") if command else self.full_run()
         if self.testmon is not True:
             return self._related_run(workdir, changed)
         recorded = self._recorded()
@@ -225,7 +236,7 @@ class TestSelection:
     def failing_run(self, failing: Iterable[str]) -> TestRun | None:
         """Only the tests that failed last time (node ids), `--lf` style."""
         ids = sorted(set(failing))
-        if not ids:
+        if not ids or self.runner is not None:  # ids are pytest's node ids
             return None
         return TestRun(f"{self.test_command} {' '.join(shlex.quote(i) for i in ids)}", "failing")
 
@@ -236,7 +247,7 @@ class TestSelection:
         lines they ran; without it: the failing test files themselves, or modules they are named
         for or import). Then re-running just those tests first is a meaningful quick check."""
         failing, fixed = sorted(set(failing)), set(fixed)
-        if not failing or not fixed:
+        if not failing or not fixed or self.runner is not None:
             return False
         test_files = {test_id.split("::", 1)[0] for test_id in failing}
         covered = self._covered_by(failing)

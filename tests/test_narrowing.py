@@ -1,0 +1,46 @@
+"""Which command runs the tests a change can affect, for runners other than pytest (the cargo
+case runs for real in test_engine_runners.py; go and jest are not installed here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_engineer.verify.narrowing import narrowed_command, runner_kind
+from tui_engineer.verify.selection import TestSelection
+
+
+@pytest.mark.parametrize(
+    ("kind", "command", "changed", "narrowed"),
+    [
+        ("cargo", "cargo test", ["src/parse/lexer.rs"], "cargo test -- parse::lexer::"),
+        ("cargo", "cargo test", ["src/parse/mod.rs", "src/a.rs"], "cargo test -- a:: parse::"),
+        ("cargo", "cargo test", ["src/lib.rs"], None),  # the crate root: any test
+        ("cargo", "cargo test", ["Cargo.toml"], None),
+        ("cargo", "cargo test -- --nocapture", ["src/a.rs"], None),  # the user's own arguments
+        ("jest", "npm test", ["src/sum.js"], "npm test -- --findRelatedTests src/sum.js"),
+        ("jest", "npx jest --ci", ["a b.js"], "npx jest --ci --findRelatedTests 'a b.js'"),
+        ("go", "go test ./...", ["calc/calc.go", "main.go"], "go test . ./calc"),
+        ("go", "go test -race ./...", ["go.mod"], None),
+    ],
+)
+def test_narrowed_commands(
+    kind: str, command: str, changed: list[str], narrowed: str | None
+) -> None:
+    assert narrowed_command(kind, command, changed) == narrowed
+
+
+def test_which_runners_are_narrowed(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "jest --ci"}}')
+    assert runner_kind("npm test", tmp_path) == "jest"
+    assert runner_kind("cargo test --all", tmp_path) == "cargo"
+    assert runner_kind("go test ./...", tmp_path) == "go"
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "node --test"}}')
+    assert runner_kind("npm test", tmp_path) is None
+    assert runner_kind("make test", tmp_path) is None
+    # A selection for them never asks for pytest's plugin, nor reruns failures by pytest ids.
+    selection = TestSelection.for_repo(tmp_path, "cargo test")
+    assert selection is not None and selection.testmon is False
+    assert selection.failing_run(["tests::adds"]) is None
+    assert TestSelection.for_repo(tmp_path, "make test") is None
