@@ -36,6 +36,10 @@ SUB = edit(
 DIV = edit(
     "calc.py", "    return a - b\n", "    return a - b\n\n\ndef div(a, b):\n    return a / b\n"
 )
+# A correct mul, on the initial calc.py as on one with SUB.
+MUL = edit(
+    "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+)
 MUL_BUGGY = edit(
     "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
 ) + edit(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import DIV, KEY, SUB, run_headless
+from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply, run_headless
 from tests.scripted_server import Reply
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -59,3 +59,57 @@ async def test_a_step_planned_from_the_humans_words_is_titled_from_them(
     assert steps[-1].title == "no way to divide"
     assert steps[-1].asked == "no way to divide"
     assert result.exit_code == 0
+
+
+async def test_undo_while_the_next_step_is_reviewed_takes_back_the_last_commit(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    # Step 2 is prepared ahead on step 1's proposal, then proposed again after the undo.
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL),
+        Reply(text=MUL),
+    )
+    reviewer = Reviewer([Decision.accept(), Decision("undo"), Decision.accept()])
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer, pipeline=True
+    )
+    assert titles(repo) == ["Add mul", "initial"]
+    calc = (repo / "calc.py").read_text()
+    assert "def mul" in calc and "def sub" not in calc
+    assert [e.step for e in seen.of(ev.StepUndone)] == [1]
+    # The proposal under review was built on the undone step: step 2 was proposed again.
+    assert [e.step for e in seen.of(ev.ProposalReady)] == [1, 2, 2]
+    assert result.commits == [git(repo, "rev-parse", "HEAD")]
+    assert result.exit_code == 1  # a step of the plan was taken back
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_an_undo_refused_during_a_review_keeps_that_review(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL)
+    )
+
+    class EditsThenUndoes(Reviewer):
+        async def review(self, proposal):
+            if proposal.step.index == 2 and self.decisions[0].kind == "undo":
+                # The human edited the accepted file since: undo would lose that.
+                (repo / "calc.py").write_text((repo / "calc.py").read_text() + "# mine\n")
+            return await super().review(proposal)
+
+    stop = Decision("stop", "enough")
+    reviewer = EditsThenUndoes([Decision.accept(), Decision("undo"), stop])
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer
+    )
+    refused = seen.of(ev.UndoRefused)
+    assert len(refused) == 1 and "calc.py" in refused[0].message
+    assert not seen.of(ev.StepUndone)
+    assert [e.step for e in seen.of(ev.ProposalReady)] == [1, 2]  # the same review, asked again
+    assert "# mine" in (repo / "calc.py").read_text()
+    assert titles(repo) == ["Add sub", "initial"] and result.outcome == "stopped"

@@ -128,7 +128,7 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     pane.wait_text("What is still wrong?", "3 committed")
     pane.keys("Tab", "Tab", "Enter")  # from the box to "Undo last step"
     pane.wait_text("3. Add div  undone", "2 committed")  # the open dialog says the new count
-    pane.keys("Tab", "Enter")  # "Done"
+    pane.keys("Enter")  # the box has the focus again: empty, Enter means "Done"
     pane.wait_text("How did it go?")
     pane.keys("BTab", "Down", "Down", "Enter")  # the levels: "It works"
     pane.keys("Tab")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import DIV, KEY, SUB, plan_reply
+from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.tui.app_support import (
     SIZE,
@@ -20,7 +20,7 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
-from tui_engineer.tui.screens import QuitScreen
+from tui_engineer.tui.screens import ConfirmUndoScreen, QuitScreen, StillWrongScreen
 
 
 @pytest.fixture(autouse=True)
@@ -64,4 +64,106 @@ async def test_steps_planned_from_what_is_still_wrong_show_the_users_words(
         shown = "\n".join(visible_lines(app.plan_pane))
         assert "no way to divide" in shown, shown
         assert "2. Add div" in shown and "1. add sub" in shown
+        await app.stop_work()
+
+
+def footer_keys(app) -> set[str]:
+    """The keys the footer offers now."""
+    return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
+
+
+async def test_undo_while_the_next_step_is_reviewed_and_not_offered_while_it_is_made(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL, hold=gate),  # step 2 takes its time
+        Reply(text=MUL),  # proposed again after the undo
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await gate.arrived()
+        await pilot.pause()
+        assert titles(repo) == ["Add sub", "initial"]
+        assert "u" not in footer_keys(app)  # the model is making step 2: nothing to undo it in
+        await pilot.press("u")
+        await pilot.pause()
+        assert titles(repo) == ["Add sub", "initial"]
+        gate.open()
+        await wait_for(pilot, reviewing(app, 2))
+        assert "u" in footer_keys(app)
+        await pilot.press("u")  # step 2's proposal is built on step 1: dropped, made again
+        await wait_for(pilot, lambda: titles(repo) == ["initial"])
+        await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "undone")
+        await wait_for(pilot, reviewing(app, 3))
+        assert "def sub" not in (repo / "calc.py").read_text()
+        await pilot.press("a")
+        await wait_for(pilot, asked(app, "still_wrong"))
+        await app.stop_work()
+    assert titles(repo) == ["Add mul", "initial"]
+    assert "def sub" not in (repo / "calc.py").read_text()
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo_asks_again(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL),
+        Reply(text=plan_reply("Add mul again"), hold=gate),
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        await pilot.press("a")
+        await wait_for_screen(pilot, app, StillWrongScreen)
+        await pilot.click("#undo")
+        await wait_for(pilot, lambda: titles(repo) == ["Add sub", "initial"])
+        await pilot.pause()
+        # The user goes on typing what is wrong, and sends it: the letters reach the box, and
+        # Enter does not undo a second step.
+        await type_text(pilot, "mul is missing")
+        await pilot.press("enter")
+        await gate.arrived()
+        assert titles(repo) == ["Add sub", "initial"]
+        assert "mul is missing" in scripted_server.chat_requests[-1].messages[-1]["content"]
+        await app.stop_work()
+
+
+async def test_a_second_undo_in_the_final_dialog_asks_first(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL)
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        await pilot.press("a")
+        await wait_for_screen(pilot, app, StillWrongScreen)
+        await pilot.click("#undo")
+        await wait_for(pilot, lambda: titles(repo) == ["Add sub", "initial"])
+        await pilot.click("#undo")
+        await wait_for_screen(pilot, app, ConfirmUndoScreen)
+        assert "Add sub" in str(app.screen.query_one("#dialog-body").render())
+        await pilot.click("#keep")
+        await wait_for_screen(pilot, app, StillWrongScreen)
+        assert titles(repo) == ["Add sub", "initial"]
+        assert app.focused is app.screen.query_one("#still-wrong")
+        await pilot.click("#undo")
+        await wait_for_screen(pilot, app, ConfirmUndoScreen)
+        await pilot.click("#undo")
+        await wait_for(pilot, lambda: titles(repo) == ["initial"])
         await app.stop_work()

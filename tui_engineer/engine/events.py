@@ -297,6 +297,15 @@ class StepUndone(Event):
 
 
 @dataclass(frozen=True)
+class UndoRefused(Event):
+    """An undo asked during a review could not be done (pushed, edited since...): the review
+    goes on with the same proposal."""
+
+    type: ClassVar[str] = "undo_refused"
+    message: str
+
+
+@dataclass(frozen=True)
 class StepSkipped(Event):
     type: ClassVar[str] = "step_skipped"
     step: int

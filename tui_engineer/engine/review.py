@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from tui_engineer.engine.test_first import BeforeRun
     from tui_engineer.verify import TestReport
 
-DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop"]
+# "undo": take back the last accepted step; the proposal under review, built on it, is dropped
+# and its step proposed again on the new HEAD (engine/session.py).
+DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo"]
 # What every review of a session without a test command says instead of a test result.
 UNVERIFIED = "unverified: no tests ran"
 

@@ -84,8 +84,10 @@ class Session:
 
     async def undo_last(self) -> str:
         """Take back the last accepted step's commit (refused if pushed or edited since), and
-        rebuild the shadow on the new HEAD. Only while no proposal is pending."""
+        rebuild the shadow on the new HEAD. While the engine awaits the human and no proposal
+        is under review; during a review a front end answers Decision("undo") instead."""
         message = await asyncio.to_thread(undo_last, self.rt.root)
+        await self.pipeline.drop()  # a step prepared ahead is built on the undone commit
         await asyncio.to_thread(self.rt.shadow.rebaseline)
         step = next((s for s in reversed(self.plan) if s.status == "accepted"), None)
         if step is not None and step.commit in self.commits:
@@ -232,6 +234,9 @@ class Session:
             )
             await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
             decision = await self._review(step, proposal)
+            if decision.kind == "undo":  # done: this proposal was built on the undone commit
+                step.status = "pending"
+                continue
             if decision.kind == "accept":
                 # Final at once: committed before anything waits for the step prepared ahead.
                 listed = changes if reruns == self._reruns else None
@@ -249,18 +254,27 @@ class Session:
 
     async def _review(self, step: Step, proposal: Proposal) -> Decision:
         """The human's decision, said at once. An accept that a stop (Ctrl-C, a signal)
-        overtakes before the session saw it is still committed: a decision is never lost."""
-        asking = asyncio.ensure_future(self.reviewer.review(proposal))
-        try:
-            decision = await asking
-        except asyncio.CancelledError:
-            made = asking.done() and not asking.cancelled() and asking.exception() is None
-            if made and asking.result().kind == "accept" and proposal.diff.strip():
-                self._decided(step, asking.result())
-                await self._commit(step, proposal)
-            raise
-        self._decided(step, decision)
-        return decision
+        overtakes before the session saw it is still committed: a decision is never lost.
+        An undo is carried out here: when refused (pushed, edited since) the review goes on
+        with the same proposal."""
+        while True:
+            asking = asyncio.ensure_future(self.reviewer.review(proposal))
+            try:
+                decision = await asking
+            except asyncio.CancelledError:
+                made = asking.done() and not asking.cancelled() and asking.exception() is None
+                if made and asking.result().kind == "accept" and proposal.diff.strip():
+                    self._decided(step, asking.result())
+                    await self._commit(step, proposal)
+                raise
+            if decision.kind == "undo":
+                try:
+                    await self.undo_last()
+                except UserError as err:
+                    self.rt.emit(ev.UndoRefused(message=str(err)))
+                    continue
+            self._decided(step, decision)
+            return decision
 
     def _decided(self, step: Step, decision: Decision) -> None:
         self.rt.emit(

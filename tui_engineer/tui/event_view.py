@@ -232,6 +232,11 @@ class EngineEventView:
         if event.decision == "reject":
             self.plan_pane.set_status(event.step, "rejected")
             await self.chat.note(f"Step {event.step} rejected: {event.reason}")
+        elif event.decision == "undo":
+            self.plan_pane.set_status(event.step, "pending")
+            await self.chat.note(
+                f"Step {event.step}'s proposal was built on the undone step: it is made again."
+            )
         self._changes = set()
         self._tree_marks({})
         self.diff.show_diff("")
@@ -252,6 +257,10 @@ class EngineEventView:
 
         if isinstance(self.screen, StillWrongScreen):
             self.screen.set_summary(self.committed_summary())
+
+    async def _on_undo_refused(self, event: ev.UndoRefused) -> None:
+        await self.chat.note(event.message, error=True)
+        self.notify(event.message, title="Cannot undo", severity="error", timeout=12)
 
     async def _on_step_skipped(self, event: ev.StepSkipped) -> None:
         self.plan_pane.set_status(event.step, "skipped")

@@ -53,7 +53,8 @@ class ReviewActions:
         self.refresh_bindings()
         if message.question == "still_wrong":
             self.status.phase = "what is still wrong?"
-            self.push_screen(StillWrongScreen(self.committed_summary()), self.reviewer.answer)
+            screen = StillWrongScreen(self.committed_summary(), self.last_accepted_title)
+            self.push_screen(screen, self.reviewer.answer)
         elif message.question == "verdict":
             # The work is over (also after a server error): no spinner, no step "in progress".
             self.plan_pane.stop_active()
@@ -65,10 +66,17 @@ class ReviewActions:
         done = sum(1 for row in self.plan_pane.rows.values() if row.status == "accepted")
         return f"All steps are through: {done} committed."
 
+    def last_accepted_title(self) -> str | None:
+        """The step an undo takes back now (the last accepted one), None when there is none."""
+        accepted = [row for row in self.plan_pane.rows.values() if row.status == "accepted"]
+        return accepted[-1].info.title if accepted else None
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in REVIEW_ACTIONS:
             reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
             return True if reviewing else None
+        if action == "undo":
+            return self.undo_possible
         if action == "run_tests":
             return True if self.reviewer.waiting and not self._tests_running else None
         return True
@@ -111,16 +119,27 @@ class ReviewActions:
 
         self.push_screen(EditPlanScreen([s.title for s in steps]), done)
 
-    def action_undo(self) -> None:
+    @property
+    def undo_possible(self) -> bool:
+        """Undo is offered while the engine waits for the human (or no session runs); in a
+        review only once a step of this session is accepted. Not while the model works: the
+        step it is making is built on the last commit."""
         if self.reviewer.question == "review":
-            self.notify(
-                "Finish this review first (accept, reject or skip): undo takes back the last "
-                "accepted commit between steps.",
-                severity="warning",
-            )
-            return
-        if self.engine is not None and self.engine.is_running and not self.reviewer.waiting:
+            accepted = any(row.status == "accepted" for row in self.plan_pane.rows.values())
+            return accepted and len(self.screen_stack) == 1
+        working = self.engine is not None and self.engine.is_running
+        return not working or self.reviewer.waiting
+
+    def action_undo(self) -> None:
+        if not self.undo_possible:
             self.notify("Wait until the engine asks you something.", severity="warning")
+            return
+        if self.reviewer.question == "review":
+            # The proposal under review is built on the commit to undo: the engine undoes it,
+            # drops the proposal and makes the step again (or says why it cannot, and the
+            # review goes on).
+            self._answer(Decision("undo", "undo the last accepted step"))
+            self.status.phase = "undoing the last accepted step"
             return
         self._undo()
 

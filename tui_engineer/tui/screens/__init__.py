@@ -1,7 +1,7 @@
 """Modal screens: start-up problems, review dialogs, the end of a session, quitting."""
 
 from tui_engineer.tui.screens.dialog import Dialog
-from tui_engineer.tui.screens.finish import StillWrongScreen, VerdictScreen
+from tui_engineer.tui.screens.finish import ConfirmUndoScreen, StillWrongScreen, VerdictScreen
 from tui_engineer.tui.screens.quit import QuitScreen
 from tui_engineer.tui.screens.review import EditPlanScreen, RejectReasonScreen
 from tui_engineer.tui.screens.startup import (
@@ -12,6 +12,7 @@ from tui_engineer.tui.screens.startup import (
 )
 
 __all__ = [
+    "ConfirmUndoScreen",
     "Dialog",
     "DirtyTreeScreen",
     "EditPlanScreen",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.widget import Widget
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
@@ -11,7 +13,8 @@ from tui_engineer.tui.screens.dialog import Dialog
 
 class StillWrongScreen(Dialog[str]):
     """Result: what is still wrong (new steps are planned from it), or "" when done.
-    Undo takes back the last accepted step and keeps the dialog open."""
+    Undo takes back the last accepted step and keeps the dialog open, the box focused again (so
+    what the user goes on typing lands there); a further undo asks first."""
 
     title_text = "What is still wrong?"
     buttons = [
@@ -21,8 +24,10 @@ class StillWrongScreen(Dialog[str]):
     ]
     escape_decides = False
 
-    def __init__(self, summary: str) -> None:
+    def __init__(self, summary: str, last_accepted: Callable[[], str | None]) -> None:
         super().__init__(self._text(summary))
+        self.last_accepted = last_accepted  # the title of the step an undo would take back
+        self.undone = 0
 
     @staticmethod
     def _text(summary: str) -> str:
@@ -47,10 +52,45 @@ class StillWrongScreen(Dialog[str]):
 
     def on_choice(self, button_id: str) -> None:
         if button_id == "undo":
-            self.app.action_undo()  # type: ignore[attr-defined]
+            self._undo()
             return
         text = self.query_one("#still-wrong", Input).value.strip()
         self.dismiss(text if button_id == "more" and text else "")
+
+    def _undo(self) -> None:
+        box = self.query_one("#still-wrong", Input)
+        title = self.last_accepted()
+        if self.undone == 0 or title is None:
+            self.undone += 1
+            self.app.action_undo()  # type: ignore[attr-defined]
+            box.focus()
+            return
+
+        def answered(sure: bool | None) -> None:
+            if sure:
+                self.undone += 1
+                self.app.action_undo()  # type: ignore[attr-defined]
+            box.focus()
+
+        self.app.push_screen(ConfirmUndoScreen(title), answered)
+
+
+class ConfirmUndoScreen(Dialog[bool]):
+    """Asked before a further undo from "What is still wrong?": a stray Enter on the undo
+    button must not take back one accepted step after another. Result: True to undo."""
+
+    title_text = "Undo another step?"
+    buttons = [("undo", "Undo it", "warning"), ("keep", "Keep it", "primary")]
+    cancel_value = False
+
+    def __init__(self, title: str) -> None:
+        super().__init__(f"This takes back '{title}' too: its commit leaves your branch.")
+
+    def on_mount(self) -> None:
+        self.query_one("#keep").focus()  # Enter keeps the step
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(button_id == "undo")
 
 
 LEVELS = [
