@@ -107,6 +107,40 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     # Step 2 was still prepared ahead, and committed on top of step 1.
     assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    # Its call is in the record at once, marked as the background's; the token counts shown
+    # never go backwards, and the last ones count every call.
+    assert [e.background for e in seen.of(ev.ModelExchange)] == [False, False, True]
+    shown = [e.prompt_tokens + e.completion_tokens for e in seen.of(ev.UsageUpdated)]
+    assert shown == sorted(shown)
+    exchanged = sum(e.prompt_tokens + e.completion_tokens for e in seen.of(ev.ModelExchange))
+    assert shown[-1] == exchanged
+
+
+async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_turn(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(status=400, hold=gate),  # step 2's preparation fails (a refused request)
+        Reply(text=MUL_ON_SUB),  # proposed again when its turn comes
+    )
+    watch = Watch(repo, gate)
+    opener = asyncio.ensure_future(watch.open_after_commit())
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=AcceptWhenHeld(gate),
+        sink=watch, pipeline=True,
+    )  # fmt: skip
+    await opener
+
+    assert result.exit_code == 0, result.message
+    notes = [e.message for e in seen.of(ev.Notice) if "prepared ahead" in e.message]
+    assert len(notes) == 1 and notes[0].startswith("Step 2 could not be prepared ahead")
+    # Quietly: no error, no failed call shown as the session's.
+    assert seen.of(ev.ErrorEvent) == [] and seen.of(ev.ModelCallFailed) == []
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
 
 
 class QuitAfterAccept(AcceptWhenHeld):

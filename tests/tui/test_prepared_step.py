@@ -111,3 +111,35 @@ async def test_a_background_call_ending_while_the_reply_streams_leaves_that_repl
     assert ">>>>>>>" not in the_reply[0] and "<<<<<<<" not in the_reply[0]  # edit block kept out
     assert not any(">>>>>>>" in m or "=======" in m for m in markdown)
     assert shown == sorted(shown), shown  # never backwards
+
+
+async def test_quitting_during_a_slow_pre_commit_hook_waits_for_the_commit(
+    make_repo, scripted_server
+) -> None:
+    from tests.test_accept_at_once import slow_hook, wait_for_file
+
+    repo = make_repo()
+    reached, release = slow_hook(repo)
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, reviewing(app, 1))
+            await pilot.press("a")
+            await wait_for_file(reached)  # the commit's hook runs, step 2's call is held
+            await pilot.press("ctrl+c", "ctrl+c")  # quit, and yes, quit
+            await pilot.pause(0.2)
+            assert app.return_code is None  # not gone before the branch stops moving
+            release.touch()
+            await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+    finally:
+        release.touch()
+        gate.open()
+    assert titles(repo) == ["Add sub", "initial"]
+    assert git(repo, "status", "--porcelain") == ""
+    assert "def sub" in (repo / "calc.py").read_text()
