@@ -287,3 +287,81 @@ async def test_a_runner_that_cannot_be_narrowed_is_said_once(
         "whole (cargo test, jest and go test can be; see docs/configuration.md)."
     ]
     assert result.exit_code == 0
+
+
+# --- test-first steps with these runners --------------------------------------------------------
+
+
+def plan_test_first(title: str, files: list[str]) -> str:
+    step = {"title": title, "description": title, "files": files, "test_first": True}
+    return "The plan.\n\n```json\n" + json.dumps({"steps": [step]}) + "\n```\n"
+
+
+JS_GREEN = {
+    **JS_FILES,
+    "test/greet.test.js": "const test = require('node:test');\n"
+    "const assert = require('node:assert');\nconst { greet } = require('../greet.js');\n\n"
+    "test('greets', () => {\n  assert.strictEqual(greet('bob'), 'hello bob');\n});\n",
+}
+SHOUT = edit(
+    "greet.js",
+    "module.exports = { greet, pad };\n",
+    "function shout(name) {\n  return greet(name).toUpperCase();\n}\n\n"
+    "module.exports = { greet, pad, shout };\n",
+) + edit(
+    "test/shout.test.js",
+    "",
+    "const test = require('node:test');\nconst assert = require('node:assert');\n"
+    "const { shout } = require('../greet.js');\n\n"
+    "test('shouts', () => {\n  assert.strictEqual(shout('bob'), 'HELLO BOB');\n});\n",
+)
+
+
+@needs_node
+async def test_a_javascript_test_first_step_fails_before_and_passes_after(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(JS_GREEN)
+    write_files(repo, LEFTPAD)
+    scripted_server.script(
+        Reply(text=plan_test_first("Add shout", ["greet.js"])), Reply(text=SHOUT)
+    )
+    result, seen = await run_headless(repo, "add shout", scripted_server.base_url)
+
+    assert [(e.scope, e.ok) for e in seen.of(ev.TestsFinished)] == [
+        ("before", False),
+        ("full", True),
+    ]
+    (proposal,) = seen.of(ev.ProposalReady)
+    before, after = proposal.test_runs
+    assert before.startswith("before the change: 1 passed, 1 failed") and "(expected)" in before
+    assert after.startswith("after the change (full): 2 passed")
+    assert result.exit_code == 0
+    assert git(repo, "log", "--format=%s", "-1") == "Add shout"
+
+
+@needs_cargo
+async def test_a_rust_test_first_step_with_its_test_inline_is_not_sent_back(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Rust's unit tests live in the file they test: there is no old code to run them on, which
+    is no reason to ask the model for a test elsewhere."""
+    repo = make_repo(RUST_FILES)
+    scripted_server.script(
+        Reply(text=plan_test_first("Add mul", ["src/lib.rs"])), Reply(text=MUL_BUGGY_RS),
+        Reply(text="mul adds instead of multiplying."), Reply(text=MUL_FIX_RS),
+    )  # fmt: skip
+    result, seen = await run_headless(repo, "add mul", scripted_server.base_url)
+
+    assert [(e.scope, e.ok) for e in seen.of(ev.TestsFinished)] == [
+        ("full", False),
+        ("full", True),
+    ]
+    fix = scripted_server.chat_requests[-1].messages[-1]["content"]
+    assert "wrote no test" not in fix
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.test_runs[0] == (
+        "before the change: not run (the new tests are in the code's own file, "
+        "Rust's #[cfg(test)] module: there is no old code to run them on)"
+    )
+    assert result.exit_code == 0

@@ -28,9 +28,15 @@ _TEST_SUFFIXES = ("_test.py", "_test.go", "_test.rs", "_spec.rb")
 _TEST_INFIXES = (".test.", ".spec.")
 
 WROTE_NO_TEST = (
-    "this step is test-first but wrote no test: add a test (under tests/, named test_*.py) "
+    "this step is test-first but wrote no test: add a test, named and placed as this "
+    "repository's tests are (tests/test_*.py, *_test.go, test/*.test.js, a #[test] in Rust), "
     "that fails without the change and passes with it"
 )
+INLINE_TESTS = (
+    "not run (the new tests are in the code's own file, Rust's #[cfg(test)] module: there is "
+    "no old code to run them on)"
+)
+_RUST_TEST = b"#[test]"
 ONLY_TESTS = "not run (the step changes only tests: there is no old code to fail on)"
 PASSES_ON_OLD_CODE = "the new test passes on the old code: it does not test the change"
 DID_NOT_RUN = "the new test did not run on the old code ({summary}): check its name and location"
@@ -131,6 +137,15 @@ def old_code(shadow: Shadow, code: Sequence[Change]) -> Iterator[None]:
         yield
 
 
+def _adds_inline_tests(shadow: Shadow, code: Sequence[Change]) -> bool:
+    """True when a changed Rust file holds more #[test] functions than before (runs git)."""
+    rust = [c for c in code if c.path.endswith(".rs") and c.status != "D"]
+    if not rust:
+        return False
+    now, old = step_and_old(shadow, rust)
+    return any((now[p] or b"").count(_RUST_TEST) > (old[p] or b"").count(_RUST_TEST) for p in now)
+
+
 def before_command(test_command: str, tests: Sequence[str]) -> str:
     """Only the new tests when the command is pytest's; any other runner runs whole."""
     if not is_pytest_command(test_command):
@@ -154,6 +169,8 @@ async def run_before(rt: Runtime, step: int) -> BeforeRun:
     tests, code = split_changes(changes)
     present = [c.path for c in tests if c.status != "D" and (rt.workdir / c.path).is_file()]
     if not present:
+        if await asyncio.to_thread(_adds_inline_tests, rt.shadow, code):
+            return BeforeRun(None, skipped=INLINE_TESTS)
         return BeforeRun(None, WROTE_NO_TEST)
     if not code:
         # Tests of behaviour that is already there: before and after are the same code, so
