@@ -132,3 +132,14 @@ async def test_an_active_venv_under_tmp_is_visible(
         root, shadow.path, 'python -c "import sys; print(sys.prefix)"; echo $VIRTUAL_ENV'
     )
     assert out.split() == [str(venv), str(venv)]
+
+
+async def test_uncontained_runs_get_the_ignored_folders_linked(make_repo, shadow_of) -> None:
+    """--sandbox none (the user's choice): no bubblewrap to mount with, so a link."""
+    root = make_repo({**JS, ".gitignore": "node_modules/\n"})
+    write_files(root, {"node_modules/dep/index.js": "module.exports = 42;\n"})
+    shadow = shadow_of(root)
+    sandbox = make_sandbox(Settings(sandbox="none"), root)
+    report = await sandbox.run_tests(shadow.path, "cat node_modules/dep/index.js", timeout=60)
+    assert "module.exports = 42;" in report.output_tail
+    assert shadow.changes() == []

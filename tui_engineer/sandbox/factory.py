@@ -42,9 +42,9 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
 
     jail = None
     cache = build_cache(repo_root)
+    ignored = ignored_paths(repo_root, parse_paths(settings.show_ignored))
     if settings.sandbox == "local":  # "none": the user chose to run tests uncontained
         require_bwrap()
-        ignored = ignored_paths(repo_root, parse_paths(settings.show_ignored))
         jail = _jail(repo_root, allow_network=settings.allow_network, ignored=ignored, cache=cache)
     return LocalSandbox(
         secret_names=[settings.api_key_env],
@@ -52,6 +52,8 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
         allow=parse_allow(settings.test_env),
         jail=jail,
         extra_env=build_env(cache),
+        # Uncontained, the ignored folders are linked into the shadow instead of mounted.
+        links=(repo_root, ignored) if jail is None else None,
     )
 
 

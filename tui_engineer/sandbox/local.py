@@ -9,12 +9,13 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.errors import UserError
 from tui_engineer.sandbox.bubblewrap import Jail
+from tui_engineer.sandbox.ignored import exclude_in_shadow
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
 from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
 from tui_engineer.verify.report import (
@@ -97,6 +98,7 @@ class LocalSandbox:
         allow: Iterable[str] = (),
         jail: Jail | None = None,
         extra_env: Mapping[str, str] | None = None,
+        links: tuple[Path, Sequence[str]] | None = None,
     ) -> None:
         # Names never passed (the variable the API key is configured in), values never passed
         # under any name (the key itself), and the user's additions to the allow list.
@@ -107,6 +109,9 @@ class LocalSandbox:
         self._jail = jail
         # Set for every run (the build cache's variables, sandbox/ignored.py).
         self._extra_env = dict(extra_env or {})
+        # Without a jail: (the repository, its ignored paths the tests need) linked into the
+        # worktree a run works in (with a jail they are mounted read-only instead).
+        self._links = links
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
 
@@ -127,6 +132,7 @@ class LocalSandbox:
         program does not exist, because no edit can fix that: the user must set test_command."""
         if not workdir.is_dir():
             raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
+        self._link_ignored(workdir)
         env = self._env(workdir)
         if not is_pytest_command(command):
             await self._drop_warm()
@@ -184,6 +190,7 @@ class LocalSandbox:
         if paused is None:
             shutil.rmtree(report_dir, ignore_errors=True)
             return
+        self._link_ignored(workdir)
         env = self._env(workdir)
         try:
             started = await start_command(
@@ -226,6 +233,19 @@ class LocalSandbox:
         warm, self._warm = self._warm, None
         if warm is not None:
             await self._discard(warm)
+
+    def _link_ignored(self, workdir: Path) -> None:
+        if self._links is None:
+            return
+        root, paths = self._links
+        if workdir.resolve() == root.resolve():
+            return
+        exclude_in_shadow(workdir, paths)
+        for path in paths:
+            target = workdir / path
+            if not target.exists() and not target.is_symlink():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.symlink_to(root.resolve() / path)
 
     def _env(self, workdir: Path) -> dict[str, str]:
         base = scrubbed_env(
