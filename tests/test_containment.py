@@ -19,6 +19,7 @@ import pytest
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import KEY, SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.cli import main
 from tui_engineer.config import Settings
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
@@ -487,3 +488,19 @@ def test_the_private_home_keeps_toolchains_and_drops_credentials(tmp_path: Path)
         assert any((home / rel).resolve().is_relative_to(p) for p in visible), rel
     for rel in (".ssh", ".config/pypoetry", ".aws"):
         assert not any((home / rel).resolve().is_relative_to(p) for p in visible), rel
+
+
+def test_a_repository_cannot_give_its_tests_the_network(
+    make_repo, scripted_server: ScriptedServer, capsys, monkeypatch
+) -> None:
+    """A cloned repository's .tui-engineer.toml asking for the network: the session does not
+    start (no model call, nothing run) and says who may allow it."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo({**SAMPLE_FILES, ".tui-engineer.toml": "allow_network = true\n"})
+    url = scripted_server.base_url
+    code = main(["run", "add sub", "--yes", "-C", str(repo), "--base-url", url, "--model", "m"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "allow_network must not be set in a repository's config file" in err
+    assert "--allow-network" in err and "Traceback" not in err
+    assert scripted_server.chat_requests == []

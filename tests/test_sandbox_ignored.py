@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_files
-from tui_engineer.config import Settings
+from tui_engineer.config import Settings, load_settings
 from tui_engineer.config.detect import detect_test_command
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.vcs.shadow import Shadow
@@ -113,6 +113,10 @@ async def test_the_repos_own_venv_is_used_when_none_is_active(
     venv = _venv(root / ".venv")
     command, reason = detect_test_command(root)  # type: ignore[misc]
     assert command == ".venv/bin/python -m pytest" and ".venv" in reason
+    # Not in a container: a venv made on this machine does not run in the image.
+    user = root.parent / "user.toml"
+    docker = load_settings(root, {"sandbox": "docker"}, {}, user_config=user).settings
+    assert docker.test_command == "python -m pytest"
     shadow = shadow_of(root)
     out = await _sh(root, shadow.path, '.venv/bin/python -c "import sys; print(sys.prefix)"')
     assert out.strip() == str(shadow.path / ".venv")

@@ -27,15 +27,16 @@ _NPM_NO_TESTS = "no test specified"
 _REPO_VENVS = (".venv", "venv")
 
 
-def detect_test_command(repo_root: Path) -> tuple[str, str] | None:
-    """(command, reason) for the repo's tests, else None."""
+def detect_test_command(repo_root: Path, *, repo_venv: bool = True) -> tuple[str, str] | None:
+    """(command, reason) for the repo's tests, else None. `repo_venv`: pytest may run from the
+    repository's own .venv (not in a container: a host's venv does not run there)."""
     checks: list[Callable[[Path], tuple[str, str] | None]] = [
-        _pytest(_pytest_config),
+        _pytest(_pytest_config, repo_venv),
         _cargo,
         _go,
         _package_json,
-        _pytest(_test_folder),
-        _pytest(_test_files),
+        _pytest(_test_folder, repo_venv),
+        _pytest(_test_files, repo_venv),
         _makefile,
     ]
     for check in checks:
@@ -45,12 +46,14 @@ def detect_test_command(repo_root: Path) -> tuple[str, str] | None:
     return None
 
 
-def _pytest(check: Callable[[Path], str | None]) -> Callable[[Path], tuple[str, str] | None]:
+def _pytest(
+    check: Callable[[Path], str | None], repo_venv: bool
+) -> Callable[[Path], tuple[str, str] | None]:
     def found(root: Path) -> tuple[str, str] | None:
         reason = check(root)
         if not reason:
             return None
-        venv = _repo_venv(root)
+        venv = _repo_venv(root) if repo_venv else None
         if venv is None:
             return PYTEST, reason
         return f"{venv}/bin/python -m pytest", f"{reason}; the repository's own {venv}/"

@@ -74,7 +74,8 @@ def _api_key(
 def _detect_tests(merged: Layer, repo_root: Path | None) -> None:
     if merged["test_command"][0] is not None:
         return
-    found = detect_test_command(repo_root) if repo_root is not None else None
+    in_container = merged["sandbox"][0] == "docker"
+    found = detect_test_command(repo_root, repo_venv=not in_container) if repo_root else None
     if found:
         merged["test_command"] = (found[0], f"auto-detected ({found[1]})")
     else:
