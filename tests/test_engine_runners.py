@@ -38,7 +38,7 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def cargo_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     if CARGO is not None and shutil.which("cargo") is None:
-        monkeypatch.setenv("PATH", f"{Path(CARGO).parent}:{Path.cwd()}:" + _path())
+        monkeypatch.setenv("PATH", f"{Path(CARGO).parent}:" + _path())
 
 
 def _path() -> str:

@@ -147,3 +147,12 @@ async def test_uncontained_runs_get_the_ignored_folders_linked(make_repo, shadow
     report = await sandbox.run_tests(shadow.path, "cat node_modules/dep/index.js", timeout=60)
     assert "module.exports = 42;" in report.output_tail
     assert shadow.changes() == []
+
+
+async def test_an_ignored_file_is_shown_and_its_mount_point_stays_out(make_repo, shadow_of) -> None:
+    """yarn's Plug'n'Play map is a file: bubblewrap leaves an empty one in the shadow."""
+    root = make_repo({**JS, ".gitignore": ".pnp.cjs\n"})
+    write_files(root, {".pnp.cjs": "// the module map\n"})
+    shadow = shadow_of(root)
+    assert "the module map" in await _sh(root, shadow.path, "cat .pnp.cjs")
+    assert shadow.changes() == []

@@ -2,7 +2,8 @@
 at the same place in the shadow (which holds only tracked files), and the per-repository build
 cache the runs may write outside the shadow.
 
-Defaults per ecosystem, by the file that marks it: `package.json` → `node_modules`; a Python
+Defaults per ecosystem, by the file that marks it: `package.json` → `node_modules` (and yarn's
+Plug'n'Play files: `.pnp.cjs`, `.pnp.loader.mjs`, `.yarn/unplugged`); a Python
 project (`pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`) → `.venv`, `venv`;
 `go.mod`, `composer.json` → `vendor`; `Gemfile` → `vendor/bundle`, `.bundle`. The `show_ignored`
 setting adds others (generated code). A path is shown only when it exists in the user's tree, git
@@ -19,7 +20,8 @@ from pathlib import Path
 import platformdirs
 
 ECOSYSTEM_PATHS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("package.json",), ("node_modules",)),
+    # yarn's Plug'n'Play keeps its module map and unpacked packages outside node_modules.
+    (("package.json",), ("node_modules", ".pnp.cjs", ".pnp.loader.mjs", ".yarn/unplugged")),
     (("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"), (".venv", "venv")),
     (("go.mod", "composer.json"), ("vendor",)),
     (("Gemfile",), ("vendor/bundle", ".bundle")),
