@@ -128,3 +128,12 @@ async def test_npm_test_running_jest_is_asked_for_its_json_report(make_repo) -> 
         "src/sum.test.js > sum > subtracts",
         "src/broken.test.js",
     ]
+
+
+def test_verbose_go_test_output_counts_every_test() -> None:
+    """With -v each test's lines stream under its `=== RUN` line, before its result."""
+    result = parsed("go_verbose.txt")
+    assert counts(result) == (2, 1, 0, 1)
+    (big,) = result.failures
+    assert big.test_id == "example.com/calc::TestMul/big"
+    assert big.message == "calc_test.go:15: mul(4, 3) = 7, want 12"

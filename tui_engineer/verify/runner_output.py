@@ -280,29 +280,40 @@ _GO_RESULT = re.compile(r"^(\s*)--- (PASS|FAIL|SKIP): (\S+) \(")
 _GO_PACKAGE = re.compile(r"^(ok|FAIL|\?)\s+(\S+)\s")
 
 
+_GO_RUN = re.compile(r"^=== (?:RUN|CONT|PAUSE|NAME)\s+(\S+)")
+
+
 def _go_verbose(output: str, _root: Path | None) -> RunnerResult | None:
-    """Plain `go test` output: `--- FAIL: TestX (0.00s)` lines (every test's with -v)."""
+    """Plain `go test` output: `--- FAIL: TestX (0.00s)` lines (every test's with -v). A test's
+    own lines follow its result line, indented; with -v they stream under `=== RUN` instead."""
     lines = output.splitlines()
     if not any(_GO_RESULT.match(line) for line in lines):
         return None
     outcome: dict[tuple[str, str], str] = {}
     printed: dict[tuple[str, str], list[str]] = {}
     pending: list[tuple[str, list[str]]] = []  # tests of the package being printed
+    streamed: dict[str, list[str]] = {}  # -v: what each test printed while it ran
+    running = ""
     for index, line in enumerate(lines):
-        if found := _GO_RESULT.match(line):
+        if found := _GO_RUN.match(line):
+            running = found.group(1)
+        elif found := _GO_RESULT.match(line):
             status, name = found.group(2), found.group(3)
             body = []
             for more in lines[index + 1 :]:
                 if not more.startswith(found.group(1) + "    ") or _GO_RESULT.match(more):
                     break
                 body.append(more.strip())
-            pending.append((name, [status, *body]))
+            pending.append((name, [status, *(body or streamed.get(name, []))]))
+            running = ""
         elif found := _GO_PACKAGE.match(line):
             for name, (status, *body) in pending:
                 key = (found.group(2), name)
                 outcome[key] = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip"}[status]
                 printed[key] = body
-            pending = []
+            pending, streamed, running = [], {}, ""
+        elif running and line.startswith("    ") and line.strip():
+            streamed.setdefault(running, []).append(line.strip())
     for name, (status, *body) in pending:  # output cut before the package line
         outcome[("", name)] = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip"}[status]
         printed[("", name)] = body
