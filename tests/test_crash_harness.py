@@ -5,15 +5,16 @@ before or as committed, no lock, and the next run starts, finishes and leaves it
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from tui_engineer.sandbox.bwrap_program import check_bwrap
+
 HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "crash_harness.py"
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+pytestmark = pytest.mark.skipif(not check_bwrap().ok, reason="needs a working bubblewrap")
 
 
 def load_harness():

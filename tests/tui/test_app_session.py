@@ -98,6 +98,10 @@ async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         assert "sandbox: local" in str(app.status.render())  # where the tests ran
+        app.status.deterministic = False  # which bwrap depends on the machine: not in snapshots
+        shown = str(app.status.render())
+        assert "sandbox: local (system bwrap)" in shown or "local (bundled bwrap)" in shown
+        app.status.deterministic = True
         await pilot.press("r")
         await wait_for_screen(pilot, app, RejectReasonScreen)
         await type_text(pilot, "use a plain subtraction")  # 'a', 's', 'r': no keys fire

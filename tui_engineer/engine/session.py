@@ -100,6 +100,7 @@ class Session:
 
     async def run(self, request: str) -> SessionResult:
         rt = self.rt
+        bwrap = getattr(rt.sandbox, "bwrap", None)  # the local sandbox's; others have none
         rt.emit(
             ev.SessionStarted(
                 session_id=self.session_id,
@@ -107,6 +108,8 @@ class Session:
                 model=rt.model.model,
                 sandbox=rt.sandbox.name,
                 test_command=rt.options.test_command,
+                bwrap=bwrap.origin if bwrap else "",
+                bwrap_path=bwrap.path if bwrap else "",
             )
         )
         for sentence in _mode_notices(rt):

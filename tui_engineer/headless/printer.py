@@ -108,7 +108,11 @@ class ProgressPrinter:
 
     def _on_session_started(self, e: ev.SessionStarted) -> None:
         tests = e.test_command or "none (unverified: no tests run)"
-        self._line(f"tui-engineer {e.session_id} · model {e.model} · tests: {tests}")
+        which = f" ({e.bwrap} bwrap)" if e.bwrap else ""
+        self._line(
+            f"tui-engineer {e.session_id} · model {e.model} · tests: {tests}"
+            f" · sandbox: {e.sandbox}{which}"
+        )
 
     def _on_notice(self, e: ev.Notice) -> None:
         self._line(f"note: {e.message}")

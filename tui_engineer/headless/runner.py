@@ -23,6 +23,7 @@ from tui_engineer.errors import UserError
 from tui_engineer.headless.options import RunOptions
 from tui_engineer.records.recorder import Recorder
 from tui_engineer.sandbox.base import Sandbox
+from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.cleanup import cleanup_leftovers
@@ -128,6 +129,7 @@ class Prepared:
     # None: made (and checked against the server) by run_prepared, beside the shadow's creation.
     model: Model | None
     notices: list[str] = field(default_factory=list)  # said when the session starts
+    bwrap: Bwrap | None = None  # the local sandbox's bubblewrap, checked at start-up
 
 
 def load_model_client() -> None:
@@ -148,8 +150,9 @@ def start_loading_model_client() -> None:
 def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     """Start-up checks, in the order a user fixes them. Raises the UserError to show:
     NotARepo, ConfigError, no test command, GitRefused (merge in progress), DirtyTree,
-    MissingApiKey. Synchronous: a UI runs it in a worker thread. With `model` False the model
-    client is left to run_prepared (MissingApiKey then comes from there)."""
+    SandboxUnavailable, MissingApiKey. Synchronous: a UI runs it in a worker thread. With
+    `model` False the model client is left to run_prepared (MissingApiKey then comes from
+    there)."""
     root = find_repo_root(options.repo)
     # Before the dirty check: an accept cut off after its commit left files to write.
     recovered = recover_interrupted_accept(root)
@@ -157,9 +160,11 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     test_command = require_test_command(root, settings, options.no_tests)
     state = repo_state(root)  # read once: the checks and the detached-HEAD notice share it
     include_dirty = check_repo(root, options.allow_dirty, state)
+    # Before any model call: a host where bwrap cannot make namespaces is a start-up problem.
+    bwrap = require_bwrap() if settings.sandbox == "local" else None
     made = make_model(options, settings) if model else None
     notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
-    return Prepared(options, root, settings, test_command, include_dirty, made, notices)
+    return Prepared(options, root, settings, test_command, include_dirty, made, notices, bwrap)
 
 
 def _sinks(

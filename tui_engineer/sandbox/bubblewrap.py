@@ -1,4 +1,5 @@
-"""Containment for the local sandbox: the test command runs under bubblewrap (`bwrap`).
+"""Containment for the local sandbox: the test command runs under bubblewrap (`bwrap`; which
+one: bwrap_program.py).
 
 Inside, the whole system is read-only, /tmp is private, the user's repository is hidden (only
 its git objects, which the shadow reads, and a virtualenv kept inside it show, read-only), and
@@ -12,55 +13,16 @@ own PID namespace, so every process it starts (a `setsid` daemon too) ends when 
 
 from __future__ import annotations
 
-import functools
 import os
 import pwd
 import shlex
-import shutil
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.sandbox.bwrap_program import SYSTEM, Bwrap, require_bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow
-
-
-class SandboxUnavailable(UserError):
-    """The local sandbox cannot contain tests on this machine; the user must choose another."""
-
-    def __init__(self, problem: str) -> None:
-        super().__init__(
-            f"The local sandbox runs tests under bubblewrap, but {problem}.\n"
-            "Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
-            "bubblewrap), or run the tests in a container with --sandbox docker, or choose "
-            "--sandbox none to run them on this machine without containment (they can then "
-            "change any of your files)."
-        )
-
-
-@functools.cache
-def bwrap_problem() -> str | None:
-    """None when bubblewrap can make a sandbox here, else why not (checked once per process)."""
-    program = shutil.which("bwrap")
-    if program is None:
-        return "bubblewrap (bwrap) is not installed"
-    probe = [program, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]
-    try:
-        done = subprocess.run(probe, capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return f"bwrap could not start ({err})"
-    if done.returncode != 0:
-        return f"bwrap cannot create a sandbox here ({done.stderr.strip() or done.returncode})"
-    return None
-
-
-def require_bwrap() -> None:
-    problem = bwrap_problem()
-    if problem is not None:
-        raise SandboxUnavailable(problem)
-
 
 # Folders in a home that toolchains run from (interpreters, compilers, package stores), shown
 # read-only in the private home; never credentials (~/.ssh, ~/.aws, ~/.cargo/credentials.toml).
@@ -93,6 +55,7 @@ class Jail:
     # relative path in the worktree a run works in (sandbox/ignored.py).
     ignored: tuple[str, ...] = ()
     repo_root: Path | None = None  # where `ignored` come from
+    bwrap: Bwrap = Bwrap("bwrap", SYSTEM)  # the one to run: bwrap_program.require_bwrap's
 
     def environment(self) -> dict[str, str]:
         """Variables a run inside needs changed: its /tmp and its home are private ones."""
@@ -123,7 +86,7 @@ class Jail:
         args += ["--unshare-all", *(["--share-net"] if self.allow_network else [])]
         args += ["--die-with-parent", "--new-session", "--chdir", str(workdir)]
         # exec: bwrap's parent is tui-engineer itself, so --die-with-parent follows it.
-        return "exec " + shlex.join(["bwrap", *args, "--", "/bin/sh", "-c", command])
+        return "exec " + shlex.join([self.bwrap.path, *args, "--", "/bin/sh", "-c", command])
 
     def _ignored_binds(self, workdir: Path) -> list[str]:
         """Show the user's ignored folders inside the worktree, read-only; bubblewrap makes the
@@ -165,9 +128,16 @@ def private_home(env: Mapping[str, str]) -> tuple[list[Path], list[Path], Path]:
     shown = [h / rel for h in homes for rel in TOOLCHAIN_DIRS]
     shown += [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/")]
     shown += [Path(sys.prefix), Path(sys.base_prefix)]
-    # Strictly inside: a PATH entry naming the home itself must not show all of it again.
-    inside = [p.resolve() for p in shown if any(_below(p.resolve(), h) for h in hidden)]
+    inside = [p.resolve() for p in shown if _shown_again(p.resolve(), hidden)]
     return _outermost(hidden), _outermost(inside), home if home in hidden else _SPARE_HOME
+
+
+def _shown_again(path: Path, hidden: Sequence[Path]) -> bool:
+    """Whether `path` (a toolchain) is inside a hidden folder and holds none: a PATH entry
+    naming a home (or /home) must not show all of it again."""
+    if any(h == path or _below(h, path) for h in hidden):
+        return False
+    return any(_below(path, h) for h in hidden)
 
 
 def _below(path: Path, folder: Path) -> bool:
@@ -201,7 +171,9 @@ def jail_for(
 ) -> Jail:
     """The jail for tests of the repository at `repo_root` (`env`: the host's, by default).
     `more_objects`: other object folders the shadow reads (the user's submodules').
-    `ignored`: paths of the repository git ignores that runs see in their worktree."""
+    `ignored`: paths of the repository git ignores that runs see in their worktree.
+    SandboxUnavailable when no bwrap can make a sandbox here."""
+    bwrap = require_bwrap()
     root = repo_root.resolve()
     env = os.environ if env is None else env
     hidden, toolchains, home = private_home(env)
@@ -223,4 +195,5 @@ def jail_for(
         home=home,
         ignored=tuple(ignored),
         repo_root=root,
+        bwrap=bwrap,
     )

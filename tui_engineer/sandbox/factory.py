@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import git
 
 from tui_engineer.sandbox.base import Sandbox
-from tui_engineer.sandbox.bubblewrap import Jail, jail_for, require_bwrap
+from tui_engineer.sandbox.bubblewrap import Jail, jail_for
 from tui_engineer.sandbox.ignored import build_cache, build_env, ignored_paths, parse_paths
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.submodules import local_submodule_objects
@@ -44,7 +44,6 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
     cache = build_cache(repo_root)
     ignored = ignored_paths(repo_root, parse_paths(settings.show_ignored))
     if settings.sandbox == "local":  # "none": the user chose to run tests uncontained
-        require_bwrap()
         jail = _jail(repo_root, allow_network=settings.allow_network, ignored=ignored, cache=cache)
     return LocalSandbox(
         secret_names=[settings.api_key_env],

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tui_engineer.errors import UserError
 from tui_engineer.sandbox.bubblewrap import Jail
+from tui_engineer.sandbox.bwrap_program import Bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
 from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
@@ -114,6 +115,11 @@ class LocalSandbox:
         self._links = links
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
+
+    @property
+    def bwrap(self) -> Bwrap | None:
+        """The bubblewrap tests run under; None when they run uncontained."""
+        return self._jail.bwrap if self._jail is not None else None
 
     def allow_writes(self, folder: Path) -> None:
         """Let test runs write `folder` too (affected-tests-first keeps testmon's data there)."""

@@ -69,6 +69,7 @@ class EngineEventView:
     async def _on_session_started(self, event: ev.SessionStarted) -> None:
         self.status.model = event.model
         self.status.sandbox = event.sandbox
+        self.status.bwrap = event.bwrap
         self.status.phase = "planning" if self.options.plan else "working"
         self.status.start_clock()
 

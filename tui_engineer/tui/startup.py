@@ -41,6 +41,7 @@ def problem_title(err: UserError) -> str:
         ServerUnreachable,
         UnknownModel,
     )
+    from tui_engineer.sandbox.bwrap_program import SandboxUnavailable
     from tui_engineer.vcs import GitRefused
 
     titles: list[tuple[type[UserError], str]] = [
@@ -50,6 +51,7 @@ def problem_title(err: UserError) -> str:
         (AuthRejected, "API key rejected"),
         (UnknownModel, "Unknown model"),
         (GitRefused, "Git is in the middle of something"),
+        (SandboxUnavailable, "No sandbox for the tests"),
     ]
     for kind, title in titles:
         if isinstance(err, kind):
@@ -215,6 +217,7 @@ class StartupFlow:
         # Nothing spent yet: $0 where the price is known, else the same words as later.
         self.status.usd = 0.0 if price_for(prepared.settings.model) else None
         self.status.sandbox = prepared.settings.sandbox
+        self.status.bwrap = prepared.bwrap.origin if prepared.bwrap else ""
         self.status.max_tokens = prepared.settings.max_tokens
         self.status.max_usd = prepared.settings.max_usd
         self.status.phase = "ready"

@@ -26,13 +26,15 @@ def _money(usd: float | None, cap: float | None) -> str:
 
 
 class StatusBar(Static):
-    """One line. `deterministic` hides the clock and freezes the spinner (snapshots)."""
+    """One line. `deterministic` hides the clock and which bwrap, and freezes the spinner
+    (snapshots)."""
 
     DEFAULT_CSS = """
     StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
     model: reactive[str] = reactive("")
     sandbox: reactive[str] = reactive("")  # where tests run: "local" or "docker"
+    bwrap: reactive[str] = reactive("")  # the local sandbox's bubblewrap: "system" or "bundled"
     phase: reactive[str] = reactive("starting")
     busy: reactive[str] = reactive("")  # what is under way ("" = idle)
     tokens: reactive[int] = reactive(0)
@@ -84,7 +86,9 @@ class StatusBar(Static):
     def _facts(self) -> dict[str, str]:
         facts = {"model": self.model or "no model"}
         if self.sandbox:
-            facts["sandbox"] = f"sandbox: {self.sandbox}"
+            # Which bwrap depends on the machine: snapshots (deterministic) leave it out.
+            which = f" ({self.bwrap} bwrap)" if self.bwrap and not self.deterministic else ""
+            facts["sandbox"] = f"sandbox: {self.sandbox}{which}"
         facts["tokens"] = _tokens(self.tokens, self.max_tokens, self.estimated)
         facts["money"] = _money(self.usd, self.max_usd)
         if self.started is not None and not self.deterministic:
