@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_engineer.verify.narrowing import narrowed_command, runner_kind
+from tui_engineer.verify.narrowing import files_command, narrowed_command, runner_kind
 from tui_engineer.verify.selection import TestSelection
 
 
@@ -44,3 +44,16 @@ def test_which_runners_are_narrowed(tmp_path: Path) -> None:
     assert selection is not None and selection.testmon is False
     assert selection.failing_run(["tests::adds"]) is None
     assert TestSelection.for_repo(tmp_path, "make test") is None
+
+
+def test_the_new_test_files_alone(tmp_path: Path) -> None:
+    """A test-first step's "before" run: only its new test files, where the runner takes files."""
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "node --test"}}')
+    assert files_command("npm test", tmp_path, ["test/a b.test.js"]) == (
+        "npm test -- 'test/a b.test.js'"
+    )
+    assert files_command("node --test", tmp_path, ["t.test.js"]) == "node --test t.test.js"
+    assert files_command("yarn test", tmp_path, ["t.test.js"]) == "yarn test t.test.js"
+    assert files_command("cargo test", tmp_path, ["tests/it.rs"]) is None
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "mocha"}}')
+    assert files_command("npm test", tmp_path, ["t.test.js"]) is None

@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.vcs.shadow import Change, Shadow
 from tui_engineer.verify import TestReport
+from tui_engineer.verify.narrowing import files_command
 from tui_engineer.verify.report import is_pytest_command
 
 _TEST_FOLDERS = {"tests", "test", "testing", "__tests__", "spec"}
@@ -146,10 +147,11 @@ def _adds_inline_tests(shadow: Shadow, code: Sequence[Change]) -> bool:
     return any((now[p] or b"").count(_RUST_TEST) > (old[p] or b"").count(_RUST_TEST) for p in now)
 
 
-def before_command(test_command: str, tests: Sequence[str]) -> str:
-    """Only the new tests when the command is pytest's; any other runner runs whole."""
+def before_command(test_command: str, tests: Sequence[str], workdir: Path) -> str:
+    """Only the new tests when the runner takes test files (pytest, node --test, jest); any
+    other runner runs whole."""
     if not is_pytest_command(test_command):
-        return test_command
+        return files_command(test_command, workdir, tests) or test_command
     return f"{test_command} {' '.join(shlex.quote(t) for t in tests)}"
 
 
@@ -176,7 +178,7 @@ async def run_before(rt: Runtime, step: int) -> BeforeRun:
         # Tests of behaviour that is already there: before and after are the same code, so
         # there is nothing to check; the normal run still decides.
         return BeforeRun(None, skipped=ONLY_TESTS)
-    command = before_command(rt.options.test_command, present)
+    command = before_command(rt.options.test_command, present, rt.workdir)
     now, old = await asyncio.to_thread(step_and_old, rt.shadow, code)
     with swapped(rt.workdir, now, old):
         report = await rt.run_tests(step, command=command, scope="before")

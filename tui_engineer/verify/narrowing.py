@@ -102,3 +102,19 @@ def _go(command: str, changed: list[str]) -> str | None:
     folders = sorted({str(PurePosixPath(p).parent) for p in changed})
     packages = " ".join(shlex.quote("./" + f) if f != "." else "." for f in folders)
     return command.replace("./...", packages, 1)
+
+
+def files_command(command: str, root: Path, files: Iterable[str]) -> str | None:
+    """`command` running only the test files `files`, where the runner takes file arguments
+    (node --test, jest, directly or as the package's test script), else None."""
+    tokens = _tokens(command)
+    quoted = " ".join(shlex.quote(f) for f in files)
+    if not tokens or not quoted:
+        return None
+    if tokens[:2] == ["node", "--test"] or tokens[:1] == ["jest"] or tokens[:2] == ["npx", "jest"]:
+        return f"{command} {quoted}"
+    script = _test_script(root).split()
+    runs_files = script[:2] == ["node", "--test"] or script[:1] == ["jest"]
+    if len(tokens) == 2 and tokens[0] in _NPM_RUNNERS and tokens[1] in ("test", "t") and runs_files:
+        return f"{command} -- {quoted}" if tokens[0] == "npm" else f"{command} {quoted}"
+    return None
