@@ -107,33 +107,54 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     # Step 2 was still prepared ahead, and committed on top of step 1.
     assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
-    # Its call is in the record at once, marked as the background's; the token counts shown
+    # Its call ended after its turn came: shown as the step's own. The token counts shown
     # never go backwards, and the last ones count every call.
-    assert [e.background for e in seen.of(ev.ModelExchange)] == [False, False, True]
+    assert [e.background for e in seen.of(ev.ModelExchange)] == [False, False, False]
     shown = [e.prompt_tokens + e.completion_tokens for e in seen.of(ev.UsageUpdated)]
     assert shown == sorted(shown)
     exchanged = sum(e.prompt_tokens + e.completion_tokens for e in seen.of(ev.ModelExchange))
     assert shown[-1] == exchanged
 
 
+class AcceptAfterNotice:
+    """Reads step 1 until a notice about the step prepared ahead came; then accepts all."""
+
+    def __init__(self) -> None:
+        self.noticed = asyncio.Event()
+        self.reviews = 0
+
+    def sink(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Notice) and "prepared ahead" in event.message:
+            self.noticed.set()
+
+    async def review(self, proposal):
+        self.reviews += 1
+        if self.reviews == 1:
+            await asyncio.wait_for(self.noticed.wait(), REACHED)
+        return Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
 async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_turn(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    gate = Gate()
     scripted_server.script(
         Reply(text=plan_reply("Add sub", "Add mul")),
         Reply(text=SUB),
-        Reply(status=400, hold=gate),  # step 2's preparation fails (a refused request)
+        Reply(status=400),  # step 2's preparation fails (a refused request) during the review
         Reply(text=MUL_ON_SUB),  # proposed again when its turn comes
     )
-    watch = Watch(repo, gate)
-    opener = asyncio.ensure_future(watch.open_after_commit())
+    reviewer = AcceptAfterNotice()
     result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=AcceptWhenHeld(gate),
-        sink=watch, pipeline=True,
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+        sink=reviewer.sink, pipeline=True,
     )  # fmt: skip
-    await opener
 
     assert result.exit_code == 0, result.message
     notes = [e.message for e in seen.of(ev.Notice) if "prepared ahead" in e.message]
@@ -474,3 +495,47 @@ def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_sta
     assert any("committed now" in n for n in prepared.notices), prepared.notices
     assert "def sub" in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_once_its_turn_comes_the_prepared_step_is_shown_as_it_goes(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Step 1 accepted while step 2's call is still held: from then on step 2 is the step in
+    hand, so its call shows (spinner, streamed reply) while it is still in flight, not in one
+    burst afterwards."""
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),
+    )
+    committed, shown = asyncio.Event(), asyncio.Event()
+    held_then: list[bool] = []
+
+    def sink(event: ev.Event) -> None:
+        if isinstance(event, ev.StepCommitted) and event.step == 1:
+            committed.set()
+        if isinstance(event, ev.ModelCallStarted) and event.step == 2 and committed.is_set():
+            held_then.append(not gate._open.is_set())
+            shown.set()
+
+    async def opener() -> None:
+        try:
+            await asyncio.wait_for(committed.wait(), REACHED)
+            await asyncio.wait_for(shown.wait(), REACHED)
+        finally:
+            gate.open()
+
+    opening = asyncio.ensure_future(opener())
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=AcceptWhenHeld(gate),
+        sink=sink, pipeline=True,
+    )  # fmt: skip
+    await opening  # a TimeoutError here: step 2 was not shown while in flight
+    assert result.exit_code == 0, result.message
+    assert held_then == [True]
+    # Shown once, as the step's own events: no call of step 2 repeated, none left out.
+    starts = [e for e in seen.of(ev.ModelCallStarted) if e.step == 2]
+    assert len(starts) == 1
+    assert [e.background for e in seen.of(ev.ModelExchange) if e.step == 2] == [False]

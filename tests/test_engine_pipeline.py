@@ -96,6 +96,8 @@ async def test_the_next_step_is_ready_at_accept_and_committed_on_top_of_the_firs
     ]
     assert order.index(("call", 2)) < order.index(("decided", 1))
     assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
+    # Recorded at once, as the background's (no UI shows it as the reply under review).
+    assert [e.background for e in seen.of(ev.ModelExchange)] == [False, False, True]
     # Reviewed and committed with the right parent: step 1's commit.
     first, second = result.commits
     assert parent_of(repo, second) == first

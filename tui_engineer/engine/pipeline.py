@@ -12,8 +12,9 @@ It is invisible until its turn. Its model calls go through the same model and le
 budgets count them; the record sees each finished call at once (a ModelExchange marked
 `background`, which no UI treats as the reply on screen); its live token counts are not shown
 (the status bar's counter is the step under review's, and never goes backwards); its other
-events are held back and shown when the step's turn comes. A failed preparation is noted once,
-quietly. Chat messages are not taken by it: they stay for the step under review.
+events are held back and shown when the step's turn comes (and from then on as they happen: a
+slow model or its own fix loop still at work shows live). A failed preparation is noted once,
+quietly, and the step is proposed as usual in its turn. Chat messages are not taken by it: they stay for the step under review.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 
@@ -50,13 +51,24 @@ from tui_engineer.vcs.shadow import Shadow
 @dataclass
 class _Held:
     """An event sink that keeps the background step's events for later: only a finished call
-    (for the record, marked as the background's) and a budget warning go out at once."""
+    (for the record, marked as the background's) and a budget warning go out at once. Once its
+    turn comes (`show`), everything goes out as it happens."""
 
     emit: ev.EventSink
     events: list[ev.Event] = field(default_factory=list)
+    live: bool = False
+
+    def show(self) -> None:
+        """Its turn: what it held is shown, and the rest as it happens."""
+        self.live = True
+        held, self.events = self.events, []
+        for event in held:
+            self.emit(event)
 
     def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, ev.ModelExchange):
+        if self.live:
+            self.emit(event)
+        elif isinstance(event, ev.ModelExchange):
             self.emit(replace(event, background=True))
         elif isinstance(event, ev.BudgetWarning):
             self.emit(event)
@@ -135,6 +147,10 @@ class _Ahead:
     shadow: Shadow | None = None
     # Set once the proposal it is built on passed its tests: only then is the model asked.
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _failed(task: asyncio.Task[Proposal]) -> bool:
+    return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 class Pipeline:
@@ -234,23 +250,29 @@ class Pipeline:
         if ahead is None or ahead.task is None or ahead.step is not step:
             await self.drop()
             return None
+        if self._stale(ahead) or _failed(ahead.task):  # a failure was noted already
+            await self.drop()
+            return None
+        # Its turn: still at work (a slow model, its own fix loop), it is shown as it goes.
+        ahead.held.show()
+        self.rt.emit_usage()  # the ledger's totals, its calls included
         try:
             proposal = await ahead.task
         except Exception:  # noqa: BLE001 - a failed preparation is redone in the foreground
             proposal = None
-        stale = not self.rt.inbox.empty() or ahead.feedback != self.rt.delivered
-        if proposal is None or stale or ahead.shadow is None:
+        if proposal is None or self._stale(ahead) or ahead.shadow is None:
             await self.drop()
             return None
         await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)
-        for event in ahead.held.events:
-            self.rt.emit(event)
-        self.rt.emit_usage()  # the ledger's totals, its calls included
         # Its work is done (nothing of it still runs, unlike a dropped one's): kept for the next.
         await self._forget(keep=True)
         proposal.step = step
         step.status = "review"
         return proposal
+
+    def _stale(self, ahead: _Ahead) -> bool:
+        """A chat message came after it started: it was prepared without it."""
+        return not self.rt.inbox.empty() or ahead.feedback != self.rt.delivered
 
     async def drop(self) -> None:
         """Discard the prepared (or preparing) step and its shadow."""
