@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import os
 import subprocess
 import sys
 
+import pytest
+
 from tui_engineer import __version__
+from tui_engineer.errors import UserError
+from tui_engineer.terminal import require_terminal
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -83,3 +89,35 @@ def test_after_a_headless_run_the_process_ends_at_once_with_its_code_and_output(
     monkeypatch.setattr(sys, "argv", ["tui-engineer", "--version"])
     with pytest.raises(SystemExit):
         cli.program()
+
+
+@pytest.mark.parametrize("args", [["add sub"], ["demo"]], ids=["app", "demo"])
+def test_without_a_terminal_the_app_does_not_start_and_names_the_headless_command(
+    args: list[str], make_repo
+) -> None:
+    """`tui-engineer "hello" > out.txt < /dev/null` drew escape codes into the file and then
+    spun at 100% CPU for ever; it now says in one line what to use instead, exit 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", *args],
+        cwd=make_repo(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={k: v for k, v in os.environ.items() if k != "TEXTUAL_DRIVER"},
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""  # no escape codes in the file or pipe
+    (line,) = done.stderr.splitlines()
+    assert "needs a terminal" in line and "stdin and stdout are not one" in line
+    assert "tui-engineer run" in line
+
+
+def test_an_app_given_a_driver_needs_no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """textual-serve (`tui-engineer serve`) names its own driver for each tab's app, over pipes."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # not a terminal, whatever runs pytest
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    require_terminal()  # no error: stdin and stdout here are not terminals either
+    monkeypatch.delenv("TEXTUAL_DRIVER")
+    with pytest.raises(UserError):
+        require_terminal()

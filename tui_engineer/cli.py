@@ -12,6 +12,7 @@ from typing import NoReturn
 
 from tui_engineer import __version__
 from tui_engineer.errors import UserError
+from tui_engineer.terminal import require_terminal
 
 
 def _add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -238,6 +239,7 @@ def build_demo_parser() -> argparse.ArgumentParser:
 
 def _cmd_demo(argv: Sequence[str]) -> int:
     args = build_demo_parser().parse_args(argv)
+    require_terminal()
 
     from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
     from tui_engineer.headless.options import RunOptions
@@ -324,6 +326,7 @@ def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)
+    require_terminal()
     # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
     from tui_engineer.headless.runner import RunOptions
     from tui_engineer.tui.app import TuiEngineerApp
