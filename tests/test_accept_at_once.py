@@ -262,7 +262,11 @@ async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_rep
     finally:
         release.touch()
     head = git(repo, "rev-parse", "HEAD")
-    # What it reported is what the branch holds, and the branch no longer moves.
+    # It said why the stop waited; what it reported is what the branch holds.
+    waited = [e.message for e in seen if isinstance(e, ev.Notice) and "Stopping once" in e.message]
+    assert waited == [
+        "Stopping once step 1's commit is made (your hooks are running); the accept is not lost."
+    ]
     [finished] = [e for e in seen if isinstance(e, ev.SessionFinished)]
     assert finished.outcome == "quit" and finished.commits == (head,)
     assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]

@@ -15,10 +15,15 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-async def to_the_end(work: Awaitable[T], keep: Callable[[T], object] | None = None) -> T:
+async def to_the_end(
+    work: Awaitable[T],
+    keep: Callable[[T], object] | None = None,
+    held: Callable[[], object] | None = None,
+) -> T:
     """Await `work` to its end, whatever cancels the caller meanwhile; then re-raise that.
     `keep` gets the result first, also when the caller was cancelled (something made, such as
-    a shadow worktree, must be known to be removed)."""
+    a shadow worktree, must be known to be removed). `held` is called once when a cancellation
+    is first held back (to say why the stop waits)."""
     task = asyncio.ensure_future(work)
     cancelled = False
     while True:
@@ -28,6 +33,8 @@ async def to_the_end(work: Awaitable[T], keep: Callable[[T], object] | None = No
         except asyncio.CancelledError:
             if task.done():
                 raise  # the work itself was cancelled
+            if not cancelled and held is not None:
+                held()
             cancelled = True
     if keep is not None:
         keep(result)

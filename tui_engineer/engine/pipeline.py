@@ -14,7 +14,8 @@ budgets count them; the record sees each finished call at once (a ModelExchange 
 (the status bar's counter is the step under review's, and never goes backwards); its other
 events are held back and shown when the step's turn comes (and from then on as they happen: a
 slow model or its own fix loop still at work shows live). A failed preparation is noted once,
-quietly, and the step is proposed as usual in its turn. Chat messages are not taken by it: they stay for the step under review.
+quietly, and the step is proposed as usual in its turn. Chat messages are not taken by it: they
+stay for the step under review.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 

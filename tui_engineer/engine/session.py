@@ -324,7 +324,15 @@ class Session:
             model=self.rt.model.model,
             changes=changes,
         )
-        await to_the_end(work, keep=lambda sha: self._committed(step, proposal, sha))
+        waiting = ev.Notice(
+            message=f"Stopping once step {step.index}'s commit is made (your hooks are running); "
+            "the accept is not lost."
+        )
+        await to_the_end(
+            work,
+            keep=lambda sha: self._committed(step, proposal, sha),
+            held=lambda: self.rt.emit(waiting),
+        )
 
     def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
         step.status, step.commit = "accepted", sha
