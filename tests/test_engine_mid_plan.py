@@ -3,15 +3,18 @@ server that drops and comes back, steps planned from the human's words."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
 from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply, run_headless
-from tests.scripted_server import Reply
+from tests.scripted_server import Gate, Reply
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
+from tui_engineer.headless.printer import ProgressPrinter
 
 
 @pytest.fixture(autouse=True)
@@ -113,3 +116,71 @@ async def test_an_undo_refused_during_a_review_keeps_that_review(
     assert [e.step for e in seen.of(ev.ProposalReady)] == [1, 2]  # the same review, asked again
     assert "# mine" in (repo / "calc.py").read_text()
     assert titles(repo) == ["Add sub", "initial"] and result.outcome == "stopped"
+
+
+async def _until(condition, timeout: float = 60) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {condition}")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_server_dropped_mid_step_pauses_and_resumes_when_it_is_back(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    seen: list[ev.Event] = []
+    reviewer = Reviewer([Decision.accept(), Decision.accept()])
+    session = asyncio.ensure_future(
+        run_headless(
+            repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+            sink=seen.append, server_wait=120,
+        )
+    )  # fmt: skip
+    await gate.arrived()
+    scripted_server.stop()  # the model server dies while step 1's reply is on its way
+    await _until(lambda: any(isinstance(e, ev.ServerPaused) for e in seen))
+    assert not session.done()
+    paused = next(e for e in seen if isinstance(e, ev.ServerPaused))
+    assert paused.step == 1 and paused.wait == 120
+    scripted_server.script(Reply(text=SUB), Reply(text=MUL))
+    scripted_server.start()  # restarted on the same port
+    result, _ = await asyncio.wait_for(session, 120)
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
+    assert any(isinstance(e, ev.ServerResumed) for e in seen)
+    assert not any(isinstance(e, ev.ErrorEvent) for e in seen)
+    assert result.exit_code == 0
+
+
+async def test_headless_gives_up_after_server_wait_naming_the_steps_left(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    seen: list[ev.Event] = []
+    out = io.StringIO()
+    printer = ProgressPrinter(out)
+
+    def sink(event: ev.Event) -> None:
+        seen.append(event)
+        printer(event)
+
+    session = asyncio.ensure_future(
+        run_headless(
+            repo, "add sub and mul", scripted_server.base_url, reviewer=Reviewer([]),
+            sink=sink, server_wait=1,
+        )
+    )  # fmt: skip
+    await gate.arrived()
+    scripted_server.stop()
+    result, _ = await asyncio.wait_for(session, 120)
+    assert result.outcome == "error"
+    assert "1 s" in result.message and "server_wait" in result.message
+    assert "1. Add sub" in result.message and "2. Add mul" in result.message
+    assert any(isinstance(e, ev.ServerPaused) for e in seen)
+    assert "paused, the plan kept" in out.getvalue() and "up to 1 s" in out.getvalue()
+    assert titles(repo) == ["initial"]

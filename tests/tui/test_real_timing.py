@@ -167,3 +167,31 @@ async def test_a_second_undo_in_the_final_dialog_asks_first(make_repo, scripted_
         await pilot.click("#undo")
         await wait_for(pilot, lambda: titles(repo) == ["initial"])
         await app.stop_work()
+
+
+async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await gate.arrived()
+        scripted_server.stop()  # the model server dies while step 1's reply is on its way
+        await wait_for(pilot, lambda: "paused" in app.status.phase)
+        await pilot.pause()
+        assert "r" in footer_keys(app)
+        assert app.engine is not None and app.engine.is_running  # the session goes on
+        assert app.plan_pane.status_of(2) == "pending"  # the plan is kept
+        scripted_server.script(Reply(text=SUB), Reply(text=MUL))
+        scripted_server.start()  # restarted on the same port
+        await pilot.press("r")
+        await wait_for(pilot, reviewing(app, 1))
+        assert "r" in footer_keys(app)  # now Reject again
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        await pilot.press("a")
+        await wait_for(pilot, asked(app, "still_wrong"))
+        await app.stop_work()
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]

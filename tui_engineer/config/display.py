@@ -12,6 +12,7 @@ UNITS = {
     "context_window": "tokens",
     "context_budget": "tokens",
     "stream_idle_timeout": "s",
+    "server_wait": "s",
 }
 WHEN_NONE = {
     "base_url": "SDK default (https://api.openai.com/v1)",

@@ -99,6 +99,7 @@ def _specs() -> dict[str, FieldSpec]:
         ("show_rounds", int, "a whole number ≥ 0 (0: the model cannot ask)", lambda v: v >= 0),
         ("show_lines", int, "a whole number of lines ≥ 10", lambda v: v >= 10),
         ("stream_idle_timeout", float, "a number of seconds > 0", lambda v: v > 0),
+        ("server_wait", float, "a number of seconds ≥ 0", lambda v: v >= 0),
         (
             "test_env",
             str,

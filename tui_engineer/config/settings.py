@@ -51,6 +51,9 @@ class Settings:
     show_rounds: int = 3  # SHOW rounds (the model asks to see more) before each edit reply
     show_lines: int = 400  # lines one SHOW answer may hold
     stream_idle_timeout: float = 60.0  # seconds with no byte from the server before giving up
+    # Seconds a session without a human at the keys (headless) waits, paused with its plan, for
+    # a model server that stopped answering mid-step; the TUI waits until you retry or quit.
+    server_wait: float = 300.0
     # Extra variables the local sandbox passes to tests (names or PREFIX*, space/comma separated)
     # on top of the documented allow list; your own config only (a repository may not widen it).
     test_env: str | None = None

@@ -301,6 +301,32 @@ class StepUndone(Event):
 
 
 @dataclass(frozen=True)
+class ServerPaused(Event):
+    """The model server stopped answering during a call of the step in hand: the session waits,
+    its plan kept, checking every `every` seconds, for at most `wait` seconds (None: until the
+    human retries or quits); then the same call is made again."""
+
+    type: ClassVar[str] = "server_paused"
+    purpose: str
+    step: int | None
+    message: str
+    wait: float | None
+    every: float
+
+
+@dataclass(frozen=True)
+class ServerResumed(Event):
+    """The paused call is made again: the server answers (`by` "server") or the human asked
+    (`by` "human")."""
+
+    type: ClassVar[str] = "server_resumed"
+    purpose: str
+    step: int | None
+    waited: float
+    by: str
+
+
+@dataclass(frozen=True)
 class UndoRefused(Event):
     """An undo asked during a review could not be done (pushed, edited since...): the review
     goes on with the same proposal."""

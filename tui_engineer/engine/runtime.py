@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -14,6 +14,7 @@ from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message
 from tui_engineer.errors import UserError
+from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.verify.report import tail_lines
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ class Model(Protocol):
         self, messages: list[Message], *, on_text: object = None, **kwargs: object
     ) -> Completion: ...
 
+
+OnUnreachable = Callable[["Runtime", ServerUnreachable, tuple[str, int | None]], Awaitable[None]]
 
 DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 8192}
 # Calls named otherwise are sized like the kind they do the work of.
@@ -59,6 +62,9 @@ class EngineOptions:
     context_budget: int | None = None  # tokens of file contents per prompt; None: the default
     show_rounds: int = 3  # SHOW rounds the model may ask before each edit reply (0: none)
     show_lines: int = 400  # lines one SHOW answer may hold (the context window may allow fewer)
+    # Seconds to wait, paused, for a model server that stopped answering (None: until the
+    # human retries or quits); engine/server_wait.py.
+    server_wait: float | None = 300.0
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")
@@ -80,6 +86,9 @@ class Runtime:
     inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     selection: TestSelection | None = None  # affected tests first (engine/verification.py)
     delivered: int = 0  # chat messages taken so far (a step prepared before one is stale)
+    # Called when a call finds the model server gone: returns when the call is to be made
+    # again, raises to give up (the session's own runtime: engine/server_wait.py). None: fail.
+    on_unreachable: OnUnreachable | None = None
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -117,12 +126,31 @@ class Runtime:
                 self.emit(ev.FeedbackDelivered(text=text, purpose=purpose, step=step))
         cap = self.options.reply_limit(purpose)
         prompt = _estimate(sum(len(str(m.get("content", ""))) for m in messages))
-        self.emit(
-            ev.ModelCallStarted(
-                purpose=purpose, step=step, prompt_tokens=prompt, max_output_tokens=cap
+        while True:
+            live = _LiveReply(self, prompt)
+            self.emit(
+                ev.ModelCallStarted(
+                    purpose=purpose, step=step, prompt_tokens=prompt, max_output_tokens=cap
+                )
             )
-        )
-        live = _LiveReply(self, prompt)
+            try:
+                completion = await self._complete(messages, purpose, cap, live)
+                break
+            except ServerUnreachable as err:
+                self._report_failure(purpose, step, prompt, live.text, err)
+                if self.on_unreachable is None:
+                    raise
+                # Returns when the call is to be made again (engine/server_wait.py).
+                await self.on_unreachable(self, err, (purpose, step))
+            except (UserError, OSError) as err:
+                self._report_failure(purpose, step, prompt, live.text, err)
+                raise
+        self._report_usage(messages, completion, purpose, step)
+        return completion.text
+
+    async def _complete(
+        self, messages: list[Message], purpose: str, cap: int, live: _LiveReply
+    ) -> Completion:
 
         def on_text(chunk: str) -> None:
             self.emit(ev.TokenStream(purpose=purpose, text=chunk))
@@ -132,15 +160,9 @@ class Runtime:
             live.reset()
             self.emit(ev.ModelRetried(purpose=purpose, reason=reason))
 
-        try:
-            completion = await self.model.complete(
-                messages, on_text=on_text, on_retry=on_retry, max_output_tokens=cap
-            )
-        except (UserError, OSError) as err:
-            self._report_failure(purpose, step, prompt, live.text, err)
-            raise
-        self._report_usage(messages, completion, purpose, step)
-        return completion.text
+        return await self.model.complete(
+            messages, on_text=on_text, on_retry=on_retry, max_output_tokens=cap
+        )
 
     def _report_failure(
         self, purpose: str, step: int | None, prompt: int, partial: str, err: Exception

@@ -14,10 +14,11 @@ from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.review import UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.server_wait import wait_for_server
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import probe_early
 from tui_engineer.errors import UserError
-from tui_engineer.llm import BudgetExceeded, ModelReplyError
+from tui_engineer.llm import BudgetExceeded, ModelReplyError, ServerUnreachable
 from tui_engineer.vcs.commit import accept, undo_last
 from tui_engineer.vcs.shadow import Change
 from tui_engineer.verify import TestReport
@@ -46,6 +47,9 @@ def _outcome_of(err: UserError) -> str:
     return "error"
 
 
+_DONE = {"accepted", "skipped", "undone"}  # statuses of steps the session is through with
+
+
 class _Stop(Exception):
     def __init__(self, outcome: str, message: str) -> None:
         super().__init__(message)
@@ -66,6 +70,12 @@ class Session:
         self._reruns = 0
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
+        # A model server gone mid-step pauses the session (engine/server_wait.py) for at most
+        # server_wait seconds; a front end with a human at the keys sets None (until they
+        # retry or quit).
+        self.server_wait = runtime.options.server_wait
+        self._retry = asyncio.Event()
+        runtime.on_unreachable = self._server_gone
 
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""
@@ -81,6 +91,23 @@ class Session:
         current = next((s for s in self.plan if s.status == "review"), None)
         self._reruns += 1
         return await self.rt.run_tests(current.index if current else None)
+
+    def retry_now(self) -> None:
+        """While paused on a model server that went away: make the call again now."""
+        self._retry.set()
+
+    async def _server_gone(
+        self, rt: Runtime, err: ServerUnreachable, call: tuple[str, int | None]
+    ) -> None:
+        """A call found the model server gone: wait (paused, plan kept) until it answers."""
+        if rt is not self.rt:
+            raise err  # the step prepared ahead (a copy of the runtime): made again in its turn
+        try:
+            await wait_for_server(rt, err, call, self._retry, self.server_wait)
+        except ServerUnreachable as gave_up:
+            left = [f"{s.index}. {s.title}" for s in self.plan if s.status not in _DONE]
+            not_done = f" Not done: {'; '.join(left)}." if left else ""
+            raise ServerUnreachable(f"{gave_up}{not_done}") from None
 
     async def undo_last(self) -> str:
         """Take back the last accepted step's commit (refused if pushed or edited since), and

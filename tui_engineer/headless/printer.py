@@ -158,6 +158,18 @@ class ProgressPrinter:
             self._waiting.cancel()
             self._waiting = None
 
+    def _on_server_paused(self, e: ev.ServerPaused) -> None:
+        self._stop_waiting()
+        limit = f"for up to {e.wait:g} s (server_wait)" if e.wait is not None else "until it does"
+        self._line(f"⏸ {e.message}")
+        self._line(
+            f"  paused, the plan kept: checking every {e.every:g} s whether the server answers "
+            f"again, {limit}; then the {e.purpose} call is made again (Ctrl-C stops)"
+        )
+
+    def _on_server_resumed(self, e: ev.ServerResumed) -> None:
+        self._line(f"▶ the model server answers again after {e.waited:.0f} s: retrying")
+
     def _on_feedback_delivered(self, e: ev.FeedbackDelivered) -> None:
         where = f"step {e.step}, {e.purpose}" if e.step is not None else e.purpose
         self._line(f"  ✉ your message was given to the model ({where})")

@@ -205,6 +205,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         context_budget=settings.context_budget,
         show_rounds=settings.show_rounds,
         show_lines=settings.show_lines,
+        server_wait=settings.server_wait,
     )
 
 

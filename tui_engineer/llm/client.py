@@ -53,6 +53,7 @@ from tui_engineer.llm.window import (
 
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a byte from the server before giving up on a call
 CONNECT_TIMEOUT = 10.0
+PROBE_TIMEOUT = 5.0  # seconds: is the server back? (answers)
 CONTINUE_PROMPT = (
     "Your previous reply was cut off by the output token limit. Continue exactly where you "
     "stopped: do not repeat anything and do not add any preamble."
@@ -215,6 +216,18 @@ class ModelClient:
             f"{self.max_continuations} continuation(s), so it was not used. Ask for a smaller "
             "change, or allow longer replies."
         )
+
+    async def answers(self) -> bool:
+        """Whether anything answers at the base URL now (any HTTP reply to GET /models, even an
+        error): one quick try, no retries. For a session paused on a server that went away."""
+        quick = self._sdk.with_options(max_retries=0, timeout=min(self.timeout, PROBE_TIMEOUT))
+        try:
+            await quick.models.list()
+        except openai.APIConnectionError:  # refused, reset, timed out (a subclass)
+            return False
+        except openai.OpenAIError:
+            return True
+        return True
 
     async def check_connection(self) -> None:
         """Make sure the server answers, accepts the key and serves the model (GET /models)."""

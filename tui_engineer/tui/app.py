@@ -67,6 +67,7 @@ FOOTER_DROP_ORDER = [
     "toggle_split",
     "maximize_pane",
     "undo",
+    "retry",
     "run_tests",
     "toggle_files",
     "focus_chat",
@@ -91,6 +92,8 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[
         Binding("s", "skip", "Skip"),
         Binding("e", "edit_plan", "Edit plan"),
         Binding("u", "undo", "Undo"),
+        # Shown only while paused on a model server that went away (never with Reject).
+        Binding("r", "retry", "Retry now"),
         Binding("t", "run_tests", "Run tests"),
         Binding("d", "toggle_split", "Split diff"),
         Binding("c", "focus_chat", "Chat"),
@@ -121,6 +124,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[
         self.ready = False  # start-up checks passed
         self.proposals_seen = 0  # tests and scripts wait on these counters
         self.finished_sessions = 0
+        self.server_paused = False  # the model server went away mid-step (ServerPaused)
         self._tests_running = False
         self._changes: set[str] = set()
         self.check_retries = 1  # the start-up server check (tests set 0)
@@ -243,6 +247,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[
             self.status.phase = "stopped"
         finally:
             self.session = None
+            self.server_paused = False
             self.plan_pane.stop_active()  # no "fixing 2/3" left behind by an error or a quit
             self.finished_sessions += 1
             self.status.busy = ""
@@ -250,6 +255,9 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[
             self.refresh_bindings()
 
     def _got_session(self, session: Session) -> None:
+        # A human is at the keys: a model server that goes away pauses the session until it
+        # answers again, `r` retries or the human quits, however long that takes.
+        session.server_wait = None
         self.session = session
 
     # ----- chat

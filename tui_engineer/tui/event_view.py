@@ -47,6 +47,7 @@ class EngineEventView:
     options: RunOptions
     deterministic: bool
     proposals_seen: int
+    server_paused: bool
     _tests_running: bool
     _changes: set[str]
     _just_committed: str  # "committed <sha> · " until the next step starts
@@ -115,6 +116,31 @@ class EngineEventView:
             f"prompt{got}.",
             error=True,
         )
+
+    async def _on_server_paused(self, event: ev.ServerPaused) -> None:
+        self.server_paused = True
+        self.status.busy = ""
+        self.status.phase = "paused: the model server does not answer (r retries)"
+        await self.chat.note(
+            f"{event.message}\nPaused, the plan kept: the {event.purpose} call is made again as "
+            f"soon as the server answers (checked every {event.every:g} s), or now with r.",
+            error=True,
+        )
+        self.notify(
+            "The model server does not answer: paused. r retries now; it also goes on by itself "
+            "when the server is back.",
+            title="Model server gone",
+            severity="warning",
+            timeout=12,
+        )
+        self.refresh_bindings()
+
+    async def _on_server_resumed(self, event: ev.ServerResumed) -> None:
+        self.server_paused = False
+        why = "you asked" if event.by == "human" else "the server answers again"
+        self.status.phase = f"retrying the {event.purpose} call"
+        await self.chat.note(f"Retrying the {event.purpose} call ({why}).")
+        self.refresh_bindings()
 
     async def _on_model_retried(self, event: ev.ModelRetried) -> None:
         await self.chat.note(f"The reply was broken ({event.reason}); asking again.", error=True)

@@ -42,6 +42,7 @@ class ReviewActions:
     options: RunOptions
     reviewer: TuiReviewer
     session: Session | None
+    server_paused: bool
     engine: Worker[None] | None
     tests: Worker[object] | None
     _tests_running: bool
@@ -72,6 +73,10 @@ class ReviewActions:
         return accepted[-1].info.title if accepted else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry":
+            return self.server_paused
+        if action in REVIEW_ACTIONS and self.server_paused:
+            return False  # `r` is Retry meanwhile
         if action in REVIEW_ACTIONS:
             reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
             return True if reviewing else None
@@ -158,6 +163,12 @@ class ReviewActions:
             self.notify(str(err), title="Cannot undo", severity="error", timeout=12)
             return
         self.notify(message, title="Undone")
+
+    def action_retry(self) -> None:
+        """Paused on a model server that went away: make the call again now."""
+        if self.session is not None and self.server_paused:
+            self.session.retry_now()
+            self.status.phase = "retrying the model call"
 
     def action_run_tests(self) -> None:
         session = self.session

@@ -1,0 +1,69 @@
+"""The model server went away in the middle of a step: pause, the plan kept, until it answers.
+
+Before, a step whose call could not reach the server (after the SDK's own retries) failed, the
+session ended and the rest of the plan was lost; a server restarted a minute later was no help.
+Now the session waits: every PROBE_EVERY seconds it asks whether anything answers at the base
+URL, and then makes the same call again. The human may retry at once (`Session.retry_now`, the
+TUI's `r`). Without a human at the keys (headless) the wait is bounded (`server_wait`), after
+which the session stops and says which steps were not done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import TYPE_CHECKING
+
+from tui_engineer.engine import events as ev
+from tui_engineer.llm import ServerUnreachable
+
+if TYPE_CHECKING:
+    from tui_engineer.engine.runtime import Runtime
+
+PROBE_EVERY = 2.0  # seconds between "does the server answer?" checks
+
+
+async def wait_for_server(
+    rt: Runtime,
+    err: ServerUnreachable,
+    call: tuple[str, int | None],
+    retry: asyncio.Event,
+    limit: float | None,
+) -> None:
+    """Return when the call (`purpose`, `step`) should be made again: the server answers, or
+    `retry` was set. Raises ServerUnreachable once `limit` seconds passed (None: no limit)."""
+    purpose, step = call
+    rt.emit(
+        ev.ServerPaused(purpose=purpose, step=step, message=str(err), wait=limit, every=PROBE_EVERY)
+    )
+    started = time.monotonic()
+    retry.clear()
+    while True:
+        if limit is not None and time.monotonic() - started >= limit:
+            raise ServerUnreachable(
+                f"{err} It did not answer again within {limit:g} s (server_wait), so the "
+                "session stopped."
+            )
+        if await _woken(retry, PROBE_EVERY):
+            by = "human"
+            break
+        if await _answers(rt):
+            by = "server"
+            break
+    retry.clear()
+    waited = time.monotonic() - started
+    rt.emit(ev.ServerResumed(purpose=purpose, step=step, waited=waited, by=by))
+
+
+async def _woken(event: asyncio.Event, seconds: float) -> bool:
+    """Wait up to `seconds`; True if `event` was set meanwhile."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()
+    return event.is_set()
+
+
+async def _answers(rt: Runtime) -> bool:
+    answers = getattr(rt.model, "answers", None)  # a replayed model has no server
+    return True if answers is None else bool(await answers())
