@@ -33,6 +33,7 @@ from tui_engineer.context.regions import (
 )
 from tui_engineer.context.repomap import FileMap, RepoMap, build_map
 from tui_engineer.context.symbols import Symbol
+from tui_engineer.names import readable
 
 MAX_TOTAL_CHARS = 120_000  # the default budget: context_budget's 30,000 tokens
 MAX_FILE_CHARS = 24_000  # a file up to this size is shown whole when the budget allows
@@ -80,7 +81,8 @@ def gather_context(
     contents, shown, whole = _contents(repo, relevant(ranked), budget, named)
     room = min(map_budget, max(MAP_MIN, budget_chars - len(contents)))
     listing = _listing(repo, ranked, whole, room)
-    return Context(listing, contents, shown, ranked)
+    # Names (and contents) the model reads: a byte that is not UTF-8 shows as U+FFFD.
+    return Context(readable(listing), readable(contents), shown, ranked)
 
 
 # ----- contents

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tui_engineer.context.repomap import RepoMap
 from tui_engineer.context.symbols import Symbol
+from tui_engineer.names import EXACT
 from tui_engineer.safe_git import shadow_git_full_env
 
 NAMED_FILE = 100.0
@@ -190,15 +191,27 @@ def recent_changes(root: Path, commits: int = RECENT_COMMITS) -> list[list[str]]
     """Changed files, newest first: uncommitted ones, then each of the last commits'."""
     status = _git(root, "status", "--porcelain", "-z", "--untracked-files=all")
     now = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
-    log = _git(root, "log", f"-{commits}", "--name-only", "--format=%x00")
-    per_commit = [[n for n in block.splitlines() if n] for block in log.split("\0")]
-    return [now, *[names for names in per_commit if names]]
+    log = _git(root, "log", f"-{commits}", "-z", "--name-only", "--format=%x00")
+    return [now, *_names_per_commit(log)]
+
+
+def _names_per_commit(log: str) -> list[list[str]]:
+    """`git log -z --name-only --format=%x00`: each commit is "\\0\\0\\n" and then its names,
+    each ending in NUL (names are exact: never quoted, never split at a newline)."""
+    blocks: list[list[str]] = [[]]
+    for token in log.split("\0"):
+        if not token:
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        blocks[-1].append(token.removeprefix("\n") if not blocks[-1] else token)
+    return [names for names in blocks if names]
 
 
 def _git(root: Path, *args: str) -> str:
     env = shadow_git_full_env()  # root is often a shadow
     done = subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=False, env=env
+        ["git", *args], cwd=root, capture_output=True, check=False, env=env, **EXACT
     )
     return done.stdout if done.returncode == 0 else ""
 

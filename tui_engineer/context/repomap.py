@@ -26,6 +26,7 @@ from stat import S_ISLNK, S_ISREG
 import platformdirs
 
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
+from tui_engineer.names import exact
 from tui_engineer.safe_git import shadow_git_full_env
 
 CACHE_VERSION = (1, sys.version_info[:2])  # marshal's format may change between versions
@@ -93,7 +94,7 @@ def repo_file_names(root: Path) -> list[str]:
         check=False,
         env=shadow_git_full_env(),  # root is often a shadow
     )
-    return sorted({n for n in done.stdout.decode("utf-8", "replace").split("\0") if n})
+    return sorted({n for n in exact(done.stdout).split("\0") if n})  # names byte for byte
 
 
 def cache_file(root: Path) -> Path:

@@ -6,10 +6,14 @@ out of the repository."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path, PurePosixPath
 
 from tui_engineer.edits.parser import UnsafePath
+from tui_engineer.names import readable
+
+REPLACEMENT = "\ufffd"  # how a byte of a name that is not UTF-8 is shown
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -54,11 +58,47 @@ def check_path_text(rel: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
+def _exact_part(folder: Path, part: str, rel: str) -> str:
+    """The entry of `folder` that `part` names. The model reads a file name that is not UTF-8
+    with U+FFFD for each such byte (names.readable) and writes it back so: it stands for the
+    one entry shown that way, never for a new file named with U+FFFD."""
+    if REPLACEMENT not in part or os.path.lexists(folder / part):
+        return part
+    try:
+        found = [name for name in os.listdir(folder) if readable(name) == part]
+    except OSError:
+        found = []
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise _refuse(
+            rel,
+            f"{len(found)} files are shown by this name (they differ only in bytes that are "
+            "not UTF-8), so it cannot say which one; leave them out of your edits",
+        )
+    raise _refuse(
+        rel,
+        f"no file has this name, and `{REPLACEMENT}` stands for a byte of a file name that is "
+        "not UTF-8; name an existing file as it was shown to you, or give a new file a name "
+        f"without `{REPLACEMENT}`",
+    )
+
+
+def _exact(base: Path, clean: PurePosixPath, rel: str) -> PurePosixPath:
+    """`clean` with each part shown with U+FFFD replaced by the entry it stands for."""
+    if REPLACEMENT not in str(clean):
+        return clean
+    parts: list[str] = []
+    for part in clean.parts:
+        parts.append(_exact_part(base.joinpath(*parts), part, rel))
+    return PurePosixPath(*parts)
+
+
 def resolve_safe_path(root: Path, rel: str) -> Path:
     """The absolute, symlink-resolved path for repo-relative `rel`; raises UnsafePath when it
     would land outside `root` (the worktree root) or inside git's files."""
-    clean = check_path_text(rel)
     base = root.resolve(strict=True)
+    clean = _exact(base, check_path_text(rel), rel)
     try:
         target = (base / clean).resolve()
     except (OSError, RuntimeError) as err:  # symlink loops

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from tui_engineer.engine import events as ev
 from tui_engineer.llm.usage import format_cost
+from tui_engineer.names import readable
 
 
 class JsonPrinter:
@@ -21,7 +22,9 @@ class JsonPrinter:
         self._out = out
 
     def __call__(self, event: ev.Event) -> None:
-        self._out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+        # A file name that is not UTF-8 is shown with U+FFFD: the line stays UTF-8 (the run
+        # record keeps the exact name).
+        self._out.write(readable(json.dumps(event.to_dict(), ensure_ascii=False)) + "\n")
         self._out.flush()
 
 
@@ -53,8 +56,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def visible(text: str) -> str:
-    """`text` with every control character shown as `\\xNN`, so it cannot drive the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
+    """`text` with every control character shown as `\\xNN`, so it cannot drive the terminal,
+    and every byte that is not UTF-8 (in a file name, in test output) as U+FFFD."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", readable(text))
 
 
 # How each kind of test run is named in the progress lines (engine/verification.py).

@@ -50,6 +50,7 @@ from tui_engineer.llm.window import (
     refuse_cut_at_window,
     window_from_server,
 )
+from tui_engineer.names import readable
 
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a byte from the server before giving up on a call
 CONNECT_TIMEOUT = 10.0
@@ -185,7 +186,9 @@ class ModelClient:
         as `max_tokens` once this server was seen ignoring the former; a stream is cut there.
         Raises BudgetExceeded before any call that would overspend, LLMError subclasses otherwise.
         """
-        conversation = list(messages)
+        # A name or test output with a byte that is not UTF-8 reaches the model as U+FFFD: a
+        # lone surrogate cannot be encoded into the request at all.
+        conversation = [{**m, "content": readable(m["content"])} for m in messages]
         await self.learn_context_window()
         parts: list[str] = []
         calls: list[CallUsage] = []

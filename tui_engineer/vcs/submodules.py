@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_engineer.names import EXACT
 from tui_engineer.safe_git import shadow_git_full_env
 
 _GITLINK = "160000"
@@ -30,7 +31,7 @@ class Submodule:
 
 def _git(cwd: Path, *args: str, check: bool = True) -> str:
     done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, env=shadow_git_full_env()
+        ["git", *args], cwd=cwd, capture_output=True, env=shadow_git_full_env(), **EXACT
     )
     if check and done.returncode != 0:
         raise subprocess.CalledProcessError(done.returncode, done.args, done.stdout, done.stderr)

@@ -1,0 +1,120 @@
+"""A repository holding a file whose name is not UTF-8 (issue 24): Latin-1 `caf\\xe9.txt`, as
+`git add` accepts on Linux. Every path through the code that reads names (start-up, shadow
+creation, context and repo map, diff, commit, undo) carries the name exactly and shows it
+readably (U+FFFD for the byte), never a traceback; an edit the model proposes to it applies to
+exactly that file or is refused with a reason."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import KEY, SUB, edit, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+
+RAW = b"caf\xe9.txt"  # the name on disk and in git, byte for byte
+NAME = os.fsdecode(RAW)  # how Python carries it: "caf\udce9.txt"
+SHOWN = "caf\ufffd.txt"  # how a user (and the model) reads it
+CONTENT = "caf\u00e9 latin\n"
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def latin1_repo(make_repo: Callable[..., Path], *more: bytes) -> Path:
+    """The calc sample repo plus `caf\\xe9.txt` (and `more` such names), committed."""
+    repo = make_repo()
+    for raw in (RAW, *more):
+        (repo / os.fsdecode(raw)).write_text(CONTENT, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "latin-1 name")
+    return repo
+
+
+def tracked(repo: Path) -> list[bytes]:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True)
+    return sorted(n for n in out.stdout.split(b"\0") if n)
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_headless_session_starts_and_commits(
+    make_repo, scripted_server: ScriptedServer, output: list[str]
+) -> None:
+    """Start-up, shadow creation, context, commit: the CLI as a user runs it, the edited file
+    named readably in the output (progress lines or JSON events)."""
+    repo = latin1_repo(make_repo)
+    scripted_server.script(Reply(text=SUB + edit(SHOWN, CONTENT, "caf\u00e9 au lait\n")))
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "add sub", "--yes", "--no-plan", *output]
+        + ["--base-url", scripted_server.base_url, "--model", "test-model"],
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+        timeout=120,
+    )
+    out, err = done.stdout.decode(), done.stderr.decode()  # UTF-8 through and through
+    assert "Traceback" not in out + err, out + err
+    assert done.returncode == 0, out + err
+    assert SHOWN in out, out
+    assert git(repo, "log", "-1", "--format=%s") == "add sub"
+    assert "def sub" in (repo / "calc.py").read_text()
+    assert (repo / NAME).read_text(encoding="utf-8") == "caf\u00e9 au lait\n"
+    assert RAW in tracked(repo)
+
+
+async def test_the_model_sees_the_name_readably(make_repo, scripted_server: ScriptedServer) -> None:
+    """Context and repo map: the file is listed for the model, with U+FFFD for the byte (a
+    surrogate could not even be encoded into the request)."""
+    repo = latin1_repo(make_repo)
+    scripted_server.script(Reply(text=SUB))
+    result, seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
+    prompt = scripted_server.chat_requests[0].messages[-1]["content"]
+    files = prompt.split("Files in the repository:")[1]
+    assert SHOWN in files
+
+
+async def test_an_edit_to_the_shown_name_changes_exactly_that_file(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """The model writes the name as it read it; the edit lands in `caf\xe9.txt`, the commit
+    holds that name byte for byte, and no file named with U+FFFD appears."""
+    repo = latin1_repo(make_repo)
+    scripted_server.script(Reply(text=edit(SHOWN, CONTENT, "caf\u00e9 au lait\n")))
+    result, seen = await run_headless(repo, f"edit {SHOWN}", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
+    assert (repo / NAME).read_text(encoding="utf-8") == "caf\u00e9 au lait\n"
+    assert not (repo / SHOWN).exists()
+    assert tracked(repo) == sorted([RAW, b"calc.py", b"tests/test_calc.py"])
+    changed = subprocess.run(
+        ["git", "show", "--name-only", "-z", "--format=", "HEAD"], cwd=repo, capture_output=True
+    ).stdout
+    assert changed == RAW + b"\0"
+    (applied,) = seen.of(ev.EditsApplied)
+    assert applied.changed == (NAME,)  # events carry the exact name; front ends show it
+
+
+async def test_an_edit_to_an_ambiguous_shown_name_is_refused(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """`caf\xe9.txt` and `caf\xe8.txt` both read as `caf\ufffd.txt`: the edit is refused with
+    the reason (the model hears it) and neither file changes."""
+    repo = latin1_repo(make_repo, b"caf\xe8.txt")
+    scripted_server.script(
+        Reply(text=edit(SHOWN, CONTENT, "changed\n")), Reply(text=SUB), Reply(text=SUB)
+    )
+    result, seen = await run_headless(repo, "edit it", scripted_server.base_url, plan=False)
+    retry = scripted_server.chat_requests[1].messages[-1]["content"]
+    assert "2 files" in retry and SHOWN in retry, retry
+    assert (repo / NAME).read_text(encoding="utf-8") == CONTENT
+    assert (repo / os.fsdecode(b"caf\xe8.txt")).read_text(encoding="utf-8") == CONTENT
+    assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
