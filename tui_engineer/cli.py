@@ -371,3 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tui-engineer: interrupted", file=sys.stderr)
         return 130
+    except Exception as err:  # a bug of ours: said with the way out, never a traceback
+        from tui_engineer.crash import INTERNAL_ERROR_EXIT, internal_error_message
+
+        print(f"tui-engineer: {internal_error_message(err)}", file=sys.stderr)
+        return INTERNAL_ERROR_EXIT

@@ -18,8 +18,8 @@ from tui_engineer.names import readable
 
 
 class JsonPrinter:
-    def __init__(self, out: TextIO = sys.stdout) -> None:
-        self._out = out
+    def __init__(self, out: TextIO | None = None) -> None:
+        self._out = out or sys.stdout  # looked up now: a test may have replaced it
 
     def __call__(self, event: ev.Event) -> None:
         # A file name that is not UTF-8 is shown with U+FFFD: the line stays UTF-8 (the run
@@ -68,8 +68,8 @@ TEST_SCOPES = {"full": "tests", "affected": "affected tests", "failing": "failin
 class ProgressPrinter:
     """Human progress. On a terminal, a live status line shows what is under way."""
 
-    def __init__(self, out: TextIO = sys.stdout, *, log_every: float = 30.0) -> None:
-        self._out = out
+    def __init__(self, out: TextIO | None = None, *, log_every: float = 30.0) -> None:
+        self._out = out = out or sys.stdout  # looked up now: a test may have replaced it
         self._live = out.isatty()
         self._log_every = log_every  # without a terminal: a "still waiting" line this often
         self._status = ""

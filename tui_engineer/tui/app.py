@@ -47,6 +47,7 @@ from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
+from tui_engineer.tui.worker_errors import WorkerErrors
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
@@ -79,7 +80,7 @@ FOOTER_DROP_ORDER = [
 ]
 
 
-class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[int]):
+class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, WorkerErrors, App[int]):
     """`options.request` empty: the app asks for a request in the chat box.
     `deterministic` (snapshots): no clock, no durations, no temp paths on screen."""
 
@@ -335,7 +336,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, App[
         if not self.diff.focus_file(event.path):
             self._show_file(event.path)
 
-    @work(group="file", exclusive=True)
+    @work(group="file", exclusive=True, exit_on_error=False)
     async def _show_file(self, rel: str) -> None:
         root = self.screen_stack[0].query_one(RepoTree).root_path
         try:

@@ -115,7 +115,7 @@ class StartupFlow:
     status: StatusBar
     chat: ChatPane
 
-    @work(group="startup", exclusive=True)
+    @work(group="startup", exclusive=True, exit_on_error=False)
     async def startup(self) -> None:
         self.status.phase = "checking the repository and settings"
         if self.init_first:

@@ -153,7 +153,9 @@ class Shadow:
     def diff(self) -> str:
         """Unified diff of the proposal against the baseline (new, deleted, renamed files too)."""
         self._stage_all()
-        out = self._git.diff(
+        # quotePath off: a name that is not UTF-8 comes as its bytes (read back exactly, see
+        # names.py), not as git's octal escapes ("caf\\351.txt").
+        out = self._git(c="core.quotePath=false").diff(
             "--cached", "-M", "--no-color", "--no-ext-diff", self.baseline,
             strip_newline_in_stdout=False,
         )  # fmt: skip

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tui_engineer.names import readable
+
 Side = Literal["old", "new"]
 TAB = "    "
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -78,7 +80,8 @@ def parse_unified_diff(diff: str) -> list[FileDiff]:
             hunk = None
         elif hunk is not None and raw[:1] in (" ", "+", "-", "") and current is not None:
             kind = raw[:1] or " "
-            line = DiffLine(kind, raw[1:].replace("\t", TAB), None, None)
+            # Contents that are not UTF-8 read with U+FFFD (a surrogate cannot be drawn).
+            line = DiffLine(kind, readable(raw[1:]).replace("\t", TAB), None, None)
             if kind != "+":
                 line.old_no, old_no = old_no, old_no + 1
             if kind != "-":

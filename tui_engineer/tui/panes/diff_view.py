@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_engineer.names import readable
 from tui_engineer.tui.panes.diff_rows import (
     TAB,
     DiffLine,
@@ -308,7 +309,7 @@ class DiffView(ScrollView, can_focus=True):
         if file.status:
             kind = {"A": "added", "D": "deleted", "R": "renamed", "M": "modified"}[file.status]
             name = f"{file.old_path} → {file.new_path}" if file.status == "R" else file.path
-            text.append(f" {file.status} {name}  ")
+            text.append(f" {file.status} {readable(name)}  ")
             text.append(f"+{file.added}", self.get_component_rich_style("diff-view--added-sign"))
             text.append(" ")
             text.append(
@@ -316,7 +317,7 @@ class DiffView(ScrollView, can_focus=True):
             )
             text.append(f"  {kind}")
         else:
-            text.append(f" {file.path}  (not in the diff)")
+            text.append(f" {readable(file.path)}  (not in the diff)")
         strip = Strip(text.render(self.app.console))
         return strip.extend_cell_length(max(width, strip.cell_length), style)
 

@@ -19,6 +19,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 from watchfiles import Change
 
+from tui_engineer.names import readable
 from tui_engineer.tui.panes.tree_listing import Entry, IgnoreRules, list_children, list_fresh
 from tui_engineer.tui.panes.tree_watch import DiskWatcher, relative, rules_file_dir, wanted_change
 
@@ -162,7 +163,9 @@ class RepoTree(Tree[Entry]):
                     self._forget_subtree(entry.rel)
                     child.remove()
                 child = node.add(
-                    entry.name,
+                    # A name that is not UTF-8 reads with U+FFFD (entry.rel stays exact), and
+                    # as plain text: a file named like "[b]x" is no markup.
+                    Text(readable(entry.name)),
                     entry,
                     after=previous if previous is not None else None,
                     before=None if previous is not None else 0,

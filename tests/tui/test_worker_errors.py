@@ -1,0 +1,48 @@
+"""An error in a session worker that is not a UserError (issue 24: the TUI showed "ready", an
+empty chat and nothing) reaches the screen with the way out, and the next request runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import git
+from tests.scripted_server import Reply
+from tests.test_worker_errors import raise_like_issue_24
+from tests.tui.app_support import (
+    KEY,
+    SIZE,
+    SUB,
+    chat_text,
+    make_app,
+    reviewing,
+    type_text,
+    wait_for,
+)
+from tui_engineer.vcs import submodules
+
+
+async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr(submodules, "submodules", raise_like_issue_24)
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "internal error" in chat_text(app))
+        shown = chat_text(app)
+        assert "UnicodeDecodeError" in shown and "a bug in tui-engineer" in shown
+        assert "Type a request to start again" in shown
+        assert any("internal error" in n.message for n in app._notifications)
+        assert app.status.phase.startswith("stopped")
+        # The way out works: with the bug gone, the next request reaches a review.
+        monkeypatch.undo()
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        await pilot.click("#chat-input")
+        await type_text(pilot, "add sub")
+        await pilot.press("enter")
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("q")
+    assert git(repo, "status", "--porcelain") == ""

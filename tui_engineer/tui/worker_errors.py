@@ -1,0 +1,45 @@
+"""A worker that fails with an error that is not a UserError (a bug of ours) is shown in the chat
+and as a notification, with the way out, and the traceback saved (crash.py). Without this, a
+worker started with exit_on_error=False failed in silence: issue 24's session showed "ready",
+an empty chat and nothing. The app's workers all run with exit_on_error=False and land here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.worker import Worker, WorkerState
+
+from tui_engineer.crash import internal_error_message
+
+if TYPE_CHECKING:
+    from tui_engineer.tui.panes.chat import ChatPane
+    from tui_engineer.tui.panes.status import StatusBar
+
+# What each worker was doing, and what the user can do now that it failed.
+_WORKERS = {
+    "engine": ("the session", "Type a request to start again, or press q to quit."),
+    "startup": ("the start-up checks", "The session cannot start: press q to quit."),
+    "undo": ("undo", "Nothing was undone; the session goes on."),
+    "tests": ("the test run", "The session goes on: press t to run the tests again."),
+}
+_OTHER = ("a background task", "The session goes on.")
+
+
+class WorkerErrors:
+    """Mixed into `TuiEngineerApp` (before `App`)."""
+
+    chat: ChatPane
+    status: StatusBar
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            await self.show_worker_error(event.worker)
+
+    async def show_worker_error(self, worker: Worker[object]) -> None:
+        during, way_out = _WORKERS.get(worker.group, _OTHER)
+        assert worker.error is not None
+        text = f"{internal_error_message(worker.error, during)} {way_out}"
+        await self.chat.note(text, error=True)
+        self.notify(text, title="Internal error", severity="error", timeout=30)  # type: ignore[attr-defined]
+        if worker.group in {"engine", "startup"}:
+            self.status.phase = "stopped: internal error"
