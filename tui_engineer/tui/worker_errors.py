@@ -39,7 +39,7 @@ class WorkerErrors:
         during, way_out = _WORKERS.get(worker.group, _OTHER)
         assert worker.error is not None
         text = f"{internal_error_message(worker.error, during)} {way_out}"
-        await self.chat.note(text, error=True)
         self.notify(text, title="Internal error", severity="error", timeout=30)  # type: ignore[attr-defined]
         if worker.group in {"engine", "startup"}:
             self.status.phase = "stopped: internal error"
+        await self.chat.note(text, error=True)
