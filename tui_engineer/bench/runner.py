@@ -55,7 +55,8 @@ def make_repo(root: Path, files: dict[str, str]) -> None:
 def _options(spec: RunSpec, repo: Path) -> RunOptions:
     # Each run starts in a fresh repo with no coverage data, so choosing the affected tests
     # first would only add a probe per run: the whole suite runs (a config may say otherwise).
-    flags = {"full_tests_always": True, **spec.flags, **spec.config.settings}
+    # No baseline: a task's tests fail on its starting commit by design, and are its to fix.
+    flags = {"full_tests_always": True, "baseline": False, **spec.flags, **spec.config.settings}
     if spec.task.test_command:
         flags["test_command"] = spec.task.test_command
     return RunOptions(

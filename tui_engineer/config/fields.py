@@ -80,6 +80,7 @@ def _specs() -> dict[str, FieldSpec]:
         ("pipeline", bool, "true or false", _any),
         ("test_first", bool, "true or false", _any),
         ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
+        ("baseline", bool, "true or false", _any),
         *(
             (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)
             for kind in ("plan", "propose", "diagnose", "fix")

@@ -40,6 +40,9 @@ class Settings:
     # Affected tests first only once the full suite was seen taking this long (0: always): for a
     # quick suite the extra pytest start-ups cost more than they save.
     affected_after_seconds: float = 3.0
+    # Run the suite on the starting commit (beside the plan): tests already failing there are
+    # shown apart and not a step's to fix (verify/baseline.py).
+    baseline: bool = True
     # The longest reply each kind of model call may give (sent as its max_completion_tokens):
     # no call is unbounded, and a budget check knows the worst case before the call is made.
     reply_tokens_plan: int = 2048

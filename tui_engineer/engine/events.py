@@ -265,6 +265,8 @@ class ProposalReady(Event):
     actions: tuple[str, ...] = ()  # sandbox actions the step ran, e.g. "install requests"
     test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: 3 passed in 0.2s", …
     unverified: bool = False  # no test command: no tests ran (summary says so)
+    # Tests that fail here but failed on the starting commit too: not this step's doing.
+    old_failures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -346,6 +348,30 @@ class StepSkipped(Event):
 class BudgetWarning(Event):
     type: ClassVar[str] = "budget_warning"
     message: str
+
+
+@dataclass(frozen=True)
+class BaselineReady(Event):
+    """The suite's outcome on the starting commit, run beside the plan (or recorded earlier
+    for the same tree): steps are judged against it (verify/baseline.py)."""
+
+    type: ClassVar[str] = "baseline_ready"
+    command: str
+    summary: str  # the run's one line ("" when recorded earlier)
+    failing: tuple[str, ...]  # tests red before this session
+    recorded: bool = False  # reused from an earlier session on the same tree
+    seconds: float = 0.0  # the baseline's wall time
+
+
+@dataclass(frozen=True)
+class BaselineFailed(Event):
+    """The suite cannot run at all on the starting commit: the session stops (exit 2)."""
+
+    type: ClassVar[str] = "baseline_failed"
+    command: str
+    problem: str
+    tail: str  # its last lines of output
+    message: str  # the whole explanation, with what to do
 
 
 @dataclass(frozen=True)

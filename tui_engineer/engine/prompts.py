@@ -229,3 +229,13 @@ def feedback_message(texts: Sequence[str]) -> Message:
 
 def still_wrong_request(answer: str) -> str:
     return f"The human reviewed the result and says this is still wrong:\n{answer}"
+
+
+def environment_message(problem: str) -> Message:
+    """A failure of the sandbox's environment, not of the code: the fix is an install action."""
+    return {
+        "role": "user",
+        "content": f"The tests failed because the environment lacks something: {problem}. "
+        "This is not a code problem: fix it with an install action (or a setup command), not "
+        "by changing the code around it.",
+    }

@@ -42,6 +42,10 @@ class Proposal:
         failed_first = self.before is None or not self.before.problem
         return self.report is not None and self.report.ok and failed_first
 
+    def old_failures(self) -> tuple[str, ...]:
+        """Tests failing in this proposal's run that failed on the starting commit too."""
+        return tuple(f.test_id for f in self.report.old) if self.report is not None else ()
+
     def summary(self) -> str:
         """One line for the review: the test result, and what a test-first check found."""
         if self.unverified:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tui_engineer.sandbox import Sandbox
     from tui_engineer.vcs.shadow import Shadow
     from tui_engineer.verify import TestReport
+    from tui_engineer.verify.baseline import Baseline
     from tui_engineer.verify.selection import TestSelection
 
 
@@ -65,6 +66,7 @@ class EngineOptions:
     # Seconds to wait, paused, for a model server that stopped answering (None: until the
     # human retries or quits); engine/server_wait.py.
     server_wait: float | None = 300.0
+    baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")
@@ -89,6 +91,12 @@ class Runtime:
     # Called when a call finds the model server gone: returns when the call is to be made
     # again, raises to give up (the session's own runtime: engine/server_wait.py). None: fail.
     on_unreachable: OnUnreachable | None = None
+    # The suite on the starting commit (engine/baseline.py): its run, and its outcome once known.
+    baseline_task: asyncio.Task[Baseline] | None = None
+    baseline: Baseline | None = None
+    # Per step: the request and the step's own words. A test they name is the step's to fix
+    # even if it failed before the session.
+    about: dict[int, str] = field(default_factory=dict)
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -257,6 +265,8 @@ class Runtime:
             timeout=self.options.test_timeout,
             on_output=lambda line: self.emit(ev.TestOutput(line=line)),
         )
+        if self.baseline is not None and scope != "before":
+            report = self.baseline.judge(report, self.about.get(step or 0, ""))
         self.emit(
             ev.TestsFinished(
                 step=step,

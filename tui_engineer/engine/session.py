@@ -4,10 +4,12 @@ record the verdict. Talks to the human only through the Reviewer and events."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.baseline import BaselineFailed, start_baseline
 from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
@@ -141,6 +143,7 @@ class Session:
         )
         for sentence in _mode_notices(rt):
             rt.emit(ev.Notice(message=sentence))
+        tried = True
         try:
             result = await self._run(request)
         except _Stop as stop:
@@ -149,6 +152,7 @@ class Session:
             outcome = _outcome_of(err)
             rt.emit(ev.ErrorEvent(message=str(err)))
             result = SessionResult(outcome, self.commits, str(err))
+            tried = not isinstance(err, BaselineFailed)  # else nothing ran: no verdict to ask
         except asyncio.CancelledError:
             # The human quit (or a signal): said in the record, so it is no "crash".
             rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
@@ -157,7 +161,8 @@ class Session:
             # To its end even when more stop requests cancel the session meanwhile. The shadow
             # itself is not reset here: its owner (run_prepared) removes it next.
             await to_the_end(self.pipeline.close())
-        await self._verdict()
+        if tried:
+            await self._verdict()
         rt.emit(
             ev.SessionFinished(
                 outcome=result.outcome, commits=tuple(result.commits), message=result.message
@@ -167,6 +172,24 @@ class Session:
 
     async def _run(self, request: str) -> SessionResult:
         probe_early(self.rt)
+        baseline = start_baseline(self.rt)
+        work = asyncio.ensure_future(self._work(request))
+        try:
+            if baseline is not None:
+                # The baseline runs beside the plan and the first edit; if the suite cannot
+                # run at all, the session stops at once rather than after the model's calls.
+                await asyncio.wait({work, baseline}, return_when=asyncio.FIRST_COMPLETED)
+                if baseline.done() and not baseline.cancelled() and baseline.exception():
+                    raise baseline.exception()  # type: ignore[misc]
+            return await work
+        finally:
+            for task in (work, baseline):
+                if task is not None and not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+
+    async def _work(self, request: str) -> SessionResult:
         await self._extend_plan(request, planned=self.rt.options.plan)
         while True:
             await self._work_pending(request)
@@ -260,6 +283,7 @@ class Session:
                     actions=tuple(proposal.actions),
                     test_runs=proposal.test_runs,
                     unverified=proposal.unverified,
+                    old_failures=proposal.old_failures(),
                 )
             )
             await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))

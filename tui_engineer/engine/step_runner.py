@@ -16,6 +16,7 @@ from tui_engineer.edits.actions import parse_actions
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
+from tui_engineer.engine.baseline import baseline_ready
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.repo_context import context_for, failing_code
 from tui_engineer.engine.review import UNVERIFIED, Proposal
@@ -24,6 +25,8 @@ from tui_engineer.engine.seeing_more import reply_after_show
 from tui_engineer.engine.test_first import BeforeRun, is_test_path, run_before
 from tui_engineer.engine.verification import verify_attempt
 from tui_engineer.verify import TestReport
+from tui_engineer.verify.selection import tree_fingerprint
+from tui_engineer.verify.setup_failures import environment_problem, ignored_paths, missing_files
 
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(\.\d+)?s\b")
 
@@ -80,6 +83,7 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
             reason = "no edits (SHOW rounds used up)" if asked else "no edits"
             rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason=reason))
             return False
+        await baseline_ready(rt)  # it runs in this shadow: no edit before it has read the tree
         result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
     except EditError as err:
         return _refused(rt, step, state, err.feedback)
@@ -148,6 +152,17 @@ async def _verify(rt: Runtime, step: Step, state: _Attempts) -> None:
     state.report, state.test_runs = verified.report, verified.summaries()
 
 
+async def _environment_problem(rt: Runtime, state: _Attempts) -> str | None:
+    """What the environment lacks, when that (not the code) is why the tests failed."""
+    report = state.report
+    if report is None or report.ok:
+        return None
+    files = await asyncio.to_thread(tree_fingerprint, rt.workdir)
+    missing = missing_files(report, rt.workdir)
+    ignored = await asyncio.to_thread(ignored_paths, rt.root, missing) if missing else []
+    return environment_problem(report, files, ignored, rt.workdir)
+
+
 def _test_first_problem(state: _Attempts) -> str:
     return state.before.problem if state.before is not None else ""
 
@@ -199,6 +214,13 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
         if applied is not False:
             step.status = "testing"
             await _verify(rt, step, state)
+            problem = await _environment_problem(rt, state)
+            if problem is not None and not sandbox_runs_actions(rt):
+                # No edit fixes a missing program, package or ignored file: say what is missing.
+                state.notes.append(f"stuck: the test environment is missing something: {problem}")
+                return
+            if problem is not None:  # docker: the fix is an install action, not a code change
+                state.messages.append(prompts.environment_message(problem))
             # A test-first problem (the new test passes on the old code) goes back to the
             # model even when the tests pass: _next_reply says why.
             passed = state.report.ok and not _test_first_problem(state)
@@ -229,6 +251,8 @@ async def propose_step(
     ledger = rt.model.ledger
     start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
     step.status = "proposing"
+    # What the step is about: a test named here that failed before the session is its to fix.
+    rt.about[step.index] = "\n".join([request, step.title, step.description, *step.files])
 
     def messages_with(listing: str, contents: str) -> list[prompts.Message]:
         return prompts.propose_messages(

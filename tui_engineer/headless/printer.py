@@ -221,6 +221,19 @@ class ProgressPrinter:
         for line in _last_lines(e.output_tail):
             self._line(f"    │ {line}")
 
+    def _on_baseline_ready(self, e: ev.BaselineReady) -> None:
+        how = "recorded earlier for this commit" if e.recorded else e.summary
+        self._line(f"  baseline (the starting commit): {how}")
+        if e.failing:
+            self._line(f"    {_old_line(e.failing)}")
+
+    def _on_baseline_failed(self, e: ev.BaselineFailed) -> None:
+        self._stop_waiting()  # the error line that follows says what to do
+
+    def _on_proposal_ready(self, e: ev.ProposalReady) -> None:
+        if e.old_failures:
+            self._line(f"  {_old_line(e.old_failures)} (not this step's)")
+
     def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
         if e.ready:
             self._line(f"  (step {e.step} was prepared meanwhile: it is ready)")
@@ -267,3 +280,8 @@ def _last_lines(tail: str) -> list[str]:
     """The last non-blank lines of a failing run's output, each cut to a terminal's width."""
     lines = [line.rstrip() for line in tail.splitlines() if line.strip()]
     return [line[:_LINE_CHARS] for line in lines[-SHOWN_TAIL_LINES:]]
+
+
+def _old_line(ids: tuple[str, ...]) -> str:
+    shown = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+    return f"{len(ids)} failing before this session: {shown}"

@@ -206,6 +206,8 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         show_rounds=settings.show_rounds,
         show_lines=settings.show_lines,
         server_wait=settings.server_wait,
+        # No tests yet (the first step writes them): nothing to compare with.
+        baseline=settings.baseline and not write_tests,
     )
 
 

@@ -242,6 +242,13 @@ class EngineEventView:
         self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:
             await self.chat.note(note)
+        if event.old_failures:
+            shown = ", ".join(event.old_failures[:3])
+            more = " …" if len(event.old_failures) > 3 else ""
+            await self.chat.note(
+                f"{len(event.old_failures)} failing before this session (not this step's): "
+                f"{shown}{more}"
+            )
         self._show_pane("diff")
         if not self.chat_input.value and self.focused is self.chat_input:
             self.diff.focus()  # the review keys work at once; a half-typed message keeps focus
@@ -310,6 +317,26 @@ class EngineEventView:
             self.plan_pane.set_status(current, "failed")
         await self.chat.note(event.message, error=True)
         self.notify(event.message, title="Error", severity="error", timeout=15)
+
+    async def _on_baseline_failed(self, event: ev.BaselineFailed) -> None:
+        """The suite cannot run on the starting commit: a start-up screen says why and what
+        to do (the session has stopped; "Try again" leaves the app open for a new request)."""
+        from tui_engineer.tui.screens import ProblemScreen
+
+        def chosen(retry: bool | None) -> None:
+            if not retry:
+                self.exit()  # type: ignore[attr-defined]
+
+        screen = ProblemScreen("The tests cannot run", event.message)
+        self.push_screen(screen, chosen)  # type: ignore[attr-defined]
+
+    async def _on_baseline_ready(self, event: ev.BaselineReady) -> None:
+        if event.failing:
+            shown = ", ".join(event.failing[:3]) + (" …" if len(event.failing) > 3 else "")
+            await self.chat.note(
+                f"{len(event.failing)} failing before this session: {shown}. Steps are judged "
+                "without them (they are not a step's to fix unless it names them)."
+            )
 
     async def _on_verdict(self, event: ev.VerdictRecorded) -> None:
         level = "perfect" if event.perfect else "works" if event.worked else "ran"

@@ -5,6 +5,7 @@ command is judged by its exit code and output tail alone."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
@@ -43,10 +44,20 @@ class TestReport:
     output_tail: str = ""  # last TAIL_LINES lines of combined stdout+stderr
     structured: bool = False  # True when the counts came from a report (JUnit XML, a runner's)
     note: str = ""  # why a report is less detailed than expected (e.g. no JUnit XML written)
+    # Ids of the tests that passed (a structured report): what a baseline compares by.
+    passing: list[str] = field(default_factory=list)
+    # Failures of tests that already failed on the starting commit (verify/baseline.py): taken
+    # out of `failures`, shown apart, not the step's to fix. Counted in `failed`/`errors`.
+    old: list[FailingTest] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out and self.failed == 0 and self.errors == 0
+        if self.timed_out or self.exit_code is None or self.exit_code < 0:
+            return False
+        if self.exit_code == 0:
+            return self.failed == 0 and self.errors == 0
+        # Red only with failures that were red before this session: the step broke nothing.
+        return self.structured and bool(self.old) and not self.failures
 
     def summary(self) -> str:
         """One line: '3 passed, 1 failed in 2.1s', 'timed out after 300s', 'exit code 2 in 0.3s'."""
@@ -67,6 +78,8 @@ class TestReport:
             if n
         ]
         text = f"{', '.join(counts) or 'no tests ran'} in {_seconds(self.duration)}"
+        if self.old:
+            text += f" ({len(self.old)} failing before this session)"
         if self.exit_code != 0 and not (self.failed or self.errors):
             text += f" (exit code {self.exit_code})"
         return text
@@ -88,8 +101,9 @@ class TestReport:
         details = _tracebacks_within(self.failures, int(budget * 0.75) if self.structured else 0)
         text += details
         tail_budget = max_chars - len(text) - len("\nOutput (last lines):\n")
-        if self.output_tail and tail_budget > 200:
-            text += "\nOutput (last lines):\n" + _keep_end(self.output_tail, tail_budget)
+        tail = _without_old(self.output_tail, self.old)
+        if tail and tail_budget > 200:
+            text += "\nOutput (last lines):\n" + _keep_end(tail, tail_budget)
         return text[:max_chars]
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,6 +111,32 @@ class TestReport:
         data["ok"] = self.ok
         data["summary"] = self.summary()
         return data
+
+
+_SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")
+
+
+def _without_old(tail: str, old: list[FailingTest]) -> str:
+    """The output without what it says about failures that predate the session: pytest's
+    section of each ("____ test_mul ____" up to the next section) and its summary line. The
+    model is not asked about them; they are shown to the user apart."""
+    if not old:
+        return tail
+    ids = {f.test_id for f in old}
+    names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
+    kept: list[str] = []
+    skipping = False
+    for line in tail.splitlines():
+        section = _SECTION.match(line.strip())
+        if section:
+            skipping = (section.group("name") or "") in names
+        if skipping or any(line.startswith(f"{word} {i}") for i in ids for word in _OUTCOMES):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+_OUTCOMES = ("FAILED", "ERROR")
 
 
 def _seconds(value: float) -> str:
@@ -195,6 +235,7 @@ class JUnitResult:
     errors: int = 0
     skipped: int = 0
     failures: list[FailingTest] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)
 
 
 def parse_junit_xml(path: Path, root: Path | None = None) -> JUnitResult:
@@ -206,6 +247,7 @@ def parse_junit_xml(path: Path, root: Path | None = None) -> JUnitResult:
         outcome = _outcome(case)
         if outcome is None:
             result.passed += 1
+            result.passing.append(node_id(case.get("classname", ""), case.get("name", ""), root))
             continue
         kind = outcome.tag
         if kind == "skipped":
@@ -289,6 +331,7 @@ def report_from_run(
     report.passed, report.failed = parsed.passed, parsed.failed
     report.errors, report.skipped = parsed.errors, parsed.skipped
     report.failures = parsed.failures
+    report.passing = parsed.passing
     report.structured = True
     return report
 

@@ -1,0 +1,198 @@
+"""A baseline: the suite on the starting commit, so that tests already red are not a step's
+failures (issue 18, section 2). One-step sessions with the scripted model over real HTTP, the
+repo's tests in its own venv (pytest from the index, no dev extras) in the local sandbox."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import KEY, edit, run_headless
+from tests.env_support import activate, project_venv
+from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
+from tests.scripted_server import Gate, Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+from tui_engineer.headless.printer import ProgressPrinter
+
+MUL_ID = "tests/test_calc.py::test_mul"
+FILES = {
+    ".gitignore": ".venv/\n",
+    "calc.py": (
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n\n\n"
+        "def mul(a, b):\n    return a + b\n"
+    ),
+    "tests/test_calc.py": (
+        "from calc import add, mul, sub\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_sub():\n    assert sub(3, 1) == 2\n\n\n"
+        "def test_mul():\n    assert mul(4, 3) == 12\n"
+    ),
+}
+BREAK_SUB = edit("calc.py", "def sub(a, b):\n    return a - b\n", "def sub(a, b):\n    return b\n")
+ADD = "def add(a, b):\n"
+FIX_ADD = edit("calc.py", f"{ADD}    return a - b\n", f"{ADD}    return a + b\n")
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+@pytest.fixture
+def command(make_repo, monkeypatch: pytest.MonkeyPatch, pytest_wheels):
+    def make(files: dict[str, str]):
+        repo = make_repo(files)
+        return repo, activate(monkeypatch, project_venv(repo, pytest_wheels))
+
+    return make
+
+
+async def _session(repo, server: ScriptedServer, command: str, request: str, **flags):
+    return await run_headless(
+        repo, request, server.base_url, test_command=command, sandbox="local", plan=False,
+        **flags,
+    )  # fmt: skip
+
+
+async def test_a_fix_of_add_commits_while_test_mul_was_already_red(
+    command, scripted_server: ScriptedServer
+) -> None:
+    repo, test_command = command(FILES)
+    scripted_server.script(Reply(text=FIX_ADD))
+    out = io.StringIO()
+    result, seen = await _session(
+        repo, scripted_server, test_command, "fix add", sink=ProgressPrinter(out)
+    )
+    assert result.exit_code == 0, out.getvalue()
+    assert len(result.commits) == 1
+    assert len(scripted_server.chat_requests) == 1  # no fix loop about test_mul
+    (baseline,) = seen.of(ev.BaselineReady)
+    assert baseline.failing == ("tests/test_calc.py::test_add", MUL_ID)
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.old_failures == (MUL_ID,)
+    assert "1 failing before this session" in proposal.summary
+    assert f"failing before this session: {MUL_ID}" in out.getvalue()
+
+
+async def test_an_old_failure_the_request_names_is_the_steps_to_fix(
+    command, scripted_server: ScriptedServer
+) -> None:
+    repo, test_command = command(FILES)
+    mul = "def mul(a, b):\n"
+    fix_mul = edit("calc.py", f"{mul}    return a + b\n", f"{mul}    return a * b\n")
+    scripted_server.script(Reply(text=FIX_ADD), Reply(text="mul adds."), Reply(text=fix_mul))
+    result, seen = await _session(repo, scripted_server, test_command, "make test_mul pass")
+    assert result.exit_code == 0
+    # The first attempt left test_mul red: named in the request, so it went to the model.
+    fix_prompt = scripted_server.chat_requests[2].messages[-1]["content"]
+    assert "test_mul" in fix_prompt
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.old_failures == ()
+
+
+async def test_breaking_a_test_that_passed_at_the_start_fails_and_old_ones_stay_out_of_the_prompt(
+    command, scripted_server: ScriptedServer
+) -> None:
+    repo, test_command = command(FILES)
+    scripted_server.script(Reply(text=BREAK_SUB), Reply(text="sub is wrong"), Reply(text="no"))
+    result, seen = await _session(
+        repo, scripted_server, test_command, "simplify sub", max_fix_attempts=1
+    )
+    assert result.exit_code == 1 and not result.commits
+    failing = seen.of(ev.TestsFinished)[0].failing
+    assert failing == ("tests/test_calc.py::test_sub",)
+    diagnose = scripted_server.chat_requests[1].messages[-1]["content"]
+    assert "test_sub" in diagnose and "test_mul" not in diagnose
+
+
+async def test_a_suite_that_cannot_run_stops_the_session_before_the_model_answers(
+    command, scripted_server: ScriptedServer
+) -> None:
+    repo, test_command = command({**FILES, "tests/conftest.py": "import calcplugin\n"})
+    gate = Gate()
+    scripted_server.script(Reply(text=FIX_ADD, hold=gate))
+    result, seen = await _session(repo, scripted_server, test_command, "fix add")
+    gate.open()
+    assert result.exit_code == 2
+    (failed,) = seen.of(ev.BaselineFailed)
+    assert failed.command == test_command
+    assert "No module named 'calcplugin'" in result.message
+    assert test_command in result.message and "--unverified" in result.message
+    assert not seen.of(ev.ModelExchange)  # no model reply was waited for, or paid
+
+
+async def test_a_second_session_on_the_same_tree_reuses_the_baseline(
+    command, scripted_server: ScriptedServer
+) -> None:
+    repo, test_command = command(FILES)
+    scripted_server.script(Reply(text=BREAK_SUB))
+    first, seen = await _session(repo, scripted_server, test_command, "x", max_fix_attempts=0)
+    assert first.exit_code == 1 and not seen.of(ev.BaselineReady)[0].recorded
+    scripted_server.script(Reply(text=FIX_ADD))
+    second, seen = await _session(repo, scripted_server, test_command, "fix add")
+    assert second.exit_code == 0
+    (baseline,) = seen.of(ev.BaselineReady)
+    assert baseline.recorded and baseline.failing == ("tests/test_calc.py::test_add", MUL_ID)
+
+
+TAKE_TEST = "tests/test_recipes.py::TakeTests::test_simple_take"
+
+
+@pytest.fixture(scope="session")
+def more_itertools_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """more-itertools' source release from the package index: a real library nobody here wrote,
+    with its own test suite."""
+    folder = tmp_path_factory.mktemp("more-itertools")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+         "-d", str(folder), "more-itertools==11.2.1"],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        pytest.skip(f"pip could not download more-itertools' sdist: {done.stderr[-300:]}")
+    (archive,) = folder.glob("more_itertools-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder, filter="data")
+    return next(p for p in folder.iterdir() if p.is_dir())
+
+
+async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_before(
+    more_itertools_sdist: Path, tmp_path: Path, scripted_server: ScriptedServer,
+    monkeypatch: pytest.MonkeyPatch, pytest_wheels,
+) -> None:  # fmt: skip
+    repo = tmp_path / "more-itertools"
+    shutil.copytree(more_itertools_sdist, repo)
+    (repo / ".gitignore").write_text((repo / ".gitignore").read_text() + "\n.venv/\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more-itertools 11.2.1")
+    tests = repo / "tests" / "test_recipes.py"
+    broken = tests.read_text().replace(
+        "self.assertEqual(t, [0, 1, 2, 3, 4])", "self.assertEqual(t, [0, 1, 2, 3])", 1
+    )
+    tests.write_text(broken)
+    git(repo, "commit", "-q", "-am", "A test that fails")
+    command = activate(monkeypatch, project_venv(repo, pytest_wheels))
+    docstring = edit(
+        "more_itertools/recipes.py",
+        '    """Return first *n* items of the *iterable* as a list.\n',
+        '    """Return the first *n* items of the *iterable* as a list.\n',
+    )
+    scripted_server.script(Reply(text=docstring))
+    out = io.StringIO()
+    result, seen = await _session(
+        repo, scripted_server, command, "fix the grammar of take's docstring",
+        sink=ProgressPrinter(out), test_timeout=600,
+    )  # fmt: skip
+    assert result.exit_code == 0, out.getvalue()
+    assert git(repo, "log", "-1", "--format=%s") == "fix the grammar of take's docstring"
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.old_failures == (TAKE_TEST,)
+    assert f"1 failing before this session: {TAKE_TEST}" in out.getvalue()
+    assert len(scripted_server.chat_requests) == 1

@@ -1,0 +1,107 @@
+"""The session's baseline: the suite on the starting commit, started at once beside the
+planning call (in the shadow, before any edit: the first edit waits for it), or reused from a
+session on the same tree. A suite that cannot run at all stops the session with what to do.
+See verify/baseline.py for how a step's runs are judged against it."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from pathlib import Path
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.errors import UserError
+from tui_engineer.safe_git import shadow_git_full_env
+from tui_engineer.verify import CommandNotFound
+from tui_engineer.verify.baseline import (
+    Baseline,
+    record,
+    recorded,
+    start_failure_message,
+    start_problem,
+)
+from tui_engineer.verify.report import TestReport, is_pytest_command
+
+UNREADABLE = (
+    "The tests fail on the starting commit and their report cannot be read test by test, so "
+    "old failures cannot be told from new ones: each step is judged by the exit code alone."
+)
+
+
+class BaselineFailed(UserError):
+    """The suite cannot run on the starting commit (exit 2, before the model is asked more)."""
+
+
+def tree_id(workdir: Path) -> str:
+    """The git tree of the shadow as it is (the starting commit, plus uncommitted changes
+    brought along). Stages everything: only for the shadow, whose index is the session's."""
+    env = shadow_git_full_env()
+    for args in (["add", "-A"], ["write-tree"]):
+        done = subprocess.run(
+            ["git", *args], cwd=workdir, capture_output=True, text=True, check=True, env=env
+        )
+    return done.stdout.strip()
+
+
+def start_baseline(rt: Runtime) -> asyncio.Task[Baseline] | None:
+    """Start the baseline (once per session); None without a test command."""
+    if rt.options.unverified or not rt.options.test_command or not rt.options.baseline:
+        return None
+    if rt.baseline_task is None:
+        rt.baseline_task = asyncio.ensure_future(_baseline(rt))
+        # Retrieved here too: a session that ends before any edit must not warn about it.
+        rt.baseline_task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    return rt.baseline_task
+
+
+async def _baseline(rt: Runtime) -> Baseline:
+    command = rt.options.test_command
+    started = time.monotonic()
+    tree = await asyncio.to_thread(tree_id, rt.workdir)
+    kept = await asyncio.to_thread(recorded, rt.root, command, tree)
+    if kept is not None:
+        _ready(rt, kept, "", started, recorded_before=True)
+        return kept
+    try:
+        report = await rt.sandbox.run_tests(rt.workdir, command, timeout=rt.options.test_timeout)
+    except CommandNotFound as err:
+        report = TestReport(command, 127, time.monotonic() - started, False, output_tail=str(err))
+    # The baseline took the run started early for the first step (sandbox prewarm): start
+    # another, so the step's own run does not pay a cold start.
+    await rt.prewarm_tests()
+    problem = start_problem(report, is_pytest_command(command))
+    if problem is not None:
+        message = start_failure_message(command, problem, report)
+        rt.emit(ev.BaselineFailed(command, problem, report.output_tail, message))
+        raise BaselineFailed(message)
+    baseline = Baseline.from_report(report)
+    if report.exit_code != 0 and not report.structured:
+        rt.emit(ev.Notice(message=UNREADABLE))
+    await asyncio.to_thread(record, rt.root, tree, baseline)
+    _ready(rt, baseline, report.summary(), started)
+    return baseline
+
+
+def _ready(
+    rt: Runtime, baseline: Baseline, summary: str, started: float, *, recorded_before=False
+) -> None:
+    rt.baseline = baseline
+    rt.emit(
+        ev.BaselineReady(
+            command=baseline.command,
+            summary=summary,
+            failing=baseline.failing,
+            recorded=recorded_before,
+            seconds=round(time.monotonic() - started, 3),
+        )
+    )
+
+
+async def baseline_ready(rt: Runtime) -> None:
+    """Wait for the baseline before the first edit (it runs in the same shadow); raises
+    BaselineFailed when the suite cannot run."""
+    task = rt.baseline_task
+    if task is not None and rt.baseline is None:
+        await asyncio.shield(task)
