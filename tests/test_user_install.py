@@ -1,0 +1,103 @@
+"""tui-engineer as a user has it (issue 18): the built wheel installed without extras into a
+fresh venv outside the checkout, the target repo's tests in the repo's own venv (pytest from the
+package index, no pytest-testmon), two real headless sessions in the same repo against the
+scripted server (the real openai client over HTTP).
+
+The suite takes over 3 s (a sleeping test), so the second session narrows its runs: that is
+where a missing pytest-testmon used to turn every run into "exit code 4" and a fix loop."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import KEY, edit
+from tests.env_support import project_venv
+from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
+from tests.scripted_server import Reply, ScriptedServer
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+FILES = {
+    ".gitignore": ".venv/\n",
+    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+    "tests/test_calc.py": (
+        "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_sub():\n    assert sub(3, 1) == 2\n"
+    ),
+    "tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(3.2)\n",
+}
+
+
+def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, check=False, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The `tui-engineer` program of a fresh venv holding the wheel built from this checkout,
+    installed without extras (its dependencies from the package index)."""
+    where = tmp_path_factory.mktemp("user-install")
+    built = _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(where),
+                  str(CHECKOUT)], timeout=300)  # fmt: skip
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = where.glob("tui_engineer-*.whl")
+    venv = where / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], timeout=120)
+    done = _run([str(venv / "bin/pip"), "install", "-q", str(wheel)], timeout=600)
+    if done.returncode != 0:
+        pytest.skip(
+            f"the wheel's dependencies did not install from the index: {done.stderr[-500:]}"
+        )
+    extras = _run([str(venv / "bin/python"), "-c", "import pytest_testmon"])
+    assert extras.returncode != 0, "the user's install must not have the dev extras"
+    return venv / "bin" / "tui-engineer"
+
+
+def _session(program: Path, repo: Path, server: ScriptedServer) -> subprocess.CompletedProcess:
+    venv = repo / ".venv"
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": KEY,
+        "VIRTUAL_ENV": str(venv),  # the project's venv is the active one
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+    }
+    args = [
+        str(program),
+        "run",
+        "change calc",
+        "--yes",
+        "--no-plan",
+        "--model",
+        "test-model",
+        "--base-url",
+        server.base_url,
+        "--test-cmd",
+        "python -m pytest -q",
+        "-C",
+        str(repo),
+    ]
+    return _run(args, env=env, timeout=300, cwd=repo)  # fmt: skip
+
+
+def test_two_sessions_from_a_users_install_commit_in_a_repo_without_testmon(
+    installed: Path, make_repo, scripted_server: ScriptedServer, pytest_wheels
+) -> None:
+    repo = make_repo(FILES)
+    project_venv(repo, pytest_wheels)
+    scripted_server.script(Reply(text=edit("calc.py", "    return a + b\n", "    return b + a\n")))
+    first = _session(installed, repo, scripted_server)
+    assert first.returncode == 0, first.stdout + first.stderr
+    scripted_server.script(
+        Reply(text=edit("calc.py", "    return a - b\n", "    return -(b - a)\n"))
+    )
+    second = _session(installed, repo, scripted_server)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "exit code 4" not in second.stdout
+    assert "by name and imports" in second.stdout  # narrowed without testmon, and said so
+    assert len(scripted_server.chat_requests) == 2  # one edit per session, no fix loop
+    assert git(repo, "log", "--format=%s").splitlines() == ["change calc", "change calc", "initial"]
