@@ -16,7 +16,7 @@ from tests.scripted_server import Reply
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
 from tui_engineer.headless.runner import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
-from tui_engineer.tui.screens import StillWrongScreen, VerdictScreen
+from tui_engineer.tui.screens import ProblemScreen, StillWrongScreen, VerdictScreen
 
 SIZE = (120, 40)
 MUL_FIX = edit("calc.py", "    return a + b  # x\n", "    return a * b\n")
@@ -70,12 +70,44 @@ def visible_lines(widget: Widget) -> list[str]:
 
 async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 60) -> None:
     """Poll app state (never a fixed sleep) until `condition()` is true. The timeout is generous:
-    with other work on the 2 cores (load 15+) a scripted proposal took over 20 s."""
+    with other work on the 2 cores (load 15+) a scripted proposal took over 20 s. A session that
+    stopped (a start-up problem's screen, an error) fails the wait at once with its reason, after
+    a short grace for what its handlers still show (a test may be waiting for that)."""
     deadline = time.monotonic() + timeout
+    stopped_at: float | None = None
     while not condition():
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             raise AssertionError(f"timed out waiting for {condition.__doc__ or condition}")
+        reason = stop_reason(pilot.app)
+        if reason is None:
+            stopped_at = None
+        elif stopped_at is None:
+            stopped_at = now
+        elif now - stopped_at > STOP_GRACE:
+            raise AssertionError(
+                f"the session stopped while waiting for {condition.__doc__ or condition}: {reason}"
+            )
         await pilot.pause(0.02)
+
+
+STOP_GRACE = 2.0  # seconds a stopped session's screen and notes get to settle
+
+
+def stop_reason(app: object) -> str | None:
+    """Why the app's session cannot go on (its start-up problem screen, or the error that
+    stopped it), else None."""
+    if not isinstance(app, TuiEngineerApp):
+        return None
+    if isinstance(app.screen, ProblemScreen):
+        body = str(app.screen.query_one("#dialog-body").render())
+        return f"{app.screen.title_text}: {body}"
+    phase = app.status.phase
+    ended = app.engine is not None and app.engine.is_finished  # not a new session starting
+    if ended and (phase == "stopped" or phase.startswith("finished: error")):
+        errors = [str(w.render()) for w in app.chat.query(".chat-error")]
+        return errors[-1] if errors else app.status.phase
+    return None
 
 
 async def type_text(pilot: Pilot, text: str) -> None:

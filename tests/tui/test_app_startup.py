@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,18 @@ async def test_an_interrupted_accept_is_finished_at_start_and_said_in_the_chat(
         await pilot.press("q")
     assert (repo / "calc.py").read_text() == MINUS
     assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_a_wait_on_a_session_that_stopped_at_start_fails_at_once_with_its_reason(
+    make_repo, scripted_server
+) -> None:
+    """The suite's own waits: a session that cannot start (here: no API key) fails a test in
+    seconds, saying why, instead of after the 60 s timeout with 'timed out waiting for …'."""
+    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        started = time.monotonic()
+        with pytest.raises(AssertionError) as failed:
+            await wait_for(pilot, reviewing(app, 1))
+        assert time.monotonic() - started < 20
+        assert "the session stopped" in str(failed.value) and "No API key" in str(failed.value)
+        await pilot.click("#quit")
