@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
         "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
         "engine; 'tui-engineer demo' tries it with a built-in model; 'tui-engineer serve' "
-        "runs it in a browser. See README.md.",
+        "runs it in a browser; 'tui-engineer doctor' checks what a session needs. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -103,6 +103,28 @@ def build_config_parser() -> argparse.ArgumentParser:
     )
     _add_model_flags(parser)
     return parser
+
+
+def build_doctor_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer doctor",
+        description="Check what a session needs here (git, the repository, the sandbox, the "
+        "model server, the test command, config files) and say what to do for each miss. "
+        "Exit 0 when a session can start, else 1.",
+    )
+    _add_model_flags(parser)
+    return parser
+
+
+def _cmd_doctor(argv: Sequence[str]) -> int:
+    from tui_engineer.doctor import run_doctor
+
+    args = build_doctor_parser().parse_args(argv)
+    start = (args.repo or Path.cwd()).resolve()
+    print(f"tui-engineer doctor: {start}", flush=True)
+    report = run_doctor(start, flag_overrides(args))
+    print("\n".join(report.lines()))
+    return 0 if report.can_start else 1
 
 
 def build_run_parser() -> argparse.ArgumentParser:
@@ -322,6 +344,7 @@ def _dispatch(argv: list[str]) -> int:
         "bench": _cmd_bench,
         "demo": _cmd_demo,
         "serve": _cmd_serve,
+        "doctor": _cmd_doctor,
     }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])

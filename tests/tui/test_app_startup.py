@@ -52,7 +52,7 @@ async def test_a_host_refusing_namespaces_gets_the_sandbox_screen(
             await wait_for_screen(pilot, app, ProblemScreen)
             body = str(app.screen.query_one("#dialog-body").render())
             assert app.screen.title_text == "No sandbox for the tests"
-            assert APPARMOR in body and "--sandbox none" in body
+            assert APPARMOR in body and "--sandbox none" in body and "doctor" in body
             await pilot.click("#quit")
     finally:
         forget_bwrap()

@@ -243,6 +243,10 @@ class ModelClient:
             shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")
             raise UnknownModel(self._errors.unknown_model_text(f"It serves: {shown}."))
 
+    async def reported_window(self) -> int | None:
+        """The context window the server reports, None when it says nothing (doctor)."""
+        return await window_from_server(self._sdk, self.base_url)
+
     async def learn_context_window(self) -> int:
         """The context window: from the config, else the server (llama.cpp's /props, a models
         list with n_ctx / context_length metadata), else DEFAULT_CONTEXT_WINDOW. Asked once."""

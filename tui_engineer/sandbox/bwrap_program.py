@@ -117,7 +117,8 @@ class SandboxUnavailable(UserError):
 ALTERNATIVES = (
     "Or run the tests in a container: --sandbox docker (needs a Docker Engine). Or, knowingly, "
     "--sandbox none: the tests then run on this machine without containment (they can read and "
-    "change any of your files, reach the network and leave processes running)."
+    "change any of your files, reach the network and leave processes running). "
+    "`tui-engineer doctor` checks everything a session needs."
 )
 
 

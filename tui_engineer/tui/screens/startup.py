@@ -55,6 +55,9 @@ class DirtyTreeScreen(Dialog["DirtyChoice | None"]):
         self.dismiss(None if button_id == "quit" else button_id)  # type: ignore[arg-type]
 
 
+DOCTOR_HINT = "`tui-engineer doctor` checks everything a session needs and says what to do."
+
+
 class ProblemScreen(Dialog[bool]):
     """A start-up problem the user fixes outside the app (config, key, server, test command).
     Result: True to try again after fixing it."""
@@ -65,7 +68,7 @@ class ProblemScreen(Dialog[bool]):
     def __init__(self, title: str, message: str, url: str | None = None) -> None:
         self.title_text = title
         tried = f"\n\nURL tried: {url}" if url else ""
-        super().__init__(message + tried)
+        super().__init__(message + tried + "\n\n" + DOCTOR_HINT)
 
     def on_choice(self, button_id: str) -> None:
         self.dismiss(button_id == "retry")
