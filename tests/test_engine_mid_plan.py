@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply, run_headless
+from tests.engine_support import DIV, KEY, MUL, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -184,3 +184,35 @@ async def test_headless_gives_up_after_server_wait_naming_the_steps_left(
     assert any(isinstance(e, ev.ServerPaused) for e in seen)
     assert "paused, the plan kept" in out.getvalue() and "up to 1 s" in out.getvalue()
     assert titles(repo) == ["initial"]
+
+
+NEG = edit("calc.py", "def add(a, b):\n", "def neg(a):\n    return -a\n\n\ndef add(a, b):\n")
+EDITS = {"Add sub": SUB, "Add mul": MUL, "Add neg": NEG}
+
+
+def by_step(request) -> Reply:
+    """The model's reply for whichever step a propose call asks for (calls of the step prepared
+    ahead arrive in any order)."""
+    text = "\n".join(str(m.get("content", "")) for m in request.messages)
+    asked = text.split("Now do step ", 1)[-1].split("\n", 1)[0]  # "2: Add mul"
+    for title, reply in EDITS.items():
+        if "Now do step " in text and asked.endswith(title):
+            return Reply(text=reply)
+    return Reply(text=plan_reply(*EDITS))
+
+
+async def test_undo_during_a_review_drops_the_step_prepared_ahead_on_it(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(*[by_step] * 12)
+    reviewer = Reviewer([Decision.accept(), Decision("undo"), Decision.accept(), Decision.accept()])
+    result, seen = await run_headless(
+        repo, "add sub, mul and neg", scripted_server.base_url, reviewer=reviewer, pipeline=True
+    )
+    assert titles(repo) == ["Add neg", "Add mul", "initial"]
+    calc = (repo / "calc.py").read_text()
+    assert "def sub" not in calc and "def mul" in calc and "def neg" in calc
+    assert [e.step for e in seen.of(ev.ProposalReady)] == [1, 2, 2, 3]
+    assert git(repo, "status", "--porcelain") == ""
+    assert result.outcome == "done"
