@@ -54,10 +54,10 @@ def command(make_repo, monkeypatch: pytest.MonkeyPatch, pytest_wheels):
 
 
 async def _session(repo, server: ScriptedServer, command: str, request: str, **flags):
+    flags = {"plan": False, **flags}
     return await run_headless(
-        repo, request, server.base_url, test_command=command, sandbox="local", plan=False,
-        **flags,
-    )  # fmt: skip
+        repo, request, server.base_url, test_command=command, sandbox="local", **flags
+    )
 
 
 async def test_a_fix_of_add_commits_while_test_mul_was_already_red(
@@ -196,3 +196,25 @@ async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_be
     assert proposal.tests_ok and proposal.old_failures == (TAKE_TEST,)
     assert f"1 failing before this session: {TAKE_TEST}" in out.getvalue()
     assert len(scripted_server.chat_requests) == 1
+
+
+async def test_a_step_prepared_during_review_is_judged_against_the_baseline_too(
+    command, scripted_server: ScriptedServer
+) -> None:
+    from tests.engine_support import plan_reply
+    from tests.test_engine_pipeline import SlowReviewer
+
+    repo, test_command = command(FILES)
+    sub_doc = edit("calc.py", "def sub(a, b):\n", 'def sub(a, b):\n    """a minus b"""\n')
+    scripted_server.script(
+        Reply(text=plan_reply("Fix add", "Document sub")), Reply(text=FIX_ADD), Reply(text=sub_doc)
+    )
+    reviewer = SlowReviewer(waits=1)  # step 2 is prepared while step 1 is reviewed
+    result, seen = await _session(
+        repo, scripted_server, test_command, "fix add, document sub", plan=True, pipeline=True,
+        reviewer=reviewer, sink=reviewer.sink,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    assert len(result.commits) == 2
+    assert len(scripted_server.chat_requests) == 3  # no fix asked about test_mul in the background
+    assert [p.old_failures for p in seen.of(ev.ProposalReady)] == [(MUL_ID,), (MUL_ID,)]

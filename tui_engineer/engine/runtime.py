@@ -240,6 +240,15 @@ class Runtime:
                     )
                 )
 
+    def known_baseline(self) -> Baseline | None:
+        """The baseline once it is known (also in a copy of this runtime made before: a step
+        prepared ahead shares the task)."""
+        task = self.baseline_task
+        if self.baseline is None and task is not None and task.done() and not task.cancelled():
+            if task.exception() is None:
+                self.baseline = task.result()
+        return self.baseline
+
     async def prewarm_tests(self) -> None:
         """Start the next test run now, paused before it reads the project (a sandbox that can:
         the local one, for a plain `python -m pytest`), so its start-up overlaps the model's
@@ -265,8 +274,9 @@ class Runtime:
             timeout=self.options.test_timeout,
             on_output=lambda line: self.emit(ev.TestOutput(line=line)),
         )
-        if self.baseline is not None and scope != "before":
-            report = self.baseline.judge(report, self.about.get(step or 0, ""))
+        baseline = self.known_baseline()
+        if baseline is not None and scope != "before":
+            report = baseline.judge(report, self.about.get(step or 0, ""))
         self.emit(
             ev.TestsFinished(
                 step=step,
