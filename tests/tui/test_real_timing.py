@@ -13,6 +13,7 @@ from tests.scripted_server import Gate, Reply
 from tests.tui.app_support import (
     SIZE,
     asked,
+    chat_text,
     make_app,
     reviewing,
     type_text,
@@ -195,3 +196,26 @@ async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
         await wait_for(pilot, asked(app, "still_wrong"))
         await app.stop_work()
     assert titles(repo) == ["Add mul", "Add sub", "initial"]
+
+
+async def test_an_undo_refused_during_a_review_says_why_and_the_review_goes_on(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL)
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        (repo / "calc.py").write_text((repo / "calc.py").read_text() + "# mine\n")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: "undo refused" in app.status.phase)
+        await wait_for(pilot, reviewing(app, 2))
+        assert app.proposals_seen == 2 and app.plan_pane.status_of(1) == "accepted"
+        assert "calc.py" in chat_text(app)  # why: the file changed since the step
+        assert titles(repo) == ["Add sub", "initial"]
+        await app.stop_work()
+    assert "# mine" in (repo / "calc.py").read_text()

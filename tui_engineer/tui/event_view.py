@@ -268,6 +268,7 @@ class EngineEventView:
             await self.chat.note(f"Step {event.step} rejected: {event.reason}")
         elif event.decision == "undo":
             self.plan_pane.set_status(event.step, "pending")
+            self.status.phase = f"step {event.step} is made again on the new HEAD"
             await self.chat.note(
                 f"Step {event.step}'s proposal was built on the undone step: it is made again."
             )
@@ -293,6 +294,9 @@ class EngineEventView:
             self.screen.set_summary(self.committed_summary())
 
     async def _on_undo_refused(self, event: ev.UndoRefused) -> None:
+        """The review goes on, with the same proposal."""
+        current = self.plan_pane.current
+        self.status.phase = f"review step {current} (undo refused)" if current else "review"
         await self.chat.note(event.message, error=True)
         self.notify(event.message, title="Cannot undo", severity="error", timeout=12)
 

@@ -32,6 +32,7 @@ AFTER_DECISION = {
     "accept": "accepted: committing",
     "reject": "rejected: the model writes a new proposal",
     "skip": "skipped",
+    "undo": "undoing the last accepted step",
 }
 
 
@@ -144,7 +145,6 @@ class ReviewActions:
             # drops the proposal and makes the step again (or says why it cannot, and the
             # review goes on).
             self._answer(Decision("undo", "undo the last accepted step"))
-            self.status.phase = "undoing the last accepted step"
             return
         self._undo()
 
