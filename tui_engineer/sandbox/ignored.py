@@ -103,3 +103,11 @@ def exclude_in_shadow(workdir: Path, paths: Iterable[str]) -> None:
         info.mkdir(parents=True, exist_ok=True)
         with exclude.open("a", encoding="utf-8") as out:
             out.write("".join(line + "\n" for line in missing))
+
+
+def run_artifacts(workdir: Path) -> list[str]:
+    """Files a test run writes that are not the step's: cargo writes Cargo.lock next to a
+    Cargo.toml that has none (a crate that does not commit it). Kept out of the shadow's git."""
+    if (workdir / "Cargo.toml").is_file() and not (workdir / "Cargo.lock").exists():
+        return ["Cargo.lock"]
+    return []

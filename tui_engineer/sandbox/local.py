@@ -16,7 +16,7 @@ from pathlib import Path
 from tui_engineer.errors import UserError
 from tui_engineer.sandbox.bubblewrap import Jail
 from tui_engineer.sandbox.bwrap_program import Bwrap
-from tui_engineer.sandbox.ignored import exclude_in_shadow
+from tui_engineer.sandbox.ignored import exclude_in_shadow, run_artifacts
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
 from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
 from tui_engineer.verify.report import (
@@ -138,7 +138,7 @@ class LocalSandbox:
         program does not exist, because no edit can fix that: the user must set test_command."""
         if not workdir.is_dir():
             raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
-        self._link_ignored(workdir)
+        self._prepare_worktree(workdir)
         env = self._env(workdir)
         if not is_pytest_command(command):
             await self._drop_warm()
@@ -196,7 +196,7 @@ class LocalSandbox:
         if paused is None:
             shutil.rmtree(report_dir, ignore_errors=True)
             return
-        self._link_ignored(workdir)
+        self._prepare_worktree(workdir)
         env = self._env(workdir)
         try:
             started = await start_command(
@@ -240,12 +240,17 @@ class LocalSandbox:
         if warm is not None:
             await self._discard(warm)
 
-    def _link_ignored(self, workdir: Path) -> None:
+    def _prepare_worktree(self, workdir: Path) -> None:
+        """Before a run in a shadow (never the user's own tree): what the run writes that is not
+        the step's is kept out of the shadow's git, and without a jail the ignored folders the
+        tests need are linked in."""
+        root = self._links[0] if self._links else self._jail.repo_root if self._jail else None
+        if root is None or workdir.resolve() == root.resolve():
+            return
+        exclude_in_shadow(workdir, run_artifacts(workdir))
         if self._links is None:
             return
-        root, paths = self._links
-        if workdir.resolve() == root.resolve():
-            return
+        paths = self._links[1]
         exclude_in_shadow(workdir, paths)
         for path in paths:
             target = workdir / path
