@@ -218,3 +218,13 @@ async def test_a_step_prepared_during_review_is_judged_against_the_baseline_too(
     assert len(result.commits) == 2
     assert len(scripted_server.chat_requests) == 3  # no fix asked about test_mul in the background
     assert [p.old_failures for p in seen.of(ev.ProposalReady)] == [(MUL_ID,), (MUL_ID,)]
+
+
+def test_a_program_that_exists_outside_the_sandbox_only_is_named_so() -> None:
+    from tui_engineer.verify.baseline import start_failure_message
+    from tui_engineer.verify.report import TestReport
+
+    command = f"{sys.executable} -m pytest -q"
+    report = TestReport(command, 127, 0.1, False, output_tail=f"sh: 1: {sys.executable}: not found")
+    message = start_failure_message(command, "its program could not be started", report)
+    assert f"`{sys.executable}` exists on this machine but not inside the sandbox" in message

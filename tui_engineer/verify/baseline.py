@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
@@ -92,12 +93,31 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
     return None
 
 
+def _hidden_program(command: str, report: TestReport) -> str:
+    """A sentence when the program that was not found exists on this machine: the sandbox does
+    not show the folder it lives in."""
+    if report.exit_code not in (126, 127):
+        return ""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    words = [w for w in words if not re.match(r"^\w+=", w)]
+    if words and words[0].startswith("/") and Path(words[0]).exists():
+        return (
+            f"\n\n`{words[0]}` exists on this machine but not inside the sandbox, which shows "
+            "only some folders (docs/sandbox.md#the-local-sandbox-bubblewrap): activate that "
+            "environment (VIRTUAL_ENV), or run the tests uncontained with --sandbox none."
+        )
+    return ""
+
+
 def start_failure_message(command: str, problem: str, report: TestReport) -> str:
     """What the user reads when the suite cannot run: which command, its last lines, what to do."""
     tail = tail_lines(report.output_tail, BAD_START_LINES) or "(no output)"
     return (
         f"The tests cannot run on the starting commit, so no step could be verified: "
-        f"`{command}`: {problem}.\n\nIts last lines:\n{tail}\n\n"
+        f"`{command}`: {problem}.\n\nIts last lines:\n{tail}{_hidden_program(command, report)}\n\n"
         "What to do: set test_command to a command that runs your tests (--test-cmd, or "
         "test_command in .tui-engineer.toml), activate the project's virtualenv before starting "
         "tui-engineer so its pytest and packages are found, or work without tests with "
