@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_engineer.verify.jest import with_jest_report_args
 from tui_engineer.verify.narrowing import files_command, narrowed_command, runner_kind
 from tui_engineer.verify.selection import TestSelection
 
@@ -21,6 +22,7 @@ from tui_engineer.verify.selection import TestSelection
         ("cargo", "cargo test -- --nocapture", ["src/a.rs"], None),  # the user's own arguments
         ("jest", "npm test", ["src/sum.js"], "npm test -- --findRelatedTests src/sum.js"),
         ("jest", "npx jest --ci", ["a b.js"], "npx jest --ci --findRelatedTests 'a b.js'"),
+        ("jest", "pnpm test", ["a.js"], "pnpm test --findRelatedTests a.js"),
         ("go", "go test ./...", ["calc/calc.go", "main.go"], "go test . ./calc"),
         ("go", "go test -race ./...", ["go.mod"], None),
     ],
@@ -57,3 +59,15 @@ def test_the_new_test_files_alone(tmp_path: Path) -> None:
     assert files_command("cargo test", tmp_path, ["tests/it.rs"]) is None
     (tmp_path / "package.json").write_text('{"scripts": {"test": "mocha"}}')
     assert files_command("npm test", tmp_path, ["t.test.js"]) is None
+
+
+def test_jest_is_asked_for_its_report_however_it_is_started(tmp_path: Path) -> None:
+    report = Path("/r/j.json")
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "jest --ci"}}')
+    extra = "--json --outputFile=/r/j.json"
+    assert with_jest_report_args("npm test", tmp_path, report) == f"npm test -- {extra}"
+    assert with_jest_report_args("yarn test", tmp_path, report) == f"yarn test {extra}"
+    assert with_jest_report_args("npx jest", tmp_path, report) == f"npx jest {extra}"
+    assert with_jest_report_args("npm test && echo", tmp_path, report) is None
+    (tmp_path / "package.json").write_text('{"scripts": {"test": "vitest"}}')
+    assert with_jest_report_args("npm test", tmp_path, report) is None

@@ -1,6 +1,6 @@
 """jest's results come from its JSON report: a jest command gets `--json --outputFile=<file>`
 (outside the worktree, like pytest's JUnit file), as `npm test` does when the package's test
-script runs jest (`npm test -- …` passes them on)."""
+script runs jest (`npm test -- …`, `yarn test …`, `pnpm test …` pass them on)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ def with_jest_report_args(command: str, workdir: Path, report: Path) -> str | No
         return f"{command} {extra}"
     if any(tuple(tokens[: len(p)]) == p for p in _NPM_TEST) and _script_runs_jest(workdir):
         return f"{command} {extra}" if "--" in tokens else f"{command} -- {extra}"
+    if tokens[:2] in (["yarn", "test"], ["pnpm", "test"]) and _script_runs_jest(workdir):
+        return f"{command} {extra}"  # both pass arguments on to the script as they are
     return None
 
 

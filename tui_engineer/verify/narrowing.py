@@ -68,7 +68,7 @@ def narrowed_command(kind: str, command: str, changed: Iterable[str]) -> str | N
         return _cargo(command, changed)
     if kind == "jest":
         files = " ".join(shlex.quote(c) for c in changed)
-        separator = "" if _tokens(command)[0] == "jest" or "npx" in command else " --"
+        separator = " --" if _tokens(command)[0] == "npm" else ""  # yarn, pnpm pass args on
         return f"{command}{separator} --findRelatedTests {files}"
     if kind == "go":
         return _go(command, changed)
