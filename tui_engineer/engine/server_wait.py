@@ -34,8 +34,10 @@ async def wait_for_server(
     """Return when the call (`purpose`, `step`) should be made again: the server answers, or
     `retry` was set. Raises ServerUnreachable once `limit` seconds passed (None: no limit)."""
     purpose, step = call
+    where = f"step {step}'s {purpose} call" if step is not None else f"the {purpose} call"
+    message = f"The model server stopped answering during {where}. {err}"
     rt.emit(
-        ev.ServerPaused(purpose=purpose, step=step, message=str(err), wait=limit, every=PROBE_EVERY)
+        ev.ServerPaused(purpose=purpose, step=step, message=message, wait=limit, every=PROBE_EVERY)
     )
     started = time.monotonic()
     retry.clear()
