@@ -133,3 +133,25 @@ async def test_the_container_is_labelled_with_the_runs_session_id(
     assert result.exit_code == 0, result.message
     (started,) = seen.of(ev.SessionStarted)
     assert started.session_id in labels  # `docker ps` names the run you can find in `runs`
+
+
+async def test_a_test_red_before_the_session_is_old_in_docker_too(
+    make_repo, scripted_server, template_name, docker_image
+) -> None:
+    """Issue 18: the baseline runs in the container like every run; the step's fix of `add`
+    commits while `test_mul`, red from the start, is named as old."""
+    from tests.test_baseline import FILES, FIX_ADD, MUL_ID
+
+    repo = make_repo({k: v for k, v in FILES.items() if k != ".gitignore"})
+    add_template(repo, template_name, docker_image)
+    scripted_server.script(Reply(text=FIX_ADD))
+    result, seen = await run_headless(
+        repo, "fix add", scripted_server.base_url, plan=False, sandbox="docker",
+        sandbox_template=template_name,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    (baseline,) = seen.of(ev.BaselineReady)
+    assert MUL_ID in baseline.failing
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.old_failures == (MUL_ID,)
+    assert len(scripted_server.chat_requests) == 1
