@@ -366,6 +366,20 @@ def test_only_the_user_gives_tests_the_network(repo: Path, user_file: Path) -> N
     assert load(repo, user_file, flags={"allow_network": True}).settings.allow_network is True
 
 
+def test_only_the_user_shows_ignored_files_to_tests(repo: Path, user_file: Path) -> None:
+    # A repository naming `.env` would hand its tests your local secrets.
+    path = write(repo / ".tui-engineer.toml", 'show_ignored = ".env"\n')
+    message = error_of(lambda: load(repo, user_file))
+    assert message.startswith(f"{path}: show_ignored must not be set in a repository's config")
+    path.unlink()
+    write(user_file, 'show_ignored = "generated, proto_out/"\n')
+    assert load(repo, user_file).settings.show_ignored == "generated, proto_out/"
+    write(user_file, 'show_ignored = "../elsewhere"\n')
+    assert "show_ignored must be paths inside the repository" in error_of(
+        lambda: load(repo, user_file)
+    )
+
+
 def test_api_key_comes_from_the_named_env_var_then_user_config(repo: Path, user_file: Path) -> None:
     write(user_file, 'api_key = "sk-user-file-key"\n')
     assert load(repo, user_file).settings.api_key == "sk-user-file-key"

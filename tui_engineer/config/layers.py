@@ -87,6 +87,13 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
                 "machine) without your say. Remove it, then allow it yourself with "
                 f"--allow-network, TUI_ENGINEER_ALLOW_NETWORK=true or your user config {user_path}"
             )
+        if key == "show_ignored" and user_path is not None:
+            raise ConfigError(
+                f"{origin}: show_ignored must not be set in a repository's config file — it "
+                "decides which of your untracked files (a .env, say) the repository's tests can "
+                f"read. Remove it, then set it yourself in your user config {user_path} or "
+                "TUI_ENGINEER_SHOW_IGNORED"
+            )
         if key == "test_env" and user_path is not None:
             raise ConfigError(
                 f"{origin}: test_env must not be set in a repository's config file — it decides "
