@@ -12,7 +12,11 @@ import pytest
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.verify.report import report_from_run
 from tui_engineer.verify.runner import RunResult
-from tui_engineer.verify.runner_output import parse_jest_json, parse_runner_output
+from tui_engineer.verify.runner_output import (
+    parse_jest_json,
+    parse_runner_output,
+    with_go_verbose,
+)
 
 DATA = Path(__file__).parent / "data" / "runner_output"
 ROOT = Path("/work/proj")
@@ -137,3 +141,12 @@ def test_verbose_go_test_output_counts_every_test() -> None:
     (big,) = result.failures
     assert big.test_id == "example.com/calc::TestMul/big"
     assert big.message == "calc_test.go:15: mul(4, 3) = 7, want 12"
+
+
+def test_go_test_runs_verbose_so_passing_tests_are_counted() -> None:
+    assert with_go_verbose("go test ./...") == "go test -v ./..."
+    assert with_go_verbose("CGO_ENABLED=0 go test -race ./...") == (
+        "CGO_ENABLED=0 go test -v -race ./..."
+    )
+    assert with_go_verbose("go test -json ./...") == "go test -json ./..."
+    assert with_go_verbose("cargo test") == "cargo test"

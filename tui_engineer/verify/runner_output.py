@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,6 +319,21 @@ def _go_verbose(output: str, _root: Path | None) -> RunnerResult | None:
         outcome[("", name)] = {"PASS": "pass", "FAIL": "fail", "SKIP": "skip"}[status]
         printed[("", name)] = body
     return _go_result(outcome, printed)
+
+
+def with_go_verbose(command: str) -> str:
+    """`go test …` with -v, so every test's result is printed (plain `go test` prints only the
+    failures, and passing runs would have no counts); other commands, or one with -v or -json
+    already, as they are."""
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        return command
+    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
+        tokens = tokens[1:]
+    if tokens[:2] != ["go", "test"] or {"-v", "-json", "-v=true"} & set(tokens):
+        return command
+    return re.sub(r"(^|\s)go\s+test(\s|$)", r"\1go test -v\2", command, count=1)
 
 
 # --- jest --json --outputFile --------------------------------------------------------------------

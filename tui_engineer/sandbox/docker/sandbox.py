@@ -49,6 +49,7 @@ from tui_engineer.verify.report import (
     with_pytest_report_args,
 )
 from tui_engineer.verify.runner import CommandNotFound, RunResult
+from tui_engineer.verify.runner_output import with_go_verbose
 
 OutputCallback = Callable[[str], None]
 _OOM_COUNTERS = "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control"
@@ -199,9 +200,8 @@ class DockerSandbox:
             jest = (
                 None if pytest else with_jest_report_args(command, workdir, Path(JEST_REPORT_PATH))
             )
-            full = (
-                with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else jest or command
-            )
+            other = jest or with_go_verbose(command)
+            full = with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else other
             result = await self._exec_as_user(full, timeout, on_output)
             await self._kill_leftovers()
             run = RunResult(
