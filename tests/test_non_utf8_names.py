@@ -118,3 +118,47 @@ async def test_an_edit_to_an_ambiguous_shown_name_is_refused(
     assert (repo / NAME).read_text(encoding="utf-8") == CONTENT
     assert (repo / os.fsdecode(b"caf\xe8.txt")).read_text(encoding="utf-8") == CONTENT
     assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
+
+
+LATIN1_TESTS = {
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": (
+        "import sys\n\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_sub():\n    from calc import sub\n\n"
+        "    sys.stdout.buffer.write(b'caf\\xe9 says \\xff\\n')\n    sys.stdout.flush()\n"
+        "    assert sub(5, 3) == 2, 'caf\\xe9'\n"
+    ),
+}
+
+
+async def test_test_output_that_is_not_utf8_still_reads(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """A test printing Latin-1 bytes: the counts and the failing test names read, the bytes
+    shown as U+FFFD; the model hears the failure."""
+    repo = make_repo(LATIN1_TESTS)
+    scripted_server.script(
+        Reply(
+            text=edit(
+                "calc.py",
+                "    return a + b\n",
+                "    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+            )
+        ),
+        Reply(text="sub adds"),
+        Reply(
+            text=edit(
+                "calc.py",
+                "    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
+                "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+            )
+        ),
+    )
+    result, seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
+    finished = seen.of(ev.TestsFinished)
+    first = finished[0]
+    assert (first.passed, first.failed) == (1, 1), first
+    assert first.failing == ("tests/test_calc.py::test_sub",)
+    assert "caf\ufffd says \ufffd" in first.output_tail, first.output_tail
+    diagnose = scripted_server.chat_requests[1].messages[-1]["content"]
+    assert "test_sub" in diagnose
