@@ -162,3 +162,40 @@ async def test_test_output_that_is_not_utf8_still_reads(
     assert "caf\ufffd says \ufffd" in first.output_tail, first.output_tail
     diagnose = scripted_server.chat_requests[1].messages[-1]["content"]
     assert "test_sub" in diagnose
+
+
+def test_the_test_selection_fingerprint_keeps_the_name(make_repo) -> None:
+    """Affected-tests selection fingerprints the shadow's files with git: the name is a key."""
+    from tui_engineer.verify.selection import tree_fingerprint
+
+    repo = latin1_repo(make_repo)
+    assert NAME in tree_fingerprint(repo)
+
+
+def cli_run(repo: Path, base_url: str, *args: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "add sub", "--yes", "--no-plan", *args]
+        + ["--base-url", base_url, "--model", "test-model"],
+        cwd=repo,
+        capture_output=True,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+        timeout=120,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def test_an_uncommitted_file_so_named_is_listed_readably_and_kept(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Start-up with the file uncommitted: the refusal names it readably; with --allow-dirty
+    the session builds on it and leaves it uncommitted, byte for byte."""
+    repo = make_repo()
+    (repo / NAME).write_text(CONTENT, encoding="utf-8")
+    code, out, err = cli_run(repo, scripted_server.base_url)
+    assert code == 2 and f"  {SHOWN}\n" in err, err
+    scripted_server.script(Reply(text=SUB))
+    code, out, err = cli_run(repo, scripted_server.base_url, "--allow-dirty")
+    assert code == 0 and "Traceback" not in out + err, out + err
+    assert git(repo, "log", "-1", "--format=%s") == "add sub"
+    assert (repo / NAME).read_text(encoding="utf-8") == CONTENT
+    assert RAW not in tracked(repo)

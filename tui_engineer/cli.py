@@ -389,7 +389,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(argv)
     except UserError as err:
-        print(f"tui-engineer: {err}", file=sys.stderr)
+        from tui_engineer.names import readable  # a file name in it may not be UTF-8
+
+        print(f"tui-engineer: {readable(str(err))}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("tui-engineer: interrupted", file=sys.stderr)

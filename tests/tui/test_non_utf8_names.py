@@ -5,6 +5,7 @@ undo takes it back."""
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Markdown
 
 from tests.conftest import git
 from tests.scripted_server import Reply
@@ -19,7 +20,7 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.tui.panes.file_tree import RepoTree
-from tui_engineer.tui.screens import StillWrongScreen
+from tui_engineer.tui.screens import DirtyTreeScreen, StillWrongScreen
 
 WIDE = (160, 40)  # the Files pane shows
 LAIT = "caf\u00e9 au lait\n"
@@ -43,6 +44,9 @@ async def test_the_name_shows_readably_and_accept_and_undo_keep_it_exact(
         assert "café au lait" in diff
         assert "\\udce9" not in diff and "\\351" not in diff
         assert app.diff.files[0].path == NAME  # the exact name, for the tree and the links
+        sources = "\n".join(m.source for m in app.chat.query(Markdown))
+        assert f"edited [`{SHOWN}`](diff:{SHOWN}) (+1 −1)" in sources, sources
+        assert app.diff.focus_file(SHOWN)  # where that chat link leads
         await pilot.press("a")
         await wait_for_screen(pilot, app, StillWrongScreen)
         assert (repo / NAME).read_text(encoding="utf-8") == LAIT
@@ -53,3 +57,18 @@ async def test_the_name_shows_readably_and_accept_and_undo_keep_it_exact(
     assert (repo / NAME).read_text(encoding="utf-8") == CONTENT
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "log", "-1", "--format=%s") == "latin-1 name"
+
+
+async def test_an_uncommitted_file_so_named_is_listed_readably(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    (repo / NAME).write_text(CONTENT, encoding="utf-8")
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for_screen(pilot, app, DirtyTreeScreen)
+        body = str(app.screen.query_one("#dialog-body").render())
+        assert f"  {SHOWN}" in body, body
+        await pilot.click("#quit")
+    assert (repo / NAME).read_text(encoding="utf-8") == CONTENT

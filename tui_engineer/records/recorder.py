@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from tui_engineer.engine import events as ev
+from tui_engineer.names import EXACT
 
 RUNS_FOLDER = ".tui-engineer/runs"
 EXCLUDE_LINE = "/.tui-engineer/"
@@ -27,8 +28,8 @@ def _exclude_file(root: Path) -> Path:
         ["git", "rev-parse", "--git-path", "info/exclude"],
         cwd=root,
         capture_output=True,
-        text=True,
         check=True,
+        **EXACT,  # the repository's own folder may have a name that is not UTF-8
     )
     path = Path(done.stdout.strip())
     return path if path.is_absolute() else root / path

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.names import EXACT
 from tui_engineer.safe_git import shadow_git_full_env
 from tui_engineer.verify.narrowing import narrowed_command, runner_kind
 from tui_engineer.verify.related import related_tests
@@ -64,7 +65,7 @@ def selection_home(root: Path) -> Path:
 def _git(workdir: Path, *args: str) -> str:
     env = shadow_git_full_env()  # workdir is a shadow
     done = subprocess.run(
-        ["git", *args], cwd=workdir, capture_output=True, check=True, text=True, env=env
+        ["git", *args], cwd=workdir, capture_output=True, check=True, env=env, **EXACT
     )
     return done.stdout
 

@@ -12,6 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from tui_engineer.names import readable
 from tui_engineer.tui.panes.chat_text import EditBlockFilter, code_paths, edited_line
 
 MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the DOM forever
@@ -70,6 +71,7 @@ class ChatPane(VerticalScroll):
 
     async def note(self, text: str, *, error: bool = False) -> None:
         """A line from tui-engineer itself (a notice, an error, a step's outcome)."""
+        text = readable(text)  # a file name in it may not be UTF-8
         await self._add(Static(text, classes="chat-error" if error else "chat-note", markup=False))
 
     async def user_message(self, text: str, *, queued: bool) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from tui_engineer.names import readable
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SEARCH = re.compile(r"^\s*<{5,9} SEARCH\s*$")
 # A word made only of path characters, with a slash, a dunder or a known extension. Checked
@@ -90,5 +92,8 @@ def _code_if_path(match: re.Match[str]) -> str:
 
 def edited_line(files: list[tuple[str, int, int]]) -> str:
     """'edited [`calc.py`](diff:calc.py) (+4 −1), …': each path links to its part of the diff."""
-    parts = [f"[`{path}`](diff:{path}) (+{added} −{removed})" for path, added, removed in files]
+    parts = [
+        f"[`{readable(path)}`](diff:{readable(path)}) (+{added} −{removed})"
+        for path, added, removed in files
+    ]
     return "edited " + ", ".join(parts)

@@ -121,9 +121,12 @@ class DiffView(ScrollView, can_focus=True):
         self._show([file])
 
     def focus_file(self, rel_path: str) -> bool:
-        """Scroll to `rel_path`'s part of the current diff; False when the diff lacks it."""
+        """Scroll to `rel_path`'s part of the current diff; False when the diff lacks it. The
+        path may be exact (the tree's) or as shown (a chat link: U+FFFD for a byte that is not
+        UTF-8, as Markdown links carry no surrogates)."""
         for index, file in enumerate(self._diff_files):
-            if rel_path in (file.new_path, file.old_path):
+            names = (file.new_path, file.old_path)
+            if rel_path in names or rel_path in map(readable, names):
                 if not self.showing_diff:
                     self._show(self._diff_files)
                 self.scroll_to(y=self._file_rows[index], animate=False, immediate=True)

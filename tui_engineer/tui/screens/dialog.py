@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from tui_engineer.names import readable
+
 T = TypeVar("T")
 
 
@@ -40,7 +42,7 @@ class Dialog(ModalScreen[T]):
 
     def __init__(self, body: str = "") -> None:
         super().__init__()
-        self.body = body
+        self.body = readable(body)  # a file name in it may not be UTF-8
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
