@@ -220,6 +220,45 @@ async def test_a_stop_right_after_an_accept_leaves_the_step_committed_and_says_s
     assert git(repo, "status", "--porcelain") == ""
 
 
+class AnsweredThenStopped:
+    """A UI's reviewer: the human's key press resolves the question's future; a quit (Ctrl-C)
+    comes in the same instant, before the session has taken the answer."""
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
+        self.answer: asyncio.Future | None = None
+
+    async def review(self, proposal):
+        self.answer = asyncio.get_running_loop().create_future()
+        self.asked.set()
+        return await self.answer
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+async def test_an_accept_answered_in_the_same_instant_as_a_quit_is_still_committed(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    reviewer = AnsweredThenStopped()
+    session = asyncio.ensure_future(
+        run_headless(repo, "add sub", scripted_server.base_url, reviewer=reviewer, plan=False)
+    )
+    await asyncio.wait_for(reviewer.asked.wait(), REACHED)
+    assert reviewer.answer is not None
+    reviewer.answer.set_result(Decision.accept())  # 'a'
+    session.cancel()  # Ctrl-C, before the engine ran again
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(session), REACHED)
+    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def slow_hook(repo: Path) -> tuple[Path, Path]:
     """A pre-commit hook that says it started (`reached`) and waits until `release` exists:
     a 6 s hook, as long as the test wants."""

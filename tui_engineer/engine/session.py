@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.baseline import BaselineFailed, start_baseline
-from tui_engineer.engine.cleanup import to_the_end
+from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.repo_context import context_for
@@ -314,12 +314,11 @@ class Session:
         while True:
             asking = asyncio.ensure_future(self.reviewer.review(proposal))
             try:
-                decision = await asking
+                # Shielded: a stop must not cancel a review whose answer is already given
+                # (a key press, then Ctrl-C in the same instant) and so throw that answer away.
+                decision = await asyncio.shield(asking)
             except asyncio.CancelledError:
-                made = asking.done() and not asking.cancelled() and asking.exception() is None
-                if made and asking.result().kind == "accept" and proposal.diff.strip():
-                    self._decided(step, asking.result())
-                    await self._commit(step, proposal)
+                await self._stopped_in_review(step, proposal, asking)
                 raise
             if decision.kind == "undo":
                 try:
@@ -329,6 +328,19 @@ class Session:
                     continue
             self._decided(step, decision)
             return decision
+
+    async def _stopped_in_review(
+        self, step: Step, proposal: Proposal, asking: asyncio.Future[Decision]
+    ) -> None:
+        """The session is stopped during a review: a question still open goes away; an accept
+        already given is committed."""
+        if not asking.done():
+            asking.cancel()
+            await settle(asking)
+        made = not asking.cancelled() and asking.exception() is None
+        if made and asking.result().kind == "accept" and proposal.diff.strip():
+            self._decided(step, asking.result())
+            await self._commit(step, proposal)
 
     def _decided(self, step: Step, decision: Decision) -> None:
         self.rt.emit(
