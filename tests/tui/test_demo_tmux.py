@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("tmux") is None,
-    reason="tmux is not installed (.ci/run installs it): this test runs the demo in a terminal",
-)
+NO_TMUX = "tmux is not installed (.ci/run installs it): this test runs the app in a terminal"
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason=NO_TMUX)
 
 # Generous: on a loaded 2-core machine one test run of the sample project takes ~6 s.
 STEP_TIMEOUT = 180.0
@@ -75,6 +73,8 @@ class TmuxPane:
 
 @pytest.fixture
 def pane(tmp_path: Path):
+    if shutil.which("tmux") is None:  # other modules use this fixture (test_terminal_closed)
+        pytest.skip(NO_TMUX)
     pane = TmuxPane(f"tui-engineer-test-{tmp_path.name}")
     yield pane
     pane.close()
