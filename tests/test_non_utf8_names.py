@@ -121,14 +121,16 @@ async def test_an_edit_to_an_ambiguous_shown_name_is_refused(
 
 
 LATIN1_TESTS = {
-    "calc.py": "def add(a, b):\n    return a + b\n",
+    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
     "tests/test_calc.py": (
-        "import sys\n\nfrom calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-        "def test_sub():\n    from calc import sub\n\n"
+        "import sys\n\nfrom calc import add, sub\n\n\ndef test_add():\n"
+        "    assert add(2, 3) == 5\n\n\ndef test_sub():\n"
         "    sys.stdout.buffer.write(b'caf\\xe9 says \\xff\\n')\n    sys.stdout.flush()\n"
         "    assert sub(5, 3) == 2, 'caf\\xe9'\n"
     ),
 }
+SUB_BODY = "def sub(a, b):\n    return a - b\n"
+SUB_BROKEN = "def sub(a, b):\n    return a + b  # broken\n"
 
 
 async def test_test_output_that_is_not_utf8_still_reads(
@@ -138,30 +140,18 @@ async def test_test_output_that_is_not_utf8_still_reads(
     shown as U+FFFD; the model hears the failure."""
     repo = make_repo(LATIN1_TESTS)
     scripted_server.script(
-        Reply(
-            text=edit(
-                "calc.py",
-                "    return a + b\n",
-                "    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
-            )
-        ),
-        Reply(text="sub adds"),
-        Reply(
-            text=edit(
-                "calc.py",
-                "    return a + b\n\n\ndef sub(a, b):\n    return a + b\n",
-                "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
-            )
-        ),
+        Reply(text=edit("calc.py", SUB_BODY, SUB_BROKEN)),
+        Reply(text="sub adds instead of subtracting"),
+        Reply(text=edit("calc.py", SUB_BROKEN, SUB_BODY.replace("b\n", "b  # fixed\n"))),
     )
-    result, seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
-    finished = seen.of(ev.TestsFinished)
-    first = finished[0]
+    result, seen = await run_headless(repo, "touch sub", scripted_server.base_url, plan=False)
+    first = seen.of(ev.TestsFinished)[0]
     assert (first.passed, first.failed) == (1, 1), first
     assert first.failing == ("tests/test_calc.py::test_sub",)
     assert "caf\ufffd says \ufffd" in first.output_tail, first.output_tail
     diagnose = scripted_server.chat_requests[1].messages[-1]["content"]
     assert "test_sub" in diagnose
+    assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
 
 
 def test_the_test_selection_fingerprint_keeps_the_name(make_repo) -> None:
