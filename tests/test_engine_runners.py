@@ -270,18 +270,42 @@ async def test_cargo_runs_the_changed_modules_tests_first(
 async def test_a_runner_that_cannot_be_narrowed_is_said_once(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
-    repo = make_repo(JS_FILES)
+    repo = make_repo({**JS_FILES, "Makefile": "test:\n\tnode --test\n"})
+    write_files(repo, LEFTPAD)
+    scripted_server.script(Reply(text=GREET_LOUD))
+    result, seen = await run_headless(
+        repo, "greet loudly", scripted_server.base_url, plan=False, test_command="make test",
+        full_tests_always=False, affected_after_seconds=0,
+    )  # fmt: skip
+    said = [n.message for n in seen.of(ev.Notice) if "cannot be narrowed" in n.message]
+    assert said == [
+        "`make test` cannot be narrowed to the tests a change affects: every attempt runs it "
+        "whole (cargo test, jest, go test and node --test can be; see docs/configuration.md)."
+    ]
+    assert [e.scope for e in seen.of(ev.TestsStarted)] == ["full"]
+    assert result.exit_code == 0
+
+
+@needs_node
+async def test_node_runs_the_changed_modules_test_file_first(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    other_test = (
+        "const test = require('node:test');\nconst assert = require('node:assert');\n"
+        "test('other', () => assert.ok(true));\n"
+    )
+    repo = make_repo(
+        {**JS_FILES, "other.js": "module.exports = 1;\n", "test/other.test.js": other_test}
+    )
     write_files(repo, LEFTPAD)
     scripted_server.script(Reply(text=GREET_LOUD))
     result, seen = await run_headless(
         repo, "greet loudly", scripted_server.base_url, plan=False,
         full_tests_always=False, affected_after_seconds=0,
     )  # fmt: skip
-    said = [n.message for n in seen.of(ev.Notice) if "cannot be narrowed" in n.message]
-    assert said == [
-        "`npm test` cannot be narrowed to the tests a change affects: every attempt runs it "
-        "whole (cargo test, jest and go test can be; see docs/configuration.md)."
-    ]
+    assert [e.scope for e in seen.of(ev.TestsStarted)] == ["affected", "full"]
+    # test/greet.test.js alone (`npm test -- test/greet.test.js`), then both files.
+    assert [(e.passed, e.failed) for e in seen.of(ev.TestsFinished)] == [(1, 0), (2, 0)]
     assert result.exit_code == 0
 
 

@@ -25,12 +25,17 @@ from tui_engineer.verify.selection import TestSelection
         ("jest", "pnpm test", ["a.js"], "pnpm test --findRelatedTests a.js"),
         ("go", "go test ./...", ["calc/calc.go", "main.go"], "go test . ./calc"),
         ("go", "go test -race ./...", ["go.mod"], None),
+        ("node", "npm test", ["src/greet.js"], "npm test -- test/greet.test.js"),
+        ("node", "node --test", ["test/a.test.js"], "node --test test/a.test.js"),
+        ("node", "node --test", ["package.json"], None),
+        ("node", "node --test", ["src/none.js"], None),  # no test named for it
     ],
 )
 def test_narrowed_commands(
     kind: str, command: str, changed: list[str], narrowed: str | None
 ) -> None:
-    assert narrowed_command(kind, command, changed) == narrowed
+    files = ["src/greet.js", "src/none.js", "test/greet.test.js", "test/a.test.js"]
+    assert narrowed_command(kind, command, changed, files) == narrowed
 
 
 def test_which_runners_are_narrowed(tmp_path: Path) -> None:
@@ -39,7 +44,8 @@ def test_which_runners_are_narrowed(tmp_path: Path) -> None:
     assert runner_kind("cargo test --all", tmp_path) == "cargo"
     assert runner_kind("go test ./...", tmp_path) == "go"
     (tmp_path / "package.json").write_text('{"scripts": {"test": "node --test"}}')
-    assert runner_kind("npm test", tmp_path) is None
+    assert runner_kind("npm test", tmp_path) == "node"
+    assert runner_kind("node --test test/unit", tmp_path) is None  # its own file arguments
     assert runner_kind("make test", tmp_path) is None
     # A selection for them never asks for pytest's plugin, nor reruns failures by pytest ids.
     selection = TestSelection.for_repo(tmp_path, "cargo test")

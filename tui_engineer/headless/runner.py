@@ -235,7 +235,7 @@ def _whole_runs_notice(prepared: Prepared, selection: TestSelection | None) -> s
         return None
     return (
         f"`{command}` cannot be narrowed to the tests a change affects: every attempt runs it "
-        "whole (cargo test, jest and go test can be; see docs/configuration.md)."
+        "whole (cargo test, jest, go test and node --test can be; see docs/configuration.md)."
     )
 
 

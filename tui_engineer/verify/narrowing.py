@@ -1,8 +1,9 @@
 """Affected tests first for runners other than pytest, where the runner can be told which tests
 to run: cargo test by name filters (the test paths of the changed modules), jest by
 `--findRelatedTests` (jest follows the imports itself), go test by the packages whose files
-changed. Any other runner (node --test, make test, a script) runs its whole command; the session
-says so once. The full suite still runs before a review: narrowing only finds a failure sooner."""
+changed, node --test by the test files changed or named for a changed module. Any other runner
+(make test, a script) runs its whole command; the session says so once. The full suite still
+runs before a review: narrowing only finds a failure sooner."""
 
 from __future__ import annotations
 
@@ -36,10 +37,12 @@ def _test_script(root: Path) -> str:
 
 
 def runner_kind(command: str, root: Path) -> str | None:
-    """'cargo', 'jest' or 'go' for a command this module can narrow, else None."""
+    """'cargo', 'jest', 'go' or 'node' for a command this module can narrow, else None."""
     tokens = _tokens(command)
     if tokens[:2] == ["cargo", "test"]:
         return "cargo"
+    if _node_test(tokens) or (_npm_test(tokens) and _node_test(_test_script(root).split())):
+        return "node"
     if tokens[:2] == ["go", "test"] and "./..." in tokens:
         return "go"
     jest_direct = tokens[:1] == ["jest"] or tokens[:2] == ["npx", "jest"]
@@ -53,17 +56,58 @@ def runner_kind(command: str, root: Path) -> str | None:
 _RUNNERS = {"cargo", "go", "node", "jest", "npx", "make", "vitest", *_NPM_RUNNERS}
 
 
+def _node_test(tokens: list[str]) -> bool:
+    """`node --test` with options only: file arguments added run just those files."""
+    return tokens[:2] == ["node", "--test"] and all(t.startswith("-") for t in tokens[2:])
+
+
+def _npm_test(tokens: list[str]) -> bool:
+    return len(tokens) == 2 and tokens[0] in _NPM_RUNNERS and tokens[1] in ("test", "t")
+
+
+def node_tests_for(changed: Iterable[str], files: Iterable[str]) -> list[str]:
+    """The test files among `files` that node --test would run for `changed`: changed test
+    files, and those named for a changed module (`src/greet.js` → `test/greet.test.js`)."""
+    files = list(files)
+    tests = [f for f in files if _is_js_test(f)]
+    chosen = {c for c in changed if c in tests}
+    stems = {PurePosixPath(c).name.split(".")[0] for c in changed if not _is_js_test(c)}
+    chosen |= {t for t in tests if PurePosixPath(t).name.split(".")[0] in stems}
+    return sorted(chosen)
+
+
+def _is_js_test(path: str) -> bool:
+    """node --test's default patterns: *.test.js, *-test.js, *_test.js, test.js, and any
+    .js/.cjs/.mjs file under a test/ folder."""
+    pure = PurePosixPath(path)
+    if pure.suffix not in (".js", ".cjs", ".mjs") or "node_modules" in pure.parts:
+        return False
+    stem = pure.name[: -len(pure.suffix)]
+    return "test" in pure.parts[:-1] or stem == "test" or stem.endswith((".test", "-test", "_test"))
+
+
 def known_runner(command: str) -> bool:
     """A test runner we recognise (its results are read), narrowed or not: for the notice."""
     tokens = _tokens(command)
     return bool(tokens) and tokens[0] in _RUNNERS
 
 
-def narrowed_command(kind: str, command: str, changed: Iterable[str]) -> str | None:
-    """`command` running only the tests `changed` files can affect, or None (run it whole)."""
+def narrowed_command(
+    kind: str, command: str, changed: Iterable[str], files: Iterable[str] = ()
+) -> str | None:
+    """`command` running only the tests `changed` files can affect, or None (run it whole).
+    `files`: the worktree's files (node --test picks test files among them)."""
     changed = sorted(set(changed))
     if not changed:
         return None
+    if kind == "node":
+        if not all(c.endswith((".js", ".cjs", ".mjs")) for c in changed):
+            return None  # package.json, a fixture, a .ts file: anything may depend on it
+        tests = node_tests_for(changed, files)
+        quoted = " ".join(shlex.quote(t) for t in tests)
+        if not tests:
+            return None
+        return f"{command} -- {quoted}" if _tokens(command)[0] == "npm" else f"{command} {quoted}"
     if kind == "cargo":
         return _cargo(command, changed)
     if kind == "jest":

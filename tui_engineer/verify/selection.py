@@ -3,7 +3,8 @@
 For pytest the affected set comes from pytest-testmon (coverage of each test, kept per repository
 in the user cache and updated by every run); when testmon is not installed in the environment the
 tests run in, from test files named like or importing the changed modules (related.py). cargo,
-jest and go are narrowed by their own means (narrowing.py); other runners run their whole command.
+jest, go and node --test are narrowed by their own means (narrowing.py); other runners run
+their whole command.
 
 Collecting coverage slows a test run down several times, so only the affected runs (a few tests)
 collect it; the full suite before review runs as the plain command. The one exception is a full
@@ -137,7 +138,7 @@ class TestSelection:
     # its tests: see `plumbing_failure`); a list so that copies of this selection share it.
     off: list[str] = field(default_factory=list)
 
-    # Another runner narrowed by its own means (verify/narrowing.py): "cargo", "jest", "go".
+    # Another runner narrowed by its own means (verify/narrowing.py): cargo, jest, go, node.
     runner: str | None = None
 
     @classmethod
@@ -212,7 +213,8 @@ class TestSelection:
         changed = set(changed)
         self.touched |= changed
         if self.runner is not None:
-            command = narrowed_command(self.runner, self.test_command, changed)
+            files = list(tree_fingerprint(workdir)) if self.runner == "node" else []
+            command = narrowed_command(self.runner, self.test_command, changed, files)
             return TestRun(command, "affected") if command else self.full_run()
         if self.testmon is not True:
             return self._related_run(workdir, changed)
