@@ -34,7 +34,9 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
         shown = chat_text(app)
         assert "UnicodeDecodeError" in shown and "a bug in tui-engineer" in shown
         assert "Type a request to start again" in shown
-        assert any("internal error" in n.message for n in app._notifications)
+        await wait_for(
+            pilot, lambda: any("internal error" in n.message for n in app._notifications)
+        )
         assert app.status.phase.startswith("stopped")
         # The way out works: with the bug gone, the next request reaches a review.
         monkeypatch.undo()
@@ -46,3 +48,36 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("q")
     assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_engineer.headless import runner
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr(runner, "prepare", raise_like_issue_24)
+    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "internal error" in chat_text(app))
+        shown = chat_text(app)
+        assert "in the start-up checks" in shown and "press q to quit" in shown
+        assert not app.ready
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app._exit_renderables is not None or not app.is_running)
+    assert scripted_server.chat_requests == []
+
+
+async def test_a_bug_in_the_files_pane_listing_is_shown_and_the_session_goes_on(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_engineer.tui.panes import file_tree
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr(file_tree, "list_fresh", raise_like_issue_24)
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "internal error in listing the Files pane" in chat_text(app))
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("q")

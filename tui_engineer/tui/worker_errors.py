@@ -21,6 +21,7 @@ _WORKERS = {
     "startup": ("the start-up checks", "The session cannot start: press q to quit."),
     "undo": ("undo", "Nothing was undone; the session goes on."),
     "tests": ("the test run", "The session goes on: press t to run the tests again."),
+    "repo-tree-list": ("listing the Files pane", "The session goes on."),
 }
 _OTHER = ("a background task", "The session goes on.")
 

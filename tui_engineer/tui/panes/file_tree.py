@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
+from textual.worker import Worker, WorkerState
 from watchfiles import Change
 
 from tui_engineer.names import readable
@@ -131,7 +132,13 @@ class RepoTree(Tree[Entry]):
         assert node.data is not None
         self._pending.add(node.data.rel)
         self.loading_count += 1
-        self.run_worker(self._list_into(node), group="repo-tree-list")
+        self.run_worker(self._list_into(node), group="repo-tree-list", exit_on_error=False)
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A listing that fails is said by the app (tui/worker_errors.py), never in silence.
+        show = getattr(self.app, "show_worker_error", None)
+        if event.state == WorkerState.ERROR and show is not None:
+            await show(event.worker)
 
     async def _list_into(self, node: TreeNode[Entry]) -> None:
         assert node.data is not None
