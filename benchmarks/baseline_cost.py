@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -97,9 +98,11 @@ async def main() -> None:
                 walls[baseline].append(wall)
                 print(f"  baseline {'on ' if baseline else 'off'}: {wall:.2f}s")
     off, on = min(walls[False]), min(walls[True])
+    mid_off, mid_on = statistics.median(walls[False]), statistics.median(walls[True])
     print(
-        f"model {args.latency:.1f}s/call, suite {args.suite:.1f}s: best wall off {off:.2f}s, "
-        f"on {on:.2f}s: the baseline adds {on - off:+.2f}s on the critical path"
+        f"model {args.latency:.1f}s/call, suite {args.suite:.1f}s: wall off {off:.2f}s best / "
+        f"{mid_off:.2f}s median, on {on:.2f}s / {mid_on:.2f}s: the baseline adds "
+        f"{on - off:+.2f}s (best) / {mid_on - mid_off:+.2f}s (median) on the critical path"
     )
 
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import run_headless
+from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.config import Settings
+from tui_engineer.engine import events as ev
 from tui_engineer.sandbox import LocalSandbox
 from tui_engineer.sandbox.factory import make_sandbox
 
@@ -128,3 +129,23 @@ async def test_a_one_edit_session_runs_its_tests_in_the_early_run(
     result, _seen = await run_headless(repo, "add sub", scripted_server.base_url, plan=False)
     assert result.exit_code == 0, result.message  # the test that passes only when started early
     assert "def sub" in (repo / "calc.py").read_text()
+
+
+async def test_the_baseline_leaves_the_early_run_to_the_first_step(
+    make_repo: MakeRepo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: the baseline runs beside the plan, cold; the run started early is the first
+    step's (its start-up would otherwise be on the critical path)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+    repo = make_repo(FILES)
+    add = "def add(a, b):\n    return a + b\n"
+    scripted_server.script(Reply(text=edit("calc.py", add, add + "\n\n# checked\n"), delay=1))
+    result, seen = await run_headless(
+        repo, "note it", scripted_server.base_url, plan=False, test_command=PYTEST,
+        sandbox="local",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    (baseline,) = seen.of(ev.BaselineReady)
+    assert baseline.failing == ("tests/test_early.py::test_started_early",)  # a plain run
+    (step_run,) = seen.of(ev.TestsFinished)
+    assert (step_run.passed, step_run.failed) == (1, 0)  # the early run

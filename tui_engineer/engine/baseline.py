@@ -56,6 +56,13 @@ def start_baseline(rt: Runtime) -> asyncio.Task[Baseline] | None:
     return rt.baseline_task
 
 
+def beside_steps(rt: Runtime) -> dict[str, bool]:
+    """Arguments for a run beside the steps' (the baseline, the testmon probe): in a sandbox
+    that starts the next run early, that run stays the first step's (a cold start of the step's
+    run would be on the critical path; the baseline's is not)."""
+    return {"early": False} if getattr(rt.sandbox, "prewarm", None) is not None else {}
+
+
 async def _baseline(rt: Runtime) -> Baseline:
     command = rt.options.test_command
     started = time.monotonic()
@@ -65,12 +72,11 @@ async def _baseline(rt: Runtime) -> Baseline:
         _ready(rt, kept, "", started, recorded_before=True)
         return kept
     try:
-        report = await rt.sandbox.run_tests(rt.workdir, command, timeout=rt.options.test_timeout)
+        report = await rt.sandbox.run_tests(
+            rt.workdir, command, timeout=rt.options.test_timeout, **beside_steps(rt)
+        )
     except CommandNotFound as err:
         report = TestReport(command, 127, time.monotonic() - started, False, output_tail=str(err))
-    # The baseline took the run started early for the first step (sandbox prewarm): start
-    # another, so the step's own run does not pay a cold start.
-    await rt.prewarm_tests()
     problem = start_problem(report, is_pytest_command(command))
     if problem is not None:
         message = start_failure_message(command, problem, report)

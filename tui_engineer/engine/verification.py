@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.baseline import beside_steps
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.selection import TestRun, TestSelection, plumbing_failure
@@ -39,7 +40,9 @@ async def _run(rt: Runtime, step: int, selection: TestSelection, run: TestRun) -
 
 
 async def _probe(rt: Runtime, selection: TestSelection) -> bool:
-    report = await rt.sandbox.run_tests(rt.workdir, selection.probe_command(), timeout=120)
+    # Beside the steps' runs: it leaves the run started early to the first step.
+    command = selection.probe_command()
+    report = await rt.sandbox.run_tests(rt.workdir, command, timeout=120, **beside_steps(rt))
     if report.exit_code != 0:
         rt.emit(ev.Notice(message=TESTMON_MISSING))
     return report.exit_code == 0
@@ -47,7 +50,7 @@ async def _probe(rt: Runtime, selection: TestSelection) -> bool:
 
 def start_probe(rt: Runtime, selection: TestSelection) -> asyncio.Future[bool] | None:
     """Once per session: is pytest-testmon importable where the tests run? (A quick
-    `pytest -p pytest-testmon --version`, not shown: it is not a test run.) The first caller
+    `pytest -p pytest-testmon --help`, not shown: it is not a test run.) The first caller
     starts the check; later ones (the first narrowed verification, a step prepared in the
     background) share it. None when the answer is known."""
     if selection.testmon is not None:

@@ -134,17 +134,21 @@ class LocalSandbox:
         *,
         timeout: float,
         on_output: Callable[[str], None] | None = None,
+        early: bool = True,
     ) -> TestReport:
         """Run `command` in `workdir`. Raises CommandNotFound (a UserError) when the command's
-        program does not exist, because no edit can fix that: the user must set test_command."""
+        program does not exist, because no edit can fix that: the user must set test_command.
+        `early=False`: a run beside the steps' (the baseline, a probe), which leaves the run
+        started early (prewarm) to the step it was started for."""
         if not workdir.is_dir():
             raise UserError(f"Cannot run tests: the folder {workdir} does not exist.")
         self._prepare_worktree(workdir)
         env = self._env(workdir)
         if not is_pytest_command(command):
-            await self._drop_warm()
+            if early:
+                await self._drop_warm()
             return await self._run_other(workdir, command, env, timeout, on_output)
-        warm, self._warm = self._warm, None
+        warm, self._warm = (self._warm, None) if early else (None, self._warm)
         now = (workdir, command, env, tuple(self._writable))
         if warm is not None and (warm.workdir, warm.command, warm.env, warm.writable) == now:
             try:
