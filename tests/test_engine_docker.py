@@ -98,6 +98,9 @@ async def test_install_action_is_shown_recorded_cached_and_reused(
     assert first.exit_code == 0, first.message
     (applied,) = seen.of(ev.ActionApplied)
     assert applied.ok and applied.action == f"install {wheel}"
+    # An environment failure (issue 18): the fix call says so and asks for an install action.
+    fix_call = str(scripted_server.chat_requests[2].messages)
+    assert "the module `tinypkg` is not installed" in fix_call and "install action" in fix_call
     (proposal,) = seen.of(ev.ProposalReady)
     assert proposal.actions == (f"install {wheel}",)  # shown in the review beside the edits
     record = next((repo / ".tui-engineer" / "runs").glob("*.jsonl")).read_text()
