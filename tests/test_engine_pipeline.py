@@ -374,3 +374,44 @@ async def test_stop_requests_during_the_cleanup_leave_no_shadow_behind(
     # Removed by the time the session ends (not still going in a thread): in a real process
     # nothing may run after it.
     assert shadows_left(repo) == []
+
+
+async def test_the_next_step_is_asked_for_once_the_affected_tests_passed_beside_the_full_suite(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    from tests.test_engine_selection import ALPHA_CHANGE, BETA_CHANGE, FILES, TEST_CMD, session
+
+    repo = make_repo({**FILES, **SLOW_TEST})
+    # A first session collects the selection data (its one run is the full suite).
+    await session(repo, scripted_server, plan_reply("Touch beta"), BETA_CHANGE)
+    seen_now: list[ev.Event] = []
+    asked_during_full: list[bool] = []
+    again = edit("beta.py", "    return x + x + x\n", "    return 3 * x\n")
+
+    def step_2(request) -> Reply:
+        full = [e for e in seen_now if isinstance(e, ev.TestsFinished) and e.scope == "full"]
+        asked_during_full.append(not full)
+        return Reply(text=again)
+
+    reviewer = SlowReviewer(waits=1)
+
+    def sink(event: ev.Event) -> None:
+        seen_now.append(event)
+        reviewer.sink(event)
+
+    scripted_server.script(
+        Reply(text=plan_reply("Touch alpha", "Touch beta again")), Reply(text=ALPHA_CHANGE), step_2
+    )
+    result, seen = await run_headless(
+        repo, "change things", scripted_server.base_url, reviewer=reviewer, sink=sink,
+        pipeline=True, test_command=TEST_CMD, full_tests_always=False, affected_after_seconds=0,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    # Step 1 ran its affected tests (alpha's 2), then the full suite (with the 3 s test):
+    # step 2 was asked for as soon as the affected ones passed, while the full suite ran.
+    assert [(f.scope, f.ok) for f in seen.of(ev.TestsFinished) if f.step == 1] == [
+        ("affected", True), ("full", True)
+    ]  # fmt: skip
+    assert asked_during_full == [True]
+    assert git(repo, "log", "--format=%s").splitlines()[:2] == ["Touch beta again", "Touch alpha"]

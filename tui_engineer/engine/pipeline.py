@@ -3,10 +3,12 @@
 As soon as step k's first edits are written (while k's own tests still run), a second shadow
 worktree is made for the next pending step (when everything it depends on is accepted, or is
 k), whose baseline is k's proposal as it is then. Its model is asked only once k's tests passed
-(DESIGN.md invariant 8: never built on a failing base): when k reaches review with those files
-and passing tests, the preparation goes on; with other files (a fix changed them), it is dropped
-before any model call and started again on the proposal under review; with failing tests, none
-is prepared. One step ahead at most.
+on those files (DESIGN.md invariant 8: never built on a failing base): as soon as k's first run
+passes (its affected tests, while its full suite still runs), or when k reaches review with
+those files and passing tests. A diagnosis or fix of its own waits until k passed all its tests.
+When a fix changes k's files, the preparation is dropped (before any model call) and started
+again on the proposal that reaches review; when k's tests fail, none is prepared. One step
+ahead at most.
 
 It is invisible until its turn. Its model calls go through the same model and ledger, so the
 budgets count them; the record sees each finished call at once (a ModelExchange marked
@@ -36,11 +38,12 @@ import asyncio
 import copy
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.plan import Step
+from tui_engineer.engine.prompts import Message
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
@@ -146,8 +149,38 @@ class _Ahead:
     feedback: int  # chat messages delivered when it started (a later one makes it stale)
     task: asyncio.Task[Proposal] | None = None
     shadow: Shadow | None = None
-    # Set once the proposal it is built on passed its tests: only then is the model asked.
+    base_step: int = 0  # the step it is built on
+    # Set once that step's first test run passed on the files it is built on (its affected
+    # tests, while the full suite still runs): then it is proposed.
+    base_started: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set once the proposal it is built on passed all its tests (it went to review so): only
+    # then may it diagnose and fix failures of its own.
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
+    base_changed: bool = False  # a fix changed those files after it began
+
+    def passed(self) -> None:
+        self.base_started.set()
+        self.base_passed.set()
+
+
+@dataclass
+class _AheadRuntime(Runtime):
+    """The prepared step's runtime: a diagnosis or fix (a failure of its own) waits until the
+    step it is built on passed all its tests; if that step fails instead, it is dropped first."""
+
+    base_passed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def call_model(
+        self,
+        messages: list[Message],
+        purpose: str,
+        step: int | None = None,
+        *,
+        deliver_feedback: bool = True,
+    ) -> str:
+        if purpose != "propose":
+            await self.base_passed.wait()
+        return await super().call_model(messages, purpose, step, deliver_feedback=deliver_feedback)
 
 
 def _failed(task: asyncio.Task[Proposal]) -> bool:
@@ -162,6 +195,8 @@ class Pipeline:
         self.session_id = session_id
         self.enabled = enabled
         self._ahead: _Ahead | None = None
+        if enabled:  # it follows the step under review's test runs and fixes
+            self._emit, rt.emit = rt.emit, self._watch
         self._spare: Shadow | None = None  # a taken step's shadow, reused for the next one
         self._count = 0
 
@@ -181,13 +216,26 @@ class Pipeline:
         if ahead is not None:
             now = await asyncio.to_thread(current_tree, self.rt.shadow)
             if passed and now == ahead.tree and ahead.feedback == self.rt.delivered:
-                ahead.base_passed.set()
+                ahead.passed()
                 return
             await self.drop()
         if passed:
             await self._begin(request, plan, current)
             if self._ahead is not None:
-                self._ahead.base_passed.set()
+                self._ahead.passed()
+
+    def _watch(self, event: ev.Event) -> None:
+        """The session's events pass here first: a passing first test run of the files the
+        prepared step is built on starts its model call (beside the rest of those runs)."""
+        self._emit(event)
+        ahead = self._ahead
+        if ahead is None or getattr(event, "step", None) != ahead.base_step:
+            return
+        if isinstance(event, ev.AttemptStarted) and event.attempt > 0:
+            ahead.base_changed = True  # a fix follows: it is built on the failing files
+        elif isinstance(event, ev.TestsFinished) and event.ok and event.scope != "before":
+            if not ahead.base_changed:
+                ahead.base_started.set()
 
     async def _begin(self, request: str, plan: Sequence[Step], current: Step) -> None:
         if not self.enabled:
@@ -199,7 +247,7 @@ class Pipeline:
         # foreground's own test selection uses next.
         base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
         self._count += 1
-        ahead = _Ahead(step, _Held(self.rt.emit), tree, self.rt.delivered)
+        ahead = _Ahead(step, _Held(self.rt.emit), tree, self.rt.delivered, base_step=current.index)
         ahead.task = asyncio.create_task(self._prepare(ahead, request, list(plan), base))
         self._ahead = ahead
 
@@ -217,11 +265,13 @@ class Pipeline:
         if self.rt.selection is not None and self.rt.selection.worth_narrowing():
             start_probe(self.rt, self.rt.selection)  # before the copy, which then shares it
         selection = self.rt.selection and replace(self.rt.selection, collect=False)
-        rt = replace(
-            self.rt, shadow=ahead.shadow, emit=ahead.held, inbox=asyncio.Queue(),
-            selection=selection,
+        shared = {f.name: getattr(self.rt, f.name) for f in fields(Runtime)}
+        rt = _AheadRuntime(
+            **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": asyncio.Queue(),
+               "selection": selection},
+            base_passed=ahead.base_passed,
         )  # fmt: skip
-        await ahead.base_passed.wait()  # no model call on a base whose tests did not pass
+        await ahead.base_started.wait()  # no model call on a base whose tests did not pass
         try:
             # A copy: the plan's own step keeps its status ("pending") until its turn.
             proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
