@@ -228,3 +228,24 @@ def test_a_program_that_exists_outside_the_sandbox_only_is_named_so() -> None:
     report = TestReport(command, 127, 0.1, False, output_tail=f"sh: 1: {sys.executable}: not found")
     message = start_failure_message(command, "its program could not be started", report)
     assert f"`{sys.executable}` exists on this machine but not inside the sandbox" in message
+
+
+async def test_an_old_failure_the_plans_verify_names_is_the_steps_to_fix(
+    command, scripted_server: ScriptedServer
+) -> None:
+    import json
+
+    repo, test_command = command(FILES)
+    step = {"title": "Fix mul", "description": "mul must multiply", "files": ["calc.py"],
+            "verify": f"{MUL_ID} passes"}  # fmt: skip
+    plan = "```json\n" + json.dumps({"steps": [step]}) + "\n```\n"
+    mul = "def mul(a, b):\n"
+    fix_mul = edit("calc.py", f"{mul}    return a + b\n", f"{mul}    return a * b\n")
+    scripted_server.script(
+        Reply(text=plan), Reply(text=FIX_ADD), Reply(text="mul adds."), Reply(text=fix_mul)
+    )
+    result, seen = await _session(repo, scripted_server, test_command, "mul is wrong", plan=True)
+    assert result.exit_code == 0, result.message
+    assert "test_mul" in scripted_server.chat_requests[3].messages[-1]["content"]  # the fix call
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.old_failures == ()

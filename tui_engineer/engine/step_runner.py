@@ -252,7 +252,9 @@ async def propose_step(
     start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
     step.status = "proposing"
     # What the step is about: a test named here that failed before the session is its to fix.
-    rt.about[step.index] = "\n".join([request, step.title, step.description, *step.files])
+    rt.about[step.index] = "\n".join(
+        [request, step.title, step.description, step.verify, *step.files]
+    )
 
     def messages_with(listing: str, contents: str) -> list[prompts.Message]:
         return prompts.propose_messages(
