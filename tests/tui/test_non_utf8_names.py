@@ -72,3 +72,23 @@ async def test_an_uncommitted_file_so_named_is_listed_readably(
         assert f"  {SHOWN}" in body, body
         await pilot.click("#quit")
     assert (repo / NAME).read_text(encoding="utf-8") == CONTENT
+
+
+async def test_a_latin1_file_picked_in_the_files_pane_is_shown_readably(
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its name and its Latin-1 contents read with U+FFFD (it said "cannot show" before)."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    (repo / NAME).write_bytes(b"caf\xe9 latin\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "latin-1")
+    app = make_app(repo, scripted_server.base_url)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        app.query_one(RepoTree).post_message(RepoTree.FileSelected(NAME))
+        await wait_for(pilot, lambda: not app.diff.showing_diff)
+        await pilot.pause()
+        shown = "\n".join(visible_lines(app.diff))
+        assert SHOWN in shown and "caf\ufffd latin" in shown, shown
+        await pilot.press("q")

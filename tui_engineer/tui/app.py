@@ -25,6 +25,7 @@ from textual.worker import Worker
 
 from tui_engineer.errors import UserError
 from tui_engineer.headless.options import RunOptions
+from tui_engineer.names import readable
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.footer import KeyFooter
@@ -340,11 +341,15 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
     async def _show_file(self, rel: str) -> None:
         root = self.screen_stack[0].query_one(RepoTree).root_path
         try:
-            text = await asyncio.to_thread((root / rel).read_text, encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            self.notify(f"{rel}: cannot show ({err})", severity="warning")
+            data = await asyncio.to_thread((root / rel).read_bytes)
+        except OSError as err:
+            self.notify(f"{readable(rel)}: cannot show ({err.strerror})", severity="warning")
             return
-        self.diff.show_file(rel, text)
+        if b"\0" in data[:8192]:
+            self.notify(f"{readable(rel)} is a binary file", severity="warning")
+            return
+        # Bytes that are not UTF-8 (a Latin-1 file) read with U+FFFD, as in the diff.
+        self.diff.show_file(rel, data.decode("utf-8", "replace"))
 
     @on(RepoTree.FilesChanged)
     async def _files_changed(self, event: RepoTree.FilesChanged) -> None:
