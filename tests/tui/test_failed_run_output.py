@@ -9,7 +9,7 @@ import pytest
 
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply
-from tests.tui.app_support import SIZE, make_app, reviewing, wait_for, wait_for_screen
+from tests.tui.app_support import SIZE, chat_text, make_app, reviewing, wait_for, wait_for_screen
 
 
 @pytest.fixture(autouse=True)
@@ -53,3 +53,24 @@ async def test_a_suite_that_cannot_run_on_the_starting_commit_shows_a_start_up_s
         assert "No module named 'calcplugin'" in text and "--unverified" in text
         await pilot.click("#quit")
         await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_a_test_red_before_the_session_is_said_apart_in_the_tests_pane(
+    make_repo, scripted_server
+) -> None:
+    from tests.conftest import SAMPLE_FILES
+
+    red = "\n\ndef test_mul():\n    assert 2 * 2 == 5\n"
+    files = {**SAMPLE_FILES, "tests/test_calc.py": SAMPLE_FILES["tests/test_calc.py"] + red}
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(
+        make_repo(files), scripted_server.base_url, "add sub", plan=False,
+        test_command=f"{sys.executable} -m pytest -q", sandbox="none",
+    )  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await wait_for(pilot, lambda: not app.test_pane.running)
+        await pilot.pause()
+        assert "1 of them failing before this session" in app.test_pane.header_text
+        assert "1 failing before this session (not this step's)" in chat_text(app)
+        await pilot.press("q")

@@ -234,6 +234,8 @@ class TestsFinished(Event):
     scope: str = "full"  # as in TestsStarted
     # A failing run's last lines of output (any exit code): what the user reads to see why.
     output_tail: str = ""
+    # Tests failing here that failed on the starting commit too (not in `failing`).
+    old_failing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

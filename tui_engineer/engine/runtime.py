@@ -291,6 +291,7 @@ class Runtime:
                 failures=tuple((f.test_id, f.traceback or f.message) for f in report.failures),
                 scope=scope,
                 output_tail="" if report.ok else tail_lines(report.output_tail, FAILED_TAIL_LINES),
+                old_failing=tuple(f.test_id for f in report.old),
             )
         )
         return report

@@ -37,8 +37,13 @@ def _finished_label(event: ev.TestsFinished) -> str:
         return "before the change: " + (
             "passes, so it does not test it" if event.ok else "failed, as expected"
         )
-    # The counts are in the header already: only a narrowed run says which it was.
-    return "" if event.scope == "full" else f"{event.scope} tests"
+    # The counts are in the header already: only a narrowed run says which it was, and failures
+    # that predate the session are said apart (the run is green without them).
+    label = "" if event.scope == "full" else f"{event.scope} tests"
+    if event.old_failing:
+        old = f"{len(event.old_failing)} of them failing before this session"
+        label = f"{label} · {old}" if label else old
+    return label
 
 
 class EngineEventView:
