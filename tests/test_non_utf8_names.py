@@ -189,3 +189,13 @@ def test_an_uncommitted_file_so_named_is_listed_readably_and_kept(
     assert git(repo, "log", "-1", "--format=%s") == "add sub"
     assert (repo / NAME).read_text(encoding="utf-8") == CONTENT
     assert RAW not in tracked(repo)
+
+
+def test_an_ignored_file_so_named_is_found_ignored(make_repo) -> None:
+    """git check-ignore quotes such a name unless -z: it was never found among the ignored."""
+    from tui_engineer.verify.setup_failures import ignored_paths
+
+    repo = make_repo({".gitignore": "*.log\n", "calc.py": "x = 1\n"})
+    name = os.fsdecode(b"caf\xe9.log")
+    (repo / name).write_text("log\n")
+    assert ignored_paths(repo, [name, "calc.py"]) == [name]

@@ -13,6 +13,7 @@ from pathlib import Path
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.errors import UserError
+from tui_engineer.names import EXACT
 from tui_engineer.safe_git import shadow_git_full_env
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (
@@ -40,8 +41,8 @@ def tree_id(workdir: Path) -> str:
     env = shadow_git_full_env()
     for args in (["add", "-A"], ["write-tree"]):
         done = subprocess.run(
-            ["git", *args], cwd=workdir, capture_output=True, text=True, check=True, env=env
-        )
+            ["git", *args], cwd=workdir, capture_output=True, check=True, env=env, **EXACT
+        )  # git add's warnings name files byte for byte
     return done.stdout.strip()
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.names import EXACT
+
 ECOSYSTEM_PATHS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # yarn's Plug'n'Play keeps its module map and unpacked packages outside node_modules.
     (("package.json",), ("node_modules", ".pnp.cjs", ".pnp.loader.mjs", ".yarn/unplugged")),
@@ -63,12 +65,13 @@ def _git_ignored(root: Path, paths: Iterable[str]) -> list[str]:
     if not paths:
         return []
     done = subprocess.run(
-        ["git", "-C", str(root), "check-ignore", "--", *paths],
+        ["git", "-C", str(root), "check-ignore", "-z", "--stdin"],
+        input="".join(f"{name}\0" for name in paths),
         capture_output=True,
-        text=True,
         check=False,
+        **EXACT,  # -z and exact: a name that is not UTF-8 comes back as given, not quoted
     )  # exit 1: none ignored; 128: not a git repository (then show nothing)
-    said = {line.strip().rstrip("/") for line in done.stdout.splitlines()}
+    said = {name.rstrip("/") for name in done.stdout.split("\0") if name}
     return [p for p in paths if p in said]
 
 

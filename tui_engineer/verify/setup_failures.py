@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.names import EXACT
 from tui_engineer.verify.report import TestReport
 
 _NOT_FOUND = re.compile(
@@ -79,10 +80,11 @@ def ignored_paths(root: Path, candidates: Iterable[str]) -> list[str]:
     if not wanted:
         return []
     done = subprocess.run(
-        ["git", "check-ignore", "--no-index", "--", *wanted],
-        cwd=root, capture_output=True, text=True, check=False,
+        ["git", "check-ignore", "-z", "--stdin", "--no-index"],
+        input="".join(f"{name}\0" for name in wanted),
+        cwd=root, capture_output=True, check=False, **EXACT,  # names exact, never quoted
     )  # fmt: skip
-    return [line for line in done.stdout.splitlines() if line]
+    return [name for name in done.stdout.split("\0") if name]
 
 
 def missing_files(report: TestReport, workdir: Path | None = None) -> list[str]:
