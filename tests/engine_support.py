@@ -11,7 +11,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.headless.reviewers import AutoReviewer
-from tui_engineer.headless.runner import RunOptions, run_session
+from tui_engineer.session.run import RunOptions, run_session
 
 
 def plan_reply(*titles: str) -> str:

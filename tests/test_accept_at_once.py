@@ -514,8 +514,8 @@ def test_a_signal_right_after_an_accept_commits_whatever_the_model_is_doing(
 def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_start(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
-    from tui_engineer.headless.options import RunOptions
-    from tui_engineer.headless.runner import prepare
+    from tui_engineer.session.options import RunOptions
+    from tui_engineer.session.run import prepare
 
     repo = make_repo()
     reached, release = slow_hook(repo)

@@ -52,7 +52,7 @@ def test_a_headless_session_loads_the_model_sdk_only_when_it_makes_the_client() 
     slowest import there is): `tui-engineer runs` never pays for it, a session once."""
     code = (
         "import sys\n"
-        "import tui_engineer.headless.runner, tui_engineer.headless.printer\n"
+        "import tui_engineer.session.run, tui_engineer.headless.printer\n"
         "import tui_engineer.records, tui_engineer.records.listing\n"
         "from tui_engineer.llm import BudgetExceeded, UsageLedger\n"
         "print('openai' in sys.modules)\n"

@@ -39,7 +39,7 @@ def test_no_textual_import_in_engine_side_module(module: Path) -> None:
 
 def test_importing_the_engine_loads_no_textual() -> None:
     code = (
-        "import sys, tui_engineer.engine.session, tui_engineer.headless.runner; "
+        "import sys, tui_engineer.engine.session, tui_engineer.session.run; "
         "print('textual' in sys.modules or 'rich' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -51,10 +51,10 @@ def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
     # The openai SDK was over half of `tui-engineer demo`'s CPU time to its first frame, the
     # engine with GitPython a third of the rest: both load behind the first frame
     # (benchmarks/first_paint.py).
-    heavy = ["openai", "git", "tui_engineer.engine.session", "tui_engineer.headless.runner"]
+    heavy = ["openai", "git", "tui_engineer.engine.session", "tui_engineer.session.run"]
     code = (
         "import sys, tui_engineer.cli, tui_engineer.demo, tui_engineer.tui.app, "
-        "tui_engineer.headless.options; "
+        "tui_engineer.session.options; "
         f"print([name for name in {heavy!r} if name in sys.modules])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
-from tui_engineer.headless import runner
 from tui_engineer.llm import MissingApiKey
+from tui_engineer.session import run as runner
 from tui_engineer.vcs.shadow import Shadow
 
 

@@ -188,8 +188,8 @@ def _cmd_run(argv: Sequence[str]) -> int:
 
     from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer, ask_without_tests
-    from tui_engineer.headless.runner import NoTestCommand, RunOptions, run_session
-    from tui_engineer.headless.signals import run_stoppable
+    from tui_engineer.session.run import NoTestCommand, RunOptions, run_session
+    from tui_engineer.session.signals import run_stoppable
 
     parser = build_run_parser()
     args = parser.parse_args(argv)
@@ -264,7 +264,7 @@ def _cmd_demo(argv: Sequence[str]) -> int:
     require_terminal()
 
     from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
-    from tui_engineer.headless.options import RunOptions
+    from tui_engineer.session.options import RunOptions
     from tui_engineer.tui.app import TuiEngineerApp
 
     repo = make_sample_repo(args.dir)
@@ -351,7 +351,7 @@ def _dispatch(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     require_terminal()
     # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
-    from tui_engineer.headless.runner import RunOptions
+    from tui_engineer.session.run import RunOptions
     from tui_engineer.tui.app import TuiEngineerApp
 
     options = RunOptions(

@@ -14,7 +14,7 @@ from textual.widgets import Log
 from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: F401 (re-exported)
 from tests.scripted_server import Reply
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
-from tui_engineer.headless.runner import RunOptions
+from tui_engineer.session.run import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import ProblemScreen, StillWrongScreen, VerdictScreen
 

@@ -12,8 +12,8 @@ from textual import messages
 
 from tests.tui.app_support import SIZE, reviewing, wait_for
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
-from tui_engineer.headless.runner import RunOptions
 from tui_engineer.records.listing import list_runs
+from tui_engineer.session.run import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
 
 

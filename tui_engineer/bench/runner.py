@@ -17,8 +17,8 @@ from tui_engineer.bench.reviewer import BenchReviewer
 from tui_engineer.bench.tasks import Task
 from tui_engineer.config.settings import Settings
 from tui_engineer.engine import events as ev
-from tui_engineer.headless.runner import Prepared, RunOptions, prepare, run_prepared
 from tui_engineer.records.recorder import runs_dir
+from tui_engineer.session.run import Prepared, RunOptions, prepare, run_prepared
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ class ProgressPrinter:
             if err.errno != errno.EIO:
                 raise
             # The terminal hung up (its window closed): the SIGHUP that stops the run is on its
-            # way (headless/signals.py); until then there is nothing to show anything on.
+            # way (session/signals.py); until then there is nothing to show anything on.
             self._out = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives on)
 
     def _line(self, text: str) -> None:

@@ -24,8 +24,8 @@ from textual.widgets import Markdown, Tab, Tabs
 from textual.worker import Worker
 
 from tui_engineer.errors import UserError
-from tui_engineer.headless.options import RunOptions
 from tui_engineer.names import readable
+from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.footer import KeyFooter
@@ -52,7 +52,7 @@ from tui_engineer.tui.worker_errors import WorkerErrors
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
-    from tui_engineer.headless.runner import Prepared
+    from tui_engineer.session.run import Prepared
 
 PANES = [
     ("tree", "Files"),

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from tui_engineer.engine import events as ev
-from tui_engineer.headless.options import RunOptions
+from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_view import DiffView

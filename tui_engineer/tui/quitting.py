@@ -13,7 +13,7 @@ from collections.abc import Callable
 from textual import messages, work
 from textual.worker import Worker
 
-from tui_engineer.headless.signals import add_stop_handlers
+from tui_engineer.session.signals import add_stop_handlers
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.terminal_gone import write_nowhere

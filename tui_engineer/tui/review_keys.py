@@ -12,7 +12,7 @@ from textual.worker import Worker
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Decision
 from tui_engineer.errors import UserError
-from tui_engineer.headless.options import RunOptions
+from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import Asked, TuiReviewer
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.plan import PlanPane

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from tui_engineer.errors import UserError
-from tui_engineer.headless.options import RunOptions
 from tui_engineer.llm.usage import price_for
+from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScreen, ProblemScreen
 
 if TYPE_CHECKING:
-    from tui_engineer.headless.runner import Prepared
+    from tui_engineer.session.run import Prepared
 
 DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -30,7 +30,7 @@ DEFAULT_URL = "https://api.openai.com/v1"
 async def load_engine() -> ModuleType:
     """The session runner and the engine under it, imported in a thread: the app paints its
     first frame without them and stays responsive while they load (benchmarks/first_paint.py)."""
-    return await asyncio.to_thread(importlib.import_module, "tui_engineer.headless.runner")
+    return await asyncio.to_thread(importlib.import_module, "tui_engineer.session.run")
 
 
 def problem_title(err: UserError) -> str:

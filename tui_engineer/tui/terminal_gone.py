@@ -12,7 +12,7 @@ import os
 from textual.driver import Driver
 from textual.drivers._writer_thread import WriterThread  # no public way to replace it
 
-from tui_engineer.headless.signals import detach_from_terminal
+from tui_engineer.session.signals import detach_from_terminal
 
 
 def write_nowhere(driver: Driver | None) -> None:

@@ -20,12 +20,12 @@ from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
-from tui_engineer.headless.options import RunOptions
 from tui_engineer.records.recorder import Recorder
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
+from tui_engineer.session.options import RunOptions
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.commit import recover_interrupted_accept
 from tui_engineer.vcs.repo import (
