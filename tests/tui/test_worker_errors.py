@@ -53,7 +53,7 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
 async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui_engineer.headless import runner
+    from tui_engineer.session import run as runner
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setattr(runner, "prepare", raise_like_issue_24)
