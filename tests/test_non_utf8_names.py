@@ -199,3 +199,19 @@ def test_an_ignored_file_so_named_is_found_ignored(make_repo) -> None:
     name = os.fsdecode(b"caf\xe9.log")
     (repo / name).write_text("log\n")
     assert ignored_paths(repo, [name, "calc.py"]) == [name]
+
+
+def test_a_test_file_so_named_gets_the_reason_pytest_cannot_report(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """pytest's --junitxml cannot encode such a test file's name (it crashes writing the report,
+    before its summary): the start says so and what to do, not just pytest's traceback."""
+    repo = make_repo()
+    (repo / "tests" / os.fsdecode(b"test_caf\xe9.py")).write_text("def test_two():\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "latin-1 test file")
+    scripted_server.script(Reply(text=SUB))  # the step is proposed while the baseline runs
+    code, out, err = cli_run(repo, scripted_server.base_url)
+    assert code == 2, out + err
+    said = out + err
+    assert "tests/test_caf\ufffd.py" in said and "git mv" in said, said

@@ -10,13 +10,15 @@ import subprocess
 import time
 from pathlib import Path
 
+from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.errors import UserError
-from tui_engineer.names import EXACT
+from tui_engineer.names import EXACT, is_exact_only, readable
 from tui_engineer.safe_git import shadow_git_full_env
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (
+    JUNIT_NOT_UTF8,
     Baseline,
     record,
     recorded,
@@ -44,6 +46,13 @@ def tree_id(workdir: Path) -> str:
             ["git", *args], cwd=workdir, capture_output=True, check=True, env=env, **EXACT
         )  # git add's warnings name files byte for byte
     return done.stdout.strip()
+
+
+def _names_not_utf8(root: Path) -> str:
+    """` (tests/test_caf�.py, …)`: the repository's files whose names are not UTF-8."""
+    names = [readable(n) for n in repo_file_names(root) if is_exact_only(n)]
+    more = f", and {len(names) - 5} more" if len(names) > 5 else ""
+    return f" ({', '.join(names[:5])}{more})" if names else ""
 
 
 def start_baseline(rt: Runtime) -> asyncio.Task[Baseline] | None:
@@ -79,6 +88,8 @@ async def _baseline(rt: Runtime) -> Baseline:
     except CommandNotFound as err:
         report = TestReport(command, 127, time.monotonic() - started, False, output_tail=str(err))
     problem = start_problem(report, is_pytest_command(command))
+    if problem == JUNIT_NOT_UTF8:
+        problem += await asyncio.to_thread(_names_not_utf8, rt.root)
     if problem is not None:
         message = start_failure_message(command, problem, report)
         rt.emit(ev.BaselineFailed(command, problem, report.output_tail, message))

@@ -71,6 +71,18 @@ def _named(test_id: str, text: str) -> bool:
     return test_id in text or bool(re.search(rf"\b{re.escape(name)}\b", text))
 
 
+JUNIT_NOT_UTF8 = (
+    "pytest could not write its report of the tests: a test file's name is not UTF-8, which "
+    "pytest's --junitxml cannot encode (a pytest limitation); rename such files (git mv) to "
+    "names in UTF-8"
+)
+
+
+def _junit_cannot_encode(output: str) -> bool:
+    """pytest's JUnit writer crashed on a name that is not UTF-8 (a surrogate in a node id)."""
+    return "junitxml.py" in output and "UnicodeEncodeError" in output
+
+
 def start_problem(report: TestReport, pytest: bool) -> str | None:
     """Why this run on the starting commit shows the suite cannot run at all (None: it ran).
     Failing tests are fine (they are the baseline); no test running is not."""
@@ -85,6 +97,8 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
             return "pytest stopped with an internal or usage error before running tests"
         if report.exit_code == 5:
             return "pytest collected no tests"
+        if not report.structured and _junit_cannot_encode(report.output_tail):
+            return JUNIT_NOT_UTF8
         ran = report.passed + report.failed + report.errors
         if not report.structured or ran == len(report.failures) == 0 and report.exit_code:
             return "pytest wrote no report of its tests"
