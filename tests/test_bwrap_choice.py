@@ -142,3 +142,4 @@ def test_sandbox_none_is_the_way_out_on_such_a_host(
     scripted_server.script(Reply(text=SUB))
     done = run_cli(make_repo(), scripted_server.base_url, "--sandbox", "none", PATH=path)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "sandbox: none" in done.stdout  # not "local": nothing contains these tests

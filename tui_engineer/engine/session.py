@@ -135,7 +135,8 @@ class Session:
                 session_id=self.session_id,
                 request=request,
                 model=rt.model.model,
-                sandbox=rt.sandbox.name,
+                # "none" when the local one runs tests uncontained (--sandbox none)
+                sandbox=getattr(rt.sandbox, "kind", rt.sandbox.name),
                 test_command=rt.options.test_command,
                 bwrap=bwrap.origin if bwrap else "",
                 bwrap_path=bwrap.path if bwrap else "",

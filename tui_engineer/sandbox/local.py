@@ -118,6 +118,11 @@ class LocalSandbox:
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
 
     @property
+    def kind(self) -> str:
+        """What the session says tests run in: "local" (under bubblewrap) or "none"."""
+        return "local" if self._jail is not None else "none"
+
+    @property
     def bwrap(self) -> Bwrap | None:
         """The bubblewrap tests run under; None when they run uncontained."""
         return self._jail.bwrap if self._jail is not None else None
