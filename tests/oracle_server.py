@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from tests.engine_support import edit
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer
-from tui_engineer.bench.tasks import Task
+from tui_engineer.bench.task import Task
 
 
 def _whole_file_edits(before: dict[str, str], after: dict[str, str]) -> str:

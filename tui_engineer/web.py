@@ -9,16 +9,12 @@ tests: that is a shell on this machine. Hence 127.0.0.1 by default and a warning
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import os
 import shlex
 import signal
 import sys
-import threading
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -36,8 +32,8 @@ class ServeOptions:
 def app_command(options: ServeOptions) -> str:
     """The shell command textual-serve runs per browser tab. It names this interpreter, not a
     `tui-engineer` on PATH, so a venv that was never activated still serves its own install.
-    It enters through `session_main` below."""
-    argv = [sys.executable, "-m", "tui_engineer.web", "--server-pid", str(os.getpid())]
+    It enters through `session_main` in web_tab.py."""
+    argv = [sys.executable, "-m", "tui_engineer.web_tab", "--server-pid", str(os.getpid())]
     if options.demo:
         argv.append("demo")
     return shlex.join([*argv, *options.app_args])
@@ -128,54 +124,3 @@ def _server_class() -> type:
                 await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
 
     return _Server
-
-
-def session_main(argv: list[str]) -> int:
-    """One browser tab's session: `tui-engineer ARGS`, in a session of its own, that ends
-    when the server does.
-
-    Ctrl+C in the terminal running `serve` signals its whole process group. Sessions in that
-    group would each take the SIGINT mid-work (their git and test child processes too, which
-    can leave a half-made shadow worktree behind). Outside it, only the server gets the signal
-    and ends each session through its tab, the way a closed tab does."""
-    server_pid = None
-    if argv[:1] == ["--server-pid"]:
-        server_pid, argv = int(argv[1]), argv[2:]
-    with contextlib.suppress(OSError):  # already a session leader: nothing to leave
-        os.setsid()
-    if server_pid is not None:
-        watch_server(server_pid)
-    from tui_engineer.cli import main
-
-    return main(argv)
-
-
-def watch_server(pid: int, every: float = 1.0) -> None:
-    """When the server dies without ending this session (kill -9, a crash), nothing else would:
-    Textual's web driver takes no notice of its input closing. That is a hang-up, as when a
-    terminal closes, so this sends the app SIGHUP, which it answers with its clean stop."""
-
-    def watch() -> None:
-        while is_running(pid):
-            time.sleep(every)
-        os.kill(os.getpid(), signal.SIGHUP)
-
-    threading.Thread(target=watch, name="serve-watch", daemon=True).start()
-
-
-def is_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed server no one has reaped yet is a zombie: gone, for us
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc: trust kill()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-if __name__ == "__main__":
-    sys.exit(session_main(sys.argv[1:]))

@@ -12,7 +12,7 @@ from tui_engineer.bench.configs import Config
 from tui_engineer.bench.progress import BenchFinished, BenchStarted, ProgressSink, RunFinished
 from tui_engineer.bench.results import RunResult, append_result, read_results, write_tables
 from tui_engineer.bench.runner import RunOutput, RunSpec, run_one
-from tui_engineer.bench.tasks import Task
+from tui_engineer.bench.task import Task
 from tui_engineer.errors import UserError
 
 META_FILE = "bench.json"

@@ -5,7 +5,7 @@ docstring example that is wrong (a few are) cannot fail a correct solution."""
 
 from __future__ import annotations
 
-from tui_engineer.bench.tasks import Task
+from tui_engineer.bench.task import Task
 from tui_engineer.errors import UserError
 
 STUB = "    raise NotImplementedError\n"

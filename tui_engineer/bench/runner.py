@@ -14,7 +14,7 @@ from tui_engineer.bench.configs import Config
 from tui_engineer.bench.hidden import HiddenResult, head_sha, run_hidden
 from tui_engineer.bench.results import RunResult, count_events
 from tui_engineer.bench.reviewer import BenchReviewer
-from tui_engineer.bench.tasks import Task
+from tui_engineer.bench.task import Task
 from tui_engineer.config.settings import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.records.recorder import runs_dir

@@ -5,31 +5,15 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.bench.humaneval import humaneval_tasks
+from tui_engineer.bench.task import Task
 from tui_engineer.errors import UserError
 
 SUITES_DIR = Path(__file__).parent / "suites"
 TASK_FILE = "task.toml"
 _TASK_KEYS = {"request", "follow_ups", "test_command", "hidden_command", "oracle_actions"}
-
-
-@dataclass(frozen=True)
-class Task:
-    """One starting repo, a request, and acceptance tests the engine never sees."""
-
-    name: str
-    request: str
-    files: dict[str, str]  # the starting repo: path -> text
-    hidden: dict[str, str]  # hidden acceptance tests, added only to evaluate the result
-    test_command: str | None = None  # None: the engine detects it from the repo
-    hidden_command: str = "python -m pytest -q -p no:cacheprovider bench_hidden"
-    follow_ups: tuple[str, ...] = ()  # "still wrong" answers, given while hidden tests fail
-    # For the oracle test server only: the files of a correct result, and sandbox actions.
-    solution: dict[str, str] = field(default_factory=dict)
-    first_try: dict[str, str] = field(default_factory=dict)  # a broken first answer, if any
-    oracle_actions: tuple[str, ...] = ()
 
 
 def _read_tree(folder: Path) -> dict[str, str]:
@@ -78,13 +62,7 @@ def load_folder_suite(folder: Path) -> list[Task]:
     return tasks
 
 
-def _humaneval() -> list[Task]:
-    from tui_engineer.bench.humaneval import humaneval_tasks
-
-    return humaneval_tasks()
-
-
-GENERATED: dict[str, Callable[[], list[Task]]] = {"humaneval": _humaneval}
+GENERATED: dict[str, Callable[[], list[Task]]] = {"humaneval": humaneval_tasks}
 
 
 def suite_names() -> list[str]:
