@@ -63,6 +63,13 @@ async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
         shown = chat_text(app)
         assert "in the start-up checks" in shown and "press q to quit" in shown
         assert not app.ready
+        await pilot.click("#chat-input")
+        await type_text(pilot, "add sub")
+        await pilot.press("enter")  # not dropped in silence, nor "send it again in a moment"
+        await wait_for(
+            pilot, lambda: any("start-up failed" in n.message for n in app._notifications)
+        )
+        await pilot.press("escape")
         await pilot.press("q")
         await wait_for(pilot, lambda: app._exit_renderables is not None or not app.is_running)
     assert scripted_server.chat_requests == []

@@ -48,7 +48,7 @@ from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
-from tui_engineer.tui.worker_errors import WorkerErrors
+from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
@@ -271,7 +271,12 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
         if not text:
             return
         if not self.ready:
-            self.notify("Still starting up: send it again in a moment.", severity="warning")
+            if self.status.phase == STARTUP_FAILED:  # said in the chat: not "in a moment"
+                self.notify(
+                    "The start-up failed (see the chat): press q to quit.", severity="error"
+                )
+            else:
+                self.notify("Still starting up: send it again in a moment.", severity="warning")
             return
         running = self.engine is not None and self.engine.is_running
         await self.chat.user_message(text, queued=running)

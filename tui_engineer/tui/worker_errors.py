@@ -24,6 +24,7 @@ _WORKERS = {
     "repo-tree-list": ("listing the Files pane", "The session goes on."),
 }
 _OTHER = ("a background task", "The session goes on.")
+STARTUP_FAILED = "stopped: the start-up failed (internal error)"
 
 
 class WorkerErrors:
@@ -41,6 +42,8 @@ class WorkerErrors:
         assert worker.error is not None
         text = f"{internal_error_message(worker.error, during)} {way_out}"
         self.notify(text, title="Internal error", severity="error", timeout=30)  # type: ignore[attr-defined]
-        if worker.group in {"engine", "startup"}:
+        if worker.group == "startup":
+            self.status.phase = STARTUP_FAILED
+        elif worker.group == "engine":
             self.status.phase = "stopped: internal error"
         await self.chat.note(text, error=True)
