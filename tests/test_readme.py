@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+# The checkout: the first folder above this file holding pyproject.toml (wherever tests/ puts it).
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 README = ROOT / "README.md"
 MAX_README_LINES = 260
 
