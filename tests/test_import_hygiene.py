@@ -1,8 +1,11 @@
-"""The engine and everything below it never import Textual: the TUI is one client of many."""
+"""The engine and everything below it never import Textual: the TUI is one client of many. The
+core (session/, engine/) never knows which front end drives it, and no module imports one that
+imports it back (docs: CONTRIBUTING.md, "How the code is layered")."""
 
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +14,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tui_engineer"
 UI_ONLY = {"tui"}  # folders allowed to import textual
+CORE = {"session", "engine"}  # what every front end starts
+# The front ends and what starts them: the core imports none of these, not even lazily.
+FRONT_ENDS = {"tui", "headless", "bench", "acp", "web", "web_tab", "cli", "demo", "__main__"}
 
 
 def _engine_side_modules() -> list[Path]:
@@ -60,3 +66,65 @@ def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package_modules() -> dict[str, Path]:
+    # Bench suites are data (other projects' code), not part of the package's import graph.
+    return {
+        _module_name(path): path for path in PACKAGE.rglob("*.py") if "suites" not in path.parts
+    }
+
+
+def _imported_modules(path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every tui_engineer module `path` imports, at the top or inside a function: a lazy import
+    is still a dependency. `from a.b import c` names module a.b.c when it is one, else a.b."""
+    targets: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            targets += [
+                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                for a in node.names
+            ]
+    found = set()
+    for target in targets:
+        while target and target not in modules:
+            target = target.rpartition(".")[0]
+        if target.startswith("tui_engineer") and target != _module_name(path):
+            found.add(target)
+    return found
+
+
+def _import_graph() -> dict[str, set[str]]:
+    modules = _package_modules()
+    return {name: _imported_modules(path, modules) for name, path in modules.items()}
+
+
+def _layer(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def test_the_session_core_imports_no_front_end() -> None:
+    wrong = {
+        module: sorted(dep for dep in deps if _layer(dep) in FRONT_ENDS)
+        for module, deps in _import_graph().items()
+        if _layer(module) in CORE
+    }
+    assert {module: deps for module, deps in wrong.items() if deps} == {}
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    graph = _import_graph()
+    assert "tui_engineer.engine.session" in graph["tui_engineer.session.run"]  # the graph is read
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as cycle:
+        pytest.fail("import cycle: " + " -> ".join(cycle.args[1]))
