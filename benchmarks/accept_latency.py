@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.conftest import GIT_IDENTITY, SAMPLE_FILES, git, write_files  # noqa: E402
+from tests.engine.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED  # noqa: E402
 from tests.engine_support import SUB, plan_reply, run_headless  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
-from tests.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
 from tui_engineer.engine.review import Decision  # noqa: E402
 

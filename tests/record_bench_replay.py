@@ -1,4 +1,4 @@
-"""Re-record the replayed bench that tests/test_bench_replay.py checks in CI:
+"""Re-record the replayed bench that tests/bench/test_bench_replay.py checks in CI:
 
     python -m tests.record_bench_replay
 

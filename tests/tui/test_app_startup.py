@@ -158,8 +158,8 @@ def test_theme_choice_is_saved_in_the_user_config_keeping_other_settings(tmp_pat
 async def test_an_interrupted_accept_is_finished_at_start_and_said_in_the_chat(
     make_repo, scripted_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.test_vcs_accept_atomic import MINUS, hook, kill_when
     from tests.tui.app_support import chat_text
+    from tests.vcs.test_vcs_accept_atomic import MINUS, hook, kill_when
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     repo = make_repo()

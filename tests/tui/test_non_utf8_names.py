@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Markdown
 
 from tests.conftest import git
+from tests.engine.test_non_utf8_names import CONTENT, NAME, RAW, SHOWN, latin1_repo, tracked
 from tests.scripted_server import Reply
-from tests.test_non_utf8_names import CONTENT, NAME, RAW, SHOWN, latin1_repo, tracked
 from tests.tui.app_support import (
     KEY,
     edit,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.engine.test_engine_pipeline import MUL_ON_SUB
 from tests.engine_support import plan_reply
 from tests.scripted_server import Gate, Reply
-from tests.test_engine_pipeline import MUL_ON_SUB
 from tests.tui.app_support import KEY, SIZE, SUB, finish_session, make_app, reviewing, wait_for
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.pipeline import _Held
@@ -116,7 +116,7 @@ async def test_a_background_call_ending_while_the_reply_streams_leaves_that_repl
 async def test_quitting_during_a_slow_pre_commit_hook_waits_for_the_commit(
     make_repo, scripted_server
 ) -> None:
-    from tests.test_accept_at_once import slow_hook, wait_for_file
+    from tests.engine.test_accept_at_once import slow_hook, wait_for_file
 
     repo = make_repo()
     reached, release = slow_hook(repo)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from textual.widgets import OptionList
 
-from tests.scripted_server import Reply, ScriptedServer
-from tests.test_engine_runners import (
+from tests.engine.test_engine_runners import (
     MUL_BUGGY_RS,
     MUL_FIX_RS,
     RUST_FILES,
     cargo_on_path,
     needs_cargo,
 )
+from tests.scripted_server import Reply, ScriptedServer
 from tests.tui.app_support import KEY, SIZE, make_app, wait_for
 
 __all__ = ["cargo_on_path"]  # its autouse fixture puts cargo on PATH here too

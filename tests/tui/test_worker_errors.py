@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import git
+from tests.engine.test_worker_errors import raise_like_issue_24
 from tests.scripted_server import Reply
-from tests.test_worker_errors import raise_like_issue_24
 from tests.tui.app_support import (
     KEY,
     SIZE,

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
+from tests.engine.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED
 from tests.engine_support import SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
-from tests.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.records.recorder import read_record

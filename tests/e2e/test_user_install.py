@@ -21,7 +21,7 @@ from tests.env_support import project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 FILES = {
     ".gitignore": ".venv/\n",
     "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",

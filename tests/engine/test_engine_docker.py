@@ -12,8 +12,8 @@ import pytest
 from tests.conftest import git
 from tests.docker_support import remove_env_images
 from tests.engine_support import edit, run_headless
+from tests.sandbox.test_sandbox_docker import tiny_wheel
 from tests.scripted_server import Reply
-from tests.test_sandbox_docker import tiny_wheel
 from tui_engineer.engine import events as ev
 
 KEY = "sk-test-secret-key-0123456789"
@@ -143,7 +143,7 @@ async def test_a_test_red_before_the_session_is_old_in_docker_too(
 ) -> None:
     """Issue 18: the baseline runs in the container like every run; the step's fix of `add`
     commits while `test_mul`, red from the start, is named as old."""
-    from tests.test_baseline import FILES, FIX_ADD, MUL_ID
+    from tests.engine.test_baseline import FILES, FIX_ADD, MUL_ID
 
     repo = make_repo({k: v for k, v in FILES.items() if k != ".gitignore"})
     add_template(repo, template_name, docker_image)

@@ -201,8 +201,8 @@ async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_be
 async def test_a_step_prepared_during_review_is_judged_against_the_baseline_too(
     command, scripted_server: ScriptedServer
 ) -> None:
+    from tests.engine.test_engine_pipeline import SlowReviewer
     from tests.engine_support import plan_reply
-    from tests.test_engine_pipeline import SlowReviewer
 
     repo, test_command = command(FILES)
     sub_doc = edit("calc.py", "def sub(a, b):\n", 'def sub(a, b):\n    """a minus b"""\n')

@@ -12,7 +12,7 @@ import pytest
 
 from tui_engineer.sandbox.bwrap_program import check_bwrap
 
-HARNESS = Path(__file__).resolve().parent.parent / "benchmarks" / "crash_harness.py"
+HARNESS = Path(__file__).resolve().parents[2] / "benchmarks" / "crash_harness.py"
 
 pytestmark = pytest.mark.skipif(not check_bwrap().ok, reason="needs a working bubblewrap")
 

@@ -259,7 +259,7 @@ async def test_the_next_step_asks_the_model_only_once_the_step_before_passed_its
 async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_coverage(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.test_engine_selection import ALPHA_CHANGE, BETA_CHANGE, FILES, TEST_CMD, runs
+    from tests.engine.test_engine_selection import ALPHA_CHANGE, BETA_CHANGE, FILES, TEST_CMD, runs
     from tui_engineer.sandbox.local import LocalSandbox
 
     repo = make_repo({**FILES, **SLOW_TEST})
@@ -379,7 +379,13 @@ async def test_stop_requests_during_the_cleanup_leave_no_shadow_behind(
 async def test_the_next_step_is_asked_for_once_the_affected_tests_passed_beside_the_full_suite(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
-    from tests.test_engine_selection import ALPHA_CHANGE, BETA_CHANGE, FILES, TEST_CMD, session
+    from tests.engine.test_engine_selection import (
+        ALPHA_CHANGE,
+        BETA_CHANGE,
+        FILES,
+        TEST_CMD,
+        session,
+    )
 
     repo = make_repo({**FILES, **SLOW_TEST})
     # A first session collects the selection data (its one run is the full suite).

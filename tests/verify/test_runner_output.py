@@ -18,7 +18,7 @@ from tui_engineer.verify.runner_output import (
     with_go_verbose,
 )
 
-DATA = Path(__file__).parent / "data" / "runner_output"
+DATA = Path(__file__).parents[1] / "data" / "runner_output"
 ROOT = Path("/work/proj")
 
 

@@ -197,7 +197,7 @@ def test_format_instructions_examples_parse_as_documented() -> None:
 
 def test_protocol_doc_examples_parse_as_documented() -> None:
     """Every example reply in docs/protocol.md parses to exactly the edits written under it."""
-    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
     names = {cls.__name__: cls for cls in (SearchReplace, WriteFile, DeleteFile, RenameFile)}
     examples = doc.split("<!-- example -->")[1:]
     assert len(examples) >= 6
