@@ -97,3 +97,14 @@ from tests.docker_support import (  # noqa: E402, F401
 )
 from tests.llama_support import llama_server  # noqa: E402, F401
 from tests.scripted_server import scripted_server  # noqa: E402, F401
+
+# The slow tier (`python -m pytest -m "not slow"` is the quick loop; CONTRIBUTING.md says how long
+# each takes): the whole-process tests under tests/e2e/, and every test that starts a real Docker
+# container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they are.
+SLOW_FIXTURES = {"docker_client", "llama_server"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent.name == "e2e" or SLOW_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)

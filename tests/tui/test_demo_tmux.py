@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 NO_TMUX = "tmux is not installed (.ci/run installs it): this test runs the app in a terminal"
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason=NO_TMUX)
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason=NO_TMUX)]
 
 # Generous: on a loaded 2-core machine one test run of the sample project takes ~6 s.
 STEP_TIMEOUT = 180.0

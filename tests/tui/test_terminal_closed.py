@@ -11,8 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.tui.test_demo_tmux import TmuxPane, pane  # noqa: F401 (fixture)
 from tui_engineer.records.listing import list_runs
+
+pytestmark = pytest.mark.slow  # a real terminal (tmux) running the installed command
 
 
 def alive(pid: int) -> bool:
