@@ -72,7 +72,9 @@ async def test_the_fix_prompt_holds_the_code_at_the_failing_line(
     right = edit("big.py", "    return x * 4\n", "    return x * 2\n")
     scripted_server.script(Reply(text=wrong), Reply(text="x * 4 is wrong"), Reply(text=right))
     url = scripted_server.base_url
-    result, _ = await run_headless(big_repo, "make scale double its input", url, plan=False)
+    # test_scale is red before the session: named in the request, it is the step's to fix.
+    request = "make scale double its input so test_scale passes"
+    result, _ = await run_headless(big_repo, request, url, plan=False)
     assert result.outcome == "done"
     fixing = prompt(scripted_server.chat_requests[2])
     assert "The code at the failing lines" in fixing

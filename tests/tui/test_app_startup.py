@@ -131,7 +131,8 @@ async def test_quit_while_tests_run_leaves_the_repo_clean(
     scripted_server.script(Reply(text=SUB))
     app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.status.busy == "tests running")
+        # The suite on the starting commit runs first (its test sleeps 60 s): said as such.
+        await wait_for(pilot, lambda: app.status.busy == "tests running: the starting commit")
         assert len(shadows(repo)) == 1  # the shadow exists
         await pilot.press("ctrl+c")  # works even with the chat box focused
         await wait_for_screen(pilot, app, QuitScreen)

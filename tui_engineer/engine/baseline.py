@@ -81,6 +81,7 @@ async def _baseline(rt: Runtime) -> Baseline:
     if kept is not None:
         _ready(rt, kept, "", started, recorded_before=True)
         return kept
+    rt.emit(ev.BaselineStarted(command))
     try:
         report = await rt.sandbox.run_tests(
             rt.workdir, command, timeout=rt.options.test_timeout, **beside_steps(rt)

@@ -353,6 +353,15 @@ class BudgetWarning(Event):
 
 
 @dataclass(frozen=True)
+class BaselineStarted(Event):
+    """The suite starts on the starting commit (not sent when a result for the same tree was
+    recorded earlier): the status bar says tests are running while nothing else is."""
+
+    type: ClassVar[str] = "baseline_started"
+    command: str
+
+
+@dataclass(frozen=True)
 class BaselineReady(Event):
     """The suite's outcome on the starting commit, run beside the plan (or recorded earlier
     for the same tree): steps are judged against it (verify/baseline.py)."""

@@ -109,12 +109,12 @@ class EngineEventView:
         if event.background:  # the step prepared ahead: not the reply (or spinner) on screen
             return
         await self.chat.end_reply()
-        self.status.busy = ""
+        self.status.busy = self._idle()
 
     async def _on_model_call_failed(self, event: ev.ModelCallFailed) -> None:
         """The reply so far stays visible; the spinner stops (the error follows)."""
         await self.chat.end_reply()
-        self.status.busy = ""
+        self.status.busy = self._idle()
         got = f", {event.completion_tokens:,} of reply" if event.partial_reply else ""
         await self.chat.note(
             f"Model call ({event.purpose}) failed after ~{event.prompt_tokens:,} tokens of "
@@ -213,7 +213,7 @@ class EngineEventView:
 
     async def _on_tests_finished(self, event: ev.TestsFinished) -> None:
         self._tests_running = False
-        self.status.busy = ""
+        self.status.busy = self._idle()
         self.test_pane.finish(
             ok=event.ok,
             summary=_finished_label(event),
@@ -330,6 +330,7 @@ class EngineEventView:
     async def _on_baseline_failed(self, event: ev.BaselineFailed) -> None:
         """The suite cannot run on the starting commit: a start-up screen says why and what
         to do (the session has stopped; "Try again" leaves the app open for a new request)."""
+        self._baseline_done()
         from tui_engineer.tui.screens import ProblemScreen
 
         def chosen(retry: bool | None) -> None:
@@ -339,7 +340,26 @@ class EngineEventView:
         screen = ProblemScreen("The tests cannot run", event.message)
         self.push_screen(screen, chosen)  # type: ignore[attr-defined]
 
+    _baseline_running = False
+    BASELINE_BUSY = "tests running: the starting commit"
+
+    def _idle(self) -> str:
+        """What the status bar says is under way when the foreground's work ends: the suite on
+        the starting commit may still run (a slow suite outlasts the plan call)."""
+        return self.BASELINE_BUSY if self._baseline_running else ""
+
+    async def _on_baseline_started(self, event: ev.BaselineStarted) -> None:
+        self._baseline_running = True
+        if not self.status.busy:
+            self.status.busy = self.BASELINE_BUSY
+
+    def _baseline_done(self) -> None:
+        self._baseline_running = False
+        if self.status.busy == self.BASELINE_BUSY:
+            self.status.busy = ""
+
     async def _on_baseline_ready(self, event: ev.BaselineReady) -> None:
+        self._baseline_done()
         if event.failing:
             shown = ", ".join(event.failing[:3]) + (" …" if len(event.failing) > 3 else "")
             await self.chat.note(
