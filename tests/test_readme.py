@@ -141,3 +141,15 @@ def test_a_broken_link_or_heading_is_found(tmp_path: Path):
         "missing.md: no file missing.md",
         "other.md#not-a-heading: no heading #not-a-heading in other.md",
     ]
+
+
+# A path of this checkout named in backticks (`tests/sandbox/test_containment.py`), not a pattern.
+FOLDERS = "tests|benchmarks|scripts|tui_engineer|docs|screenshots|\\.ci"
+NAMED_PATH = re.compile(rf"`((?:{FOLDERS})/[^`\s]*)`")
+
+
+@pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_file_of_the_checkout_a_document_names_exists(path: Path):
+    named = {m.group(1).split("::")[0] for m in NAMED_PATH.finditer(path.read_text("utf-8"))}
+    missing = sorted(p for p in named if not re.search(r"[*<>{}…]", p) and not (ROOT / p).exists())
+    assert missing == [], f"{path.name} names files that are not there (moved?)"
