@@ -8,6 +8,7 @@ few seconds on a busy machine; the servers idle at no CPU cost between tests."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import socket
 import subprocess
@@ -50,7 +51,38 @@ def model_path_or_skip() -> str:
     gguf, reason = _module_or_reason(MODEL_PACKAGE, "the gemma3-270m GGUF model package is missing")
     if gguf is None:
         pytest.skip(reason)
-    return str(gguf.assemble())
+    model = str(gguf.assemble())
+    crashed = _build_crashes(model)
+    if crashed:
+        pytest.skip(crashed)
+    return model
+
+
+# One token generated in a child process: llama-cpp-python builds llama.cpp from source on the
+# machine, and a build can crash in its first decode (0.3.36 here: SIGSEGV in llama_decode on
+# a CPU with AMX). Such a server dies on every request, so each test would fail for the build,
+# not for our code: they skip, naming it, as they do when the extra is missing.
+_ONE_TOKEN = """
+import sys
+from llama_cpp import Llama
+Llama(sys.argv[1], n_ctx=256, verbose=False).create_completion("Hello", max_tokens=1)
+"""
+
+
+@functools.cache
+def _build_crashes(model: str) -> str:
+    """Why this machine's llama.cpp build cannot generate ('' when it can)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_TOKEN, model], capture_output=True, timeout=120
+    )
+    if done.returncode >= 0:
+        return ""
+    from importlib.metadata import version
+
+    return (
+        f"this machine's llama-cpp-python {version('llama-cpp-python')} build crashes "
+        f"(signal {-done.returncode}) generating one token; rebuild or pin another version"
+    )
 
 
 def _free_port() -> int:
