@@ -56,7 +56,15 @@ def _options(spec: RunSpec, repo: Path) -> RunOptions:
     # Each run starts in a fresh repo with no coverage data, so choosing the affected tests
     # first would only add a probe per run: the whole suite runs (a config may say otherwise).
     # No baseline: a task's tests fail on its starting commit by design, and are its to fix.
-    flags = {"full_tests_always": True, "baseline": False, **spec.flags, **spec.config.settings}
+    # No pause on a model server gone: the task is scored as an error at once (a dead server
+    # held every later task for server_wait, 300 s, each); a config may set it.
+    flags = {
+        "full_tests_always": True,
+        "baseline": False,
+        "server_wait": 0,
+        **spec.flags,
+        **spec.config.settings,
+    }
     if spec.task.test_command:
         flags["test_command"] = spec.task.test_command
     return RunOptions(
