@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -116,21 +117,21 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     assert shown[-1] == exchanged
 
 
-class AcceptAfterNotice:
-    """Reads step 1 until a notice about the step prepared ahead came; then accepts all."""
+class ReadsUntil:
+    """Reads step 1 until an event `seen(event)` came (a human reading while the model works in
+    the background); then accepts every step."""
 
-    def __init__(self) -> None:
-        self.noticed = asyncio.Event()
-        self.reviews = 0
+    def __init__(self, seen: Callable[[ev.Event], bool]) -> None:
+        self.seen, self.came, self.reviews = seen, asyncio.Event(), 0
 
     def sink(self, event: ev.Event) -> None:
-        if isinstance(event, ev.Notice) and "prepared ahead" in event.message:
-            self.noticed.set()
+        if self.seen(event):
+            self.came.set()
 
     async def review(self, proposal):
         self.reviews += 1
         if self.reviews == 1:
-            await asyncio.wait_for(self.noticed.wait(), REACHED)
+            await asyncio.wait_for(self.came.wait(), REACHED)
         return Decision.accept()
 
     async def still_wrong(self):
@@ -138,6 +139,14 @@ class AcceptAfterNotice:
 
     async def verdict(self):
         return None
+
+
+def noticed_preparation(event: ev.Event) -> bool:
+    return isinstance(event, ev.Notice) and "prepared ahead" in event.message
+
+
+def prepared(event: ev.Event) -> bool:
+    return isinstance(event, ev.NextStepPrepared) and event.ready
 
 
 async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_turn(
@@ -150,7 +159,7 @@ async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_t
         Reply(status=400),  # step 2's preparation fails (a refused request) during the review
         Reply(text=MUL_ON_SUB),  # proposed again when its turn comes
     )
-    reviewer = AcceptAfterNotice()
+    reviewer = ReadsUntil(noticed_preparation)
     result, seen = await run_headless(
         repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
         sink=reviewer.sink, pipeline=True,
@@ -326,36 +335,12 @@ def by_conversation(request) -> Reply:
     return Reply(text=plan_reply("Add sub", "Add mul"))
 
 
-class ReadsUntilPrepared:
-    """Reads step 1 until step 2 was prepared (a human reading while the model writes)."""
-
-    def __init__(self) -> None:
-        self.prepared = asyncio.Event()
-        self.reviews = 0
-
-    def sink(self, event: ev.Event) -> None:
-        if isinstance(event, ev.NextStepPrepared) and event.ready:
-            self.prepared.set()
-
-    async def review(self, proposal):
-        self.reviews += 1
-        if self.reviews == 1:
-            await asyncio.wait_for(self.prepared.wait(), REACHED)
-        return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
-
-
 async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
     scripted_server.script(*[by_conversation] * 12)
-    reviewer = ReadsUntilPrepared()
+    reviewer = ReadsUntil(prepared)
     result, seen = await run_headless(
         repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
         sink=reviewer.sink, pipeline=True,
