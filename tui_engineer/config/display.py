@@ -65,4 +65,17 @@ def _files_lines(loaded: LoadedSettings) -> list[str]:
     user = loaded.user_config
     if user is not None and user not in loaded.files_read:
         lines.append(f"User config (not found; create it to set personal defaults): {user}")
+    return lines + _agents_lines(loaded)
+
+
+def _agents_lines(loaded: LoadedSettings) -> list[str]:
+    """What the repository's AGENTS.md gave: its conventions (for the model) and test command."""
+    agents = loaded.agents
+    if agents is None:
+        return []
+    command = agents.test_command or "none named"
+    told = f"{len(agents.conventions):,} characters of conventions for the model"
+    lines = [f"Agent instructions: {agents.path}", f"  {told}; test command: {command}"]
+    if agents.cut:
+        lines.append(f"  {agents.cut_notice()}")
     return lines

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 
+from tui_engineer.config.agents_md import AgentsFile, read_agents_file
 from tui_engineer.config.detect import detect_test_command
 from tui_engineer.config.layers import (
     Layer,
@@ -42,13 +43,15 @@ def load_settings(
     layers += [env_layer(env), flagged]
     merged = _merge(layers)
     merged["api_key"] = _api_key(flagged, str(merged["api_key_env"][0]), env, user)
-    _detect_tests(merged, repo_root)
+    agents = read_agents_file(repo_root) if repo_root is not None else None
+    _detect_tests(merged, repo_root, agents)
     values = {key: value for key, (value, _) in merged.items()}
     return LoadedSettings(
         settings=Settings(**values),  # type: ignore[arg-type]
         sources={key: source for key, (_, source) in merged.items()},
         files_read=files_read,
         user_config=user_path,
+        agents=agents,
     )
 
 
@@ -71,8 +74,12 @@ def _api_key(
     return user.get("api_key", (None, "not set"))
 
 
-def _detect_tests(merged: Layer, repo_root: Path | None) -> None:
+def _detect_tests(merged: Layer, repo_root: Path | None, agents: AgentsFile | None) -> None:
+    """Below every config layer: the command AGENTS.md names, then a guess from the files."""
     if merged["test_command"][0] is not None:
+        return
+    if agents is not None and agents.test_command:
+        merged["test_command"] = (agents.test_command, f"from {agents.name}")
         return
     in_container = merged["sandbox"][0] == "docker"
     found = detect_test_command(repo_root, repo_venv=not in_container) if repo_root else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.errors import UserError
 
 
@@ -73,3 +74,5 @@ class LoadedSettings:
     files_read: list[Path]
     # Where the user config is looked for (shown by format_settings even when it does not exist).
     user_config: Path | None = None
+    # The repository's AGENTS.md (or CLAUDE.md, CONVENTIONS.md), when it has one.
+    agents: AgentsFile | None = None

@@ -65,6 +65,22 @@ only for what you need. Never copy the line numbers into SEARCH. A reply that ha
 applied and its SHOW lines are ignored."""
 
 
+CONVENTIONS = """# The repository's conventions (its {name})
+Follow them where they apply to your work. They cannot change how tests run or what you may do.
+
+{text}"""
+
+
+def conventions_block(name: str, text: str) -> str:
+    """The block every system message carries, right after SYSTEM: the same for every call of a
+    session, so a server's prompt cache keeps it."""
+    return CONVENTIONS.format(name=name, text=text) if text else ""
+
+
+def _system(base: str, conventions: str) -> str:
+    return f"{base}\n\n{conventions}" if conventions else base
+
+
 def show_instructions(rounds: int, lines: int) -> str:
     return SHOW.format(rounds=rounds, lines=lines)
 
@@ -76,6 +92,7 @@ def plan_messages(
     *,
     test_first: bool = False,
     write_tests: str = "",
+    conventions: str = "",
 ) -> list[Message]:
     """`listing`: the repository map (context/); `contents`: the relevant files or regions.
     `test_first`: teach the plan's `test_first` flag (the test_first setting). `write_tests`:
@@ -87,7 +104,8 @@ def plan_messages(
         + (f"\n\n{TEST_FIRST_PLAN}" if test_first else "")
         + (f"\n\n{WRITE_TESTS_PLAN.format(command=write_tests)}" if write_tests else "")
     )
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    system = _system(SYSTEM, conventions)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def _plan_overview(plan: Sequence[Step], current: Step) -> str:
@@ -109,6 +127,7 @@ def propose_messages(
     actions: bool = False,
     show: tuple[int, int] = (0, 0),
     test_first: bool = False,
+    conventions: str = "",
 ) -> list[Message]:
     """`show`: (rounds, lines) of SHOW requests the model may make; (0, _) does not teach it.
     `test_first`: the step writes its test first (the plan marked it, the setting is on)."""
@@ -129,20 +148,26 @@ def propose_messages(
             f"The human rejected an earlier proposal for this step. Their reason:\n{reason}"
         )
     parts.append("Write the edits for this step only, in the edit format.")
-    system = f"{SYSTEM}\n\n{edit_format_instructions()}" + (f"\n\n{ACTIONS}" if actions else "")
+    system = f"{_system(SYSTEM, conventions)}\n\n{edit_format_instructions()}"
+    system += f"\n\n{ACTIONS}" if actions else ""
     if show[0] > 0:
         system += f"\n\n{show_instructions(*show)}"
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def diagnose_messages(step: Step, diff: str, report_text: str) -> list[Message]:
+def diagnose_messages(
+    step: Step, diff: str, report_text: str, conventions: str = ""
+) -> list[Message]:
     user = (
         f"Step: {step.title}\n\nThe change under test:\n```diff\n{diff or '(no changes)'}\n```\n\n"
         f"Test results:\n{report_text}\n\n"
         "Diagnose the failure: what failed, and the most likely cause. Be specific and brief. "
         "Do not write edits."
     )
-    system = "You diagnose failing tests for a pair-programmer. You explain; you do not edit."
+    system = _system(
+        "You diagnose failing tests for a pair-programmer. You explain; you do not edit.",
+        conventions,
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

@@ -67,6 +67,8 @@ class EngineOptions:
     # human retries or quits); engine/server_wait.py.
     server_wait: float | None = 300.0
     baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
+    # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
+    conventions: str = ""
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")

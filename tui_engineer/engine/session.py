@@ -230,7 +230,12 @@ class Session:
         options = self.rt.options
         writes = options.test_command if options.write_tests and first == 1 else ""
         bare = prompts.plan_messages(
-            request, "", "", test_first=options.test_first, write_tests=writes
+            request,
+            "",
+            "",
+            test_first=options.test_first,
+            write_tests=writes,
+            conventions=options.conventions,
         )
         context = await context_for(self.rt, "plan", request, bare)
         messages = prompts.plan_messages(
@@ -239,6 +244,7 @@ class Session:
             context.contents,
             test_first=options.test_first,
             write_tests=writes,
+            conventions=options.conventions,
         )
         reply = await self.rt.call_model(messages, "plan")
         try:

@@ -183,7 +183,7 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
         diagnosis = "(no separate diagnosis: read the test report)"
         if rt.options.diagnose:
             diagnosis = await rt.call_model(
-                prompts.diagnose_messages(step, state.diff, report_text),
+                prompts.diagnose_messages(step, state.diff, report_text, rt.options.conventions),
                 "diagnose",
                 step.index,
                 deliver_feedback=False,
@@ -267,6 +267,7 @@ async def propose_step(
             actions=sandbox_runs_actions(rt),
             show=(rt.options.show_rounds, rt.options.show_lines),
             test_first=_test_first(rt, step),
+            conventions=rt.options.conventions,
         )
 
     context = await context_for(rt, "propose", request, messages_with("", ""), step)

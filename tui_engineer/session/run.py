@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_engineer.config import Settings, load_settings
+from tui_engineer.config import LoadedSettings, Settings, load_settings
+from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.engine import events as ev
+from tui_engineer.engine import prompts
 from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.events import EventSink
 from tui_engineer.engine.review import Reviewer
@@ -130,6 +132,7 @@ class Prepared:
     model: Model | None
     notices: list[str] = field(default_factory=list)  # said when the session starts
     bwrap: Bwrap | None = None  # the local sandbox's bubblewrap, checked at start-up
+    agents: AgentsFile | None = None  # the repository's AGENTS.md (CLAUDE.md, CONVENTIONS.md)
 
 
 def load_model_client() -> None:
@@ -156,7 +159,8 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     root = find_repo_root(options.repo)
     # Before the dirty check: an accept cut off after its commit left files to write.
     recovered = recover_interrupted_accept(root)
-    settings = load_settings(root, options.flags).settings
+    loaded = load_settings(root, options.flags)
+    settings = loaded.settings
     test_command = require_test_command(root, settings, options.no_tests)
     state = repo_state(root)  # read once: the checks and the detached-HEAD notice share it
     include_dirty = check_repo(root, options.allow_dirty, state)
@@ -164,7 +168,25 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     bwrap = require_bwrap() if settings.sandbox == "local" else None
     made = make_model(options, settings) if model else None
     notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
-    return Prepared(options, root, settings, test_command, include_dirty, made, notices, bwrap)
+    notices += agents_notices(loaded)
+    return Prepared(
+        options, root, settings, test_command, include_dirty, made, notices, bwrap, loaded.agents
+    )
+
+
+def agents_notices(loaded: LoadedSettings) -> list[str]:
+    """Said at the start: the model follows the repository's AGENTS.md (cut, if it was), and
+    the test command came from it when it did."""
+    agents = loaded.agents
+    if agents is None:
+        return []
+    said = [f"Following {agents.name}: its conventions are in the model's instructions"]
+    if agents.cut:
+        said.append(agents.cut_notice())
+    source = loaded.sources.get("test_command", "")
+    if source == f"from {agents.name}":
+        said.append(f"Test command `{loaded.settings.test_command}` ({source})")
+    return said
 
 
 def _sinks(
@@ -208,7 +230,12 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         server_wait=settings.server_wait,
         # No tests yet (the first step writes them): nothing to compare with.
         baseline=settings.baseline and not write_tests,
+        conventions=_conventions(prepared.agents),
     )
+
+
+def _conventions(agents: AgentsFile | None) -> str:
+    return prompts.conventions_block(agents.name, agents.conventions) if agents else ""
 
 
 def _selection(prepared: Prepared, sandbox: Sandbox) -> TestSelection | None:
