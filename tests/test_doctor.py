@@ -66,3 +66,23 @@ def test_each_miss_says_what_to_do_and_the_exit_is_1(
     assert "--sandbox none" in out
     assert line(out, "model server").startswith("✗") and "export OPENAI_API_KEY=" in out
     assert out.rstrip().endswith("fix the ✗ lines above.")
+
+
+def test_it_shows_the_agents_md_it_read_and_the_test_command_from_it(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    from tests.conftest import SAMPLE_FILES
+
+    rules = "".join(f"- rule {n}: keep functions short\n" for n in range(300))
+    agents = f"Test command: `python -m pytest -x tests`\n{rules}"
+    repo = make_repo({**SAMPLE_FILES, "AGENTS.md": agents})
+    url = scripted_server.base_url
+    done = doctor(repo, "--base-url", url, "--model", "test-model", OPENAI_API_KEY=KEY)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    read = line(out, "agent instructions")
+    assert read.startswith("! agent instructions:"), read  # cut: a warning to read
+    assert str(repo / "AGENTS.md") in read and "test command: python -m pytest -x tests" in read
+    assert "the model is given its first" in out  # the cut is said
+    tests = line(out, "tests")
+    assert "`python -m pytest -x tests`, from AGENTS.md" in tests and "1 passed" in tests

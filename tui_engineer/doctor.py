@@ -145,7 +145,25 @@ def check_config(
         return None
     read = ", ".join(str(p) for p in loaded.files_read) or "none (defaults)"
     report.add("config", OK, f"files read: {read}; user config: {loaded.user_config}")
+    check_agents(report, loaded)
     return loaded
+
+
+def check_agents(report: Report, loaded: LoadedSettings) -> None:
+    """The repository's AGENTS.md (CLAUDE.md, CONVENTIONS.md): what the model is given of it."""
+    agents = loaded.agents
+    if agents is None:
+        return
+    command = agents.test_command or "none named"
+    detail = (
+        f"{agents.path}: {len(agents.conventions):,} characters of conventions for the model; "
+        f"test command: {command}"
+    )
+    if agents.cut:
+        fix = f"{agents.cut_notice()}: put what matters most first, or shorten it."
+        report.add("agent instructions", WARN, detail, fix)
+    else:
+        report.add("agent instructions", OK, detail)
 
 
 # ----- the sandbox
