@@ -53,6 +53,12 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
         const=False,
         help="do not make steps that add behaviour write a failing test first",
     )
+    group.add_argument(
+        "--approval",
+        choices=["ask", "auto"],
+        help="ask: review every step (default); auto: a step whose tests pass is committed "
+        "unasked, one that fails or that no test verified is still reviewed",
+    )
     group.add_argument("--max-tokens", type=int, help="token budget for the session")
     group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
     group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
@@ -133,7 +139,12 @@ def build_run_parser() -> argparse.ArgumentParser:
         description="Work on REQUEST without the TUI: plan, edit, test, and commit each step.",
     )
     parser.add_argument("request", nargs="?", help="what you want done")
-    parser.add_argument("--yes", action="store_true", help="accept every step whose tests pass")
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="nobody at the keys: --approval auto, and stop at a step that fails (an unverified "
+        "session's steps are accepted)",
+    )
     parser.add_argument("--json", action="store_true", help="print engine events as JSON lines")
     parser.add_argument("--no-plan", action="store_true", help="do the request as a single step")
     parser.add_argument(
@@ -161,6 +172,7 @@ def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
         "test_first",
         "max_tokens",
         "max_usd",
+        "approval",
     )
     flags = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
     if getattr(args, "max_minutes", None) is not None:
@@ -200,10 +212,13 @@ def _cmd_run(argv: Sequence[str]) -> int:
         request = ReplayModel(args.replay).request
     if not request:
         parser.error('give a REQUEST, e.g. tui-engineer run "add a --json flag"')
+    flags = flag_overrides(args)
+    if args.yes:
+        flags["approval"] = "auto"  # what --yes means; its reviewer stops where auto would ask
     options = RunOptions(
         request=request,
         repo=(args.repo or Path.cwd()).resolve(),
-        flags=flag_overrides(args),
+        flags=flags,
         plan=not args.no_plan,
         allow_dirty=args.allow_dirty,
         record=not args.no_record,

@@ -17,6 +17,7 @@ NONE_WORDS = frozenset({"", "none", "null"})
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 SANDBOXES = ("local", "docker", "none")
+APPROVALS = ("ask", "auto")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
 
@@ -113,6 +114,12 @@ def _specs() -> dict[str, FieldSpec]:
             "paths inside the repository such as 'generated/ vendor/', separated by spaces or "
             "commas (no absolute paths, no '..')",
             _inside_paths,
+        ),
+        (
+            "approval",
+            str,
+            "'ask' (review every step) or 'auto' (a step whose tests pass is accepted)",
+            lambda v: v in APPROVALS,
         ),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}

@@ -94,6 +94,13 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
                 f"read. Remove it, then set it yourself in your user config {user_path} or "
                 "TUI_ENGINEER_SHOW_IGNORED"
             )
+        if key == "approval" and value == "auto" and user_path is not None:
+            raise ConfigError(
+                f"{origin}: approval = 'auto' must not be set in a repository's config file — "
+                "whether steps are committed without your review is yours to choose. Remove it, "
+                "then choose it yourself with --approval auto, TUI_ENGINEER_APPROVAL=auto or "
+                f"your user config {user_path}"
+            )
         if key == "test_env" and user_path is not None:
             raise ConfigError(
                 f"{origin}: test_env must not be set in a repository's config file — it decides "

@@ -65,6 +65,10 @@ class Settings:
     # from your tree inside the sandbox, on top of the defaults per ecosystem (node_modules,
     # .venv, vendor): relative paths, separated by spaces or commas (sandbox/ignored.py).
     show_ignored: str | None = None
+    # "ask": you review every step. "auto": a step whose tests pass is committed unasked; one
+    # that fails, or that no test verified, is reviewed as in "ask" (engine/approval.py).
+    # Yours to choose: a repository's config may set "ask" only.
+    approval: str = "ask"
 
 
 @dataclass

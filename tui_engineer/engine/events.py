@@ -287,6 +287,7 @@ class DecisionMade(Event):
     step: int
     decision: str
     reason: str
+    by: str = "by you"  # who decided: "by you", or "auto (tests passed)" (engine/approval.py)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo"]
 # What every review of a session without a test command says instead of a test result.
 UNVERIFIED = "unverified: no tests ran"
+BY_YOU = "by you"
 
 
 @dataclass
@@ -62,10 +63,12 @@ class Decision:
     kind: DecisionKind
     reason: str = ""
     new_steps: list[Step] | None = None  # for edit_plan: replaces the remaining steps
+    # Who decided, for the run record and an accepted step's commit ("Accepted: by you").
+    by: str = BY_YOU
 
     @classmethod
-    def accept(cls) -> Decision:
-        return cls("accept")
+    def accept(cls, by: str = BY_YOU) -> Decision:
+        return cls("accept", by=by)
 
     @classmethod
     def reject(cls, reason: str) -> Decision:

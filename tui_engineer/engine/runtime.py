@@ -69,6 +69,7 @@ class EngineOptions:
     baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
     # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
     conventions: str = ""
+    approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/approval.py)
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")

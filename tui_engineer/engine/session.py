@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.approval import auto_decision
 from tui_engineer.engine.baseline import BaselineFailed, start_baseline
 from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.repo_context import context_for
-from tui_engineer.engine.review import UNVERIFIED, Decision, Proposal, Reviewer
+from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import wait_for_server
 from tui_engineer.engine.step_runner import propose_step
@@ -62,6 +63,8 @@ class Session:
     def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
         self.rt = runtime
         self.reviewer = reviewer
+        # "ask" or "auto" (engine/approval.py); a front end may switch it at any time.
+        self.approval: str = runtime.options.approval
         self.session_id = session_id
         self.plan: list[Step] = []
         self.commits: list[str] = []
@@ -318,6 +321,9 @@ class Session:
         overtakes before the session saw it is still committed: a decision is never lost.
         An undo is carried out here: when refused (pushed, edited since) the review goes on
         with the same proposal."""
+        if (auto := auto_decision(self.approval, proposal)) is not None:
+            self._decided(step, auto)
+            return auto
         while True:
             asking = asyncio.ensure_future(self.reviewer.review(proposal))
             try:
@@ -347,11 +353,13 @@ class Session:
         made = not asking.cancelled() and asking.exception() is None
         if made and asking.result().kind == "accept" and proposal.diff.strip():
             self._decided(step, asking.result())
-            await self._commit(step, proposal)
+            await self._commit(step, proposal, by=asking.result().by)
 
     def _decided(self, step: Step, decision: Decision) -> None:
         self.rt.emit(
-            ev.DecisionMade(step=step.index, decision=decision.kind, reason=decision.reason)
+            ev.DecisionMade(
+                step=step.index, decision=decision.kind, reason=decision.reason, by=decision.by
+            )
         )
 
     async def _settle(
@@ -362,7 +370,7 @@ class Session:
         changes: list[Change] | None = None,
     ) -> None:
         if decision.kind == "accept" and proposal.diff.strip():
-            await self._commit(step, proposal, changes)
+            await self._commit(step, proposal, changes, by=decision.by)
             return
         await asyncio.to_thread(self.rt.shadow.reset)
         if decision.kind == "accept":  # nothing to commit: the step needed no change
@@ -381,7 +389,12 @@ class Session:
             raise _Stop("stopped", decision.reason or "stopped by the human")
 
     async def _commit(
-        self, step: Step, proposal: Proposal, changes: list[Change] | None = None
+        self,
+        step: Step,
+        proposal: Proposal,
+        changes: list[Change] | None = None,
+        *,
+        by: str = BY_YOU,
     ) -> None:
         """Commit the accepted step. To its end even when the session is stopped meanwhile
         (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
@@ -390,7 +403,7 @@ class Session:
             accept,
             self.rt.shadow,
             title=step.title,
-            body=self._commit_body(step),
+            body=self._commit_body(step, by),
             model=self.rt.model.model,
             changes=changes,
         )
@@ -410,10 +423,12 @@ class Session:
         self._last_accepted = proposal
         self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
 
-    def _commit_body(self, step: Step) -> str:
+    def _commit_body(self, step: Step, by: str) -> str:
+        # The history says how each step got in: reviewed by you, or accepted on its tests.
+        accepted = f"Accepted: {by}."
         if not self.rt.options.unverified:
-            return step.description
-        return f"{step.description}\n\n{UNVERIFIED.capitalize()}."  # in the history too
+            return f"{step.description}\n\n{accepted}"
+        return f"{step.description}\n\n{UNVERIFIED.capitalize()}.\n{accepted}"  # in the history too
 
     def _replace_remaining(self, new_steps: list[Step]) -> None:
         kept = [s for s in self.plan if s.status != "pending"]

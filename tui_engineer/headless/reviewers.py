@@ -6,6 +6,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 
+from tui_engineer.engine.approval import AUTO_PASSED
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 
 # What a typed verdict means; anything else is asked again (a stray "3" is no verdict).
@@ -18,11 +19,15 @@ VERDICT_ANSWERS = {
 
 
 class AutoReviewer:
-    """Accept every step whose tests pass; stop at the first one that cannot be made to pass."""
+    """`run --yes`: nobody to ask. Accept every step whose tests pass (an unverified session's
+    steps too); stop at the first one that cannot be made to pass, where "auto" would ask."""
 
     async def review(self, proposal: Proposal) -> Decision:
-        if (proposal.tests_ok or proposal.unverified) and proposal.diff.strip():
-            return Decision.accept()  # unverified: the human chose a session without tests
+        if proposal.tests_ok and proposal.diff.strip():
+            return Decision.accept(by=AUTO_PASSED)
+        if proposal.unverified and proposal.diff.strip():
+            # The human chose a session without tests, and --yes to accept its steps.
+            return Decision.accept(by="auto (--yes, unverified)")
         if proposal.tests_ok:
             return Decision("skip", "the step needed no change")
         why = proposal.summary() if proposal.report else "no usable edit"

@@ -228,6 +228,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         show_rounds=settings.show_rounds,
         show_lines=settings.show_lines,
         server_wait=settings.server_wait,
+        approval=settings.approval,
         # No tests yet (the first step writes them): nothing to compare with.
         baseline=settings.baseline and not write_tests,
         conventions=_conventions(prepared.agents),

@@ -1,0 +1,101 @@
+"""Approval modes end to end (real client over HTTP, real git and pytest): in `auto` a step
+whose tests pass is committed without asking; one that fails is asked about as in `ask`; each
+commit's body says which mode accepted it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import MUL_BUGGY, SUB, plan_reply, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.config import load_settings
+from tui_engineer.config.settings import ConfigError
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision, Proposal, Verdict
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+
+
+class Human:
+    """Accepts whatever it is shown, noting which steps it was asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    async def review(self, proposal: Proposal) -> Decision:
+        self.asked.append(proposal.step.index)
+        return Decision.accept()
+
+    async def still_wrong(self) -> str | None:
+        return None
+
+    async def verdict(self) -> Verdict | None:
+        return None
+
+
+def bodies(repo: Path) -> list[str]:
+    """Commit messages, newest first, the initial commit left out."""
+    return git(repo, "log", "--format=%B%x00").split("\x00")[:-2]
+
+
+def two_steps(server: ScriptedServer) -> None:
+    """Step 1 (sub) passes; step 2 (mul) fails, and no fix is tried (max_fix_attempts 0)."""
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text="Adding sub.\n\n" + SUB),
+        Reply(text="Adding mul.\n\n" + MUL_BUGGY),
+    )
+
+
+async def test_auto_commits_a_passing_step_unasked_and_asks_about_a_failing_one(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    two_steps(scripted_server)
+    human = Human()
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=human,
+        approval="auto", max_fix_attempts=0,
+    )  # fmt: skip
+
+    assert result.exit_code != 0 or result.outcome == "done"
+    assert human.asked == [2]  # the passing step went through without a question
+    newest, first = bodies(repo)
+    assert "Accepted: auto (tests passed)" in first
+    assert "Accepted: by you" in newest
+    decisions = [(d.step, d.by) for d in seen.of(ev.DecisionMade)]
+    assert decisions == [(1, "auto (tests passed)"), (2, "by you")]  # in the run record too
+
+
+async def test_ask_asks_about_every_step_and_says_so_in_the_commit(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    two_steps(scripted_server)
+    human = Human()
+    await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=human,
+        approval="ask", max_fix_attempts=0,
+    )  # fmt: skip
+
+    assert human.asked == [1, 2]
+    assert all("Accepted: by you" in body for body in bodies(repo))
+
+
+def test_a_repository_may_ask_for_review_but_not_turn_it_off(make_repo) -> None:
+    repo = make_repo()
+    mine = repo / "none.toml"  # no user config
+    (repo / ".tui-engineer.toml").write_text('approval = "ask"\n')
+    assert load_settings(repo, {}, env={}, user_config=mine).settings.approval == "ask"
+    (repo / ".tui-engineer.toml").write_text('approval = "auto"\n')
+    with pytest.raises(ConfigError, match="approval = 'auto' must not be set in a repository"):
+        load_settings(repo, {}, env={}, user_config=mine)
+    (repo / ".tui-engineer.toml").write_text('approval = "ask"\n')
+    yours = load_settings(repo, {"approval": "auto"}, env={}, user_config=mine)
+    assert yours.settings.approval == "auto"  # your flag wins over the repository's "ask"
