@@ -66,6 +66,7 @@ PANES = [
 # Quit and the focused widget's own keys (esc Back to diff...) always show. All still work and
 # the command palette (^p) lists them.
 FOOTER_DROP_ORDER = [
+    "switch_approval",
     "toggle_split",
     "maximize_pane",
     "undo",
@@ -101,6 +102,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
         Binding("c", "focus_chat", "Chat"),
         Binding("f", "maximize_pane", "Full pane"),
         Binding("b", "toggle_files", "Files"),
+        Binding("m", "switch_approval", "Approval"),
         Binding("minus", "resize_side(-1)", "Narrower", show=False),
         Binding("plus,equals_sign", "resize_side(1)", "Wider", show=False),
         Binding("less_than_sign", "switch_pane(-1)", "Prev pane"),
@@ -260,6 +262,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
         # A human is at the keys: a model server that goes away pauses the session until it
         # answers again, `r` retries or the human quits, however long that takes.
         session.server_wait = None
+        session.approval = self.status.approval or session.approval
         self.session = session
 
     # ----- chat

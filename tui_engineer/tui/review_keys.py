@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.worker import Worker
 
+from tui_engineer.engine.approval import other
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import Decision
 from tui_engineer.errors import UserError
@@ -50,6 +51,7 @@ class ReviewActions:
     status: StatusBar
     chat: ChatPane
     plan_pane: PlanPane
+    ready: bool
 
     async def on_asked(self, message: Asked) -> None:
         self.refresh_bindings()
@@ -83,6 +85,8 @@ class ReviewActions:
             return True if reviewing else None
         if action == "undo":
             return self.undo_possible
+        if action == "switch_approval":
+            return True if self.ready else None  # the settings' mode is known once ready
         if action == "run_tests":
             return True if self.reviewer.waiting and not self._tests_running else None
         return True
@@ -93,6 +97,18 @@ class ReviewActions:
             # Until the engine's next event the status must not keep saying "review".
             self.status.phase = AFTER_DECISION.get(decision.kind, self.status.phase)
             self.refresh_bindings()
+
+    def action_switch_approval(self) -> None:
+        """`m`: ask ⇄ auto. From the next proposal on: one under review now stays yours."""
+        mode = other(self.status.approval or "ask")
+        self.status.approval = mode
+        if self.session is not None:
+            self.session.approval = mode
+        meaning = {
+            "auto": "a step whose tests pass is committed without asking",
+            "ask": "you review every step",
+        }
+        self.notify(f"Approval: {mode} — {meaning[mode]}.", timeout=4)
 
     def action_accept(self) -> None:
         self._answer(Decision.accept())

@@ -220,6 +220,8 @@ class StartupFlow:
         self.status.bwrap = prepared.bwrap.origin if prepared.bwrap else ""
         self.status.max_tokens = prepared.settings.max_tokens
         self.status.max_usd = prepared.settings.max_usd
+        # `m` pressed during start-up already chose the mode: the settings do not undo it.
+        self.status.approval = self.status.approval or prepared.settings.approval
         self.status.phase = "ready"
         for sentence in prepared.notices:  # e.g. an interrupted accept finished: say it now
             await self.chat.note(sentence)

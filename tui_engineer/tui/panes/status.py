@@ -1,5 +1,5 @@
-"""The status bar: phase, model, sandbox, tokens and cost against the budget, elapsed time, and a
-busy spinner."""
+"""The status bar: phase, approval mode, model, sandbox, tokens and cost against the budget,
+elapsed time, and a busy spinner."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ class StatusBar(Static):
     max_tokens: reactive[int | None] = reactive(None)
     usd: reactive[float | None] = reactive(None)  # None: unknown (no model yet, or no price)
     max_usd: reactive[float | None] = reactive(None)
+    approval: reactive[str] = reactive("")  # "ask" or "auto" ("" until the settings are read)
 
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -84,7 +85,10 @@ class StatusBar(Static):
         return head
 
     def _facts(self) -> dict[str, str]:
-        facts = {"model": self.model or "no model"}
+        facts: dict[str, str] = {}
+        if self.approval:  # always shown: whether steps are committed without asking
+            facts["approval"] = f"approval: {self.approval}"
+        facts["model"] = self.model or "no model"
         if self.sandbox:
             # Which bwrap depends on the machine: snapshots (deterministic) leave it out.
             which = f" ({self.bwrap} bwrap)" if self.bwrap and not self.deterministic else ""
