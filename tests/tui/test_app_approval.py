@@ -12,6 +12,7 @@ from tests.tui.app_support import (
     MUL_BUGGY,
     SIZE,
     SUB,
+    chat_text,
     finish_session,
     make_app,
     plan_reply,
@@ -39,12 +40,13 @@ async def test_m_switches_to_auto_and_a_passing_step_commits_without_a_key(
     app = make_app(repo, scripted_server.base_url, "add sub and mul", max_fix_attempts=0)
     async with app.run_test(size=SIZE) as pilot:
         await planning.arrived()
-        assert "approval: ask" in visible_lines(app.status)[0]
+        assert "mode: ask" in visible_lines(app.status)[0]
         await pilot.press("m")
         await pilot.pause()
-        assert "approval: auto" in visible_lines(app.status)[0]
+        assert "mode: auto" in visible_lines(app.status)[0]
         planning.open()
         await wait_for(pilot, lambda: app.plan_pane.status_of(1) == "accepted")
+        assert "Step 1 accepted: auto (tests passed)." in chat_text(app)
         await wait_for(pilot, reviewing(app, 2))  # the failing step waits for the human
         assert app.plan_pane.status_of(2) == "awaiting review"
         await pilot.press("a")

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import BY_YOU
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
@@ -271,6 +272,8 @@ class EngineEventView:
         if event.decision == "reject":
             self.plan_pane.set_status(event.step, "rejected")
             await self.chat.note(f"Step {event.step} rejected: {event.reason}")
+        elif event.decision == "accept" and event.by != BY_YOU:  # nobody pressed a key
+            await self.chat.note(f"Step {event.step} accepted: {event.by}.")
         elif event.decision == "undo":
             self.plan_pane.set_status(event.step, "pending")
             self.status.phase = f"step {event.step} is made again on the new HEAD"

@@ -87,7 +87,7 @@ class StatusBar(Static):
     def _facts(self) -> dict[str, str]:
         facts: dict[str, str] = {}
         if self.approval:  # always shown: whether steps are committed without asking
-            facts["approval"] = f"approval: {self.approval}"
+            facts["approval"] = f"mode: {self.approval}"
         facts["model"] = self.model or "no model"
         if self.sandbox:
             # Which bwrap depends on the machine: snapshots (deterministic) leave it out.
