@@ -4,6 +4,9 @@ commit's body says which mode accepted it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +102,41 @@ def test_a_repository_may_ask_for_review_but_not_turn_it_off(make_repo) -> None:
     (repo / ".tui-engineer.toml").write_text('approval = "ask"\n')
     yours = load_settings(repo, {"approval": "auto"}, env={}, user_config=mine)
     assert yours.settings.approval == "auto"  # your flag wins over the repository's "ask"
+
+
+def run_cli(repo: Path, url: str, *flags: str, answers: str = "") -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "tui_engineer", "run", "add sub and mul", *flags]
+    command += ["--max-fix-attempts", "0", "--base-url", url, "--model", "test-model"]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-key-0123456789"}
+    return subprocess.run(
+        [*command, "-C", str(repo)], input=answers, capture_output=True, text=True, env=env,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_run_approval_auto_asks_on_the_terminal_only_about_the_failing_step(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    two_steps(scripted_server)
+    done = run_cli(repo, scripted_server.base_url, "--approval", "auto", answers="a\n")
+
+    assert done.stdout.count("[a]ccept") == 1, done.stdout  # step 2 only
+    assert "Step 2: Add mul — tests" in done.stdout
+    assert "Step 1: Add sub — tests" not in done.stdout
+    assert "accepted: auto (tests passed)" in done.stdout  # step 1, said as it goes
+    newest, first = bodies(repo)
+    assert "Accepted: auto (tests passed)." in first
+    assert "Accepted: by you." in newest
+
+
+def test_run_yes_is_auto_and_stops_at_the_failing_step(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    two_steps(scripted_server)
+    done = run_cli(repo, scripted_server.base_url, "--yes")
+
+    assert done.returncode != 0  # the failing step was not committed
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert "Accepted: auto (tests passed)." in bodies(repo)[0]

@@ -13,6 +13,7 @@ import time
 from typing import TextIO
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import BY_YOU
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.names import readable
 
@@ -244,6 +245,10 @@ class ProgressPrinter:
 
     def _on_stuck(self, e: ev.Stuck) -> None:
         self._line(f"  ! {e.reason}")
+
+    def _on_decision(self, e: ev.DecisionMade) -> None:
+        if e.decision == "accept" and e.by != BY_YOU:  # nobody was asked: say who accepted
+            self._line(f"  accepted: {e.by}")
 
     def _on_step_committed(self, e: ev.StepCommitted) -> None:
         self._line(f"  ✓ committed {e.sha[:8]} {e.title}")
