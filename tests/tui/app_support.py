@@ -100,8 +100,8 @@ def stop_reason(app: object) -> str | None:
     if not isinstance(app, TuiEngineerApp):
         return None
     if isinstance(app.screen, ProblemScreen):
-        body = str(app.screen.query_one("#dialog-body").render())
-        return f"{app.screen.title_text}: {body}"
+        # Its text, not its widget: a screen just pushed may not be composed yet.
+        return f"{app.screen.title_text}: {app.screen.body}"
     phase = app.status.phase
     ended = app.engine is not None and app.engine.is_finished  # not a new session starting
     if ended and (phase == "stopped" or phase.startswith("finished: error")):
