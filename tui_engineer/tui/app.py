@@ -102,7 +102,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
         Binding("c", "focus_chat", "Chat"),
         Binding("f", "maximize_pane", "Full pane"),
         Binding("b", "toggle_files", "Files"),
-        Binding("m", "switch_approval", "Approval"),
+        Binding("m", "switch_approval", "Mode"),
         Binding("minus", "resize_side(-1)", "Narrower", show=False),
         Binding("plus,equals_sign", "resize_side(1)", "Wider", show=False),
         Binding("less_than_sign", "switch_pane(-1)", "Prev pane"),
