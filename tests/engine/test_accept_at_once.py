@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED
+from tests.engine.test_engine_pipeline import MUL_ON_SUB, by_conversation
 from tests.engine_support import SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tui_engineer.engine import events as ev
@@ -320,19 +320,6 @@ async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_rep
     assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
     assert git(repo, "status", "--porcelain") == ""
     assert not (repo / ".git" / "tui-engineer-accept.json").exists()
-
-
-def by_conversation(request) -> Reply:
-    """Step 1's first try fails its new test and needs one fix; answers by what is asked."""
-    first = str(request.messages[0].get("content", ""))
-    user = str(request.messages[1].get("content", "")) if len(request.messages) > 1 else ""
-    if "You diagnose" in first:
-        return Reply(text="sub adds instead of subtracting.")
-    if "Now do step 2" in user:
-        return Reply(text=MUL_ON_SUB)
-    if "Now do step 1" in user:
-        return Reply(text=SUB_BROKEN if len(request.messages) == 2 else SUB_FIXED)
-    return Reply(text=plan_reply("Add sub", "Add mul"))
 
 
 async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
