@@ -34,6 +34,7 @@ class SessionStarted(Event):
     # and its path; "" when tests run elsewhere or uncontained.
     bwrap: str = ""
     bwrap_path: str = ""
+    head: str = ""  # the commit it starts on (HEAD), so a resume can tell the repo moved on
 
 
 @dataclass(frozen=True)
@@ -407,6 +408,28 @@ class SessionFinished(Event):
     outcome: str  # done | stopped | failed | budget | error | quit
     commits: tuple[str, ...]
     message: str
+
+
+@dataclass(frozen=True)
+class SessionResumed(Event):
+    """The session goes on from its run record (session/resume.py), after its SessionStarted:
+    the plan and accepted steps are the recorded ones; no new plan call is made."""
+
+    type: ClassVar[str] = "session_resumed"
+    session_id: str
+    head: str  # the commit it goes on from
+    committed: tuple[str, ...]  # the commits its steps made before
+    next_step: int | None  # the step worked next (None: none left; "what is still wrong?")
+    message: str  # said to the user, with the repository having moved on if it did
+
+
+@dataclass(frozen=True)
+class FeedbackPending(Event):
+    """Chat messages sent but not yet delivered to a model call when the session stopped:
+    a resumed session delivers them with its next call."""
+
+    type: ClassVar[str] = "feedback_pending"
+    texts: tuple[str, ...]
 
 
 EventSink = Callable[[Event], None]

@@ -1,0 +1,172 @@
+"""Resuming a session from its run record: the record is the session's memory.
+
+`load_run` reads `.tui-engineer/runs/<id>.jsonl` back into what a session needs to go on where
+it stopped (its plan with each step's outcome, its commits, the reasons a step was rejected,
+chat never delivered, the usage so far) and the whole history as typed events, which a front
+end replays to show what happened before (the TUI's panes, an editor's `session/load`).
+A session ended by the user saying done has nothing to resume; every other end (Ctrl-C,
+quitting, a closed terminal, a budget, kill -9) leaves one that can go on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.plan import Step
+from tui_engineer.errors import UserError
+from tui_engineer.records.events_read import events_from_record
+from tui_engineer.records.recorder import runs_dir
+
+FINISHED = "done"  # the one outcome with nothing left to resume: the user said done
+CRASHED = "crashed"  # a record with no end: kill -9, a power cut
+
+
+class NothingToResume(UserError):
+    """The session the user named (or the last one) is finished, or there is none."""
+
+
+@dataclass
+class Resumed:
+    """A recorded session, read back to go on with (docs/session.md, "Resuming")."""
+
+    session_id: str
+    record: Path
+    request: str  # the request the session started with
+    plan: list[Step] = field(default_factory=list)  # each with the status it ended with
+    commits: list[str] = field(default_factory=list)  # accepted and not undone, in order
+    rejections: dict[int, list[str]] = field(default_factory=dict)  # reasons, per step index
+    queued: list[str] = field(default_factory=list)  # chat sent but never delivered
+    head: str = ""  # the commit the session last stood on ("" when the record does not say)
+    outcome: str = CRASHED  # how its last run ended (session_finished), else "crashed"
+    usage: tuple[int, int, float | None] = (0, 0, 0.0)  # prompt, completion tokens, usd
+    history: list[ev.Event] = field(default_factory=list)  # every recorded event, in order
+
+    @property
+    def pending(self) -> Step | None:
+        """The step to work next (the one in flight or under review when it stopped)."""
+        return next((s for s in self.plan if s.status == "pending"), None)
+
+    @property
+    def unfinished(self) -> bool:
+        """A step was skipped, failed or undone: the session no longer ends with all in."""
+        return any(s.status in {"skipped", "failed", "undone"} for s in self.plan)
+
+
+def find_record(root: Path, run: str | None = None) -> Path:
+    """The record of session `run` (its id, or a record file's path), or the newest one."""
+    folder = runs_dir(root)
+    if run:
+        as_path = Path(run)
+        if as_path.suffix == ".jsonl" and as_path.is_file():
+            return as_path
+        named = folder / f"{Path(run).stem}.jsonl"
+        if named.is_file():
+            return named
+        raise NothingToResume(
+            f"No recorded session {run!r} in this repository: `tui-engineer runs` lists them."
+        )
+    records = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if not records:
+        raise NothingToResume(
+            "Nothing to resume: this repository has no recorded sessions yet "
+            "(sessions are recorded in .tui-engineer/runs/ unless --no-record)."
+        )
+    return records[-1]  # ids start with their start time: the newest sorts last
+
+
+def load_run(root: Path, run: str | None = None) -> Resumed:
+    """Read session `run` (None: the newest of this repository) back to resume it. Raises
+    NothingToResume, with the sentence to show, for a finished session or none."""
+    path = find_record(root, run)
+    history = events_from_record(path)
+    started = next((e for e in history if isinstance(e, ev.SessionStarted)), None)
+    if started is None:
+        raise NothingToResume(f"The record {path.name} holds no session to resume.")
+    state = Resumed(session_id=path.stem, record=path, request=started.request, history=history)
+    _read_history(state)
+    if state.outcome == FINISHED:
+        raise NothingToResume(
+            f"Session {state.session_id} is finished (you said done): it has nothing to "
+            "resume. Start a new session, or see `tui-engineer runs`."
+        )
+    return state
+
+
+def resumable(outcome: str) -> bool:
+    """Whether a session whose last run ended so can be resumed (for `tui-engineer runs`)."""
+    return outcome != FINISHED
+
+
+def _read_history(state: Resumed) -> None:
+    statuses: dict[int, str] = {}
+    last: dict[int, str] = {}  # each step's last decision
+    commits: dict[int, str] = {}
+    delivered: list[str] = []
+    queued: list[str] = []
+    tokens = [0, 0]
+    usd: float | None = 0.0
+    for event in state.history:
+        match event:
+            case ev.SessionStarted(head=head) if head:
+                state.head = head
+            case ev.PlanReady(steps=steps):
+                state.plan = [_step(info, statuses, commits) for info in steps]
+            case ev.StepCommitted(step=index, sha=sha):
+                statuses[index], commits[index] = "accepted", sha
+                state.commits.append(sha)
+                state.head = sha
+            case ev.StepUndone(step=index) if index is not None:
+                sha = commits.pop(index, None)
+                if sha in state.commits:
+                    state.commits.remove(sha)
+                statuses[index] = "undone"
+                state.head = state.commits[-1] if state.commits else state.head
+            case ev.StepSkipped(step=index) if last.get(index) != "stop":
+                statuses[index] = "skipped"
+            case ev.DecisionMade(step=index, decision=kind, reason=reason):
+                last[index] = kind
+                _decided(state, statuses, index, kind, reason)
+            case ev.FeedbackDelivered(text=text):
+                delivered.append(text)
+            case ev.FeedbackPending(texts=texts):
+                queued.extend(texts)
+            case ev.ModelExchange(prompt_tokens=p, completion_tokens=c, usd=cost):
+                tokens[0] += p
+                tokens[1] += c
+                usd = None if usd is None or cost is None else usd + cost
+            case ev.SessionFinished(outcome=outcome):
+                state.outcome = outcome
+            case ev.SessionResumed():
+                state.outcome = CRASHED  # a new run of it: how this one ends is still to come
+    for step in state.plan:
+        step.status = statuses.get(step.index, "pending")
+        step.commit = commits.get(step.index)
+    state.queued = [text for text in queued if text not in delivered]
+    state.usage = (tokens[0], tokens[1], usd)
+
+
+def _decided(
+    state: Resumed, statuses: dict[int, str], index: int, kind: str, reason: str
+) -> None:
+    if kind == "reject":
+        state.rejections.setdefault(index, []).append(reason or "(no reason given)")
+    elif kind in {"stop", "undo"}:
+        statuses.pop(index, None)  # stopped at (or taken back under) this step: it goes on
+    elif kind in {"skip", "edit_plan"}:  # edit_plan: replaced by the steps the human wrote
+        statuses[index] = "skipped"
+
+
+def _step(info: ev.StepInfo, statuses: dict[int, str], commits: dict[int, str]) -> Step:
+    return Step(
+        index=info.index,
+        title=info.title,
+        description=info.description,
+        files=list(info.files),
+        verify=info.verify,
+        depends_on=list(info.depends_on),
+        test_first=info.test_first,
+        asked=info.asked,
+        status=statuses.get(info.index, "pending"),
+        commit=commits.get(info.index),
+    )
