@@ -53,6 +53,19 @@ def test_importing_the_engine_loads_no_textual() -> None:
     assert done.stdout.strip() == "False"
 
 
+def test_the_acp_agent_loads_no_textual() -> None:
+    # Editors start `tui-engineer acp` for every session: it must not pay for (or depend on)
+    # the TUI, and a Textual import would be a front end leaking into another.
+    code = (
+        "import sys, tui_engineer.cli, tui_engineer.acp.command, tui_engineer.acp.agent, "
+        "tui_engineer.acp.session, tui_engineer.acp.updates; "
+        "print('textual' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
 def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
     # The openai SDK was over half of `tui-engineer demo`'s CPU time to its first frame, the
     # engine with GitPython a third of the rest: both load behind the first frame

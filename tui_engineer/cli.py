@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Subcommands: 'tui-engineer config' shows the effective settings; "
         "'tui-engineer run REQUEST' works headless; 'tui-engineer bench SUITE' evaluates the "
         "engine; 'tui-engineer demo' tries it with a built-in model; 'tui-engineer serve' "
-        "runs it in a browser; 'tui-engineer doctor' checks what a session needs. See README.md.",
+        "runs it in a browser; 'tui-engineer doctor' checks what a session needs; "
+        "'tui-engineer acp' serves an editor over the Agent Client Protocol. See README.md.",
     )
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
@@ -155,6 +156,30 @@ def build_run_parser() -> argparse.ArgumentParser:
     _add_no_tests_flags(parser)
     _add_model_flags(parser)
     return parser
+
+
+def build_acp_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-engineer acp",
+        description="Serve the Agent Client Protocol on stdin/stdout, for an editor (Zed, "
+        "Neovim, JetBrains, toad...): each session works in the folder the editor names, with "
+        "the settings given here and in the usual config files. See docs/acp.md.",
+    )
+    parser.add_argument(
+        "--allow-dirty", action="store_true", help="start sessions on top of uncommitted changes"
+    )
+    _add_no_tests_flags(parser)
+    _add_model_flags(parser)
+    return parser
+
+
+def _cmd_acp(argv: Sequence[str]) -> int:
+    args = build_acp_parser().parse_args(argv)
+    from tui_engineer.acp.agent import StartOptions
+    from tui_engineer.acp.command import serve_stdio
+
+    start = StartOptions(flag_overrides(args), allow_dirty=args.allow_dirty, no_tests=args.no_tests)
+    return serve_stdio(start)
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -360,6 +385,7 @@ def _dispatch(argv: list[str]) -> int:
         "demo": _cmd_demo,
         "serve": _cmd_serve,
         "doctor": _cmd_doctor,
+        "acp": _cmd_acp,
     }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
@@ -380,7 +406,7 @@ def _dispatch(argv: list[str]) -> int:
 
 
 # Commands after which the process ends at once (see program()).
-_QUICK_EXIT = {"run"}
+_QUICK_EXIT = {"run", "acp"}
 
 
 def program() -> NoReturn:

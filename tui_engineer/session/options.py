@@ -20,6 +20,9 @@ class RunOptions:
     # Without a test command: "" refuses to start (NoTestCommand), "write" has the first step
     # write the tests (test-first, run with WRITE_TESTS_COMMAND), "unverified" runs no tests.
     no_tests: str = ""
+    # The session's id (its run record's name), when a front end names it before it starts (an
+    # ACP client is told it at session/new); "" makes a new one.
+    session_id: str = ""
 
     def __post_init__(self) -> None:
         self.request = readable_text(self.request)

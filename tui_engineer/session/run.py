@@ -276,7 +276,7 @@ async def run_prepared(
 ) -> SessionResult:
     """Run a prepared session. Chat messages put into `inbox` reach the model with its next call.
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
-    session_id = new_session_id()
+    session_id = prepared.options.session_id or new_session_id()
     emit, recorder = _sinks(prepared, session_id, sink)
     # Without a model yet (run_session), it is made and checked while git makes the shadow.
     making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None

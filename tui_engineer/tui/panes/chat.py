@@ -12,8 +12,9 @@ from textual.timer import Timer
 from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.names import readable
-from tui_engineer.tui.panes.chat_text import EditBlockFilter, code_paths, edited_line
+from tui_engineer.tui.panes.chat_text import code_paths, edited_line
 
 MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the DOM forever
 # Streamed text reaches the Markdown at most this often. Each append re-lays-out the pane; fed

@@ -1,0 +1,203 @@
+"""Driving `tui-engineer acp` as an editor would: the SDK's own client side spawns the agent as a
+subprocess and talks JSON-RPC over its stdio. Every message the agent sends is checked against
+the SDK's schema (its pydantic models) as it arrives."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, spawn_agent_process
+from acp.connection import StreamDirection, StreamEvent
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    Error,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SessionNotification,
+    SetSessionModeResponse,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+)
+from pydantic import BaseModel
+
+from tests.engine_support import KEY
+
+RESPONSES: dict[str, type[BaseModel]] = {
+    "initialize": InitializeResponse,
+    "session/new": NewSessionResponse,
+    "session/load": LoadSessionResponse,
+    "session/prompt": PromptResponse,
+    "session/set_mode": SetSessionModeResponse,
+}
+REQUESTS: dict[str, type[BaseModel]] = {
+    "session/update": SessionNotification,
+    "session/request_permission": RequestPermissionRequest,
+}
+
+# Answers a permission request: the option id to select, or None to answer "cancelled".
+Policy = Callable[[ToolCallUpdate, list[PermissionOption]], Any]
+
+
+class SchemaCheck:
+    """A stream observer: every message from the agent validates against the SDK's models
+    (requests and notifications by method, responses by the method of the request they answer).
+    Problems are kept, for the test to assert there are none."""
+
+    def __init__(self) -> None:
+        self.asked: dict[object, str] = {}
+        self.problems: list[str] = []
+        self.seen: list[dict[str, Any]] = []
+
+    def __call__(self, event: StreamEvent) -> None:
+        message = event.message
+        if event.direction == StreamDirection.OUTGOING:
+            if "method" in message and "id" in message:
+                self.asked[message["id"]] = message["method"]
+            return
+        self.seen.append(message)
+        try:
+            self._check(message)
+        except Exception as err:  # noqa: BLE001 - kept for the assertion
+            self.problems.append(f"{message}: {err}")
+
+    def _check(self, message: dict[str, Any]) -> None:
+        assert message.get("jsonrpc") == "2.0", "not JSON-RPC 2.0"
+        if "method" in message:
+            REQUESTS[message["method"]].model_validate(message["params"])
+            return
+        method = self.asked.pop(message["id"])
+        if "error" in message:
+            Error.model_validate(message["error"])
+        else:
+            RESPONSES[method].model_validate(message["result"])
+
+
+@dataclass
+class RecordingClient:
+    """An editor that keeps every update and answers permission requests by `policy`."""
+
+    policy: Policy = lambda call, options: "accept"
+    updates: list[Any] = field(default_factory=list)
+    permissions: list[ToolCallUpdate] = field(default_factory=list)
+    on_permission: Callable[[ToolCallUpdate], Any] | None = None
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption],
+        **kwargs: Any,
+    ) -> RequestPermissionResponse:  # fmt: skip
+        self.permissions.append(tool_call)
+        if self.on_permission is not None:
+            self.on_permission(tool_call)
+        chosen = self.policy(tool_call, options)
+        if asyncio.iscoroutine(chosen):
+            chosen = await chosen
+        if chosen is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=chosen)
+        )
+
+    # ----- what the editor shows
+
+    def text(self) -> str:
+        return "".join(
+            u.content.text
+            for u in self.updates
+            if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock)
+        )
+
+    def plans(self) -> list[list[tuple[str, str]]]:
+        return [
+            [(e.content, e.status) for e in u.entries]
+            for u in self.updates
+            if isinstance(u, AgentPlanUpdate)
+        ]
+
+    def tool_calls(self, kind: str) -> list[ToolCallStart]:
+        return [u for u in self.updates if isinstance(u, ToolCallStart) and u.kind == kind]
+
+    def progress(self, call_id: str) -> list[ToolCallProgress]:
+        return [
+            u for u in self.updates if isinstance(u, ToolCallProgress) and u.tool_call_id == call_id
+        ]
+
+
+def agent_command() -> list[str]:
+    """`tui-engineer acp`: the console script beside this Python (this checkout's code)."""
+    script = Path(sys.executable).parent / "tui-engineer"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "tui_engineer"]
+
+
+def agent_env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "OPENAI_API_KEY": KEY, **extra}
+
+
+@dataclass
+class Agent:
+    conn: Any
+    process: asyncio.subprocess.Process
+    client: RecordingClient
+    check: SchemaCheck
+    stderr: Path
+
+    async def start(self, cwd: Path) -> str:
+        """initialize, then session/new in `cwd`: the session id."""
+        await self.conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(),
+            client_info=Implementation(name="tests", version="0"),
+        )
+        made = await self.conn.new_session(cwd=str(cwd), mcp_servers=[])
+        return made.session_id
+
+    async def prompt(self, session_id: str, text: str) -> str:
+        said = [TextContentBlock(type="text", text=text)]
+        answer = await self.conn.prompt(session_id=session_id, prompt=said)
+        return answer.stop_reason
+
+    def log(self) -> str:
+        return self.stderr.read_text(errors="replace")
+
+
+@contextlib.asynccontextmanager
+async def running_agent(
+    tmp_path: Path, base_url: str, *flags: str, client: RecordingClient | None = None,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[Agent]:  # fmt: skip
+    """The agent as a subprocess, with the scripted server's URL and the flags that make its
+    model calls come in script order (no step prepared ahead, the whole suite each run)."""
+    client = client or RecordingClient()
+    check = SchemaCheck()
+    stderr = tmp_path / "agent-stderr.txt"
+    args = [*agent_command(), "acp", "--base-url", base_url, "--model", "test-model"]
+    args += ["--no-pipeline", "--full-tests-always", *flags]
+    with stderr.open("wb") as log:
+        async with spawn_agent_process(
+            client, args[0], *args[1:], env=env or agent_env(), cwd=tmp_path,
+            transport_kwargs={"stderr": log}, observers=[check],
+        ) as (conn, process):  # fmt: skip
+            agent = Agent(conn, process, client, check, stderr)
+            yield agent
+    assert check.problems == [], check.problems

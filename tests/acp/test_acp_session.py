@@ -1,0 +1,72 @@
+"""A whole session driven by an editor over ACP (the SDK's client side, the agent a subprocess,
+the real openai client over HTTP to the scripted server, real git and pytest): the plan as plan
+entries, each proposal a tool call of kind edit with a diff per file, each test run one of kind
+execute, each review a permission request, and nothing committed before the client says yes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acp.schema import FileEditToolCallContent
+
+from tests.acp.acp_support import RecordingClient, running_agent
+from tests.conftest import SAMPLE_FILES, git
+from tests.engine_support import MUL, SUB, plan_reply
+from tests.scripted_server import Reply, ScriptedServer
+
+
+def commits(repo: Path) -> list[str]:
+    return git(repo, "log", "--format=%s").splitlines()
+
+
+def two_steps(server: ScriptedServer) -> None:
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text="Adding sub.\n\n" + SUB),
+        Reply(text="Adding mul.\n\n" + MUL),
+    )
+
+
+async def test_a_two_step_session_accepted_from_the_editor(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    two_steps(scripted_server)
+    at_each_permission: list[tuple[list[str], str, list]] = []
+    client = RecordingClient()
+    client.on_permission = lambda call: at_each_permission.append(
+        (commits(repo), (repo / "calc.py").read_text(), client.plans()[-1])
+    )
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        session = await agent.start(repo)
+        assert await agent.prompt(session, "add sub and mul") == "end_turn"
+        # The turn ends with the question; the next prompt answers it.
+        assert client.text().rstrip().endswith("answer `done` to finish the session.")
+        assert await agent.prompt(session, "done") == "end_turn"
+
+    assert commits(repo) == ["Add mul", "Add sub", "initial"]
+    assert "Finished: 2 step(s) committed." in client.text()
+    assert "Adding sub." in client.text()  # the model's prose, its edit blocks left out
+    assert "<<<<<<< SEARCH" not in client.text()
+    # Nothing committed, nothing written in the user's tree, before each permission.
+    (first_log, first_calc, first_plan), (second_log, second_calc, _) = at_each_permission
+    assert first_log == ["initial"] and first_calc == SAMPLE_FILES["calc.py"]
+    assert second_log == ["Add sub", "initial"] and "def mul" not in second_calc
+    assert first_plan == [("1. Add sub", "in_progress"), ("2. Add mul", "pending")]
+    assert client.plans()[-1] == [("1. Add sub", "completed"), ("2. Add mul", "completed")]
+    # Each proposal: a tool call of kind edit, one diff per file with the whole old and new text.
+    edits = client.tool_calls("edit")
+    assert len(edits) == 2 and [p.tool_call_id for p in client.permissions] == [
+        e.tool_call_id for e in edits
+    ]
+    diff = edits[0].content[0]
+    assert isinstance(diff, FileEditToolCallContent)
+    assert diff.path == str(repo / "calc.py")
+    assert diff.old_text == SAMPLE_FILES["calc.py"] and "def sub(a, b)" in diff.new_text
+    assert [p.status for p in client.progress(edits[1].tool_call_id)] == ["completed"]
+    # Each test run: a tool call of kind execute, its result as text.
+    runs = client.tool_calls("execute")
+    assert len(runs) >= 3  # the starting commit's run, then one per step
+    finished = [p for r in runs for p in client.progress(r.tool_call_id)]
+    assert all(p.status == "completed" for p in finished)
+    assert any("passed" in p.content[0].content.text for p in finished)

@@ -1,0 +1,115 @@
+"""`tui-engineer acp` starting up, as an editor sees it: initialize, session/new and its errors
+(each a JSON-RPC error whose message is the sentence the CLI prints; the agent keeps serving),
+protocol only on stdout, and no Textual in the process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from acp import RequestError
+
+from tests.acp.acp_support import agent_command, agent_env, running_agent
+from tests.conftest import start_conflicting_merge
+from tests.scripted_server import ScriptedServer, unused_base_url
+
+
+async def test_initialize_offers_load_and_new_session_offers_the_approval_modes(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    async with running_agent(tmp_path, scripted_server.base_url) as agent:
+        hello = await agent.conn.initialize(protocol_version=1)
+        assert hello.protocol_version == 1
+        assert hello.agent_capabilities.load_session is True
+        assert hello.agent_info.name == "tui-engineer"
+        made = await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+        assert made.session_id
+        assert made.modes.current_mode_id == "ask"
+        assert [m.id for m in made.modes.available_modes] == ["ask", "auto"]
+
+
+async def test_session_new_errors_are_the_cli_sentences_and_the_agent_keeps_serving(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    merging = make_repo(name="merging")
+    start_conflicting_merge(merging, "calc.py")
+    async with running_agent(tmp_path, scripted_server.base_url) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as not_repo:
+            await agent.conn.new_session(cwd=str(plain), mcp_servers=[])
+        cli = subprocess.run(
+            [*agent_command(), "run", "x", "-C", str(plain)], capture_output=True, text=True,
+            env=agent_env(), timeout=60,
+        )  # fmt: skip
+        assert cli.returncode == 2
+        assert f"tui-engineer: {not_repo.value}" == cli.stderr.strip()
+        assert "is not inside a git repository" in str(not_repo.value)
+        with pytest.raises(RequestError, match="merge"):
+            await agent.conn.new_session(cwd=str(merging), mcp_servers=[])
+        # Still serving: a good folder works after the failures.
+        made = await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+        assert made.session_id
+    assert "Traceback" not in agent.log()
+
+
+async def test_session_new_says_when_the_model_server_does_not_answer(
+    make_repo, tmp_path
+) -> None:
+    repo = make_repo()
+    gone = unused_base_url()
+    async with running_agent(tmp_path, gone) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as err:
+            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+        assert gone.split("//")[1].split("/")[0] in str(err.value)  # names where it looked
+        assert err.value.data["kind"] == "ServerUnreachable"
+    assert "Traceback" not in agent.log()
+
+
+async def test_no_key_is_authentication_required(make_repo, scripted_server, tmp_path) -> None:
+    repo = make_repo()
+    env = {k: v for k, v in agent_env().items() if k != "OPENAI_API_KEY"}
+    async with running_agent(tmp_path, scripted_server.base_url, env=env) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as err:
+            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+        assert err.value.code == -32000  # ACP's "authentication required"
+        assert "OPENAI_API_KEY" in str(err.value)
+
+
+def test_stdout_carries_protocol_only_and_textual_is_never_loaded(tmp_path) -> None:
+    # A stray print and a child process writing to its stdout, after the protocol took stdout:
+    # both land on stderr, and stdout holds the protocol's line alone.
+    code = (
+        "import asyncio, subprocess, sys\n"
+        "from tui_engineer.acp.streams import protocol_streams\n"
+        "import tui_engineer.acp.command, tui_engineer.acp.agent, tui_engineer.acp.session\n"
+        "async def main():\n"
+        "    reader, writer = await protocol_streams()\n"
+        "    print('stray print')\n"
+        "    subprocess.run(['echo', 'child output'])\n"
+        "    writer.write(b'{\"jsonrpc\": \"2.0\", \"method\": \"x\"}\\n')\n"
+        "    await writer.drain()\n"
+        "    print('textual' in sys.modules, file=sys.stderr)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input="", capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == '{"jsonrpc": "2.0", "method": "x"}\n'
+    assert "stray print" in done.stderr and "child output" in done.stderr
+    assert done.stderr.strip().endswith("False")  # no Textual
+
+
+def test_acp_help_names_its_flags() -> None:
+    done = subprocess.run(
+        [*agent_command(), "acp", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert "--approval" in done.stdout and "--allow-dirty" in done.stdout

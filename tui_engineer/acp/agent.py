@@ -1,0 +1,199 @@
+"""The ACP agent: `initialize`, `session/new` (the start-up checks of every other command, their
+sentence as the JSON-RPC error), `session/prompt`, `session/cancel`, `session/set_mode` (the
+approval modes) and `session/load`. Each session's work lives in acp/session.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    EmbeddedResourceContentBlock,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
+    TextContentBlock,
+)
+
+from tui_engineer import __version__
+from tui_engineer.acp.session import AcpSession
+from tui_engineer.engine.approval import APPROVALS
+from tui_engineer.errors import UserError
+from tui_engineer.session.options import RunOptions
+
+log = logging.getLogger("tui_engineer.acp")
+
+# A problem the user can fix (not a repository, no server...): the JSON-RPC error's message is
+# the sentence the CLI prints. -32000 is ACP's "authentication required" (no key, a key refused).
+USER_ERROR = -32001
+AUTH_REQUIRED = -32000
+MODES = {
+    "ask": "Ask: you review every step (its diff and test results) before it is committed",
+    "auto": "Auto: a step whose tests pass is committed unasked; one that fails, or that no "
+    "test verified, is still asked about",
+}
+
+
+@dataclass
+class StartOptions:
+    """What the `acp` command line says, for every session: the settings it gives (flags), and
+    how to start on a dirty tree or without tests."""
+
+    flags: dict[str, object] = field(default_factory=dict)
+    allow_dirty: bool = False
+    no_tests: str = ""
+
+
+def user_error(err: UserError) -> RequestError:
+    from tui_engineer.llm.errors import AuthRejected, MissingApiKey
+    from tui_engineer.names import readable
+
+    code = AUTH_REQUIRED if isinstance(err, MissingApiKey | AuthRejected) else USER_ERROR
+    data = {"kind": type(err).__name__, "exit_code": err.exit_code}
+    return RequestError(code, readable(str(err)), data)
+
+
+def modes(current: str) -> SessionModeState:
+    return SessionModeState(
+        current_mode_id=current,
+        available_modes=[
+            SessionMode(id=mode, name=mode, description=MODES[mode]) for mode in APPROVALS
+        ],
+    )
+
+
+class EngineerAgent:
+    def __init__(self, start: StartOptions) -> None:
+        self.start = start
+        self.sessions: dict[str, AcpSession] = {}
+        self.conn: Any = None
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:  # fmt: skip
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+            ),
+            agent_info=Implementation(
+                name="tui-engineer", title="tui-engineer", version=__version__
+            ),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
+        return AuthenticateResponse()
+
+    async def _prepare(self, cwd: str, request: str = "", session_id: str = "") -> Any:
+        """The start-up checks, in a thread, then the model server asked for its models: a
+        UserError says what to do."""
+        from tui_engineer.session.run import check_model, prepare
+
+        options = RunOptions(
+            request=request,
+            repo=Path(cwd),
+            flags=dict(self.start.flags),
+            allow_dirty=self.start.allow_dirty,
+            no_tests=self.start.no_tests,
+            session_id=session_id,
+        )
+        prepared = await asyncio.to_thread(prepare, options)
+        await check_model(prepared.model)
+        return prepared
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        from tui_engineer.session.run import new_session_id
+
+        session_id = new_session_id()
+        try:
+            prepared = await self._prepare(cwd, session_id=session_id)
+        except UserError as err:
+            raise user_error(err) from None
+
+        async def again(request: str) -> Any:  # each later run checks afresh
+            return await self._prepare(cwd, request, new_session_id())
+
+        approval = prepared.settings.approval
+        self.sessions[session_id] = AcpSession(session_id, self.conn, again, prepared, approval)
+        return NewSessionResponse(session_id=session_id, modes=modes(approval))
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        raise RequestError(USER_ERROR, "Loading a session is not supported yet.")
+
+    def _session(self, session_id: str) -> AcpSession:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError(
+                USER_ERROR, f"No session {session_id} in this agent: start one with session/new."
+            )
+        return session
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        session = self._session(session_id)
+        if mode_id not in APPROVALS:
+            raise RequestError.invalid_params(
+                {"modeId": mode_id, "message": f"modes are {', '.join(APPROVALS)}"}
+            )
+        session.set_mode(mode_id)
+        return SetSessionModeResponse()
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        session = self._session(session_id)
+        text = prompt_text(prompt)
+        if not text.strip():
+            raise RequestError.invalid_params({"message": "The prompt holds no text."})
+        return PromptResponse(stop_reason=await session.prompt(text))  # type: ignore[arg-type]
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            await session.cancel()
+
+    async def close(self) -> None:
+        """The client is gone (stdin closed) or a signal came: every session stops cleanly."""
+        for session in list(self.sessions.values()):
+            with contextlib.suppress(Exception):
+                await session.close()
+
+
+def prompt_text(blocks: Sequence[Any]) -> str:
+    """The request as the model gets it: the text, and any file the user attached (embedded
+    context) or linked."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            text = getattr(block.resource, "text", None)
+            if text is not None:
+                parts.append(f"{block.resource.uri}:\n```\n{text}\n```")
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"(see {block.uri})")
+    return "\n\n".join(parts)

@@ -1,0 +1,228 @@
+"""One ACP session: the engine's session run in a task, its events sent as updates in order, its
+reviews asked as permission requests, and the turns of the conversation around it.
+
+A turn (`session/prompt`) ends when the engine asks "what is still wrong?" (the question is the
+turn's last message; the next prompt answers it), when the session finishes, or on
+`session/cancel` (the engine's task is cancelled: its shadow removed, its test processes ended,
+an open permission request dropped)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from acp.interfaces import Client
+from acp.schema import PermissionOption, ToolCallUpdate
+
+from tui_engineer.acp.updates import Translator, Update, _say
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.session import Session, SessionResult
+from tui_engineer.errors import UserError
+from tui_engineer.session.run import Prepared, run_prepared
+
+log = logging.getLogger("tui_engineer.acp")
+
+ACCEPT, REJECT, SKIP = "accept", "reject", "skip"
+OPTIONS = [
+    PermissionOption(option_id=ACCEPT, name="Accept: commit this step", kind="allow_once"),
+    PermissionOption(option_id=REJECT, name="Reject: propose it again", kind="reject_once"),
+    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_once"),
+]
+# Rejections of one step after which it is skipped: a permission answer carries no reason, so the
+# model has little to go on, and a client that rejects everything must still see the turn end.
+MAX_REJECTIONS = 3
+REJECTED = "rejected in the editor (no reason given)"
+STILL_WRONG = (
+    "What is still wrong? Say it in your next message and it becomes new steps; "
+    "answer `done` to finish the session."
+)
+
+
+class AcpSession:
+    def __init__(
+        self,
+        session_id: str,
+        client: Client,
+        prepare: Callable[[str], Awaitable[Prepared]],
+        prepared: Prepared | None,
+        approval: str,
+    ) -> None:
+        self.id = session_id
+        self.client = client
+        self._prepare = prepare  # a fresh start-up for each run after the first
+        self._prepared = prepared
+        self.approval = approval
+        self.engine: Session | None = None
+        self.translator = Translator(prepared.root if prepared else None)  # type: ignore[arg-type]
+        self.translator.shadow = self._shadow_path
+        self.inbox: asyncio.Queue[str] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Update] = asyncio.Queue()
+        self._sender = asyncio.ensure_future(self._send_updates())
+        self._task: asyncio.Task[None] | None = None
+        self._turn: asyncio.Future[str] | None = None
+        self._answer: asyncio.Future[str] | None = None  # "what is still wrong?" awaits a prompt
+        self._rejections: dict[int, int] = {}
+
+    # ----- updates, in order
+
+    def emit(self, event: ev.Event) -> None:
+        """The engine's event sink: translated now (a proposal's files are read while the shadow
+        holds it), sent by `_send_updates` in order."""
+        try:
+            updates = self.translator.updates(event)
+        except Exception:  # noqa: BLE001 - a display problem must not end the session
+            log.exception("could not show %s", event.type)
+            return
+        for update in updates:
+            self._outbox.put_nowait(update)
+
+    def say(self, text: str) -> None:
+        self._outbox.put_nowait(_say(text))
+
+    async def _send_updates(self) -> None:
+        while True:
+            update = await self._outbox.get()
+            try:
+                await self.client.session_update(self.id, update)  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001 - a client gone: the connection's end stops us
+                log.exception("could not send an update")
+            finally:
+                self._outbox.task_done()
+
+    async def flush(self) -> None:
+        await self._outbox.join()
+
+    def _shadow_path(self) -> Any:
+        return self.engine.rt.shadow.path if self.engine is not None else None
+
+    # ----- turns
+
+    async def prompt(self, text: str) -> str:
+        """One turn: returns its stop reason ("end_turn" or "cancelled")."""
+        if self._turn is not None and not self._turn.done():
+            # A prompt while a turn runs: chat for the model's next call (as in the TUI).
+            self.inbox.put_nowait(text)
+            return await asyncio.shield(self._turn)
+        self._turn = asyncio.get_running_loop().create_future()
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(text)  # "what is still wrong?" answered: the session goes on
+        else:
+            self._task = asyncio.ensure_future(self._run(text))
+        return await asyncio.shield(self._turn)
+
+    def _end_turn(self, reason: str) -> None:
+        if self._turn is not None and not self._turn.done():
+            self._turn.set_result(reason)
+
+    async def _run(self, request: str) -> None:
+        """A whole engine session, for the request of the turn that started it."""
+        try:
+            prepared, self._prepared = self._prepared, None
+            if prepared is None:
+                prepared = await self._prepare(request)
+            prepared.options.request = request
+            self.translator.root = prepared.root
+            result = await run_prepared(
+                prepared, self, self.emit, self.inbox, on_session=self._started
+            )
+            self.say(_finished(result))
+        except UserError as err:
+            self.say(str(err))
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # noqa: BLE001 - a bug of ours: said, never a traceback
+            from tui_engineer.crash import internal_error_message
+
+            self.say(internal_error_message(err))
+        finally:
+            self.engine = None
+        await self.flush()
+        self._end_turn("end_turn")
+
+    def _started(self, session: Session) -> None:
+        self.engine = session
+        session.approval = self.approval
+
+    def set_mode(self, approval: str) -> None:
+        self.approval = approval
+        if self.engine is not None:
+            self.engine.approval = approval  # from the next proposal on
+
+    async def cancel(self) -> None:
+        """Stop the turn at once: the engine's task is cancelled (its shadow removed, its
+        processes ended), then the prompt answers `cancelled`."""
+        if self._turn is None or self._turn.done():
+            return
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._answer is not None and not self._answer.done():
+            self._answer.cancel()
+        self._answer = None
+        await self.flush()
+        self._end_turn("cancelled")
+
+    async def close(self) -> None:
+        """The client went away: stop the engine and the sender."""
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._sender.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._sender
+
+    # ----- the Reviewer protocol, as permission requests
+
+    async def review(self, proposal: Proposal) -> Decision:
+        await self.flush()  # the proposal's tool call is on screen before it is asked about
+        step = proposal.step.index
+        call = self.translator.proposal_call(step)
+        if call is None:  # not shown (cannot happen), asked all the same
+            call = f"step-{step}-review"
+        title = f"Commit step {step}: {proposal.step.title}? Tests: {proposal.summary()}"
+        answer = await self.client.request_permission(
+            session_id=self.id,
+            tool_call=ToolCallUpdate(tool_call_id=call, title=title),
+            options=OPTIONS,
+        )
+        outcome = answer.outcome
+        if getattr(outcome, "outcome", "") != "selected":
+            # Cancelled: the client is stopping the turn (session/cancel follows, if not here).
+            return Decision("stop", "cancelled in the editor")
+        chosen = outcome.option_id  # type: ignore[union-attr]
+        if chosen == ACCEPT:
+            return Decision.accept()
+        if chosen == SKIP:
+            return Decision("skip", "skipped in the editor")
+        self._rejections[step] = self._rejections.get(step, 0) + 1
+        if self._rejections[step] >= MAX_REJECTIONS:
+            return Decision("skip", f"rejected {MAX_REJECTIONS} times")
+        return Decision.reject(REJECTED)
+
+    async def still_wrong(self) -> str | None:
+        """Ends the turn with the question; the next prompt is the answer."""
+        self.say(STILL_WRONG)
+        await self.flush()
+        self._answer = asyncio.get_running_loop().create_future()
+        self._end_turn("end_turn")
+        try:
+            return await self._answer
+        finally:
+            self._answer = None
+
+    async def verdict(self) -> Verdict | None:
+        return None
+
+
+def _finished(result: SessionResult) -> str:
+    if result.outcome == "done":
+        return f"Finished: {result.message}."
+    return f"Session ended ({result.outcome}): {result.message}"

@@ -1,0 +1,276 @@
+"""Engine events as ACP `session/update`s: the plan as `plan` entries that follow each step, the
+model's prose as agent message chunks, each proposal as a tool call of kind `edit` with one
+`diff` per file, each test run as a tool call of kind `execute` with its result as text.
+
+Synchronous and pure but for reading a proposal's files, which happens at the event (the shadow
+then holds exactly that proposal): the agent queues what comes out and sends it in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acp import (
+    plan_entry,
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_plan,
+    update_tool_call,
+    update_user_message_text,
+)
+from acp.schema import PlanEntryStatus, ToolCallLocation
+
+from tui_engineer.edits.prose import EditBlockFilter
+from tui_engineer.engine import events as ev
+from tui_engineer.names import readable
+
+Update = object  # one of the SDK's session update models
+TAIL_LINES = 40  # of a failing run's output, in its tool call
+# Replies whose prose is worth reading in the editor; a plan arrives as JSON (the plan update
+# shows it), a diagnosis as its own prose.
+SHOWN_REPLIES = {"propose", "fix", "diagnose", "replan"}
+
+
+@dataclass
+class Entry:
+    title: str
+    status: PlanEntryStatus = "pending"
+    note: str = ""  # "skipped: …", "failed", "undone": said in the entry's text
+
+    def content(self, index: int) -> str:
+        text = f"{index}. {self.title}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+@dataclass
+class Translator:
+    """Turns the events of one session into updates. `root` is the user's repository (where a
+    proposal's old text is), `shadow` says where the proposal's new text is at that moment."""
+
+    root: Path
+    shadow: Callable[[], Path | None] = lambda: None
+    entries: dict[int, Entry] = field(default_factory=dict)
+    _prose: EditBlockFilter | None = None
+    _runs: dict[tuple[int | None, str], str] = field(default_factory=dict)
+    _proposals: dict[int, str] = field(default_factory=dict)  # step -> its edit tool call
+    _count: int = 0
+
+    def updates(self, event: ev.Event) -> list[Update]:
+        handler = getattr(self, f"_on_{event.type}", None)
+        return handler(event) if handler is not None else []
+
+    # ----- the plan
+
+    def plan(self) -> Update:
+        return update_plan(
+            plan_entry(e.content(i), status=e.status) for i, e in sorted(self.entries.items())
+        )
+
+    def _on_plan_ready(self, event: ev.PlanReady) -> list[Update]:
+        known = self.entries
+        self.entries = {s.index: known.get(s.index, Entry(s.listed)) for s in event.steps}
+        for step in event.steps:
+            self.entries[step.index].title = step.listed
+        return [self.plan()]
+
+    def _step(self, index: int, status: PlanEntryStatus, note: str = "") -> list[Update]:
+        entry = self.entries.get(index)
+        if entry is None:
+            return []
+        entry.status, entry.note = status, note
+        return [self.plan()]
+
+    def _on_step_started(self, event: ev.StepStarted) -> list[Update]:
+        said = _say(f"**Step {event.index}: {event.title}**")
+        return [*self._step(event.index, "in_progress"), said]
+
+    def _on_step_committed(self, event: ev.StepCommitted) -> list[Update]:
+        done = self._close_proposal(event.step, "completed", f"committed {event.sha[:8]}")
+        return [*done, *self._step(event.step, "completed"),
+                _say(f"Committed `{event.sha[:8]}` {event.title}.")]  # fmt: skip
+
+    def _on_step_skipped(self, event: ev.StepSkipped) -> list[Update]:
+        note = f"skipped: {event.reason}" if event.reason != "stop" else "stopped"
+        return self._step(event.step, "completed", readable(note))
+
+    def _on_step_undone(self, event: ev.StepUndone) -> list[Update]:
+        steps = self._step(event.step, "pending", "undone") if event.step is not None else []
+        return [*steps, _say(event.message)]
+
+    # ----- the model's words
+
+    def _on_model_call_started(self, event: ev.ModelCallStarted) -> list[Update]:
+        self._prose = EditBlockFilter() if event.purpose in SHOWN_REPLIES else None
+        return []
+
+    def _on_token(self, event: ev.TokenStream) -> list[Update]:
+        if self._prose is None or event.purpose not in SHOWN_REPLIES:
+            return []
+        text = self._prose.feed(event.text)
+        return [update_agent_message_text(text)] if text else []
+
+    def _on_model_exchange(self, event: ev.ModelExchange) -> list[Update]:
+        if event.background or self._prose is None:
+            return []
+        text, self._prose = self._prose.finish(), None
+        return [update_agent_message_text(text + "\n\n")]
+
+    def _on_feedback_delivered(self, event: ev.FeedbackDelivered) -> list[Update]:
+        return [_say(f"(Your message went to the model with its {event.purpose} call.)")]
+
+    def _on_notice(self, event: ev.Notice) -> list[Update]:
+        return [_say(readable(event.message))]
+
+    def _on_error(self, event: ev.ErrorEvent) -> list[Update]:
+        return [_say(f"Error: {readable(event.message)}")]
+
+    def _on_stuck(self, event: ev.Stuck) -> list[Update]:
+        return [_say(f"Step {event.step}: {event.reason}")]
+
+    def _on_server_paused(self, event: ev.ServerPaused) -> list[Update]:
+        return [_say(event.message)]
+
+    def _on_baseline_failed(self, event: ev.BaselineFailed) -> list[Update]:
+        return [_say(event.message)]
+
+    # ----- test runs: tool calls of kind execute
+
+    def _new_id(self, kind: str) -> str:
+        self._count += 1
+        return f"{kind}-{self._count}"
+
+    def _on_tests_started(self, event: ev.TestsStarted) -> list[Update]:
+        call = self._new_id("tests")
+        self._runs[(event.step, event.scope)] = call
+        return [_run_started(call, f"Tests ({event.scope}): {event.command}", event.command)]
+
+    def _on_tests_finished(self, event: ev.TestsFinished) -> list[Update]:
+        call = self._runs.pop((event.step, event.scope), None)
+        if call is None:
+            return []
+        return [_run_finished(call, event.ok, test_result_text(event))]
+
+    def _on_baseline_started(self, event: ev.BaselineStarted) -> list[Update]:
+        call = self._new_id("tests")
+        self._runs[(None, "baseline")] = call
+        title = f"Tests on the starting commit: {event.command}"
+        return [_run_started(call, title, event.command)]
+
+    def _on_baseline_ready(self, event: ev.BaselineReady) -> list[Update]:
+        text = event.summary or "recorded earlier for this same tree"
+        if event.failing:
+            text += "\nAlready failing before the session (not a step's to fix): " + ", ".join(
+                event.failing
+            )
+        call = self._runs.pop((None, "baseline"), None)
+        if call is None:  # recorded earlier: no run was started
+            call = self._new_id("tests")
+            return [
+                _run_started(call, f"Tests on the starting commit: {event.command}", event.command),
+                _run_finished(call, True, text),
+            ]
+        return [_run_finished(call, True, text)]
+
+    # ----- proposals: tool calls of kind edit
+
+    def _on_proposal_ready(self, event: ev.ProposalReady) -> list[Update]:
+        call = self._new_id("step")
+        self._proposals[event.step] = call
+        diffs = [self._file_diff(status, path) for status, path in event.changes]
+        summary = tool_content(text_block(proposal_text(event)))
+        title = f"Step {event.step}: {event.title} ({event.summary})"
+        return [
+            start_tool_call(
+                call,
+                readable(title),
+                kind="edit",
+                status="pending",
+                content=[*diffs, summary],
+                locations=[ToolCallLocation(path=str(self.root / p)) for _, p in event.changes],
+                raw_input={"step": event.step, "diff": event.diff},
+            )
+        ]
+
+    def proposal_call(self, step: int) -> str | None:
+        return self._proposals.get(step)
+
+    def _file_diff(self, status: str, path: str) -> object:
+        shadow = self.shadow()
+        old = None if status == "A" else _read(self.root / path)
+        new = _read(shadow / path) if shadow is not None and status != "D" else None
+        return tool_diff_content(str(self.root / path), new or "", old)
+
+    def _on_decision(self, event: ev.DecisionMade) -> list[Update]:
+        if event.decision == "accept":
+            return [_say(f"Step {event.step} accepted: {event.by}.")]
+        word = {"reject": "rejected", "skip": "skipped", "stop": "stopped"}.get(event.decision)
+        if word is None:
+            return []
+        said = f"{word}: {event.reason}" if event.reason else word
+        return self._close_proposal(event.step, "failed", readable(said))
+
+    def _close_proposal(self, step: int, status: str, said: str) -> list[Update]:
+        call = self._proposals.pop(step, None)
+        if call is None:
+            return []
+        return [update_tool_call(call, status=status, content=None, raw_output={"result": said})]
+
+
+def _say(text: str) -> Update:
+    return update_agent_message_text(text.rstrip("\n") + "\n\n")
+
+
+def user_said(text: str) -> Update:
+    return update_user_message_text(text)
+
+
+def _run_started(call: str, title: str, command: str) -> Update:
+    return start_tool_call(
+        call, readable(title), kind="execute", status="in_progress", raw_input={"command": command}
+    )
+
+
+def _run_finished(call: str, ok: bool, text: str) -> Update:
+    return update_tool_call(
+        call,
+        status="completed" if ok else "failed",
+        content=[tool_content(text_block(readable(text)))],
+    )
+
+
+def test_result_text(event: ev.TestsFinished) -> str:
+    """A run's result as the editor shows it: counts, failing tests by name, old failures named
+    as old, and a failing run's last lines."""
+    lines = [event.summary]
+    if event.failing:
+        lines.append("Failing: " + ", ".join(event.failing))
+    if event.old_failing:
+        old = ", ".join(event.old_failing)
+        lines.append(f"Failing before the session too (not this step's): {old}")
+    if not event.ok and event.output_tail:
+        tail = event.output_tail.rstrip().splitlines()[-TAIL_LINES:]
+        lines += ["", "```", *tail, "```"]
+    return "\n".join(lines)
+
+
+def proposal_text(event: ev.ProposalReady) -> str:
+    """What the review says beside the diff: the tests (a test-first step's before and after
+    runs), old failures, sandbox actions and notes."""
+    lines = [f"Tests: {event.summary}"]
+    lines += [f"- {run}" for run in event.test_runs]
+    if event.old_failures:
+        lines.append("Failing before the session too: " + ", ".join(event.old_failures))
+    lines += [f"Sandbox action: {action}" for action in event.actions]
+    lines += [f"Note: {note}" for note in event.notes]
+    return "\n".join(lines)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
