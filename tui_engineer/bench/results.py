@@ -7,7 +7,7 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from tui_engineer.engine import events as ev
@@ -27,6 +27,8 @@ class RunResult:
     fix_attempts: int = 0
     edits_ok: int = 0  # replies whose edits applied
     edits_refused: int = 0  # replies with no usable edit
+    malformed: int = 0  # refused replies that tried to edit (not a reply of prose only)
+    shapes: dict[str, int] = field(default_factory=dict)  # reply shape -> replies (edits/shapes.py)
     follow_ups: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -67,8 +69,11 @@ def count_events(result: RunResult, events: Iterable[ev.Event]) -> None:
             result.fix_attempts += 1
         elif isinstance(event, ev.EditsApplied | ev.ActionApplied):
             result.edits_ok += 1
+            _count_shape(result, getattr(event, "shape", "") or "actions")
         elif isinstance(event, ev.EditRefused):
             result.edits_refused += 1
+            result.malformed += is_malformed(event)
+            _count_shape(result, event.shape)
         elif isinstance(event, ev.TestsFinished) and event.passed + event.failed > 0:
             result.ran = True
         elif isinstance(event, ev.UsageUpdated):
@@ -76,6 +81,18 @@ def count_events(result: RunResult, events: Iterable[ev.Event]) -> None:
             result.completion_tokens = event.completion_tokens
             result.usd = event.usd
     result.steps = len(steps)
+
+
+def is_malformed(event: ev.EditRefused) -> bool:
+    """A refused reply that tried to edit: a block that did not parse or apply, a file shown
+    without markers. A reply of prose only (or SHOW rounds used up) is not a malformed edit."""
+    talked = event.reason.startswith("no edits") and event.shape in ("", "prose")
+    return not talked
+
+
+def _count_shape(result: RunResult, shape: str) -> None:
+    key = shape or "unknown"  # records from before shapes were recorded
+    result.shapes[key] = result.shapes.get(key, 0) + 1
 
 
 def append_result(folder: Path, result: RunResult) -> None:

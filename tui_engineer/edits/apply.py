@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.edits.diagnose import not_found_feedback
+from tui_engineer.edits.elision import ELIDED_REPLACE, ELIDED_SEARCH, comment_elisions, is_elision
 from tui_engineer.edits.matching import common_indent, dedented, find_matches, locate, reindent
 from tui_engineer.edits.parser import (
     ApplyFailed,
@@ -171,6 +172,8 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
         )
     text = _decode(current, f"{name}: {rel}")
     starts, norm, search, replace = locate(text.lines, search, replace)
+    if not starts and (elided := [line.strip() for line in search if is_elision(line)]):
+        raise ApplyFailed(f"{name}: " + ELIDED_SEARCH.format(line=elided[0]) + f" {_RESEND}")
     if not starts:
         already = find_matches(text.lines, replace)[0] if any(s.strip() for s in replace) else []
         found_at = already[0] if len(already) == 1 else None  # several: too common to tell
@@ -185,10 +188,18 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
             f"one place. {_RESEND}"
         )
     start, end = starts[0], starts[0] + len(search)
+    _refuse_placeholders(name, "REPLACE", replace, text.lines[start:end])
     if norm is dedented:
         replace = reindent(replace, common_indent(search), common_indent(text.lines[start:end]))
     text.lines[start:end] = replace
     ws.put(path, text.encode(), name)
+
+
+def _refuse_placeholders(name: str, what: str, new: list[str], old: list[str]) -> None:
+    """A "# ... rest unchanged" line written over real code would delete that code."""
+    if placeholders := comment_elisions(new, old):
+        text = ELIDED_REPLACE.format(what=what, line=placeholders[0])
+        raise ApplyFailed(f"{name}: {text} {_RESEND}")
 
 
 def _create(
@@ -219,6 +230,8 @@ def _write_file(ws: _Workspace, edit: WriteFile, number: int) -> None:
     current = ws.get(path, name).data
     rel = ws.rel(path)
     like = _decode(current, f"{name}: {rel}") if current is not None else None
+    if like is not None:  # a new file's placeholder deletes nothing; an existing file's does
+        _refuse_placeholders(name, "The new content", _split(edit.content), like.lines)
     ws.put(path, _new_text(edit.content, name, rel, like), name)
 
 

@@ -7,64 +7,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tui_engineer.edits.types import (
+    ApplyFailed,
+    DeleteFile,
+    Edit,
+    EditError,
+    ParseError,
+    RenameFile,
+    ReplyTooLarge,
+    SearchReplace,
+    UnsafePath,
+    WriteFile,
+)
+from tui_engineer.edits.udiff import read_file_diff, starts_diff
+
+__all__ = [
+    "ApplyFailed", "DeleteFile", "Edit", "EditError", "ParseError", "RenameFile", "ReplyTooLarge",
+    "SearchReplace", "UnsafePath", "WriteFile", "clean_path", "parse_edits", "parse_reply",
+]  # fmt: skip
+
 MAX_REPLY_BYTES = 512_000
-
-
-@dataclass(frozen=True)
-class SearchReplace:
-    """Replace `search` (whole lines, each "\\n"-terminated) by `replace`.
-
-    An empty `search` creates the file."""
-
-    path: str
-    search: str
-    replace: str
-
-
-@dataclass(frozen=True)
-class WriteFile:
-    """Create or overwrite a whole file."""
-
-    path: str
-    content: str
-
-
-@dataclass(frozen=True)
-class DeleteFile:
-    path: str
-
-
-@dataclass(frozen=True)
-class RenameFile:
-    path: str
-    new_path: str
-
-
-Edit = SearchReplace | WriteFile | DeleteFile | RenameFile
-
-
-class EditError(Exception):
-    """An edit the model must redo. Not a UserError: `feedback` is written for the model."""
-
-    def __init__(self, feedback: str) -> None:
-        super().__init__(feedback)
-        self.feedback = feedback
-
-
-class ParseError(EditError):
-    """A malformed block: which one and what is missing."""
-
-
-class UnsafePath(EditError):
-    """A path that would write outside the repository or into git's own files."""
-
-
-class ApplyFailed(EditError):
-    """An edit that does not apply to the files as they are (nothing was written)."""
-
-
-class ReplyTooLarge(EditError):
-    """A reply over the size cap; it is not parsed at all."""
 
 
 # Markers: five to nine angle brackets / equals signs (seven is canonical), spaces around allowed.
@@ -77,6 +39,9 @@ _DELETE = re.compile(r"^<{5,9} *DELETE(?:\s+(?P<path>.*))?$")
 _RENAME = re.compile(r"^<{5,9} *RENAME(?:\s+(?P<rest>.*))?$")
 _OPENERS = (_SEARCH, _FILE_START, _DELETE, _RENAME)
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^`]*$")
+_HEADING = re.compile(r"^#{1,6}\s+")
+_LABEL = re.compile(r"^(?:file|filename|file name|path)\s*:\s*", re.IGNORECASE)
+_SPAN = re.compile(r"\*\*`?([^*`\s]+)`?\*\*|`([^`\s]+)`")
 
 SEARCH_LINE = "<<<<<<< SEARCH"
 DIVIDER_LINE = "======="
@@ -90,7 +55,7 @@ def clean_path(raw: str) -> str | None:
 
     Tolerated around the path: spaces, `**bold**`, `backticks`, a trailing colon, a leading "./".
     A bare path may not contain spaces (that is prose); a backticked one may."""
-    text = raw.strip()
+    text = _LABEL.sub("", _HEADING.sub("", raw.strip()))
     quoted = False
     for _ in range(3):  # decorations nest at most as **`path`:**
         text = text.removesuffix(":").strip()
@@ -105,6 +70,30 @@ def clean_path(raw: str) -> str | None:
     if not quoted and any(ch.isspace() for ch in text):
         return None
     return text
+
+
+def _path_like(text: str | None) -> bool:
+    return text is not None and ("." in text or "/" in text) and not text.endswith(".")
+
+
+def path_in_prose(line: str) -> str | None:
+    """The one file path a prose line names in backticks or bold ("Here is the updated
+    `calc.py`:"), or None when it names none or several (which file is meant is unclear)."""
+    found = {clean_path(a or b) for a, b in _SPAN.findall(line)}
+    paths = [p for p in found if _path_like(p)]
+    return paths[0] if len(paths) == 1 else None
+
+
+def path_in_fence_info(line: str) -> str | None:
+    """A path written on the opening fence itself: ```python calc.py, ```calc.py,
+    ```python:calc.py, ```python title="calc.py"."""
+    m = _FENCE.match(line.strip())
+    if m is None:
+        return None
+    info = line.strip()[len(m.group(1)) :].replace(":", " ").replace("=", " ")
+    words = [clean_path(w.strip("\"'")) for w in info.split()]
+    paths = [w for w in words if _path_like(w)]
+    return paths[0] if len(paths) == 1 else None
 
 
 def _is_marker(line: str) -> bool:
@@ -125,12 +114,16 @@ class _Parser:
         self.edits: list[Edit] = []
         self.last_path: str | None = None  # path of the block that ended just above, if any
         self.last_end = -1  # line index of that block's end marker
+        self.variants: set[str] = set()  # how the reply deviates from the canonical shape
+        self.kinds: set[str] = set()  # the kinds of edit it holds
 
     def parse(self) -> list[Edit]:
         while self.i < len(self.lines):
             line = self.lines[self.i].strip()
             self.i += 1
-            if _SEARCH.match(line):
+            if starts_diff(self.lines, self.i - 1):
+                self._diff()
+            elif _SEARCH.match(line):
                 self._search_replace()
             elif _FILE_START.match(line):
                 self._whole_file()
@@ -165,15 +158,37 @@ class _Parser:
             return self.last_path  # another block in the same fence, same file
         if _FENCE.match(above):
             k = self._prev_nonblank(j)
-            found = clean_path(self.lines[k]) if k >= 0 else None
-            if found is None or k == self.last_end:
+            line = self.lines[k] if k >= 0 and k != self.last_end else ""
+            found = self._path_line(line) or self._note(path_in_fence_info(above), "info")
+            if found is None:
                 seen = self.lines[k].strip() if k >= 0 else None
                 raise ParseError(self._no_path(number, seen, "the fence"))
             return found
-        found = clean_path(above)
+        found = self._path_line(above)
         if found is None:
             raise ParseError(self._no_path(number, above, "the marker"))
+        k = self._prev_nonblank(j)
+        if k >= 0 and _FENCE.match(self.lines[k].strip()):
+            self.variants.add("path-in-fence")
+        elif self.last_end >= 0 and not any(
+            _FENCE.match(self.lines[n].strip()) for n in range(self.last_end + 1, j)
+        ):
+            self.variants.add("several-files-per-fence")
         return found
+
+    def _path_line(self, line: str) -> str | None:
+        """A path line (noting a decorated one), else the one path a prose line names."""
+        found = clean_path(line)
+        if found is not None:
+            if found != line.strip().removeprefix("./"):
+                self.variants.add("path-decorated")
+            return found
+        return self._note(path_in_prose(line), "prose")
+
+    def _note(self, path: str | None, where: str) -> str | None:
+        if path is not None:
+            self.variants.add(f"path-in-{where}")
+        return path
 
     def _no_path(self, number: int, seen: str | None, what: str) -> str:
         where = f" The line above {what} is `{seen}`, which is not a file path." if seen else ""
@@ -256,7 +271,15 @@ class _Parser:
             )
         self._add(RenameFile(old_path, new_path), None)
 
+    def _diff(self) -> None:
+        edits, self.i = read_file_diff(self.lines, self.i - 1, len(self.edits) + 1)
+        self.kinds.add("unified-diff")
+        self.edits.extend(edits)
+        self.last_path, self.last_end = None, -1
+
     def _add(self, edit: Edit, path: str | None) -> None:
+        kind = {SearchReplace: "search-replace", WriteFile: "whole-file"}.get(type(edit))
+        self.kinds.add(kind or "file-ops")
         self.edits.append(edit)
         self.last_path = path
         self.last_end = self.i - 1
@@ -277,8 +300,23 @@ def check_reply_size(reply: str, max_reply_bytes: int) -> None:
         )
 
 
+@dataclass(frozen=True)
+class ParsedReply:
+    edits: list[Edit]
+    kinds: frozenset[str]  # search-replace, whole-file, file-ops, unified-diff
+    variants: frozenset[str]  # path-in-fence, path-decorated, path-in-prose, crlf, ...
+
+
+def parse_reply(reply: str, *, max_reply_bytes: int = MAX_REPLY_BYTES) -> ParsedReply:
+    """parse_edits, plus what the reply's shape was (edits/shapes.py records it)."""
+    check_reply_size(reply, max_reply_bytes)
+    parser = _Parser(reply)
+    edits = parser.parse()
+    variants = parser.variants | ({"crlf"} if "\r\n" in reply else set())
+    return ParsedReply(edits, frozenset(parser.kinds), frozenset(variants))
+
+
 def parse_edits(reply: str, *, max_reply_bytes: int = MAX_REPLY_BYTES) -> list[Edit]:
     """The edits in a model reply, in order; [] when it has none. Raises ParseError on a
     malformed block and ReplyTooLarge over the size cap."""
-    check_reply_size(reply, max_reply_bytes)
-    return _Parser(reply).parse()
+    return parse_reply(reply, max_reply_bytes=max_reply_bytes).edits

@@ -159,6 +159,10 @@ class EditsApplied(Event):
     attempt: int
     changed: tuple[str, ...]
     diff: str = ""  # the step's whole diff so far, so a UI can show work in progress
+    # The reply's shape (edits/shapes.py): its kinds of edit, and how it departs from the
+    # canonical layout; a bench counts them per model.
+    shape: str = ""
+    shape_details: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,8 @@ class EditRefused(Event):
     step: int
     attempt: int
     reason: str
+    shape: str = ""  # as in EditsApplied
+    shape_details: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from tui_engineer.context.show import parse_show_requests
 from tui_engineer.edits import EditError, apply_edits, parse_edits
 from tui_engineer.edits.actions import parse_actions
+from tui_engineer.edits.shapes import ReplyShape, describe_reply, unmarked_file_feedback
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
@@ -71,22 +72,31 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
     """Apply a reply's edits and sandbox actions. True: something changed; False: refused or
     empty (feedback queued for the model); None: applied but nothing changed."""
     state.messages.append({"role": "assistant", "content": reply})
+    shape = describe_reply(reply)
     try:
         edits, actions = parse_edits(reply), parse_actions(reply)
         if not edits and not actions:
             asked = rt.options.show_rounds > 0 and parse_show_requests(reply)
+            unmarked = None if asked else unmarked_file_feedback(reply)
+            if unmarked is not None:  # a file in a fence without markers: teach the shape
+                return _refused(rt, step, state, unmarked, shape)
             state.messages.append(
                 prompts.show_limit_message(rt.options.show_rounds)
                 if asked
                 else prompts.no_edits_message()
             )
             reason = "no edits (SHOW rounds used up)" if asked else "no edits"
-            rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason=reason))
+            rt.emit(
+                ev.EditRefused(
+                    step=step.index, attempt=state.attempt, reason=reason,
+                    shape=shape.kind, shape_details=shape.details,
+                )
+            )  # fmt: skip
             return False
         await baseline_ready(rt)  # it runs in this shadow: no edit before it has read the tree
         result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
     except EditError as err:
-        return _refused(rt, step, state, err.feedback)
+        return _refused(rt, step, state, err.feedback, shape)
     before, after = state.diff, await asyncio.to_thread(rt.shadow.diff)
     state.diff = after
     if result is not None:
@@ -94,8 +104,11 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
         changed = tuple(result.changed + result.created + result.deleted + renamed)
         state.changed_now = changed
         rt.emit(
-            ev.EditsApplied(step=step.index, attempt=state.attempt, changed=changed, diff=after)
-        )
+            ev.EditsApplied(
+                step=step.index, attempt=state.attempt, changed=changed, diff=after,
+                shape=shape.kind, shape_details=shape.details,
+            )
+        )  # fmt: skip
     ran = await run_actions(rt, step.index, state.attempt, actions)
     state.actions += ran.done
     if ran.feedback:
@@ -103,8 +116,15 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
     return True if after != before or ran.done else None
 
 
-def _refused(rt: Runtime, step: Step, state: _Attempts, feedback: str) -> bool:
-    rt.emit(ev.EditRefused(step=step.index, attempt=state.attempt, reason=feedback))
+def _refused(
+    rt: Runtime, step: Step, state: _Attempts, feedback: str, shape: ReplyShape
+) -> bool:
+    rt.emit(
+        ev.EditRefused(
+            step=step.index, attempt=state.attempt, reason=feedback,
+            shape=shape.kind, shape_details=shape.details,
+        )
+    )  # fmt: skip
     state.messages.append(prompts.edit_refused_message(feedback))
     if feedback == state.last_refusal:
         state.notes.append("stuck: the model sent the same unusable edit twice")

@@ -1,0 +1,48 @@
+"""Lines standing for code left out ("...", "# ... rest unchanged", "// ... existing code ...").
+
+Models write them in SEARCH (lines to find that are not in the file) and in REPLACE or whole
+files (where writing them would delete the code they stand for). Neither is applied: the
+feedback says why and what to send instead."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# A bare ellipsis, a comment starting with one, or a comment with one that says code is kept.
+_COMMENT = r"(?:#|//|/\*|--|<!--|;)"
+_DOTS = r"(?:\.\.\.|…)"
+_SAYS_KEPT = r"\b(?:rest|existing|unchanged|remaining|same|other)\b"
+_ELISION = re.compile(
+    rf"^{_DOTS}$|^{_COMMENT}\s*{_DOTS}|^{_COMMENT}.*{_SAYS_KEPT}.*{_DOTS}|^{_COMMENT}.*{_DOTS}.*{_SAYS_KEPT}",
+    re.IGNORECASE,
+)
+
+
+def is_elision(line: str) -> bool:
+    return bool(_ELISION.match(line.strip()))
+
+
+def comment_elisions(lines: Sequence[str], known: Sequence[str]) -> list[str]:
+    """Comment elisions in `lines` that are not lines of `known` (the file, or SEARCH): writing
+    them would replace real code by a placeholder. A bare `...` is left alone (Python's
+    Ellipsis is a real statement)."""
+    present = {line.strip() for line in known}
+    return [
+        line.strip()
+        for line in lines
+        if is_elision(line) and line.strip() not in ("...", "…") and line.strip() not in present
+    ]
+
+
+ELIDED_SEARCH = (
+    "SEARCH holds `{line}`, which stands for lines left out; SEARCH must repeat the file's lines "
+    "exactly, every one of them. Make SEARCH shorter instead: only the lines that change plus "
+    "two or three unchanged lines around them, copied exactly, one block per place that changes."
+)
+
+ELIDED_REPLACE = (
+    "{what} holds `{line}`, a placeholder for code left out. Written as it is, it would replace "
+    "that code, deleting it. Write the code out in full, or use SEARCH/REPLACE blocks that "
+    "hold only the lines that change."
+)
