@@ -184,15 +184,16 @@ class Agent:
 @contextlib.asynccontextmanager
 async def running_agent(
     tmp_path: Path, base_url: str, *flags: str, client: RecordingClient | None = None,
-    env: dict[str, str] | None = None,
+    env: dict[str, str] | None = None, pipeline: bool = False,
 ) -> AsyncIterator[Agent]:  # fmt: skip
     """The agent as a subprocess, with the scripted server's URL and the flags that make its
-    model calls come in script order (no step prepared ahead, the whole suite each run)."""
+    model calls come in script order (the whole suite each run; no step prepared ahead unless
+    `pipeline`)."""
     client = client or RecordingClient()
     check = SchemaCheck()
     stderr = tmp_path / "agent-stderr.txt"
     args = [*agent_command(), "acp", "--base-url", base_url, "--model", "test-model"]
-    args += ["--no-pipeline", "--full-tests-always", *flags]
+    args += ["--full-tests-always", *flags, *([] if pipeline else ["--no-pipeline"])]
     with stderr.open("wb") as log:
         async with spawn_agent_process(
             client, args[0], *args[1:], env=env or agent_env(), cwd=tmp_path,
@@ -201,3 +202,29 @@ async def running_agent(
             agent = Agent(conn, process, client, check, stderr)
             yield agent
     assert check.problems == [], check.problems
+
+
+def descendants(pid: int) -> list[tuple[int, str]]:
+    """Every living process under `pid` (from /proc): (pid, command line)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z":  # a zombie has ended; only its reaping is left
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        try:
+            line = (Path("/proc") / str(child) / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        found.append((child, line.decode(errors="replace")))
+        todo += children.get(child, [])
+    return found

@@ -72,7 +72,7 @@ def modes(current: str) -> SessionModeState:
     return SessionModeState(
         current_mode_id=current,
         available_modes=[
-            SessionMode(id=mode, name=mode, description=MODES[mode]) for mode in APPROVALS
+            SessionMode(id=m, name=m.capitalize(), description=MODES[m]) for m in APPROVALS
         ],
     )
 

@@ -1,0 +1,46 @@
+"""The approval modes as ACP session modes: `auto` chosen in the editor's mode picker
+(session/set_mode) commits a step whose tests pass unasked and still asks about a failing one."""
+
+from __future__ import annotations
+
+import pytest
+from acp import RequestError
+
+from tests.acp.acp_support import RecordingClient, running_agent
+from tests.conftest import git
+from tests.engine_support import MUL_BUGGY, SUB, plan_reply
+from tests.scripted_server import Reply, ScriptedServer
+
+
+async def test_auto_mode_asks_only_about_the_failing_step(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_BUGGY),  # fails, and no fix is tried (--max-fix-attempts 0)
+    )
+    client = RecordingClient(policy=lambda call, options: "skip")
+    async with running_agent(
+        tmp_path, scripted_server.base_url, "--max-fix-attempts", "0", client=client
+    ) as agent:
+        session = await agent.start(repo)
+        with pytest.raises(RequestError):
+            await agent.conn.set_session_mode(session_id=session, mode_id="yolo")
+        await agent.conn.set_session_mode(session_id=session, mode_id="auto")
+        assert await agent.prompt(session, "add sub and mul") == "end_turn"
+
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert "Accepted: auto (tests passed)." in git(repo, "log", "-1", "--format=%B")
+    assert [p.title.split("?")[0] for p in client.permissions] == ["Commit step 2: Add mul"]
+    assert "Step 1 accepted: auto (tests passed)." in client.text()
+
+
+async def test_the_approval_flag_is_the_starting_mode(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    async with running_agent(tmp_path, scripted_server.base_url, "--approval", "auto") as agent:
+        await agent.conn.initialize(protocol_version=1)
+        made = await agent.conn.new_session(cwd=str(make_repo()), mcp_servers=[])
+        assert made.modes.current_mode_id == "auto"
