@@ -58,6 +58,7 @@ class Translator:
     _runs: dict[tuple[int | None, str], str] = field(default_factory=dict)
     _proposals: dict[int, str] = field(default_factory=dict)  # step -> its edit tool call
     _count: int = 0
+    _said: str = ""  # the end of the reply's prose sent so far
 
     def updates(self, event: ev.Event) -> list[Update]:
         handler = getattr(self, f"_on_{event.type}", None)
@@ -110,14 +111,24 @@ class Translator:
     def _on_token(self, event: ev.TokenStream) -> list[Update]:
         if self._prose is None or event.purpose not in SHOWN_REPLIES:
             return []
-        text = self._prose.feed(event.text)
-        return [update_agent_message_text(text)] if text else []
+        return self._prose_text(self._prose.feed(event.text))
 
     def _on_model_exchange(self, event: ev.ModelExchange) -> list[Update]:
         if event.background or self._prose is None:
             return []
         text, self._prose = self._prose.finish(), None
-        return [update_agent_message_text(text + "\n\n")]
+        said = self._prose_text(text)
+        # The reply ends as a paragraph: what is said next starts on its own.
+        if self._said and not self._said.endswith("\n\n"):
+            said += self._prose_text("\n" if self._said.endswith("\n") else "\n\n")
+        self._said = ""
+        return said
+
+    def _prose_text(self, text: str) -> list[Update]:
+        if not text or (not self._said and not text.strip()):
+            return []  # no blank lines before a reply's first words
+        self._said = (self._said + text)[-2:]
+        return [update_agent_message_text(text)]
 
     def _on_feedback_delivered(self, event: ev.FeedbackDelivered) -> list[Update]:
         return [_say(f"(Your message went to the model with its {event.purpose} call.)")]

@@ -1,0 +1,82 @@
+"""ACP clients nobody here wrote, each with its own JSON-RPC code, drive whole sessions against
+the scripted server: chuk-acp's command-line client (one prompt; the approval mode auto, since it
+answers no permission request) and acp-client's asyncio client (every step asked and accepted
+through its permission handler). Both come with the dev extra; without them these skip."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.acp.acp_support import agent_command, agent_env
+from tests.conftest import git
+from tests.engine_support import MUL, SUB, plan_reply
+from tests.scripted_server import Reply, ScriptedServer
+
+
+def two_steps(server: ScriptedServer) -> None:
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text="Adding sub.\n\n" + SUB),
+        Reply(text="Adding mul.\n\n" + MUL),
+    )
+
+
+def agent_args(url: str, *more: str) -> list[str]:
+    command = agent_command()
+    return [*command, "acp", "--base-url", url, "--model", "test-model", "--no-pipeline", *more]
+
+
+def test_chuk_acp_command_line_client_drives_a_session(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    beside = Path(sys.executable).parent / "chuk-acp"
+    client = str(beside) if beside.exists() else shutil.which("chuk-acp")
+    if client is None:
+        pytest.skip("chuk-acp is not installed (the dev extra has it)")
+    repo = make_repo()
+    two_steps(scripted_server)
+    command, *args = agent_args(scripted_server.base_url, "--approval", "auto")
+    config = tmp_path / "agent.json"
+    config.write_text(json.dumps({"command": command, "args": args, "cwd": str(repo)}))
+    done = subprocess.run(
+        [client, "--config", str(config), "--interactive", "--prompt", "add sub and mul"],
+        capture_output=True, text=True, env=agent_env(), cwd=repo, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert "Step 2 accepted: auto (tests passed)." in done.stdout
+    assert "What is still wrong?" in done.stdout
+
+
+async def test_acp_client_library_reviews_and_accepts_every_step(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    acp_client = pytest.importorskip("acp_client", reason="acp-client (the dev extra has it)")
+    repo = make_repo()
+    two_steps(scripted_server)
+    for name, value in agent_env().items():
+        monkeypatch.setenv(name, value)
+    asked: list[dict] = []
+
+    async def accept(request: dict) -> str:
+        asked.append(request)
+        return "accept"
+
+    agent = acp_client.Agent(agent_args(scripted_server.base_url), repo, permission=accept)
+    try:
+        first = await agent.ask("add sub and mul")
+        assert len(asked) == 2 and git(repo, "log", "-1", "--format=%s") == "Add mul"
+        assert "What is still wrong?" in first
+        last = await agent.ask("done")
+        assert "Finished: 2 step(s) committed." in last
+    finally:
+        await agent.stop()
+    titles = [r["toolCall"]["title"].split("?")[0] for r in asked]
+    assert titles == ["Commit step 1: Add sub", "Commit step 2: Add mul"]
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
