@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.bench.configs import Config
+from tui_engineer.bench.polyglot import aider_table
 from tui_engineer.bench.progress import BenchFinished, BenchStarted, ProgressSink, RunFinished
 from tui_engineer.bench.results import RunResult, append_result, read_results, write_tables
 from tui_engineer.bench.runner import RunOutput, RunSpec, run_one
@@ -132,6 +133,6 @@ async def run_bench(
     try:
         await execute(todo, landed)
     finally:
-        write_tables(out, results)
+        write_tables(out, results, aider_table(results) if results else "")
         emit(BenchFinished(done=len(results), total=len(specs), worked=worked))
     return results

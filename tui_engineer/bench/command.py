@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from tui_engineer.errors import UserError
@@ -18,7 +20,21 @@ def build_bench_parser() -> argparse.ArgumentParser:
         "tests. Also: 'tui-engineer bench compare A B', 'tui-engineer bench export'. "
         "See docs/bench.md.",
     )
-    parser.add_argument("suite", help="humaneval, repo-tasks, or a folder of task folders")
+    parser.add_argument(
+        "suite", help="humaneval, repo-tasks, exercism (then PATH), or a folder of task folders"
+    )
+    parser.add_argument(
+        "path", nargs="?", type=Path,
+        help="exercism: a track in Exercism's layout, or a checkout of several (the polyglot "
+        "benchmark)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--languages", help="exercism: only these languages, comma-separated (python,rust,...)"
+    )
+    parser.add_argument(
+        "--oracle", action="store_true",
+        help="exercism: answer with each exercise's example solution (a check of the harness)",
+    )  # fmt: skip
     parser.add_argument(
         "--config", action="append", dest="config_names", metavar="NAME",
         help="a config to run (repeatable; default: 'default')",
@@ -61,16 +77,34 @@ def _check_counts(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             parser.error(f"--{name} must be at least 1")
 
 
-def _request(args: argparse.Namespace):  # -> BenchRequest
+def _suite(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[str, list]:
+    """The suite's name (as bench.json keeps it) and its tasks."""
+    from tui_engineer.bench.tasks import load_suite
+
+    if args.suite != "exercism":
+        if args.path is not None or args.languages or args.oracle:
+            parser.error("PATH, --languages and --oracle are for 'bench exercism PATH'")
+        return args.suite, load_suite(args.suite)
+    from tui_engineer.bench.exercism import exercism_tasks
+
+    if args.path is None:
+        parser.error("exercism needs the PATH of a track or of the polyglot benchmark's checkout")
+    languages = [x.strip() for x in (args.languages or "").split(",") if x.strip()]
+    path = args.path.resolve()
+    return f"exercism {path}", exercism_tasks(path, languages or None)
+
+
+def _request(parser: argparse.ArgumentParser, args: argparse.Namespace):  # -> BenchRequest
     from tui_engineer.bench.bench import BenchRequest
     from tui_engineer.bench.configs import load_configs, pick
-    from tui_engineer.bench.tasks import load_suite, select
+    from tui_engineer.bench.tasks import select
 
-    tasks = select(load_suite(args.suite), args.task_names, args.limit)
+    name, suite = _suite(parser, args)
+    tasks = select(suite, args.task_names, args.limit)
     configs = pick(load_configs(args.configs), args.config_names)
     out = args.out or Path("bench-results") / Path(args.suite).name
     return BenchRequest(
-        args.suite, tasks, configs, args.repeats, out.resolve(), _flags(args),
+        name, tasks, configs, args.repeats, out.resolve(), _flags(args),
         args.replay.resolve() if args.replay else None,
     )  # fmt: skip
 
@@ -94,14 +128,35 @@ def cmd_bench(argv: Sequence[str]) -> int:
         from tui_engineer.bench.dataset import cmd_export
 
         return cmd_export(argv[1:])
-    from tui_engineer.bench.bench import run_bench
-    from tui_engineer.bench.progress import TerminalProgress
-    from tui_engineer.bench.results import markdown_table
-
     parser = build_bench_parser()
     args = parser.parse_args(argv)
     _check_counts(parser, args)
-    request = _request(args)
+    request = _request(parser, args)
+    with _oracle(args, request):
+        return _run(args, request)
+
+
+@contextmanager
+def _oracle(args: argparse.Namespace, request) -> Iterator[None]:
+    """--oracle: the example solutions served as a model on 127.0.0.1 for the bench's length."""
+    if not args.oracle:
+        yield
+        return
+    from tui_engineer.bench.oracle import oracle_answer
+    from tui_engineer.demo.server import MODEL, DemoServer
+
+    with DemoServer(oracle_answer(request.tasks), pace=0) as server:
+        request.flags.update(base_url=server.base_url, model=MODEL)
+        os.environ.setdefault("OPENAI_API_KEY", "oracle")  # the server asks for no key
+        yield
+
+
+def _run(args: argparse.Namespace, request) -> int:
+    from tui_engineer.bench.bench import run_bench
+    from tui_engineer.bench.polyglot import aider_table
+    from tui_engineer.bench.progress import TerminalProgress
+    from tui_engineer.bench.results import markdown_table
+
     if args.tui:
         results = _run_in_tui(request, _executor(args))
     else:
@@ -110,6 +165,8 @@ def cmd_bench(argv: Sequence[str]) -> int:
     if not results:
         raise UserError("The bench ran nothing.")
     print(markdown_table(results), end="")
+    print("\nIn aider's leaderboard columns (docs/bench.md):")
+    print(aider_table(results), end="")
     _pictures(request.out, results)
     print(f"Results in {request.out} (results.md, results.csv, records/)")
     if request.replay is not None:

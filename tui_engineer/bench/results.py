@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -29,6 +30,8 @@ class RunResult:
     edits_refused: int = 0  # replies with no usable edit
     malformed: int = 0  # refused replies that tried to edit (not a reply of prose only)
     shapes: dict[str, int] = field(default_factory=dict)  # reply shape -> replies (edits/shapes.py)
+    syntax_errors: int = 0  # SyntaxError / IndentationError lines in failing test output
+    test_timeouts: int = 0  # test runs killed at test_timeout
     follow_ups: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -43,6 +46,21 @@ class RunResult:
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.task, self.config, self.repeat)
+
+    @property
+    def first_try(self) -> bool:
+        """Worked on the first reply: no fix attempt, no follow-up (aider's pass_rate_1)."""
+        return self.worked and self.fix_attempts == 0 and self.follow_ups == 0
+
+    @property
+    def second_try(self) -> bool:
+        """Worked by the second reply, the one that saw the test output (aider's pass_rate_2
+        with its default two tries)."""
+        return self.worked and self.fix_attempts <= 1 and self.follow_ups == 0
+
+    @property
+    def context_exhausted(self) -> bool:
+        return "context window" in self.error.lower()
 
     @property
     def edit_rate(self) -> float | None:
@@ -74,13 +92,26 @@ def count_events(result: RunResult, events: Iterable[ev.Event]) -> None:
             result.edits_refused += 1
             result.malformed += is_malformed(event)
             _count_shape(result, event.shape)
-        elif isinstance(event, ev.TestsFinished) and event.passed + event.failed > 0:
-            result.ran = True
+        elif isinstance(event, ev.TestsFinished):
+            result.ran = result.ran or event.passed + event.failed > 0
+            result.test_timeouts += event.summary.startswith("timed out")
+            result.syntax_errors += syntax_errors(event)
         elif isinstance(event, ev.UsageUpdated):
             result.prompt_tokens = event.prompt_tokens
             result.completion_tokens = event.completion_tokens
             result.usd = event.usd
     result.steps = len(steps)
+
+
+_SYNTAX = re.compile(r"^(?:E\s+)?(?:SyntaxError|IndentationError)\b", re.MULTILINE)
+
+
+def syntax_errors(event: ev.TestsFinished) -> int:
+    """SyntaxError and IndentationError lines in a failing run's output (as aider counts)."""
+    if event.ok:
+        return 0
+    texts = [event.output_tail, *(trace for _, trace in event.failures)]
+    return max(len(_SYNTAX.findall(text)) for text in texts) if texts else 0
 
 
 def is_malformed(event: ev.EditRefused) -> bool:
@@ -193,7 +224,8 @@ def markdown_table(results: Sequence[RunResult]) -> str:
 RUN_COLUMNS = [
     "task", "config", "repeat", "ran", "worked", "perfect", "steps", "fix_attempts",
     "edit_rate", "follow_ups", "prompt_tokens", "completion_tokens", "usd", "wall_seconds",
-    "outcome", "error", "record",
+    "outcome", "error", "record", "first_try", "second_try", "malformed", "syntax_errors",
+    "test_timeouts",
 ]  # fmt: skip
 
 
@@ -205,14 +237,17 @@ def runs_csv(results: Sequence[RunResult]) -> str:
     for r in sorted(results, key=lambda r: r.key):
         rate = r.edit_rate
         row = {**r.to_dict(), "edit_rate": "" if rate is None else f"{rate:.3f}"}
+        row.update(first_try=r.first_try, second_try=r.second_try)
         row["usd"] = "" if r.usd is None else f"{r.usd:.6f}"
         row["wall_seconds"] = f"{r.wall_seconds:.2f}"
         writer.writerow([row[c] for c in RUN_COLUMNS])
     return out.getvalue()
 
 
-def write_tables(folder: Path, results: Sequence[RunResult]) -> None:
-    (folder / "results.md").write_text(markdown_table(results), encoding="utf-8")
+def write_tables(folder: Path, results: Sequence[RunResult], more: str = "") -> None:
+    """results.md (the summary, then `more`: the same runs in aider's columns) and results.csv."""
+    text = markdown_table(results) + (f"\n{more}" if more else "")
+    (folder / "results.md").write_text(text, encoding="utf-8")
     (folder / "results.csv").write_text(runs_csv(results), encoding="utf-8")
 
 
