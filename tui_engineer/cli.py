@@ -65,6 +65,17 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("-C", "--repo", type=Path, default=None, help="repo folder (default: .)")
 
 
+def _add_resume_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="RUN",
+        help="go on with the last stopped session of this repository (or session RUN, as "
+        "`tui-engineer runs` lists it): its plan, accepted steps and chat, no new plan",
+    )
+
+
 def _add_no_tests_flags(parser: argparse.ArgumentParser) -> None:
     """What to do in a repository with no test command (a new project, say)."""
     group = parser.add_mutually_exclusive_group()
@@ -98,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tui-engineer {__version__}")
     parser.add_argument("request", nargs="?", help="what you want done (optional)")
     parser.add_argument("--init", action="store_true", help="create a git repository here first")
+    _add_resume_flag(parser)
     _add_no_tests_flags(parser)
     _add_model_flags(parser)
     return parser
@@ -153,6 +165,7 @@ def build_run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-record", action="store_true", help="do not write a run record")
     parser.add_argument("--replay", type=Path, help="use a recorded run's model replies")
+    _add_resume_flag(parser)
     _add_no_tests_flags(parser)
     _add_model_flags(parser)
     return parser
@@ -231,11 +244,14 @@ def _cmd_run(argv: Sequence[str]) -> int:
     parser = build_run_parser()
     args = parser.parse_args(argv)
     request = args.request
+    if args.resume is not None:
+        _check_resume(parser, args)
+        request = ""  # the recorded session's (session/resume.py)
     if request is None and args.replay is not None:
         from tui_engineer.records import ReplayModel
 
         request = ReplayModel(args.replay).request
-    if not request:
+    if not request and args.resume is None:
         parser.error('give a REQUEST, e.g. tui-engineer run "add a --json flag"')
     flags = flag_overrides(args)
     if args.yes:
@@ -249,6 +265,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
         record=not args.no_record,
         replay=args.replay,
         no_tests=args.no_tests,
+        resume=args.resume,
     )
     reviewer = AutoReviewer() if args.yes else TerminalReviewer()
     sink = NotingCommits(JsonPrinter() if args.json else ProgressPrinter())
@@ -270,6 +287,18 @@ def _cmd_run(argv: Sequence[str]) -> int:
         print(f"tui-engineer: stopped by {name}; {sink.left()}", file=sys.stderr)
         return 1
     return result.exit_code
+
+
+def _check_resume(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--resume goes on with a recorded request: a new one, or a replay, is a different run."""
+    if args.request:
+        parser.error(
+            f"--resume goes on with a recorded session, so it takes no REQUEST ({args.request!r}"
+            "): name the session after --resume (tui-engineer runs lists them), or leave "
+            "--resume out to start a new session"
+        )
+    if getattr(args, "replay", None) is not None:
+        parser.error("--resume and --replay cannot be used together")
 
 
 def _cmd_runs(argv: Sequence[str]) -> int:
@@ -389,7 +418,10 @@ def _dispatch(argv: list[str]) -> int:
     }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.resume is not None:
+        _check_resume(parser, args)
     require_terminal()
     # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
     from tui_engineer.session.run import RunOptions
@@ -400,6 +432,7 @@ def _dispatch(argv: list[str]) -> int:
         repo=(args.repo or Path.cwd()).resolve(),
         flags=flag_overrides(args),
         no_tests=args.no_tests,
+        resume=args.resume,
     )
     code = TuiEngineerApp(options, init=args.init).run()
     return code if isinstance(code, int) else 0

@@ -352,16 +352,19 @@ async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
 
 class RunProcess:
     """`tui-engineer run REQUEST --yes --json` in its own session; its JSON events are read
-    as they come."""
+    as they come. No REQUEST (None): the flags say what to do (`--resume`)."""
 
-    def __init__(self, repo: Path, server: ScriptedServer, request: str, *flags: str) -> None:
+    def __init__(
+        self, repo: Path, server: ScriptedServer, request: str | None, *flags: str
+    ) -> None:
         import json
         import os
         import subprocess
         import sys
         import threading
 
-        command = [sys.executable, "-m", "tui_engineer", "run", request, "--yes", "--json"]
+        command = [sys.executable, "-m", "tui_engineer", "run", *([request] if request else [])]
+        command += ["--yes", "--json"]
         command += ["--base-url", server.base_url, "--model", "test-model", *flags]
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-key-0123456789"}
         self.proc = subprocess.Popen(

@@ -256,6 +256,13 @@ def still_wrong_request(answer: str) -> str:
     return f"The human reviewed the result and says this is still wrong:\n{answer}"
 
 
+def resumed_request(request: str, plan: Sequence[Step]) -> str:
+    """What a resumed session's pending steps work towards: the request, or the human's answer
+    to "what is still wrong?" they were planned from."""
+    pending = next((s for s in plan if s.status == "pending"), None)
+    return still_wrong_request(pending.asked) if pending and pending.asked else request
+
+
 def environment_message(problem: str) -> Message:
     """A failure of the sandbox's environment, not of the code: the fix is an install action."""
     return {

@@ -81,6 +81,27 @@ class Session:
         self.server_wait = runtime.options.server_wait
         self._retry = asyncio.Event()
         runtime.on_unreachable = self._server_gone
+        # A session resumed from its run record (session/resume.py): see `restore`.
+        self._resumed: list[ev.Event] = []  # said after SessionStarted
+        self._rejected: dict[int, list[str]] = {}  # reasons a step got before, per step
+        self._earlier_ok = False  # the last step accepted before the resume passed its tests
+        self.head = ""  # the commit it starts on, for the record (a resume compares with it)
+
+    def restore(
+        self,
+        plan: list[Step],
+        commits: list[str],
+        rejections: dict[int, list[str]],
+        *,
+        last_ok: bool,
+        said: list[ev.Event],
+    ) -> None:
+        """Go on with a recorded session: its plan (each step with its outcome) and commits.
+        `run` then makes no plan call: it works the pending steps (a step cut off is proposed
+        again, knowing the reasons it was rejected for), then asks what is still wrong."""
+        self.plan, self.commits, self._rejected = plan, list(commits), dict(rejections)
+        self._unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
+        self._earlier_ok, self._resumed = last_ok, said
 
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""
@@ -143,8 +164,11 @@ class Session:
                 test_command=rt.options.test_command,
                 bwrap=bwrap.origin if bwrap else "",
                 bwrap_path=bwrap.path if bwrap else "",
+                head=self.head,
             )
         )
+        for event in self._resumed:  # SessionResumed, and commits made as it was killed
+            rt.emit(event)
         for sentence in _mode_notices(rt):
             rt.emit(ev.Notice(message=sentence))
         tried = True
@@ -159,6 +183,7 @@ class Session:
             tried = not isinstance(err, BaselineFailed)  # else nothing ran: no verdict to ask
         except asyncio.CancelledError:
             # The human quit (or a signal): said in the record, so it is no "crash".
+            self._say_undelivered()
             rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
             raise
         finally:
@@ -167,6 +192,7 @@ class Session:
             await to_the_end(self.pipeline.close())
         if tried:
             await self._verdict()
+        self._say_undelivered()
         rt.emit(
             ev.SessionFinished(
                 outcome=result.outcome, commits=tuple(result.commits), message=result.message
@@ -193,8 +219,22 @@ class Session:
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
 
+    def _say_undelivered(self) -> None:
+        """Chat the model never got goes into the record: a resumed session delivers it."""
+        inbox, waiting = self.rt.inbox, []
+        while not inbox.empty():
+            waiting.append(inbox.get_nowait())
+        for text in waiting:  # read, not taken
+            inbox.put_nowait(text)
+        if waiting:
+            self.rt.emit(ev.FeedbackPending(texts=tuple(waiting)))
+
     async def _work(self, request: str) -> SessionResult:
-        await self._extend_plan(request, planned=self.rt.options.plan)
+        if self.plan:  # resumed (`restore`): its recorded plan, no new plan call
+            self._announce_plan()
+            request = prompts.resumed_request(request, self.plan)
+        else:
+            await self._extend_plan(request, planned=self.rt.options.plan)
         while True:
             await self._work_pending(request)
             answer = await self.reviewer.still_wrong()
@@ -211,9 +251,11 @@ class Session:
     def _final_ok(self) -> bool:
         # The shadow tree equals the last accepted proposal (later skips reset to it), so that
         # proposal's test run is the final run: no need to run the suite again.
-        if self._last_accepted is not None and self.rt.options.unverified:
+        if self._last_accepted is None:
+            return self._earlier_ok  # resumed, nothing accepted since: the last one before
+        if self.rt.options.unverified:
             return True  # the human chose to work without tests; every review said so
-        return self._last_accepted is not None and self._last_accepted.tests_ok
+        return self._last_accepted.tests_ok
 
     async def _extend_plan(self, request: str, *, planned: bool, asked: str = "") -> None:
         """Plan `request` (the human's own words `asked`, for steps planned from feedback)."""
@@ -271,7 +313,7 @@ class Session:
             await self._review_loop(request, step)
 
     async def _review_loop(self, request: str, step: Step) -> None:
-        rejections: list[str] = []
+        rejections: list[str] = self._rejected.pop(step.index, [])
         while True:
             proposal = await self.pipeline.take(step) or await propose_step(
                 self.rt, request, self.plan, step, rejections,

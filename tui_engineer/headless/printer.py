@@ -119,6 +119,9 @@ class ProgressPrinter:
             f" · sandbox: {e.sandbox}{which}"
         )
 
+    def _on_session_resumed(self, e: ev.SessionResumed) -> None:
+        self._line(e.message)
+
     def _on_notice(self, e: ev.Notice) -> None:
         self._line(f"note: {e.message}")
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.llm.usage import format_cost
-from tui_engineer.records.recorder import read_record, runs_dir
+from tui_engineer.records.recorder import read_record, resumable, runs_dir
 
 
 @dataclass
@@ -21,6 +21,7 @@ class RunSummary:
     cost: str
     outcome: str
     unverified: bool = False  # the session ran without a test command (--unverified)
+    resumable: bool = False  # stopped before the user said done: `--resume` goes on with it
 
 
 def _verdict(event: dict[str, object] | None) -> str:
@@ -38,10 +39,13 @@ def summarize(path: Path) -> RunSummary:
     committed = undone = 0
     for event in events:
         kind = str(event.get("type"))
+        by_type.setdefault("first_" + kind, event)
         by_type[kind] = event  # the last of each kind wins
         committed += kind == "step_committed"
         undone += kind == "step_undone"
-    started = by_type.get("session_started", {})
+        if kind == "session_resumed":  # a new run of it: how it ends is still to come
+            by_type.pop("session_finished", None)
+    started = by_type.get("first_session_started", {})
     when = started.get("at")
     stamp = (
         dt.datetime.fromtimestamp(float(when)).strftime("%Y-%m-%d %H:%M")  # type: ignore[arg-type]
@@ -52,6 +56,7 @@ def summarize(path: Path) -> RunSummary:
     usd = usage.get("usd") if usage else None
     cost = "-" if usage is None else format_cost(None if usd is None else float(usd))  # type: ignore[arg-type]
     finished = by_type.get("session_finished")
+    outcome = str(finished.get("outcome")) if finished else "crashed?"
     return RunSummary(
         session_id=path.stem,
         started=stamp,
@@ -60,8 +65,9 @@ def summarize(path: Path) -> RunSummary:
         undone=undone,
         verdict=_verdict(by_type.get("verdict")),
         cost=cost,
-        outcome=str(finished.get("outcome")) if finished else "crashed?",
+        outcome=outcome,
         unverified=started.get("test_command") == "",
+        resumable=bool(started) and resumable(outcome),
     )
 
 
@@ -85,12 +91,18 @@ def format_runs(runs: list[RunSummary]) -> str:
     if not runs:
         return "No recorded sessions in this repository yet."
     header = (
-        f"{'session':<24} {'started':<16} {'steps':<14} {'outcome':<9} {'verdict':<8} "
-        f"{'cost':>9}  request"
+        f"{'session':<24} {'started':<16} {'steps':<14} {'outcome':<9} {'resumable':<9} "
+        f"{'verdict':<8} {'cost':>9}  request"
     )
     rows = [
-        f"{r.session_id:<24} {r.started:<16} {_steps(r):<14} {r.outcome:<9} {r.verdict:<8} "
-        f"{r.cost:>9}  {r.request}"
+        f"{r.session_id:<24} {r.started:<16} {_steps(r):<14} {r.outcome:<9} "
+        f"{'yes' if r.resumable else 'no':<9} {r.verdict:<8} {r.cost:>9}  {r.request}"
         for r in runs
     ]
-    return "\n".join([header, *rows])
+    lines = [header, *rows]
+    if any(r.resumable for r in runs):
+        lines.append(
+            "\nGo on with the last stopped session: tui-engineer --resume (headless: tui-engineer "
+            "run --resume); another one: --resume SESSION."
+        )
+    return "\n".join(lines)

@@ -76,6 +76,16 @@ class Recorder:
             self._file = None
 
 
+# The one way a session ends with nothing left to resume: the user said done.
+FINISHED = "done"
+
+
+def resumable(outcome: str) -> bool:
+    """Whether a session whose last run ended with `outcome` can be resumed (`--resume`):
+    every end but the user saying done (Ctrl-C, quitting, a budget, a failing step, a crash)."""
+    return outcome != FINISHED
+
+
 def read_record(path: Path) -> list[dict[str, object]]:
     """The events of a record; a torn last line (a crash mid-write) is ignored."""
     events = []

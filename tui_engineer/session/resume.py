@@ -11,14 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.plan import Step
 from tui_engineer.errors import UserError
 from tui_engineer.records.events_read import events_from_record
-from tui_engineer.records.recorder import runs_dir
+from tui_engineer.records.recorder import resumable, runs_dir
+from tui_engineer.vcs.plumbing import git_text, run_git
 
-FINISHED = "done"  # the one outcome with nothing left to resume: the user said done
+if TYPE_CHECKING:
+    from tui_engineer.engine.session import Session
+
+ASSISTED = "Assisted-by: tui-engineer"  # the trailer every accepted step's commit carries
+
 CRASHED = "crashed"  # a record with no end: kill -9, a power cut
 
 
@@ -41,6 +47,11 @@ class Resumed:
     outcome: str = CRASHED  # how its last run ended (session_finished), else "crashed"
     usage: tuple[int, int, float | None] = (0, 0, 0.0)  # prompt, completion tokens, usd
     history: list[ev.Event] = field(default_factory=list)  # every recorded event, in order
+    # Steps accepted whose commit the record does not hold (kill -9 during the accept: the
+    # next start's journal recovery made it); `where_to_go_on` looks for it on the branch.
+    accepted_uncommitted: list[int] = field(default_factory=list)
+    # Whether the last accepted step's tests passed (a resumed session's final result).
+    last_ok: bool = False
 
     @property
     def pending(self) -> Step | None:
@@ -85,17 +96,17 @@ def load_run(root: Path, run: str | None = None) -> Resumed:
         raise NothingToResume(f"The record {path.name} holds no session to resume.")
     state = Resumed(session_id=path.stem, record=path, request=started.request, history=history)
     _read_history(state)
-    if state.outcome == FINISHED:
+    if not resumable(state.outcome):
         raise NothingToResume(
-            f"Session {state.session_id} is finished (you said done): it has nothing to "
-            "resume. Start a new session, or see `tui-engineer runs`."
+            f"Session {state.session_id} is finished (it ended done{_ended(state)}): it has "
+            "nothing to resume. Start a new session, or see `tui-engineer runs`."
         )
     return state
 
 
-def resumable(outcome: str) -> bool:
-    """Whether a session whose last run ended so can be resumed (for `tui-engineer runs`)."""
-    return outcome != FINISHED
+def _ended(state: Resumed) -> str:
+    finished = [e for e in state.history if isinstance(e, ev.SessionFinished)]
+    return f": {finished[-1].message}" if finished and finished[-1].message else ""
 
 
 def _read_history(state: Resumed) -> None:
@@ -142,8 +153,22 @@ def _read_history(state: Resumed) -> None:
     for step in state.plan:
         step.status = statuses.get(step.index, "pending")
         step.commit = commits.get(step.index)
+    state.accepted_uncommitted = [
+        i for i, kind in last.items() if kind == "accept" and i not in statuses
+    ]
+    state.last_ok = _last_ok(state)
     state.queued = [text for text in queued if text not in delivered]
     state.usage = (tokens[0], tokens[1], usd)
+
+
+def _last_ok(state: Resumed) -> bool:
+    """The last accepted step's tests passed (its last proposal's), or the session has none."""
+    accepted = [s.index for s in state.plan if s.status == "accepted"]
+    if not accepted:
+        return False
+    shown = [e for e in state.history if isinstance(e, ev.ProposalReady)]
+    last = [e for e in shown if e.step == accepted[-1]]
+    return bool(last) and (last[-1].tests_ok or last[-1].unverified)
 
 
 def _decided(
@@ -169,4 +194,122 @@ def _step(info: ev.StepInfo, statuses: dict[int, str], commits: dict[int, str]) 
         asked=info.asked,
         status=statuses.get(info.index, "pending"),
         commit=commits.get(info.index),
+    )
+
+
+@dataclass
+class GoingOn:
+    """Where a resumed session goes on from, and what to say about it."""
+
+    head: str  # HEAD now
+    adopted: list[tuple[Step, str]] = field(default_factory=list)  # (step, its commit)
+    sentences: list[str] = field(default_factory=list)
+
+
+def where_to_go_on(root: Path, state: Resumed, now: str) -> GoingOn:
+    """HEAD now; the commits of steps accepted as the session was killed (made by the next
+    start's journal recovery, so the record lacks them); and what changed meanwhile: the user
+    committed (it goes on on the new HEAD), or a step's commit is gone from the branch.
+    `now`: HEAD, as the start-up checks read it."""
+    going = GoingOn(now)
+    if not state.head or not now or state.head == now:
+        return going
+    if not _is_ancestor(root, state.head, now):
+        going.sentences.append(
+            f"HEAD is no longer where this session left it ({state.head[:8]}): it goes on "
+            f"from HEAD {now[:8]}."
+        )
+    else:
+        new = _commits_between(root, state.head, now)
+        going.adopted = _adopt(state, new)
+        mine = {sha for _, sha in going.adopted}
+        theirs = [(sha, subject) for sha, subject, _ in new if sha not in mine]
+        if theirs:
+            listed = ", ".join(f"{sha[:8]} {subject}" for sha, subject in theirs[-3:])
+            more = f"{len(theirs) - 3} more, " if len(theirs) > 3 else ""
+            going.sentences.append(
+                f"The repository moved on since this session stopped: {len(theirs)} new "
+                f"commit(s) ({more}{listed}); it goes on from HEAD {now[:8]}, and the steps "
+                "left are worked on top of it."
+            )
+    for step in state.plan:
+        if step.commit and not _is_ancestor(root, step.commit, now):
+            going.sentences.append(
+                f"Step {step.index}'s commit {step.commit[:8]} ({step.title}) is no longer on "
+                "this branch."
+            )
+    return going
+
+
+def _is_ancestor(root: Path, old: str, new: str) -> bool:
+    return run_git(root, "merge-base", "--is-ancestor", old, new, check=False).returncode == 0
+
+
+def _commits_between(root: Path, old: str, new: str) -> list[tuple[str, str, str]]:
+    """(sha, subject, body) of each commit after `old` up to `new`, oldest first."""
+    out = git_text(root, "log", "--reverse", "--format=%H%x00%s%x00%b%x1e", f"{old}..{new}")
+    found = []
+    for entry in out.split("\x1e"):
+        parts = entry.strip("\n").split("\x00")
+        if len(parts) == 3:
+            found.append((parts[0], parts[1], parts[2]))
+    return found
+
+
+def _adopt(state: Resumed, new: list[tuple[str, str, str]]) -> list[tuple[Step, str]]:
+    """Steps accepted without a recorded commit, matched to our commits made since."""
+    adopted = []
+    for index in state.accepted_uncommitted:
+        step = next((s for s in state.plan if s.index == index), None)
+        match = next(
+            (
+                sha for sha, subject, body in new
+                if step and subject == step.title and ASSISTED in body
+            ),
+            None,
+        )  # fmt: skip
+        if step is not None and match is not None:
+            adopted.append((step, match))
+    return adopted
+
+
+def restore(session: Session, state: Resumed, going: GoingOn) -> None:
+    """Give `session` the recorded state to go on with, and what it says first: how far the
+    session got, and what changed in the repository meanwhile."""
+    said: list[ev.Event] = []
+    for step, sha in going.adopted:
+        step.status, step.commit = "accepted", sha
+        said.append(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
+    commits = [*state.commits, *(sha for _, sha in going.adopted)]
+    pending = state.pending
+    said.insert(
+        0,
+        ev.SessionResumed(
+            session_id=state.session_id,
+            head=going.head,
+            committed=tuple(commits),
+            next_step=pending.index if pending else None,
+            message=_resumed_message(state, commits, going),
+        ),
+    )
+    last_ok = state.last_ok or bool(going.adopted)
+    session.restore(state.plan, commits, state.rejections, last_ok=last_ok, said=said)
+
+
+def _resumed_message(state: Resumed, commits: list[str], going: GoingOn) -> str:
+    done = sum(s.status == "accepted" for s in state.plan)
+    pending = state.pending
+    if not state.plan:
+        what = "it was stopped before its plan was made: planning it now"
+    elif pending is None:
+        what = "no steps left: what is still wrong?"
+    else:
+        what = f"step {pending.index} ({pending.title}) next, no new plan"
+    made = f"{done} of {len(state.plan)} step(s) committed" if state.plan else "nothing done"
+    if going.adopted:
+        steps = ", ".join(f"step {s.index} ({sha[:8]})" for s, sha in going.adopted)
+        going.sentences.insert(0, f"Committed as the last run was killed: {steps}.")
+    after = f"; last run ended: {state.outcome}" if state.outcome else ""
+    return " ".join(
+        [f"Resuming session {state.session_id} ({made}{after}): {what}.", *going.sentences]
     )

@@ -28,6 +28,7 @@ from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
+from tui_engineer.session.resume import Resumed, load_run, restore, where_to_go_on
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.commit import recover_interrupted_accept
 from tui_engineer.vcs.repo import (
@@ -94,19 +95,22 @@ def check_repo(root: Path, allow_dirty: bool, state: RepoState | None = None) ->
     return state.dirty
 
 
-def make_model(options: RunOptions, settings: Settings) -> Model:
+def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None = None) -> Model:
     if options.replay is not None:
         from tui_engineer.records import ReplayModel
 
         return ReplayModel(options.replay)
-    from tui_engineer.llm import Budget, ModelClient, UsageLedger
+    from tui_engineer.llm import Budget, CallUsage, ModelClient, UsageLedger
 
     budget = Budget(
         max_tokens=settings.max_tokens,
         max_usd=settings.max_usd,
         max_wall_seconds=settings.max_wall_seconds,
     )
-    return ModelClient.from_settings(settings, ledger=UsageLedger(), budget=budget)
+    ledger = UsageLedger()
+    if resumed is not None:  # a resumed session's budget counts what it spent before
+        ledger.add(CallUsage(*resumed.usage))
+    return ModelClient.from_settings(settings, ledger=ledger, budget=budget)
 
 
 def _cleanup(root: Path, settings: Settings) -> list[str]:
@@ -133,6 +137,8 @@ class Prepared:
     notices: list[str] = field(default_factory=list)  # said when the session starts
     bwrap: Bwrap | None = None  # the local sandbox's bubblewrap, checked at start-up
     agents: AgentsFile | None = None  # the repository's AGENTS.md (CLAUDE.md, CONVENTIONS.md)
+    resumed: Resumed | None = None  # a recorded session to go on with (options.resume)
+    head: str = ""  # the commit it starts on (HEAD at the checks)
 
 
 def load_model_client() -> None:
@@ -159,6 +165,10 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     root = find_repo_root(options.repo)
     # Before the dirty check: an accept cut off after its commit left files to write.
     recovered = recover_interrupted_accept(root)
+    # Before any other check: a session with nothing to resume is said first.
+    resumed = None if options.resume is None else load_run(root, options.resume or None)
+    if resumed is not None:
+        options.request = resumed.request
     loaded = load_settings(root, options.flags)
     settings = loaded.settings
     test_command = require_test_command(root, settings, options.no_tests)
@@ -166,11 +176,21 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     include_dirty = check_repo(root, options.allow_dirty, state)
     # Before any model call: a host where bwrap cannot make namespaces is a start-up problem.
     bwrap = require_bwrap() if settings.sandbox == "local" else None
-    made = make_model(options, settings) if model else None
+    made = make_model(options, settings, resumed) if model else None
     notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
     notices += agents_notices(loaded)
     return Prepared(
-        options, root, settings, test_command, include_dirty, made, notices, bwrap, loaded.agents
+        options,
+        root,
+        settings,
+        test_command,
+        include_dirty,
+        made,
+        notices,
+        bwrap,
+        loaded.agents,
+        resumed,
+        state.head or "",
     )
 
 
@@ -197,8 +217,10 @@ def _sinks(
     recorder = Recorder(prepared.root, session_id, secrets=[prepared.settings.api_key])
 
     def emit(event: ev.Event) -> None:
-        sink(event)
+        # Recorded before it is shown: whatever a user (or a script reading --json) saw is in
+        # the record when a kill -9 comes next, so a resume knows it.
         recorder(event)
+        sink(event)
 
     return emit, recorder
 
@@ -276,7 +298,8 @@ async def run_prepared(
 ) -> SessionResult:
     """Run a prepared session. Chat messages put into `inbox` reach the model with its next call.
     Leftovers of crashed sessions are cleaned first; this session's own are removed at the end."""
-    session_id = prepared.options.session_id or new_session_id()
+    resumed = prepared.resumed
+    session_id = resumed.session_id if resumed else prepared.options.session_id or new_session_id()
     emit, recorder = _sinks(prepared, session_id, sink)
     # Without a model yet (run_session), it is made and checked while git makes the shadow.
     making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None
@@ -311,6 +334,7 @@ async def run_prepared(
         if inbox is not None:
             runtime.inbox = inbox
         session = Session(runtime, reviewer, session_id=session_id)
+        await _starting_point(session, prepared, runtime.inbox)
         if on_session is not None:
             on_session(session)  # a UI keeps it for undo, test runs and chat
         await runtime.prewarm_tests()  # the first run starts up while the model is asked
@@ -359,8 +383,24 @@ async def run_session(
     return await run_prepared(prepared, reviewer, sink, inbox)
 
 
+async def _starting_point(
+    session: Session, prepared: Prepared, inbox: asyncio.Queue[str]
+) -> None:
+    """The commit the session starts on; a resumed one's recorded state (session/resume.py)."""
+    resumed = prepared.resumed
+    session.head = prepared.head
+    if resumed is None:
+        return
+    going = await asyncio.to_thread(where_to_go_on, prepared.root, resumed, prepared.head)
+    restore(session, resumed, going)
+    for text in resumed.queued:  # chat sent before the stop, never delivered
+        inbox.put_nowait(text)
+
+
 async def _make_and_check(prepared: Prepared) -> Model:
-    model = await asyncio.to_thread(make_model, prepared.options, prepared.settings)
+    model = await asyncio.to_thread(
+        make_model, prepared.options, prepared.settings, prepared.resumed
+    )
     await check_model(model)
     return model
 

@@ -1,0 +1,160 @@
+"""`tui-engineer run --resume`: a stopped session goes on from its run record, with its plan
+and accepted steps and no new plan call. Real `tui-engineer run` processes stopped by a real
+SIGINT or SIGKILL while the scripted model (real HTTP, the real openai client) holds step 2's
+reply; real git repos and pytest runs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine.test_accept_at_once import RunProcess
+from tests.engine.test_engine_pipeline import MUL_ON_SUB
+from tests.engine_support import KEY, SUB, plan_reply
+from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
+from tui_engineer.engine.prompts import PLAN_FORMAT
+from tui_engineer.records.recorder import read_record
+
+pytestmark = pytest.mark.slow  # whole processes, each with its own interpreter start-up
+
+
+def is_plan_call(request: RecordedRequest) -> bool:
+    return any(PLAN_FORMAT[:40] in str(m.get("content")) for m in request.messages)
+
+
+def stopped_during_step_2(repo: Path, server: ScriptedServer, how: str) -> RunProcess:
+    """A two-step session with step 1 committed, stopped (`how`: SIGINT or SIGKILL) while the
+    model is still writing step 2."""
+    gate = Gate()
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),  # step 2: the model "thinks" until the test is done
+    )
+    run = RunProcess(repo, server, "add sub and mul")
+    try:
+        run.wait_event("step_committed", step=1)
+        assert gate.reached.wait(30), "step 2's model call never came"
+        if how == "SIGKILL":
+            run.kill()
+        else:
+            run.proc.send_signal(signal.SIGINT)  # Ctrl-C
+            code, _ = run.finish()
+            assert code == 130
+    finally:
+        run.kill()
+    assert git(repo, "log", "-1", "--format=%s") == "Add sub"  # step 2 not committed
+    return run
+
+
+def resume(repo: Path, server: ScriptedServer, *args: str) -> tuple[int, str, RunProcess]:
+    run = RunProcess(repo, server, None, "--resume", *args)
+    try:
+        code, err = run.finish()
+    finally:
+        run.kill()
+    return code, err, run
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGKILL"])
+def test_a_session_stopped_while_step_2_waits_for_the_model_resumes_without_a_plan_call(
+    how: str, make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    first = stopped_during_step_2(repo, scripted_server, how)
+    session_id = first.events[0]["session_id"]
+    asked_before = len(scripted_server.chat_requests)
+
+    scripted_server.script(Reply(text=MUL_ON_SUB))
+    code, err, run = resume(repo, scripted_server)
+
+    assert code == 0, err
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    # One model call: step 2's proposal, made knowing step 1 is in. No plan call.
+    [again] = scripted_server.chat_requests[asked_before:]
+    assert not is_plan_call(again)
+    prompt = "\n".join(str(m["content"]) for m in again.messages)
+    assert "[accepted] Add sub" in prompt and "Add mul" in prompt
+    # The same session, told as resumed, in the same record.
+    [resumed] = [e for e in run.events if e["type"] == "session_resumed"]
+    assert resumed["session_id"] == session_id and resumed["next_step"] == 2
+    assert resumed["committed"] == [git(repo, "rev-parse", "HEAD~1")]
+    assert [e["step"] for e in run.events if e["type"] == "step_committed"] == [2]
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    assert record.stem == session_id
+    kinds = [e["type"] for e in read_record(record)]
+    assert kinds.count("session_resumed") == 1 and kinds[-1] == "session_finished"
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_repository_that_moved_on_resumes_on_the_new_head_and_says_so(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    stopped_during_step_2(repo, scripted_server, "SIGINT")
+    (repo / "NOTES.md").write_text("the user's own work meanwhile\n")
+    git(repo, "add", "NOTES.md")
+    git(repo, "commit", "-q", "-m", "User's notes")
+
+    scripted_server.script(Reply(text=MUL_ON_SUB))
+    code, err, run = resume(repo, scripted_server)
+
+    assert code == 0, err
+    log = git(repo, "log", "--format=%s").splitlines()
+    assert log == ["Add mul", "User's notes", "Add sub", "initial"]
+    [resumed] = [e for e in run.events if e["type"] == "session_resumed"]
+    assert "moved on" in resumed["message"] and "User's notes" in resumed["message"]
+    assert resumed["head"] == git(repo, "rev-parse", "HEAD~1")
+
+
+def test_a_finished_session_says_it_has_nothing_to_resume(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    done = RunProcess(repo, scripted_server, "add sub", "--no-plan")
+    assert done.finish()[0] == 0
+    asked = len(scripted_server.chat_requests)
+
+    code, err, _ = resume(repo, scripted_server)
+
+    assert code == 2
+    assert "finished" in err and "nothing to resume" in err, err
+    assert "Traceback" not in err
+    assert len(scripted_server.chat_requests) == asked
+
+
+def test_resume_names_a_session_it_does_not_know(make_repo, scripted_server) -> None:
+    repo = make_repo()
+    code, err, _ = resume(repo, scripted_server, "20990101-000000-dead")
+    assert code == 2 and "No recorded session" in err and "tui-engineer runs" in err, err
+
+
+def test_runs_marks_which_sessions_can_be_resumed(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    assert RunProcess(repo, scripted_server, "add sub", "--no-plan").finish()[0] == 0
+    stopped = stopped_during_step_2(repo, scripted_server, "SIGKILL")
+
+    listing = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "runs"], cwd=repo, capture_output=True,
+        text=True, check=True, env={**os.environ, "OPENAI_API_KEY": KEY},
+    ).stdout  # fmt: skip
+
+    header, *lines = listing.splitlines()
+    assert "resumable" in header
+    rows = {line.split()[0]: line for line in lines if line.strip()}
+    killed = stopped.events[0]["session_id"]
+    assert " yes " in rows[killed] and "crashed" in rows[killed]
+    [finished] = [row for sid, row in rows.items() if sid.isascii() and sid != killed
+                  and sid[:8].isdigit()]
+    assert " no " in finished and " yes " not in finished
+    assert "--resume" in listing  # says how
