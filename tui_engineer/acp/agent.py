@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
@@ -31,10 +32,12 @@ from acp.schema import (
 )
 
 from tui_engineer import __version__
-from tui_engineer.acp.session import AcpSession
 from tui_engineer.engine.approval import APPROVALS
 from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
+
+if TYPE_CHECKING:
+    from tui_engineer.acp.session import AcpSession
 
 log = logging.getLogger("tui_engineer.acp")
 
@@ -57,6 +60,17 @@ class StartOptions:
     flags: dict[str, object] = field(default_factory=dict)
     allow_dirty: bool = False
     no_tests: str = ""
+
+
+def load_engine() -> None:
+    from tui_engineer.acp import session  # noqa: F401 - the engine, through it
+    from tui_engineer.session.run import load_model_client
+
+    load_model_client()
+
+
+def start_loading_engine() -> None:
+    threading.Thread(target=load_engine, name="load-engine", daemon=True).start()
 
 
 def user_error(err: UserError) -> RequestError:
@@ -90,6 +104,9 @@ class EngineerAgent:
         self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
         **kwargs: Any,
     ) -> InitializeResponse:  # fmt: skip
+        # The engine and the model client (GitPython, the openai SDK) load behind the answer,
+        # while the client gets ready to ask for a session.
+        start_loading_engine()
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -125,6 +142,7 @@ class EngineerAgent:
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
+        from tui_engineer.acp.session import AcpSession
         from tui_engineer.session.run import new_session_id
 
         session_id = new_session_id()
