@@ -39,6 +39,7 @@ def test_the_layout_becomes_tasks(tmp_path: Path) -> None:
     assert "The tests are two_fer_test.py; do not change them." in py.request
     assert set(py.files) == {"two_fer.py", "two_fer_test.py"}  # no .meta, no .docs
     assert py.hidden == {"two_fer_test.py": TWO_FER_TEST}
+    assert py.read_only == ("two_fer_test.py",)  # the model's edits to it are refused
     assert py.solution == {"two_fer.py": TWO_FER_EXAMPLE}
     assert py.test_command == py.hidden_command == "python -m pytest -q -p no:cacheprovider"
     assert rs.test_command == "cargo test -- --include-ignored"  # Exercism ignores all but one
@@ -117,7 +118,7 @@ def test_a_second_try_that_sees_the_test_output(python_only, scripted_server, tm
     assert "| polyglot | 1 | 0.0 | 100.0 | 100.0 | 0 |" in table
 
 
-def test_editing_the_tests_does_not_pass_the_exercise(python_only, scripted_server, tmp_path):
+def test_the_model_may_not_edit_the_tests(python_only, scripted_server, tmp_path):
     gutted = TWO_FER_TEST.replace('"One for Alice, one for me."', "two_fer(\"Alice\")").replace(
         '"One for you, one for me."', "two_fer()"
     )
@@ -128,5 +129,6 @@ def test_editing_the_tests_does_not_pass_the_exercise(python_only, scripted_serv
     out = tmp_path / "out"
     bench_against(scripted_server, python_only, out)
     (row,) = rows(out)
-    # Its own run passed on gutted tests; the verdict runs the exercise's tests.
-    assert (row["ran"], row["worked"]) == ("True", "False")
+    refusal = scripted_server.chat_requests[1].messages[-1]["content"]
+    assert "two_fer_test.py may not be changed in this session" in refusal
+    assert (row["worked"], row["malformed"]) == ("False", "1")

@@ -192,3 +192,18 @@ def test_a_crlf_reply_on_a_crlf_file(repo: Path) -> None:
 def test_canonical_reply_has_no_details() -> None:
     shape = describe_reply(f"calc.py\n```python\n{SEARCH_FIX}```\n")
     assert (shape.kind, shape.details) == ("search-replace", ())
+
+
+def test_read_only_files_are_refused_whatever_the_edit(repo: Path) -> None:
+    test_file = "tests/test_calc.py"
+    for reply in (
+        f"{test_file}\n<<<<<<< SEARCH\nfrom calc import add\n=======\nadd = 1\n>>>>>>> REPLACE\n",
+        f"<<<<<<< DELETE {test_file}\n",
+        f"<<<<<<< RENAME calc.py -> {test_file}\n",
+        f"--- a/{test_file}\n+++ /dev/null\n@@ @@\n-from calc import add\n",
+    ):
+        edits = parse_edits(f"calc.py\n{SEARCH_FIX}" + reply)
+        with pytest.raises(ApplyFailed, match=f"Block 2 .*{test_file} may not be changed"):
+            apply_edits(repo, edits, read_only=[test_file])
+    assert (repo / test_file).read_text() == "from calc import add\n"
+    assert (repo / "calc.py").read_text() == CALC  # all or nothing

@@ -154,6 +154,7 @@ def exercise_task(folder: Path, language: str) -> Task:
         test_command=track.test_command,
         hidden_command=track.test_command,
         solution=_example_solution(folder, files),
+        read_only=tuple(tests),
     )
 
 

@@ -67,6 +67,8 @@ def _options(spec: RunSpec, repo: Path) -> RunOptions:
     }
     if spec.task.test_command:
         flags["test_command"] = spec.task.test_command
+    if spec.task.read_only:
+        flags["read_only"] = " ".join([str(flags.get("read_only") or ""), *spec.task.read_only])
     return RunOptions(
         request=spec.task.request,
         repo=repo,

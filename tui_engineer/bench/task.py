@@ -21,3 +21,4 @@ class Task:
     solution: dict[str, str] = field(default_factory=dict)
     first_try: dict[str, str] = field(default_factory=dict)  # a broken first answer, if any
     oracle_actions: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()  # files the model may not change (an exercise's tests)

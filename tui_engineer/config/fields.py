@@ -121,6 +121,13 @@ def _specs() -> dict[str, FieldSpec]:
             "'ask' (review every step) or 'auto' (a step whose tests pass is accepted)",
             lambda v: v in APPROVALS,
         ),
+        (
+            "read_only",
+            str,
+            "file paths inside the repository, separated by spaces or commas (no absolute "
+            "paths, no '..')",
+            _inside_paths,
+        ),
     ]
     defaults = {f.name: f.default for f in fields(Settings)}
     assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"

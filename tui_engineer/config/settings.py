@@ -69,6 +69,9 @@ class Settings:
     # that fails, or that no test verified, is reviewed as in "ask" (engine/approval.py).
     # Yours to choose: a repository's config may set "ask" only.
     approval: str = "ask"
+    # Files the model may not change (its edits to them are refused with the reason), such as
+    # the tests of a benchmark exercise: relative paths, separated by spaces or commas.
+    read_only: str | None = None
 
 
 @dataclass

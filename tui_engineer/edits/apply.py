@@ -292,12 +292,28 @@ def _summary(ws: _Workspace) -> ApplyResult:
     return result
 
 
-def apply_edits(root: Path, edits: Sequence[Edit]) -> ApplyResult:
+def _refuse_read_only(ws: _Workspace, edit: Edit, number: int, read_only: set[str]) -> None:
+    paths = [edit.path, edit.new_path] if isinstance(edit, RenameFile) else [edit.path]
+    for path in paths:
+        rel = ws.rel(resolve_safe_path(ws.root, path))
+        if rel in read_only:
+            raise ApplyFailed(
+                f"{_block_name(number, edit)}: {rel} may not be changed in this session (it is "
+                "read-only, e.g. the tests your change must pass as they are). Change the other "
+                f"files instead. {_RESEND}"
+            )
+
+
+def apply_edits(root: Path, edits: Sequence[Edit], read_only: Sequence[str] = ()) -> ApplyResult:
     """Apply every edit or none. Raises UnsafePath for a hostile path and ApplyFailed (feedback
-    for the model) when an edit does not apply; the files are untouched in both cases."""
+    for the model) when an edit does not apply or touches a `read_only` file (repo-relative);
+    the files are untouched in both cases."""
     ws = _Workspace(root)
+    protected = set(read_only)
     for number, edit in enumerate(edits, start=1):
         try:
+            if protected:
+                _refuse_read_only(ws, edit, number, protected)
             _HANDLERS[type(edit)](ws, edit, number)
         except UnsafePath as err:  # say which block, the model may have sent many
             raise UnsafePath(f"{_block_name(number, edit)}: {err.feedback}") from None

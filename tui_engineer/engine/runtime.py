@@ -70,6 +70,7 @@ class EngineOptions:
     # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
     conventions: str = ""
     approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/approval.py)
+    read_only: tuple[str, ...] = ()  # repo-relative files whose edits are refused
 
     def reply_limit(self, purpose: str) -> int:
         kind = REPLY_KIND.get(purpose, "propose")

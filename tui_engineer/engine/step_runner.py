@@ -94,7 +94,11 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
             )  # fmt: skip
             return False
         await baseline_ready(rt)  # it runs in this shadow: no edit before it has read the tree
-        result = await asyncio.to_thread(apply_edits, rt.workdir, edits) if edits else None
+        result = (
+            await asyncio.to_thread(apply_edits, rt.workdir, edits, rt.options.read_only)
+            if edits
+            else None
+        )
     except EditError as err:
         return _refused(rt, step, state, err.feedback, shape)
     before, after = state.diff, await asyncio.to_thread(rt.shadow.diff)

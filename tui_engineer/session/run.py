@@ -251,6 +251,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         show_lines=settings.show_lines,
         server_wait=settings.server_wait,
         approval=settings.approval,
+        read_only=tuple(p.strip("/") for p in (settings.read_only or "").replace(",", " ").split()),
         # No tests yet (the first step writes them): nothing to compare with.
         baseline=settings.baseline and not write_tests,
         conventions=_conventions(prepared.agents),
