@@ -237,6 +237,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
             runner = await load_engine()
             prepared = self.prepared or await asyncio.to_thread(runner.prepare, self.options)
             self.prepared = None  # run_prepared closes its model: the next session re-prepares
+            self.options.resume = None  # resumed once; a new request is a new session
             result = await runner.run_prepared(
                 prepared,
                 self.reviewer,

@@ -80,6 +80,9 @@ class EngineEventView:
         self.status.phase = "planning" if self.options.plan else "working"
         self.status.start_clock()
 
+    async def _on_session_resumed(self, event: ev.SessionResumed) -> None:
+        await self.chat.note(event.message)
+
     async def _on_notice(self, event: ev.Notice) -> None:
         await self.chat.note(event.message)
 

@@ -226,7 +226,12 @@ class StartupFlow:
         for sentence in prepared.notices:  # e.g. an interrupted accept finished: say it now
             await self.chat.note(sentence)
         prepared.notices.clear()
-        if self.options.request:
+        if prepared.resumed is not None:  # --resume: what happened before, then on from there
+            from tui_engineer.tui.history import show_history
+
+            await show_history(self, prepared.resumed)  # type: ignore[arg-type]
+            self.start_session(prepared.resumed.request)
+        elif self.options.request:
             await self.chat.user_message(self.options.request, queued=False)
             self.start_session(self.options.request)
         else:

@@ -1,0 +1,110 @@
+"""`tui-engineer --resume` in the app (Pilot, the real engine, the scripted model over real
+HTTP, real git and pytest): a session quit with Ctrl-C while step 2's reply is held goes on in
+a new app from its record, showing what happened before, with no new plan call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine.test_engine_pipeline import MUL_ON_SUB
+from tests.engine_support import KEY, SUB, plan_reply
+from tests.headless.test_resume import is_plan_call
+from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tui.app_support import (
+    SIZE,
+    chat_text,
+    make_app,
+    reviewing,
+    visible_lines,
+    wait_for,
+    wait_for_screen,
+)
+from tui_engineer.tui.screens import ProblemScreen, QuitScreen
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def titles(repo: Path) -> list[str]:
+    return git(repo, "log", "--format=%s").splitlines()
+
+
+async def quit_while_step_2_is_written(repo: Path, server: ScriptedServer) -> None:
+    gate = Gate()
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=gate),
+    )
+    app = make_app(repo, server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await gate.arrived()  # the model is writing step 2
+        await pilot.press("ctrl+c")
+        await wait_for_screen(pilot, app, QuitScreen)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+    assert titles(repo) == ["Add sub", "initial"]
+
+
+async def test_a_session_quit_while_the_model_writes_step_2_resumes_in_a_new_app(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    await quit_while_step_2_is_written(repo, scripted_server)
+    asked_before = len(scripted_server.chat_requests)
+    scripted_server.script(Reply(text=MUL_ON_SUB))
+
+    app = make_app(repo, scripted_server.base_url)
+    app.options.resume = ""  # tui-engineer --resume
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        shown = chat_text(app)
+        # What happened before: the request, the plan, step 1's commit; then where it goes on.
+        assert "add sub and mul" in shown and "Step 1 committed" in shown, shown
+        assert "It stopped there (quit)" in shown
+        assert "Resuming session" in shown and "step 2 (Add mul) next" in shown
+        plan = "\n".join(visible_lines(app.plan_pane))
+        assert "Add sub" in plan and "Add mul" in plan
+        await pilot.press("a")
+        await wait_for(pilot, lambda: titles(repo)[0] == "Add mul")
+        await app.stop_work()
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
+    new = scripted_server.chat_requests[asked_before:]
+    assert len(new) == 1 and not is_plan_call(new[0])
+
+
+async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=SUB))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False, approval="auto")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: titles(repo)[0] == "add sub")
+        await app.stop_work()  # quit at "what is still wrong?": resumable, it was not done
+
+    app = make_app(repo, scripted_server.base_url)
+    app.options.resume = ""
+    async with app.run_test(size=SIZE) as pilot:
+        # Resumable: it goes on at "what is still wrong?" (no step left, no model call).
+        await wait_for(pilot, lambda: app.reviewer.question == "still_wrong")
+        assert "no steps left" in chat_text(app)
+        app.reviewer.answer("")  # done
+        await wait_for(pilot, lambda: app.reviewer.question == "verdict")
+        app.reviewer.answer(None)
+        await wait_for(pilot, lambda: app.finished_sessions == 1)
+
+    app = make_app(repo, scripted_server.base_url)
+    app.options.resume = ""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, ProblemScreen)
+        text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "nothing to resume" in text, text
+    assert len(scripted_server.chat_requests) == 1

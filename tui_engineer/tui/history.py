@@ -1,0 +1,61 @@
+"""A resumed session's past, shown before it goes on (`tui-engineer --resume`): the request,
+the plan, the model's replies, your messages, each step's decision and commit, and where it
+stopped, from its run record (session/resume.py). The panes fill as they did live; the
+review and the tests of what is under way come from the live events that follow."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui_engineer.engine import events as ev
+
+if TYPE_CHECKING:
+    from tui_engineer.session.resume import Resumed
+    from tui_engineer.tui.app import TuiEngineerApp
+
+# Live handlers (tui/event_view.py) that show a past event just as it was shown then.
+_AS_LIVE = (
+    ev.PlanReady,
+    ev.EditsApplied,
+    ev.DecisionMade,
+    ev.StepCommitted,
+    ev.StepSkipped,
+    ev.StepUndone,
+    ev.Notice,
+)
+
+
+async def show_history(app: TuiEngineerApp, resumed: Resumed) -> None:
+    chat = app.chat
+    await chat.note(f"Session {resumed.session_id}, as it went before:")
+    await chat.user_message(resumed.request, queued=False)
+    model = "model"
+    for event in resumed.history:
+        if isinstance(event, ev.SessionStarted):
+            model = event.model
+        elif isinstance(event, ev.ModelExchange) and not event.background:
+            await _reply(app, model, event)
+        elif isinstance(event, ev.FeedbackDelivered):
+            await chat.user_message(event.text, queued=False)
+        elif isinstance(event, ev.ErrorEvent):
+            await chat.note(event.message, error=True)
+        elif isinstance(event, ev.SessionFinished):
+            await chat.note(f"It stopped there ({event.outcome}).")
+        elif isinstance(event, _AS_LIVE):
+            await getattr(app, f"_on_{event.type}")(event)
+    # A step cut off mid-way is proposed again: its old work in progress is not shown as if
+    # it were still there.
+    app.diff.show_diff("")
+    app.diff.border_title = "Diff"
+    app._changes = set()
+    app._tree_marks({})
+    for text in resumed.queued:  # sent before it stopped; the next model call takes them
+        await chat.user_message(text, queued=True)
+
+
+async def _reply(app: TuiEngineerApp, model: str, event: ev.ModelExchange) -> None:
+    where = f"step {event.step} · " if event.step is not None else ""
+    quiet = "Planning…" if event.purpose == "plan" else ""
+    await app.chat.begin_reply(f"{model} — {where}{event.purpose}", quiet=quiet)
+    await app.chat.add_text(event.reply)
+    await app.chat.end_reply()
