@@ -11,7 +11,7 @@ from tui_engineer.engine import events as ev
 
 if TYPE_CHECKING:
     from tui_engineer.session.resume import Resumed
-    from tui_engineer.tui.app import TuiEngineerApp
+    from tui_engineer.tui.event_view import EngineEventView
 
 # Live handlers (tui/event_view.py) that show a past event just as it was shown then.
 _AS_LIVE = (
@@ -25,7 +25,7 @@ _AS_LIVE = (
 )
 
 
-async def show_history(app: TuiEngineerApp, resumed: Resumed) -> None:
+async def show_history(app: EngineEventView, resumed: Resumed) -> None:
     chat = app.chat
     await chat.note(f"Session {resumed.session_id}, as it went before:")
     await chat.user_message(resumed.request, queued=False)
@@ -53,7 +53,7 @@ async def show_history(app: TuiEngineerApp, resumed: Resumed) -> None:
         await chat.user_message(text, queued=True)
 
 
-async def _reply(app: TuiEngineerApp, model: str, event: ev.ModelExchange) -> None:
+async def _reply(app: EngineEventView, model: str, event: ev.ModelExchange) -> None:
     where = f"step {event.step} · " if event.step is not None else ""
     quiet = "Planning…" if event.purpose == "plan" else ""
     await app.chat.begin_reply(f"{model} — {where}{event.purpose}", quiet=quiet)

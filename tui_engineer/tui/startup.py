@@ -229,7 +229,7 @@ class StartupFlow:
         if prepared.resumed is not None:  # --resume: what happened before, then on from there
             from tui_engineer.tui.history import show_history
 
-            await show_history(self, prepared.resumed)  # type: ignore[arg-type]
+            await show_history(self, prepared.resumed)
             self.start_session(prepared.resumed.request)
         elif self.options.request:
             await self.chat.user_message(self.options.request, queued=False)
