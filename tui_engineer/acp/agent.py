@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +45,7 @@ log = logging.getLogger("tui_engineer.acp")
 # the sentence the CLI prints. -32000 is ACP's "authentication required" (no key, a key refused).
 USER_ERROR = -32001
 AUTH_REQUIRED = -32000
+SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*")  # as new_session_id makes them
 MODES = {
     "ask": "Ask: you review every step (its diff and test results) before it is committed",
     "auto": "Auto: a step whose tests pass is committed unasked; one that fails, or that no "
@@ -63,14 +64,10 @@ class StartOptions:
 
 
 def load_engine() -> None:
-    from tui_engineer.acp import session  # noqa: F401 - the engine, through it
+    from tui_engineer.acp import history, session  # noqa: F401 - the engine, through them
     from tui_engineer.session.run import load_model_client
 
     load_model_client()
-
-
-def start_loading_engine() -> None:
-    threading.Thread(target=load_engine, name="load-engine", daemon=True).start()
 
 
 def user_error(err: UserError) -> RequestError:
@@ -96,6 +93,15 @@ class EngineerAgent:
         self.start = start
         self.sessions: dict[str, AcpSession] = {}
         self.conn: Any = None
+        self._loading: asyncio.Future[None] | None = None
+
+    async def _engine(self) -> None:
+        """The engine loaded (in a thread, started at initialize). Everything that imports it
+        waits for this first: two threads importing the same package at once can each see it
+        half made."""
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(asyncio.to_thread(load_engine))
+        await asyncio.shield(self._loading)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -106,7 +112,8 @@ class EngineerAgent:
     ) -> InitializeResponse:  # fmt: skip
         # The engine and the model client (GitPython, the openai SDK) load behind the answer,
         # while the client gets ready to ask for a session.
-        start_loading_engine()
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(asyncio.to_thread(load_engine))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -122,9 +129,11 @@ class EngineerAgent:
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
         return AuthenticateResponse()
 
-    async def _prepare(self, cwd: str, request: str = "", session_id: str = "") -> Any:
+    async def _prepare(
+        self, cwd: str, request: str = "", session_id: str = "", resume: str | None = None
+    ) -> Any:
         """The start-up checks, in a thread, then the model server asked for its models: a
-        UserError says what to do."""
+        UserError says what to do. `resume`: a recorded session to go on with."""
         from tui_engineer.session.run import check_model, prepare
 
         options = RunOptions(
@@ -134,6 +143,7 @@ class EngineerAgent:
             allow_dirty=self.start.allow_dirty,
             no_tests=self.start.no_tests,
             session_id=session_id,
+            resume=resume,
         )
         prepared = await asyncio.to_thread(prepare, options)
         await check_model(prepared.model)
@@ -142,7 +152,7 @@ class EngineerAgent:
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
-        from tui_engineer.acp.session import AcpSession
+        await self._engine()
         from tui_engineer.session.run import new_session_id
 
         session_id = new_session_id()
@@ -150,18 +160,47 @@ class EngineerAgent:
             prepared = await self._prepare(cwd, session_id=session_id)
         except UserError as err:
             raise user_error(err) from None
+        session = await self._open(session_id, cwd, prepared)
+        return NewSessionResponse(session_id=session_id, modes=modes(session.approval))
 
-        async def again(request: str) -> Any:  # each later run checks afresh
-            return await self._prepare(cwd, request, new_session_id())
+    async def _open(self, session_id: str, cwd: str, prepared: Any) -> AcpSession:
+        from tui_engineer.acp.session import AcpSession
+        from tui_engineer.session.run import new_session_id
 
+        async def again(request: str, resume: str | None) -> Any:  # each later run checks afresh
+            return await self._prepare(cwd, request, "" if resume else new_session_id(), resume)
+
+        if (old := self.sessions.pop(session_id, None)) is not None:
+            await old.close()  # loaded again: one engine per session
         approval = prepared.settings.approval
-        self.sessions[session_id] = AcpSession(session_id, self.conn, again, prepared, approval)
-        return NewSessionResponse(session_id=session_id, modes=modes(approval))
+        session = AcpSession(session_id, self.conn, again, prepared, approval)
+        self.sessions[session_id] = session
+        return session
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        raise RequestError(USER_ERROR, "Loading a session is not supported yet.")
+        """Tell the recorded session again (its run record), then go on with it at the next
+        prompt: its plan and accepted steps kept, no new plan call. A finished one is told
+        too; the next prompt then starts a new session."""
+        await self._engine()
+        from tui_engineer.acp.history import HistoryTranslator
+        from tui_engineer.session.resume import NothingToResume, events_from_record, find_record
+
+        if not SESSION_ID.fullmatch(session_id):  # a name, never a path to read
+            raise RequestError(USER_ERROR, f"No recorded session {session_id!r} here.")
+        try:
+            try:
+                prepared = await self._prepare(cwd, session_id=session_id, resume=session_id)
+                history = prepared.resumed.history
+            except NothingToResume:
+                prepared = await self._prepare(cwd)
+                history = events_from_record(find_record(prepared.root, session_id))
+        except UserError as err:
+            raise user_error(err) from None
+        session = await self._open(session_id, cwd, prepared)
+        await session.tell(HistoryTranslator(prepared.root).told(history))
+        return LoadSessionResponse(modes=modes(session.approval))
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)

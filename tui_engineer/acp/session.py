@@ -17,7 +17,7 @@ from typing import Any
 from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
-from tui_engineer.acp.updates import Translator, Update, _say
+from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 from tui_engineer.engine.session import Session, SessionResult
@@ -47,14 +47,19 @@ class AcpSession:
         self,
         session_id: str,
         client: Client,
-        prepare: Callable[[str], Awaitable[Prepared]],
+        prepare: Callable[[str, str | None], Awaitable[Prepared]],
         prepared: Prepared | None,
         approval: str,
     ) -> None:
         self.id = session_id
         self.client = client
-        self._prepare = prepare  # a fresh start-up for each run after the first
+        # A fresh start-up for each run after the first: (request, the run to resume or None).
+        self._prepare = prepare
         self._prepared = prepared
+        # The engine run a cancel stopped: the next prompt goes on with it (its step takes the
+        # prompt in as chat, as the TUI's running step does) rather than planning anew.
+        self._stopped: str | None = None
+        self._answered: str | None = None  # a prompt that answers "what is still wrong?" early
         self.approval = approval
         self.engine: Session | None = None
         self.translator = Translator(prepared.root if prepared else None)  # type: ignore[arg-type]
@@ -81,7 +86,7 @@ class AcpSession:
             self._outbox.put_nowait(update)
 
     def say(self, text: str) -> None:
-        self._outbox.put_nowait(_say(text))
+        self._outbox.put_nowait(say_text(text))
 
     async def _send_updates(self) -> None:
         while True:
@@ -98,6 +103,12 @@ class AcpSession:
 
     def _shadow_path(self) -> Any:
         return self.engine.rt.shadow.path if self.engine is not None else None
+
+    async def tell(self, updates: list[Update]) -> None:
+        """Updates made elsewhere (a loaded session's history), in order with the rest."""
+        for update in updates:
+            self._outbox.put_nowait(update)
+        await self.flush()
 
     # ----- turns
 
@@ -118,13 +129,19 @@ class AcpSession:
         if self._turn is not None and not self._turn.done():
             self._turn.set_result(reason)
 
-    async def _run(self, request: str) -> None:
-        """A whole engine session, for the request of the turn that started it."""
+    async def _run(self, text: str) -> None:
+        """A whole engine session: for the request of the turn that started it, or going on
+        with a stopped (or loaded) one, `text` then being the user's word to it."""
         try:
             prepared, self._prepared = self._prepared, None
             if prepared is None:
-                prepared = await self._prepare(request)
-            prepared.options.request = request
+                prepared = await self._next_run(text)
+            if prepared.resumed is None:
+                prepared.options.request = text
+            elif prepared.resumed.pending is not None:
+                self.inbox.put_nowait(text)  # chat for the step it goes on with
+            else:
+                self._answered = text  # it stopped at "what is still wrong?"
             self.translator.root = prepared.root
             result = await run_prepared(
                 prepared, self, self.emit, self.inbox, on_session=self._started
@@ -134,7 +151,7 @@ class AcpSession:
             self.say(str(err))
         except asyncio.CancelledError:
             raise
-        except Exception as err:  # noqa: BLE001 - a bug of ours: said, never a traceback
+        except Exception as err:  # noqa: BLE001 - a bug of ours: say_text, never a traceback
             from tui_engineer.crash import internal_error_message
 
             self.say(internal_error_message(err))
@@ -142,6 +159,15 @@ class AcpSession:
             self.engine = None
         await self.flush()
         self._end_turn("end_turn")
+
+    async def _next_run(self, text: str) -> Prepared:
+        stopped, self._stopped = self._stopped, None
+        if stopped is not None:
+            try:
+                return await self._prepare(text, stopped)
+            except UserError as err:  # nothing to go on with (stopped before its plan, say)
+                log.info("not resuming %s: %s", stopped, err)
+        return await self._prepare(text, None)
 
     def _started(self, session: Session) -> None:
         self.engine = session
@@ -159,12 +185,16 @@ class AcpSession:
             return
         task = self._task
         if task is not None and not task.done():
+            engine = self.engine
+            self._stopped = engine.session_id if engine is not None else None
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self._answer is not None and not self._answer.done():
             self._answer.cancel()
         self._answer = None
+        for update in self.translator.cut_off("cancelled"):
+            self._outbox.put_nowait(update)
         await self.flush()
         self._end_turn("cancelled")
 
@@ -209,6 +239,9 @@ class AcpSession:
 
     async def still_wrong(self) -> str | None:
         """Ends the turn with the question; the next prompt is the answer."""
+        if self._answered is not None:  # given by the prompt that went on with the session
+            answer, self._answered = self._answered, None
+            return answer
         self.say(STILL_WRONG)
         await self.flush()
         self._answer = asyncio.get_running_loop().create_future()

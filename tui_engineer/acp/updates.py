@@ -86,13 +86,13 @@ class Translator:
         return [self.plan()]
 
     def _on_step_started(self, event: ev.StepStarted) -> list[Update]:
-        said = _say(f"**Step {event.index}: {event.title}**")
+        said = say_text(f"**Step {event.index}: {event.title}**")
         return [*self._step(event.index, "in_progress"), said]
 
     def _on_step_committed(self, event: ev.StepCommitted) -> list[Update]:
         done = self._close_proposal(event.step, "completed", f"committed {event.sha[:8]}")
         return [*done, *self._step(event.step, "completed"),
-                _say(f"Committed `{event.sha[:8]}` {event.title}.")]  # fmt: skip
+                say_text(f"Committed `{event.sha[:8]}` {event.title}.")]  # fmt: skip
 
     def _on_step_skipped(self, event: ev.StepSkipped) -> list[Update]:
         note = f"skipped: {event.reason}" if event.reason != "stop" else "stopped"
@@ -100,7 +100,7 @@ class Translator:
 
     def _on_step_undone(self, event: ev.StepUndone) -> list[Update]:
         steps = self._step(event.step, "pending", "undone") if event.step is not None else []
-        return [*steps, _say(event.message)]
+        return [*steps, say_text(event.message)]
 
     # ----- the model's words
 
@@ -131,22 +131,22 @@ class Translator:
         return [update_agent_message_text(text)]
 
     def _on_feedback_delivered(self, event: ev.FeedbackDelivered) -> list[Update]:
-        return [_say(f"(Your message went to the model with its {event.purpose} call.)")]
+        return [say_text(f"(Your message went to the model with its {event.purpose} call.)")]
 
     def _on_notice(self, event: ev.Notice) -> list[Update]:
-        return [_say(readable(event.message))]
+        return [say_text(readable(event.message))]
 
     def _on_error(self, event: ev.ErrorEvent) -> list[Update]:
-        return [_say(f"Error: {readable(event.message)}")]
+        return [say_text(f"Error: {readable(event.message)}")]
 
     def _on_stuck(self, event: ev.Stuck) -> list[Update]:
-        return [_say(f"Step {event.step}: {event.reason}")]
+        return [say_text(f"Step {event.step}: {event.reason}")]
 
     def _on_server_paused(self, event: ev.ServerPaused) -> list[Update]:
-        return [_say(event.message)]
+        return [say_text(event.message)]
 
     def _on_baseline_failed(self, event: ev.BaselineFailed) -> list[Update]:
-        return [_say(event.message)]
+        return [say_text(event.message)]
 
     # ----- test runs: tool calls of kind execute
 
@@ -217,12 +217,19 @@ class Translator:
 
     def _on_decision(self, event: ev.DecisionMade) -> list[Update]:
         if event.decision == "accept":
-            return [_say(f"Step {event.step} accepted: {event.by}.")]
+            return [say_text(f"Step {event.step} accepted: {event.by}.")]
         word = {"reject": "rejected", "skip": "skipped", "stop": "stopped"}.get(event.decision)
         if word is None:
             return []
         said = f"{word}: {event.reason}" if event.reason else word
         return self._close_proposal(event.step, "failed", readable(said))
+
+    def cut_off(self, why: str) -> list[Update]:
+        """Close every tool call still open (a run or a review cut off by a stop)."""
+        calls = [*self._runs.values(), *self._proposals.values()]
+        self._runs.clear()
+        self._proposals.clear()
+        return [update_tool_call(c, status="failed", raw_output={"result": why}) for c in calls]
 
     def _close_proposal(self, step: int, status: str, said: str) -> list[Update]:
         call = self._proposals.pop(step, None)
@@ -231,7 +238,7 @@ class Translator:
         return [update_tool_call(call, status=status, content=None, raw_output={"result": said})]
 
 
-def _say(text: str) -> Update:
+def say_text(text: str) -> Update:
     return update_agent_message_text(text.rstrip("\n") + "\n\n")
 
 

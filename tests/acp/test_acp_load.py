@@ -1,0 +1,110 @@
+"""Sessions that outlive a turn and a process: a cancel's next prompt goes on with the stopped
+session (its step takes the prompt in as chat; no new plan), and session/load in a new agent
+process tells the recorded session again, then goes on with it where it stopped."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from acp import RequestError
+from acp.schema import ToolCallStart, UserMessageChunk
+
+from tests.acp.acp_support import RecordingClient, running_agent
+from tests.conftest import git
+from tests.engine_support import MUL, SUB, plan_reply
+from tests.scripted_server import Reply, ScriptedServer
+
+
+def cancelling_at(step: int, agent_box: list, session_box: list):
+    """A policy that cancels the turn at step `step`'s permission and accepts the others."""
+
+    async def policy(call, options):
+        if call.title.startswith(f"Commit step {step}:"):
+            agent = agent_box[0]
+            await agent.conn.cancel(session_id=session_box[0])
+            return None  # the pending request answers cancelled, as the protocol asks
+        return "accept"
+
+    return policy
+
+
+async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=SUB),
+        Reply(text="Subtracting, as asked.\n\n" + SUB),
+    )
+    box: list = []
+    ids: list = []
+    policy = cancelling_at(1, box, ids)
+    client = RecordingClient(policy=policy)
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        box.append(agent)
+        ids.append(await agent.start(repo))
+        assert await agent.prompt(ids[0], "add sub") == "cancelled"
+        assert git(repo, "log", "--format=%s") == "initial"
+        client.policy = lambda call, options: "accept"
+        assert await agent.prompt(ids[0], "keep it to subtraction") == "end_turn"
+
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert len(scripted_server.chat_requests) == 3  # one plan call only: the session went on
+    assert "keep it to subtraction" in str(scripted_server.chat_requests[2].messages)
+
+
+async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text="Adding sub.\n\n" + SUB),
+        Reply(text=MUL),
+        Reply(text="Adding mul again.\n\n" + MUL),
+    )
+    box: list = []
+    ids: list = []
+    first = RecordingClient(policy=cancelling_at(2, box, ids))
+    async with running_agent(tmp_path, scripted_server.base_url, client=first) as agent:
+        box.append(agent)
+        ids.append(await agent.start(repo))
+        assert await agent.prompt(ids[0], "add sub and mul") == "cancelled"
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+
+    later = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        loaded = await agent.conn.load_session(cwd=str(repo), session_id=ids[0], mcp_servers=[])
+        assert loaded.modes.current_mode_id == "ask"
+        # Told again before the answer: the request, the plan, step 1's diff and tests, and
+        # its commit; step 2's review, cut off, closed as such.
+        told = list(later.updates)
+        assert isinstance(told[0], UserMessageChunk) and told[0].content.text == "add sub and mul"
+        assert "Adding sub." in later.text() and "Committed" in later.text()
+        assert later.plans()[-1][0] == ("1. Add sub", "completed")
+        edits = [u for u in told if isinstance(u, ToolCallStart) and u.kind == "edit"]
+        assert len(edits) == 2 and "+def sub(a, b):" in edits[0].content[0].content.text
+        assert later.progress(edits[1].tool_call_id)[-1].status == "failed"
+        assert later.tool_calls("execute")
+        # Then it goes on: step 2 again, no new plan call.
+        assert await agent.prompt(ids[0], "go on") == "end_turn"
+        assert [p.title.split("?")[0] for p in later.permissions] == ["Commit step 2: Add mul"]
+
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert len(scripted_server.chat_requests) == 4
+
+
+async def test_loading_an_unknown_session_is_an_error_and_the_agent_keeps_serving(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    async with running_agent(tmp_path, scripted_server.base_url) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError, match="tui-engineer runs"):
+            await agent.conn.load_session(cwd=str(repo), session_id="nope", mcp_servers=[])
+        with pytest.raises(RequestError, match="No recorded session"):
+            await agent.conn.load_session(cwd=str(repo), session_id="../x.jsonl", mcp_servers=[])
+        assert await asyncio.wait_for(agent.start(repo), 60)
