@@ -77,6 +77,8 @@ def rust_exercise(track: Path) -> Path:
                 ["src/lib.rs", "Cargo.toml"], ["tests/reverse-string.rs"], [".meta/example.rs"]
             ),
             ".meta/example.rs": REVERSE_EXAMPLE,
+            # The example's own manifest (Exercism's, for examples that need crates).
+            ".meta/Cargo-example.toml": CARGO_TOML + "\n[dependencies]\n",
             ".gitignore": "/target\nCargo.lock\n",
             "Cargo.toml": CARGO_TOML,
             "src/lib.rs": REVERSE_STUB,

@@ -44,7 +44,7 @@ def test_the_layout_becomes_tasks(tmp_path: Path) -> None:
     assert py.test_command == py.hidden_command == "python -m pytest -q -p no:cacheprovider"
     assert rs.test_command == "cargo test -- --include-ignored"  # Exercism ignores all but one
     assert "change these files: src/lib.rs." in rs.request  # Cargo.toml is not the model's
-    assert set(rs.solution) == {"src/lib.rs"}
+    assert set(rs.solution) == {"src/lib.rs", "Cargo.toml"}  # Cargo.toml from Cargo-example
     assert {t.name for t in exercism_tasks(tmp_path, ["rust"])} == {"rust-reverse-string"}
     # One track given directly works too.
     assert [t.name for t in exercism_tasks(tmp_path / "python")] == ["python-two-fer"]

@@ -46,6 +46,8 @@ TRACKS = {
     ),
 }
 BUILD_FILES = {"Cargo.toml", "CMakeLists.txt"}  # listed as solution files; not for the model
+# Not named in config.json: an example's own manifest when it needs crates the stub does not.
+EXAMPLE_MANIFESTS = {".meta/Cargo-example.toml": "Cargo.toml"}
 SKIPPED_DIRS = {".meta", ".docs", ".git", "target", "node_modules", "build", "__pycache__"}
 
 ADDENDUM = """
@@ -125,6 +127,9 @@ def _example_solution(folder: Path, files: dict[str, list[str]]) -> dict[str, st
             target = alike[0]
         if target is not None:
             placed[target] = (folder / example).read_text(encoding="utf-8")
+    for manifest, target in EXAMPLE_MANIFESTS.items():  # the crates the example needs
+        if (folder / manifest).is_file() and (folder / target).is_file():
+            placed[target] = (folder / manifest).read_text(encoding="utf-8")
     return placed
 
 
