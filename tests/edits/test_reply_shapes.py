@@ -128,13 +128,36 @@ def test_a_diff_hunk_adding_lines_without_context_is_refused() -> None:
         parse_edits(reply)
 
 
-def test_search_with_an_elision_is_refused_with_why(repo: Path) -> None:
-    reply = (
-        "calc.py\n```python\n<<<<<<< SEARCH\ndef add(a, b):\n...\n    return a * b\n=======\n"
-        "def add(a, b):\n...\n    return b * a\n>>>>>>> REPLACE\n```\n"
+def elided(search: str, replace: str) -> str:
+    return f"calc.py\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+
+
+def test_search_with_elisions_lined_up_in_replace_applies_piece_by_piece(repo: Path) -> None:
+    reply = elided(
+        "def add(a, b):\n    # ...\n    return a * b\n",
+        "def add(a: int, b: int):\n    # ...\n    return b * a\n",
     )
+    assert applied(repo, reply) == CALC.replace("add(a, b)", "add(a: int, b: int)").replace(
+        "a * b", "b * a"
+    )
+
+
+@pytest.mark.parametrize(
+    ("search", "replace"),
+    [
+        # REPLACE does not say what happens to the lines left out
+        ("def add(a, b):\n...\n    return a * b\n", "def add(a, b):\n    return b * a\n"),
+        # a piece that is not in the file
+        ("def add(a, b):\n...\n    return a / b\n", "def add(a, b):\n...\n    return b / a\n"),
+        # pieces out of order
+        ("    return a * b\n...\ndef add(a, b):\n", "    return b * a\n...\ndef add(a, b):\n"),
+    ],
+)
+def test_search_with_an_unclear_elision_is_refused_with_why(
+    repo: Path, search: str, replace: str
+) -> None:
     with pytest.raises(ApplyFailed, match=r"SEARCH holds `...`, which stands for lines left out"):
-        applied(repo, reply)
+        applied(repo, elided(search, replace))
     assert (repo / "calc.py").read_text() == CALC
 
 
@@ -207,3 +230,11 @@ def test_read_only_files_are_refused_whatever_the_edit(repo: Path) -> None:
             apply_edits(repo, edits, read_only=[test_file])
     assert (repo / test_file).read_text() == "from calc import add\n"
     assert (repo / "calc.py").read_text() == CALC  # all or nothing
+
+
+def test_an_elided_piece_matching_two_places_is_refused(repo: Path) -> None:
+    twice = "def add(a, b):\n    return a * b\n\n\ndef mul(a, b):\n    return a * b\n"
+    (repo / "calc.py").write_text(twice)
+    with pytest.raises(ApplyFailed, match="SEARCH holds `...`"):
+        applied(repo, elided("    return a * b\n...\n", "    return b * a\n...\n"))
+    assert (repo / "calc.py").read_text() == twice

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.edits.diagnose import not_found_feedback
-from tui_engineer.edits.elision import ELIDED_REPLACE, ELIDED_SEARCH, comment_elisions, is_elision
+from tui_engineer.edits.elision import (
+    ELIDED_REPLACE,
+    ELIDED_SEARCH,
+    comment_elisions,
+    elided_pieces,
+    is_elision,
+)
 from tui_engineer.edits.matching import common_indent, dedented, find_matches, locate, reindent
 from tui_engineer.edits.parser import (
     ApplyFailed,
@@ -173,6 +179,8 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
     text = _decode(current, f"{name}: {rel}")
     starts, norm, search, replace = locate(text.lines, search, replace)
     if not starts and (elided := [line.strip() for line in search if is_elision(line)]):
+        if (pieces := elided_pieces(search, replace)) and _apply_pieces(text, pieces):
+            return ws.put(path, text.encode(), name)
         raise ApplyFailed(f"{name}: " + ELIDED_SEARCH.format(line=elided[0]) + f" {_RESEND}")
     if not starts:
         already = find_matches(text.lines, replace)[0] if any(s.strip() for s in replace) else []
@@ -193,6 +201,23 @@ def _search_replace(ws: _Workspace, edit: SearchReplace, number: int) -> None:
         replace = reindent(replace, common_indent(search), common_indent(text.lines[start:end]))
     text.lines[start:end] = replace
     ws.put(path, text.encode(), name)
+
+
+def _apply_pieces(text: _Text, pieces: list[tuple[list[str], list[str]]]) -> bool:
+    """A SEARCH with `...` whose pieces each match exactly one place of the file, in order:
+    each piece is replaced and what lies between is kept. False (text unchanged) otherwise."""
+    lines, after = list(text.lines), 0
+    for search, replace in pieces:
+        starts, norm = find_matches(lines, search)
+        if len(starts) != 1 or starts[0] < after:
+            return False
+        start, end = starts[0], starts[0] + len(search)
+        if norm is dedented:
+            replace = reindent(replace, common_indent(search), common_indent(lines[start:end]))
+        lines[start:end] = replace
+        after = start + len(replace)
+    text.lines = lines
+    return True
 
 
 def _refuse_placeholders(name: str, what: str, new: list[str], old: list[str]) -> None:

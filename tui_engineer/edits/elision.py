@@ -37,8 +37,10 @@ def comment_elisions(lines: Sequence[str], known: Sequence[str]) -> list[str]:
 
 ELIDED_SEARCH = (
     "SEARCH holds `{line}`, which stands for lines left out; SEARCH must repeat the file's lines "
-    "exactly, every one of them. Make SEARCH shorter instead: only the lines that change plus "
-    "two or three unchanged lines around them, copied exactly, one block per place that changes."
+    "exactly, every one of them (a `...` is only taken as 'the lines between stay' when REPLACE "
+    "has the same `...` lines and each piece between them matches exactly one place of the "
+    "file, in order). Make SEARCH shorter instead: only the lines that change plus two or "
+    "three unchanged lines around them, copied exactly, one block per place that changes."
 )
 
 ELIDED_REPLACE = (
@@ -46,3 +48,34 @@ ELIDED_REPLACE = (
     "that code, deleting it. Write the code out in full, or use SEARCH/REPLACE blocks that "
     "hold only the lines that change."
 )
+
+
+Piece = tuple[list[str], list[str]]
+
+
+def _pieces(lines: Sequence[str]) -> tuple[list[list[str]], list[str]]:
+    """`lines` cut at their elision lines: the pieces between, and the elision lines."""
+    pieces: list[list[str]] = [[]]
+    cuts: list[str] = []
+    for line in lines:
+        if is_elision(line):
+            cuts.append(line.strip())
+            pieces.append([])
+        else:
+            pieces[-1].append(line)
+    return pieces, cuts
+
+
+def elided_pieces(search: Sequence[str], replace: Sequence[str]) -> list[Piece] | None:
+    """SEARCH and REPLACE cut at the same elision lines, piece for piece ("keep what is between
+    as it is"), or None when they do not line up that way (then the elision's meaning is not
+    clear and the block is refused)."""
+    found, cuts = _pieces(search)
+    wanted, replace_cuts = _pieces(replace)
+    if not cuts or cuts != replace_cuts:
+        return None
+    pairs = list(zip(found, wanted, strict=True))
+    for old, new in pairs:
+        if not any(line.strip() for line in old) and any(line.strip() for line in new):
+            return None  # lines added beside an elision: where exactly?
+    return [(old, new) for old, new in pairs if any(line.strip() for line in old)]
