@@ -105,6 +105,26 @@ def test_a_diff_with_bare_hunk_headers_and_wrong_counts_applies(repo: Path) -> N
     assert applied(repo, reply) == FIXED.replace("a * b", "b * a")
 
 
+def test_bare_hunks_in_a_fence_labelled_with_the_file(repo: Path) -> None:
+    reply = (
+        "In `calc.py`:\n\n```diff\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n"
+        "+    return a + b\n```\n"
+    )
+    assert applied(repo, reply) == FIXED
+    assert describe_reply(reply).kind == "unified-diff"
+
+
+def test_bare_hunks_naming_no_file_are_refused() -> None:
+    reply = "Change this:\n\n```diff\n@@ @@\n def add(a, b):\n-    return a - b\n+    return 0\n"
+    with pytest.raises(ParseError, match="a diff hunk .* without the file it changes"):
+        parse_edits(reply)
+
+
+def test_aiders_old_original_updated_markers(repo: Path) -> None:
+    reply = f"calc.py\n{SEARCH_FIX}".replace("SEARCH", "ORIGINAL").replace("REPLACE", "UPDATED")
+    assert applied(repo, reply) == FIXED
+
+
 def test_a_diff_creating_and_deleting_files(repo: Path) -> None:
     reply = (
         "--- /dev/null\n+++ b/util.py\n@@ -0,0 +1,2 @@\n+def one():\n+    return 1\n"

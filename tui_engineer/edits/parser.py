@@ -19,7 +19,7 @@ from tui_engineer.edits.types import (
     UnsafePath,
     WriteFile,
 )
-from tui_engineer.edits.udiff import read_file_diff, starts_diff
+from tui_engineer.edits.udiff import read_file_diff, read_hunks, starts_diff, starts_hunk
 
 __all__ = [
     "ApplyFailed", "DeleteFile", "Edit", "EditError", "ParseError", "RenameFile", "ReplyTooLarge",
@@ -30,9 +30,9 @@ MAX_REPLY_BYTES = 512_000
 
 
 # Markers: five to nine angle brackets / equals signs (seven is canonical), spaces around allowed.
-_SEARCH = re.compile(r"^<{5,9} *SEARCH$")
+_SEARCH = re.compile(r"^<{5,9} *(?:SEARCH|ORIGINAL)$")  # ORIGINAL/UPDATED: aider's old words
 _DIVIDER = re.compile(r"^={5,9}$")
-_REPLACE = re.compile(r"^>{5,9} *REPLACE$")
+_REPLACE = re.compile(r"^>{5,9} *(?:REPLACE|UPDATED)$")
 _FILE_START = re.compile(r"^<{5,9} *FILE$")
 _FILE_END = re.compile(r"^>{5,9} *FILE$")
 _DELETE = re.compile(r"^<{5,9} *DELETE(?:\s+(?P<path>.*))?$")
@@ -123,6 +123,8 @@ class _Parser:
             self.i += 1
             if starts_diff(self.lines, self.i - 1):
                 self._diff()
+            elif _FENCE.match(line) and starts_hunk(self._next_line()):
+                self._fenced_hunks()
             elif _SEARCH.match(line):
                 self._search_replace()
             elif _FILE_START.match(line):
@@ -270,6 +272,27 @@ class _Parser:
                 "`<<<<<<< RENAME old/path.py -> new/path.py`."
             )
         self._add(RenameFile(old_path, new_path), None)
+
+    def _next_line(self) -> str:
+        return self.lines[self.i] if self.i < len(self.lines) else ""
+
+    def _fenced_hunks(self) -> None:
+        """`@@` hunks with no ---/+++ lines, in a fence labelled with the file (above it or on
+        it): the label says which file they change."""
+        number = len(self.edits) + 1
+        fence = self.lines[self.i - 1]
+        k = self._prev_nonblank(self.i - 1)
+        path = (self._path_line(self.lines[k]) if k >= 0 else None) or path_in_fence_info(fence)
+        if path is None:
+            raise ParseError(
+                f"Block {number}: a diff hunk (`@@`) without the file it changes. Start a diff "
+                "with the file's lines `--- a/path/to/file` and `+++ b/path/to/file`, or use "
+                "SEARCH/REPLACE blocks."
+            )
+        edits, self.i = read_hunks(self.lines, self.i, path, number)
+        self.kinds.add("unified-diff")
+        self.edits.extend(edits)
+        self.last_path, self.last_end = None, -1
 
     def _diff(self) -> None:
         edits, self.i = read_file_diff(self.lines, self.i - 1, len(self.edits) + 1)

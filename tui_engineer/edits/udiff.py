@@ -91,13 +91,25 @@ def read_file_diff(lines: list[str], i: int, number: int) -> tuple[list[Edit], i
             "To rename a file write `<<<<<<< RENAME old -> new` on its own line; a diff edits "
             "one file, named the same on both lines."
         )
+    return read_hunks(lines, i, new, number, create=old == NULL)
+
+
+def starts_hunk(line: str) -> bool:
+    return _HUNK.match(line) is not None
+
+
+def read_hunks(
+    lines: list[str], i: int, new: str, number: int, *, create: bool = False
+) -> tuple[list[Edit], int]:
+    """The edits of the `@@` hunks from line i on, all for file `new` (created from nothing
+    when `create`). Returns the edits and the index of the first line after them."""
     edits: list[Edit] = []
     while i < len(lines) and _HUNK.match(lines[i]):
         hunk, i = _hunk_body(lines, i + 1)
         if not hunk.changes():
             continue
         at = number + len(edits)
-        if old == NULL:
+        if create:
             edits.append(SearchReplace(new, "", _text(hunk.replace)))
         elif not any(line.strip() for line in hunk.search):
             raise ParseError(
