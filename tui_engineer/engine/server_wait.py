@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tui_engineer.engine import events as ev
@@ -22,6 +23,38 @@ if TYPE_CHECKING:
     from tui_engineer.engine.runtime import Runtime
 
 PROBE_EVERY = 2.0  # seconds between "does the server answer?" checks
+
+
+class ServerPause:
+    """A session's pause on a model server gone: how long it may last (`limit` seconds, None
+    until the human retries or quits) and the human's retry. Answers the runtime's
+    `on_unreachable`."""
+
+    def __init__(
+        self, rt: Runtime, limit: float | None, steps_left: Callable[[], list[str]]
+    ) -> None:
+        self.rt = rt
+        self.limit = limit
+        self._retry = asyncio.Event()
+        self._steps_left = steps_left  # "2. Add mul", … : named when the session gives up
+        rt.on_unreachable = self.server_gone
+
+    def retry_now(self) -> None:
+        """While paused on a model server that went away: make the call again now."""
+        self._retry.set()
+
+    async def server_gone(
+        self, rt: Runtime, err: ServerUnreachable, call: tuple[str, int | None]
+    ) -> None:
+        """A call found the model server gone: wait (paused, plan kept) until it answers."""
+        if rt is not self.rt:
+            raise err  # the step prepared ahead (a copy of the runtime): made again in its turn
+        try:
+            await wait_for_server(rt, err, call, self._retry, self.limit)
+        except ServerUnreachable as gave_up:
+            left = self._steps_left()
+            not_done = f" Not done: {'; '.join(left)}." if left else ""
+            raise ServerUnreachable(f"{gave_up}{not_done}") from None
 
 
 async def wait_for_server(

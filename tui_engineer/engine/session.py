@@ -9,21 +9,20 @@ from dataclasses import dataclass, field
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
-from tui_engineer.engine.approval import auto_decision
 from tui_engineer.engine.baseline import BaselineFailed, start_baseline
-from tui_engineer.engine.cleanup import settle, to_the_end
+from tui_engineer.engine.cleanup import to_the_end
+from tui_engineer.engine.decisions import Decisions, StopSession
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
 from tui_engineer.engine.repo_context import context_for
-from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
+from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.server_wait import wait_for_server
+from tui_engineer.engine.server_wait import ServerPause
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import probe_early
 from tui_engineer.errors import UserError
-from tui_engineer.llm import BudgetExceeded, ModelReplyError, ServerUnreachable
-from tui_engineer.vcs.commit import accept, undo_last
-from tui_engineer.vcs.shadow import Change
+from tui_engineer.llm import BudgetExceeded, ModelReplyError
+from tui_engineer.vcs.commit import undo_last
 from tui_engineer.verify import TestReport
 
 
@@ -53,13 +52,7 @@ def _outcome_of(err: UserError) -> str:
 _DONE = {"accepted", "skipped", "undone"}  # statuses of steps the session is through with
 
 
-class _Stop(Exception):
-    def __init__(self, outcome: str, message: str) -> None:
-        super().__init__(message)
-        self.outcome = outcome
-
-
-class Session:
+class Session(Decisions):
     def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
         self.rt = runtime
         self.reviewer = reviewer
@@ -75,17 +68,23 @@ class Session:
         self._reruns = 0
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
-        # A model server gone mid-step pauses the session (engine/server_wait.py) for at most
-        # server_wait seconds; a front end with a human at the keys sets None (until they
-        # retry or quit).
-        self.server_wait = runtime.options.server_wait
-        self._retry = asyncio.Event()
-        runtime.on_unreachable = self._server_gone
+        # A model server gone mid-step pauses the session (engine/server_wait.py).
+        self.pause = ServerPause(runtime, runtime.options.server_wait, self._steps_left)
         # A session resumed from its run record (session/resume.py): see `restore`.
         self._resumed: list[ev.Event] = []  # said after SessionStarted
         self._rejected: dict[int, list[str]] = {}  # reasons a step got before, per step
         self._earlier_ok = False  # the last step accepted before the resume passed its tests
         self.head = ""  # the commit it starts on, for the record (a resume compares with it)
+
+    @property
+    def server_wait(self) -> float | None:
+        """At most this many seconds paused on a model server gone; a front end with a human
+        at the keys sets None (until they retry or quit)."""
+        return self.pause.limit
+
+    @server_wait.setter
+    def server_wait(self, seconds: float | None) -> None:
+        self.pause.limit = seconds
 
     def restore(
         self,
@@ -120,20 +119,10 @@ class Session:
 
     def retry_now(self) -> None:
         """While paused on a model server that went away: make the call again now."""
-        self._retry.set()
+        self.pause.retry_now()
 
-    async def _server_gone(
-        self, rt: Runtime, err: ServerUnreachable, call: tuple[str, int | None]
-    ) -> None:
-        """A call found the model server gone: wait (paused, plan kept) until it answers."""
-        if rt is not self.rt:
-            raise err  # the step prepared ahead (a copy of the runtime): made again in its turn
-        try:
-            await wait_for_server(rt, err, call, self._retry, self.server_wait)
-        except ServerUnreachable as gave_up:
-            left = [f"{s.index}. {s.title}" for s in self.plan if s.status not in _DONE]
-            not_done = f" Not done: {'; '.join(left)}." if left else ""
-            raise ServerUnreachable(f"{gave_up}{not_done}") from None
+    def _steps_left(self) -> list[str]:
+        return [f"{s.index}. {s.title}" for s in self.plan if s.status not in _DONE]
 
     async def undo_last(self) -> str:
         """Take back the last accepted step's commit (refused if pushed or edited since), and
@@ -174,7 +163,7 @@ class Session:
         tried = True
         try:
             result = await self._run(request)
-        except _Stop as stop:
+        except StopSession as stop:
             result = SessionResult(stop.outcome, self.commits, str(stop))
         except UserError as err:
             outcome = _outcome_of(err)
@@ -357,120 +346,6 @@ class Session:
                 continue
             await self._settle(step, proposal, decision)
             return
-
-    async def _review(self, step: Step, proposal: Proposal) -> Decision:
-        """The human's decision, said at once. An accept that a stop (Ctrl-C, a signal)
-        overtakes before the session saw it is still committed: a decision is never lost.
-        An undo is carried out here: when refused (pushed, edited since) the review goes on
-        with the same proposal."""
-        if (auto := auto_decision(self.approval, proposal)) is not None:
-            self._decided(step, auto)
-            return auto
-        while True:
-            asking = asyncio.ensure_future(self.reviewer.review(proposal))
-            try:
-                # Shielded: a stop must not cancel a review whose answer is already given
-                # (a key press, then Ctrl-C in the same instant) and so throw that answer away.
-                decision = await asyncio.shield(asking)
-            except asyncio.CancelledError:
-                await self._stopped_in_review(step, proposal, asking)
-                raise
-            if decision.kind == "undo":
-                try:
-                    await self.undo_last()
-                except UserError as err:
-                    self.rt.emit(ev.UndoRefused(message=str(err)))
-                    continue
-            self._decided(step, decision)
-            return decision
-
-    async def _stopped_in_review(
-        self, step: Step, proposal: Proposal, asking: asyncio.Future[Decision]
-    ) -> None:
-        """The session is stopped during a review: a question still open goes away; an accept
-        already given is committed."""
-        if not asking.done():
-            asking.cancel()
-            await settle(asking)
-        made = not asking.cancelled() and asking.exception() is None
-        if made and asking.result().kind == "accept" and proposal.diff.strip():
-            self._decided(step, asking.result())
-            await self._commit(step, proposal, by=asking.result().by)
-
-    def _decided(self, step: Step, decision: Decision) -> None:
-        self.rt.emit(
-            ev.DecisionMade(
-                step=step.index, decision=decision.kind, reason=decision.reason, by=decision.by
-            )
-        )
-
-    async def _settle(
-        self,
-        step: Step,
-        proposal: Proposal,
-        decision: Decision,
-        changes: list[Change] | None = None,
-    ) -> None:
-        if decision.kind == "accept" and proposal.diff.strip():
-            await self._commit(step, proposal, changes, by=decision.by)
-            return
-        await asyncio.to_thread(self.rt.shadow.reset)
-        if decision.kind == "accept":  # nothing to commit: the step needed no change
-            step.status = "skipped"
-            self.rt.emit(ev.StepSkipped(step=step.index, reason="no changes to commit"))
-            return
-        if decision.kind == "edit_plan":
-            # The human's list replaces this step and the pending ones (None: no steps left).
-            step.status = "skipped"
-            self._replace_remaining(decision.new_steps or [])
-            return
-        self._unfinished = True
-        step.status = "skipped" if decision.kind == "skip" else "failed"
-        self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
-        if decision.kind == "stop":
-            raise _Stop("stopped", decision.reason or "stopped by the human")
-
-    async def _commit(
-        self,
-        step: Step,
-        proposal: Proposal,
-        changes: list[Change] | None = None,
-        *,
-        by: str = BY_YOU,
-    ) -> None:
-        """Commit the accepted step. To its end even when the session is stopped meanwhile
-        (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
-        counted and said, before the stop goes on and anything reports how the session ended."""
-        work = asyncio.to_thread(
-            accept,
-            self.rt.shadow,
-            title=step.title,
-            body=self._commit_body(step, by),
-            model=self.rt.model.model,
-            changes=changes,
-        )
-        waiting = ev.Notice(
-            message=f"Stopping once step {step.index}'s commit is made (your hooks are running); "
-            "the accept is not lost."
-        )
-        await to_the_end(
-            work,
-            keep=lambda sha: self._committed(step, proposal, sha),
-            held=lambda: self.rt.emit(waiting),
-        )
-
-    def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
-        step.status, step.commit = "accepted", sha
-        self.commits.append(sha)
-        self._last_accepted = proposal
-        self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
-
-    def _commit_body(self, step: Step, by: str) -> str:
-        # The history says how each step got in: reviewed by you, or accepted on its tests.
-        accepted = f"Accepted: {by}."
-        if not self.rt.options.unverified:
-            return f"{step.description}\n\n{accepted}"
-        return f"{step.description}\n\n{UNVERIFIED.capitalize()}.\n{accepted}"  # in the history too
 
     def _replace_remaining(self, new_steps: list[Step]) -> None:
         kept = [s for s in self.plan if s.status != "pending"]

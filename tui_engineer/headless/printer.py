@@ -31,7 +31,7 @@ class JsonPrinter:
 
 class NotingCommits:
     """A printer that notes the commits made, so a stopped run's last line says what the branch
-    holds (an accept is committed to its end before a stop reports: engine/session.py)."""
+    holds (an accept is committed to its end before a stop reports: engine/decisions.py)."""
 
     def __init__(self, printer: ev.EventSink) -> None:
         self.printer = printer

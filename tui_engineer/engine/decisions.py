@@ -1,0 +1,156 @@
+"""A step's decision, from the question to the commit: the approval mode's answer or the
+human's, said at once; an accept committed to its end whatever stops the session meanwhile
+(DESIGN.md invariant 8); a skip, a stop or an edited plan carried out.
+
+`Decisions` is mixed into engine/session.py's `Session`, which owns the loop and the plan."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.approval import auto_decision
+from tui_engineer.engine.cleanup import settle, to_the_end
+from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
+from tui_engineer.errors import UserError
+from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.shadow import Change
+
+if TYPE_CHECKING:
+    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.runtime import Runtime
+
+
+class StopSession(Exception):
+    """The human stopped the session at a review: it ends with `outcome`."""
+
+    def __init__(self, outcome: str, message: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+
+
+class Decisions:
+    """What the session's review loop calls once a proposal is ready. The session provides
+    `undo_last()` and `_replace_remaining(steps)` besides the attributes below."""
+
+    rt: Runtime
+    reviewer: Reviewer
+    approval: str  # "ask" or "auto" (engine/approval.py); a front end may switch it at any time
+    commits: list[str]
+    _last_accepted: Proposal | None
+    _unfinished: bool  # a step was skipped, failed or the plan was cut short
+
+    async def _review(self, step: Step, proposal: Proposal) -> Decision:
+        """The human's decision, said at once. An accept that a stop (Ctrl-C, a signal)
+        overtakes before the session saw it is still committed: a decision is never lost.
+        An undo is carried out here: when refused (pushed, edited since) the review goes on
+        with the same proposal."""
+        if (auto := auto_decision(self.approval, proposal)) is not None:
+            self._decided(step, auto)
+            return auto
+        while True:
+            asking = asyncio.ensure_future(self.reviewer.review(proposal))
+            try:
+                # Shielded: a stop must not cancel a review whose answer is already given
+                # (a key press, then Ctrl-C in the same instant) and so throw that answer away.
+                decision = await asyncio.shield(asking)
+            except asyncio.CancelledError:
+                await self._stopped_in_review(step, proposal, asking)
+                raise
+            if decision.kind == "undo":
+                try:
+                    await self.undo_last()
+                except UserError as err:
+                    self.rt.emit(ev.UndoRefused(message=str(err)))
+                    continue
+            self._decided(step, decision)
+            return decision
+
+    async def _stopped_in_review(
+        self, step: Step, proposal: Proposal, asking: asyncio.Future[Decision]
+    ) -> None:
+        """The session is stopped during a review: a question still open goes away; an accept
+        already given is committed."""
+        if not asking.done():
+            asking.cancel()
+            await settle(asking)
+        made = not asking.cancelled() and asking.exception() is None
+        if made and asking.result().kind == "accept" and proposal.diff.strip():
+            self._decided(step, asking.result())
+            await self._commit(step, proposal, by=asking.result().by)
+
+    def _decided(self, step: Step, decision: Decision) -> None:
+        self.rt.emit(
+            ev.DecisionMade(
+                step=step.index, decision=decision.kind, reason=decision.reason, by=decision.by
+            )
+        )
+
+    async def _settle(
+        self,
+        step: Step,
+        proposal: Proposal,
+        decision: Decision,
+        changes: list[Change] | None = None,
+    ) -> None:
+        if decision.kind == "accept" and proposal.diff.strip():
+            await self._commit(step, proposal, changes, by=decision.by)
+            return
+        await asyncio.to_thread(self.rt.shadow.reset)
+        if decision.kind == "accept":  # nothing to commit: the step needed no change
+            step.status = "skipped"
+            self.rt.emit(ev.StepSkipped(step=step.index, reason="no changes to commit"))
+            return
+        if decision.kind == "edit_plan":
+            # The human's list replaces this step and the pending ones (None: no steps left).
+            step.status = "skipped"
+            self._replace_remaining(decision.new_steps or [])
+            return
+        self._unfinished = True
+        step.status = "skipped" if decision.kind == "skip" else "failed"
+        self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
+        if decision.kind == "stop":
+            raise StopSession("stopped", decision.reason or "stopped by the human")
+
+    async def _commit(
+        self,
+        step: Step,
+        proposal: Proposal,
+        changes: list[Change] | None = None,
+        *,
+        by: str = BY_YOU,
+    ) -> None:
+        """Commit the accepted step. To its end even when the session is stopped meanwhile
+        (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
+        counted and said, before the stop goes on and anything reports how the session ended."""
+        work = asyncio.to_thread(
+            accept,
+            self.rt.shadow,
+            title=step.title,
+            body=self._commit_body(step, by),
+            model=self.rt.model.model,
+            changes=changes,
+        )
+        waiting = ev.Notice(
+            message=f"Stopping once step {step.index}'s commit is made (your hooks are running); "
+            "the accept is not lost."
+        )
+        await to_the_end(
+            work,
+            keep=lambda sha: self._committed(step, proposal, sha),
+            held=lambda: self.rt.emit(waiting),
+        )
+
+    def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
+        step.status, step.commit = "accepted", sha
+        self.commits.append(sha)
+        self._last_accepted = proposal
+        self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
+
+    def _commit_body(self, step: Step, by: str) -> str:
+        # The history says how each step got in: reviewed by you, or accepted on its tests.
+        accepted = f"Accepted: {by}."
+        if not self.rt.options.unverified:
+            return f"{step.description}\n\n{accepted}"
+        return f"{step.description}\n\n{UNVERIFIED.capitalize()}.\n{accepted}"  # in the history too
