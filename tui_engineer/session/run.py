@@ -29,8 +29,8 @@ from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.resume import Resumed, load_run, restore, where_to_go_on
+from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.cleanup import cleanup_leftovers
-from tui_engineer.vcs.commit import recover_interrupted_accept
 from tui_engineer.vcs.repo import (
     DirtyTree,
     RepoState,

@@ -23,6 +23,17 @@ from tui_engineer.vcs.plumbing import git_text, raise_for, run_git
 from tui_engineer.vcs.repo import GitRefused
 
 NOTHING_TO_COMMIT = "The step only changes files git does not track; nothing to commit."
+TRAILER_KEY = "Assisted-by"
+TRAILER_TOOL = "tui-engineer"
+
+
+def trailer(model: str | None) -> str:
+    return f"{TRAILER_KEY}: {TRAILER_TOOL}" + (f" (model: {model})" if model else "")
+
+
+def compose_message(title: str, body: str, model: str | None) -> str:
+    parts = [title.strip(), body.strip(), trailer(model)]
+    return "\n\n".join(p for p in parts if p) + "\n"
 
 
 @dataclass(frozen=True)
