@@ -70,7 +70,8 @@ def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
     # The openai SDK was over half of `tui-engineer demo`'s CPU time to its first frame, the
     # engine with GitPython a third of the rest: both load behind the first frame
     # (benchmarks/first_paint.py).
-    heavy = ["openai", "git", "tui_engineer.engine.session", "tui_engineer.session.run"]
+    heavy = ["openai", "git", "tui_engineer.engine.session", "tui_engineer.session.prepare"]
+    heavy += ["tui_engineer.session.run"]
     code = (
         "import sys, tui_engineer.cli, tui_engineer.demo, tui_engineer.tui.app, "
         "tui_engineer.session.options; "

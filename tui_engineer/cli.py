@@ -238,7 +238,8 @@ def _cmd_run(argv: Sequence[str]) -> int:
 
     from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer, ask_without_tests
-    from tui_engineer.session.run import NoTestCommand, RunOptions, run_session
+    from tui_engineer.session.prepare import NoTestCommand
+    from tui_engineer.session.run import RunOptions, run_session
     from tui_engineer.session.signals import run_stoppable
 
     parser = build_run_parser()

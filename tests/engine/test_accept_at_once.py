@@ -490,7 +490,7 @@ def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_sta
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     from tui_engineer.session.options import RunOptions
-    from tui_engineer.session.run import prepare
+    from tui_engineer.session.prepare import prepare
 
     repo = make_repo()
     reached, release = slow_hook(repo)

@@ -239,7 +239,8 @@ def test_run_refuses_a_dirty_tree_without_allow_dirty(make_repo) -> None:
 
 
 async def test_undo_during_a_session_takes_back_the_last_step(make_repo, scripted_server) -> None:
-    from tui_engineer.session.run import RunOptions, prepare, run_prepared
+    from tui_engineer.session.prepare import prepare
+    from tui_engineer.session.run import RunOptions, run_prepared
 
     repo = make_repo()
     scripted_server.script(Reply(text=SUB))

@@ -18,7 +18,9 @@ from tui_engineer.bench.task import Task
 from tui_engineer.config.settings import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.records.recorder import runs_dir
-from tui_engineer.session.run import Prepared, RunOptions, prepare, run_prepared
+from tui_engineer.session.options import RunOptions
+from tui_engineer.session.prepare import Prepared, prepare
+from tui_engineer.session.run import run_prepared
 
 
 @dataclass(frozen=True)

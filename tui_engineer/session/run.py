@@ -1,18 +1,15 @@
-"""Wire the engine's parts together for one headless session and run it."""
+"""Wire the engine's parts together for one prepared session (session/prepare.py) and run it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import secrets
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_engineer.config import LoadedSettings, Settings, load_settings
+from tui_engineer.config import Settings
 from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
@@ -21,96 +18,22 @@ from tui_engineer.engine.events import EventSink
 from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
-from tui_engineer.errors import UserError
 from tui_engineer.records.recorder import Recorder
 from tui_engineer.sandbox.base import Sandbox
-from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
-from tui_engineer.session.resume import Resumed, load_run, restore, where_to_go_on
-from tui_engineer.vcs.accept_journal import recover_interrupted_accept
+from tui_engineer.session.prepare import Prepared, make_model, prepare, start_loading_model_client
+from tui_engineer.session.resume import restore, where_to_go_on
 from tui_engineer.vcs.cleanup import cleanup_leftovers
-from tui_engineer.vcs.repo import (
-    DirtyTree,
-    RepoState,
-    detached_head_notice,
-    find_repo_root,
-    refuse_in_progress,
-    repo_state,
-)
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
 from tui_engineer.verify.narrowing import known_runner
 from tui_engineer.verify.report import is_pytest_command
 from tui_engineer.verify.selection import TestSelection
 
-WRITE_TESTS_COMMAND = "python -m pytest"
-UNVERIFIED = "unverified: no tests ran"
-
-
-class NoTestCommand(UserError):
-    """No test command was found or set: the user picks how to go on (a UI offers the choices)."""
-
 
 def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
-
-
-def require_test_command(root: Path, settings: Settings, no_tests: str = "") -> str:
-    """load_settings already auto-detected; None here means nothing was found: with `no_tests`
-    "write" the first step writes the tests (run with pytest), "unverified" runs none (""
-    returned), else NoTestCommand. A local test command whose program does not exist is
-    refused now, not after the first model call."""
-    command = settings.test_command
-    if no_tests == "unverified":
-        return ""
-    if command is None and no_tests == "write":
-        command = WRITE_TESTS_COMMAND
-    if command is None:
-        raise NoTestCommand(
-            "No test command: this repo has no tests tui-engineer can find. Pass --test-cmd "
-            "'your command' or set test_command in .tui-engineer.toml; or --write-tests (the "
-            f"first step writes tests, run with `{WRITE_TESTS_COMMAND}`), or --unverified "
-            "(no tests run; every step is marked unverified)."
-        )
-    if settings.sandbox == "local":
-        from tui_engineer.sandbox.local import missing_program
-
-        program = missing_program(command, os.environ, root)
-        if program is not None:
-            raise UserError(
-                f"The test command `{command}` cannot run here: `{program}` was not found. "
-                "Pass --test-cmd or set test_command in .tui-engineer.toml."
-            )
-    return command
-
-
-def check_repo(root: Path, allow_dirty: bool, state: RepoState | None = None) -> bool:
-    """Refuse states a session cannot start from; return whether to include dirty changes.
-    `state`: the repository's state if the caller just read it."""
-    state = state or repo_state(root)
-    refuse_in_progress(state, "start a session")
-    if state.dirty and not allow_dirty:
-        raise DirtyTree.for_files(root, state.changed_files)
-    return state.dirty
-
-
-def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None = None) -> Model:
-    if options.replay is not None:
-        from tui_engineer.records import ReplayModel
-
-        return ReplayModel(options.replay)
-    from tui_engineer.llm import Budget, CallUsage, ModelClient, UsageLedger
-
-    budget = Budget(
-        max_tokens=settings.max_tokens,
-        max_usd=settings.max_usd,
-        max_wall_seconds=settings.max_wall_seconds,
-    )
-    ledger = UsageLedger()
-    if resumed is not None:  # a resumed session's budget counts what it spent before
-        ledger.add(CallUsage(*resumed.usage))
-    return ModelClient.from_settings(settings, ledger=ledger, budget=budget)
 
 
 def _cleanup(root: Path, settings: Settings) -> list[str]:
@@ -121,92 +44,6 @@ def _cleanup(root: Path, settings: Settings) -> list[str]:
 
         sentences += cleanup_containers()
     return sentences
-
-
-@dataclass
-class Prepared:
-    """A session that passed every start-up check: repo, settings, test command, API key."""
-
-    options: RunOptions
-    root: Path
-    settings: Settings
-    test_command: str
-    include_dirty: bool
-    # None: made (and checked against the server) by run_prepared, beside the shadow's creation.
-    model: Model | None
-    notices: list[str] = field(default_factory=list)  # said when the session starts
-    bwrap: Bwrap | None = None  # the local sandbox's bubblewrap, checked at start-up
-    agents: AgentsFile | None = None  # the repository's AGENTS.md (CLAUDE.md, CONVENTIONS.md)
-    resumed: Resumed | None = None  # a recorded session to go on with (options.resume)
-    head: str = ""  # the commit it starts on (HEAD at the checks)
-
-
-def load_model_client() -> None:
-    """Import the model client: the openai SDK is most of a headless start-up's CPU (~0.6 s of
-    ~1.2 s on an idle core). A thread runs it while the start-up checks and the shadow's
-    creation, mostly git processes, run beside it; `make_model` then finds it loaded."""
-    from tui_engineer.llm import client  # noqa: F401
-
-    with contextlib.suppress(ImportError):  # what the SDK itself loads on the first chat call
-        import openai.resources.chat  # noqa: F401
-
-
-def start_loading_model_client() -> None:
-    """`load_model_client` in a daemon thread: an error exit does not wait for it to finish."""
-    threading.Thread(target=load_model_client, name="load-model-client", daemon=True).start()
-
-
-def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
-    """Start-up checks, in the order a user fixes them. Raises the UserError to show:
-    NotARepo, ConfigError, no test command, GitRefused (merge in progress), DirtyTree,
-    SandboxUnavailable, MissingApiKey. Synchronous: a UI runs it in a worker thread. With
-    `model` False the model client is left to run_prepared (MissingApiKey then comes from
-    there)."""
-    root = find_repo_root(options.repo)
-    # Before the dirty check: an accept cut off after its commit left files to write.
-    recovered = recover_interrupted_accept(root)
-    # Before any other check: a session with nothing to resume is said first.
-    resumed = None if options.resume is None else load_run(root, options.resume or None)
-    if resumed is not None:
-        options.request = resumed.request
-    loaded = load_settings(root, options.flags)
-    settings = loaded.settings
-    test_command = require_test_command(root, settings, options.no_tests)
-    state = repo_state(root)  # read once: the checks and the detached-HEAD notice share it
-    include_dirty = check_repo(root, options.allow_dirty, state)
-    # Before any model call: a host where bwrap cannot make namespaces is a start-up problem.
-    bwrap = require_bwrap() if settings.sandbox == "local" else None
-    made = make_model(options, settings, resumed) if model else None
-    notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
-    notices += agents_notices(loaded)
-    return Prepared(
-        options,
-        root,
-        settings,
-        test_command,
-        include_dirty,
-        made,
-        notices,
-        bwrap,
-        loaded.agents,
-        resumed,
-        state.head or "",
-    )
-
-
-def agents_notices(loaded: LoadedSettings) -> list[str]:
-    """Said at the start: the model follows the repository's AGENTS.md (cut, if it was), and
-    the test command came from it when it did."""
-    agents = loaded.agents
-    if agents is None:
-        return []
-    said = [f"Following {agents.name}: its conventions are in the model's instructions"]
-    if agents.cut:
-        said.append(agents.cut_notice())
-    source = loaded.sources.get("test_command", "")
-    if source == f"from {agents.name}":
-        said.append(f"Test command `{loaded.settings.test_command}` ({source})")
-    return said
 
 
 def _sinks(

@@ -52,7 +52,7 @@ from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
-    from tui_engineer.session.run import Prepared
+    from tui_engineer.session.prepare import Prepared
 
 PANES = [
     ("tree", "Files"),

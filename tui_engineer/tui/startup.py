@@ -22,7 +22,7 @@ from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScreen, ProblemScreen
 
 if TYPE_CHECKING:
-    from tui_engineer.session.run import Prepared
+    from tui_engineer.session.prepare import Prepared
 
 DEFAULT_URL = "https://api.openai.com/v1"
 
@@ -130,6 +130,7 @@ class StartupFlow:
 
     async def _prepare_until_ok(self) -> Prepared | None:
         runner = await load_engine()
+        from tui_engineer.session.prepare import WRITE_TESTS_COMMAND, NoTestCommand
         from tui_engineer.vcs import DirtyTree, NotARepo
 
         while True:
@@ -143,8 +144,8 @@ class StartupFlow:
             except DirtyTree:
                 if not await self._ask_dirty():
                     return None
-            except runner.NoTestCommand:
-                choice = await self.push_screen_wait(NoTestsScreen(runner.WRITE_TESTS_COMMAND))
+            except NoTestCommand:
+                choice = await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
                 if choice is None:
                     return None
                 if choice != "retry":
