@@ -65,7 +65,7 @@ class StartOptions:
 
 def load_engine() -> None:
     from tui_engineer.acp import history, session  # noqa: F401 - the engine, through them
-    from tui_engineer.session.run import load_model_client
+    from tui_engineer.session.prepare import load_model_client
 
     load_model_client()
 
@@ -134,7 +134,8 @@ class EngineerAgent:
     ) -> Any:
         """The start-up checks, in a thread, then the model server asked for its models: a
         UserError says what to do. `resume`: a recorded session to go on with."""
-        from tui_engineer.session.run import check_model, prepare
+        from tui_engineer.session.prepare import prepare
+        from tui_engineer.session.run import check_model
 
         options = RunOptions(
             request=request,

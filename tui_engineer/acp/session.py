@@ -22,7 +22,8 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
-from tui_engineer.session.run import Prepared, run_prepared
+from tui_engineer.session.prepare import Prepared
+from tui_engineer.session.run import run_prepared
 
 log = logging.getLogger("tui_engineer.acp")
 
