@@ -17,6 +17,7 @@ UI_ONLY = {"tui"}  # folders allowed to import textual
 CORE = {"session", "engine"}  # what every front end starts
 # The front ends and what starts them: the core imports none of these, not even lazily.
 FRONT_ENDS = {"tui", "headless", "bench", "acp", "web", "web_tab", "cli", "demo", "__main__"}
+FRONT_ENDS |= {"launch", "arguments"}
 
 
 def _engine_side_modules() -> list[Path]:
@@ -142,3 +143,11 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as cycle:
         pytest.fail("import cycle: " + " -> ".join(cycle.args[1]))
+
+
+def test_a_browser_tab_opens_the_app_without_the_cli() -> None:
+    # Each tab under `serve` runs web_tab.py: it opens the app through launch.py as the CLI
+    # does, so nothing the CLI starts (the web server) is under the CLI itself.
+    graph = _import_graph()
+    assert "tui_engineer.launch" in graph["tui_engineer.web_tab"]
+    assert "tui_engineer.cli" not in graph["tui_engineer.web_tab"]

@@ -1,6 +1,7 @@
 """One browser tab's process under `tui-engineer serve`: the entry point textual-serve runs per
 tab (`python -m tui_engineer.web_tab`, see web.app_command). It is its own module so that the web
-server never imports the CLI that starts it: this child sits above both, and nothing imports it.
+server never imports the CLI that starts it: this child opens the app through launch.py, as the
+CLI does, and nothing imports it.
 """
 
 from __future__ import annotations
@@ -29,9 +30,16 @@ def session_main(argv: list[str]) -> int:
         os.setsid()
     if server_pid is not None:
         watch_server(server_pid)
-    from tui_engineer.cli import main
+    from tui_engineer.launch import reported
 
-    return main(argv)
+    return reported(_open, argv)
+
+
+def _open(argv: list[str]) -> int:
+    """The tab's arguments: `demo [REQUEST]` under `serve --demo`, else the app's own."""
+    from tui_engineer.launch import open_app, open_demo
+
+    return open_demo(argv[1:]) if argv[:1] == ["demo"] else open_app(argv)
 
 
 def watch_server(pid: int, every: float = 1.0) -> None:

@@ -22,7 +22,7 @@ import aiohttp
 import pytest
 
 from tests.browser_support import Chromium, find_chromium, stop_process_group, terminal_text
-from tui_engineer.cli import build_serve_parser
+from tui_engineer.arguments import build_serve_parser
 from tui_engineer.web import ServeOptions, app_command, banner
 
 CHROMIUM = find_chromium()
