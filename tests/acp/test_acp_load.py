@@ -108,3 +108,39 @@ async def test_loading_an_unknown_session_is_an_error_and_the_agent_keeps_servin
         with pytest.raises(RequestError, match="No recorded session"):
             await agent.conn.load_session(cwd=str(repo), session_id="../x.jsonl", mcp_servers=[])
         assert await asyncio.wait_for(agent.start(repo), 60)
+
+
+async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL),
+        Reply(text=MUL),
+    )
+    box: list = []
+
+    async def kill_at_step_2(call, options):
+        if call.title.startswith("Commit step 2:"):
+            box[0].process.kill()  # SIGKILL: no finally runs in the agent
+            await asyncio.sleep(30)
+        return "accept"
+
+    client = RecordingClient(policy=kill_at_step_2)
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        box.append(agent)
+        session = await agent.start(repo)
+        with pytest.raises(ConnectionError):
+            await agent.prompt(session, "add sub and mul")
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert git(repo, "status", "--porcelain") == ""
+
+    later = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        await agent.conn.load_session(cwd=str(repo), session_id=session, mcp_servers=[])
+        assert await agent.prompt(session, "go on") == "end_turn"
+        assert f"removed leftover worktree from session {session}" in later.text()
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]

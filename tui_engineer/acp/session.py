@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -67,6 +68,7 @@ class AcpSession:
         self.translator.shadow = self._shadow_path
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self._outbox: asyncio.Queue[Update] = asyncio.Queue()
+        self._loop, self._thread = asyncio.get_running_loop(), threading.get_ident()
         self._sender = asyncio.ensure_future(self._send_updates())
         self._task: asyncio.Task[None] | None = None
         self._turn: asyncio.Future[str] | None = None
@@ -83,18 +85,26 @@ class AcpSession:
         except Exception:  # noqa: BLE001 - a display problem must not end the session
             log.exception("could not show %s", event.type)
             return
-        for update in updates:
-            self._outbox.put_nowait(update)
+        if threading.get_ident() == self._thread:
+            for update in updates:
+                self._outbox.put_nowait(update)
+        else:  # an event from a worker thread: the queue belongs to the loop
+            for update in updates:
+                self._loop.call_soon_threadsafe(self._outbox.put_nowait, update)
 
     def say(self, text: str) -> None:
         self._outbox.put_nowait(say_text(text))
 
     async def _send_updates(self) -> None:
+        gone = False
         while True:
             update = await self._outbox.get()
             try:
-                await self.client.session_update(self.id, update)  # type: ignore[arg-type]
-            except Exception:  # noqa: BLE001 - a client gone: the connection's end stops us
+                if not gone:
+                    await self.client.session_update(self.id, update)  # type: ignore[arg-type]
+            except ConnectionError:  # the client went away: the connection's end stops us
+                gone = True
+            except Exception:  # noqa: BLE001 - one update not shown must not stop the rest
                 log.exception("could not send an update")
             finally:
                 self._outbox.task_done()
@@ -219,11 +229,14 @@ class AcpSession:
         if call is None:  # not shown (cannot happen), asked all the same
             call = f"step-{step}-review"
         title = f"Commit step {step}: {proposal.step.title}? Tests: {proposal.summary()}"
-        answer = await self.client.request_permission(
-            session_id=self.id,
-            tool_call=ToolCallUpdate(tool_call_id=call, title=title),
-            options=OPTIONS,
-        )
+        try:
+            answer = await self.client.request_permission(
+                session_id=self.id,
+                tool_call=ToolCallUpdate(tool_call_id=call, title=title),
+                options=OPTIONS,
+            )
+        except ConnectionError:  # the editor went away: stop, nothing committed
+            return Decision("stop", "the editor went away")
         outcome = answer.outcome
         if getattr(outcome, "outcome", "") != "selected":
             # Cancelled: the client is stopping the turn (session/cancel follows, if not here).
