@@ -11,7 +11,7 @@ from acp.schema import FileEditToolCallContent
 
 from tests.acp.acp_support import RecordingClient, running_agent
 from tests.conftest import SAMPLE_FILES, git
-from tests.engine_support import MUL, SUB, plan_reply
+from tests.engine_support import DIV, MUL, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
 
 
@@ -70,3 +70,35 @@ async def test_a_two_step_session_accepted_from_the_editor(
     finished = [p for r in runs for p in client.progress(r.tool_call_id)]
     assert all(p.status == "completed" for p in finished)
     assert any("passed" in p.content[0].content.text for p in finished)
+
+
+ENV_TEST = (
+    "import os\n\n\ndef test_the_key_is_not_here():\n"
+    "    assert not any('sk-test-secret' in value for value in os.environ.values())\n"
+)
+
+
+async def test_the_answer_to_what_is_still_wrong_plans_more_steps_in_the_same_session(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    # The repo's own suite checks that the API key never reaches the tests' environment.
+    repo = make_repo({**SAMPLE_FILES, "tests/test_env.py": ENV_TEST})
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=SUB),
+        Reply(text=plan_reply("Add div")),
+        Reply(text=DIV),
+    )
+    client = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        session = await agent.start(repo)
+        assert await agent.prompt(session, "add sub") == "end_turn"
+        assert await agent.prompt(session, "division is missing too") == "end_turn"
+        assert client.text().rstrip().endswith("answer `done` to finish the session.")
+
+    assert commits(repo) == ["Add div", "Add sub", "initial"]
+    assert "division is missing too" in str(scripted_server.chat_requests[2].messages)
+    assert client.plans()[-1] == [("1. Add sub", "completed"), ("2. Add div", "completed")]
+    runs = [p for r in client.tool_calls("execute") for p in client.progress(r.tool_call_id)]
+    assert runs and all(p.status == "completed" for p in runs)
+    assert not any("test_the_key_is_not_here" in p.content[0].content.text for p in runs)

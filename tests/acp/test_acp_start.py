@@ -12,6 +12,7 @@ from acp import RequestError
 
 from tests.acp.acp_support import agent_command, agent_env, running_agent
 from tests.conftest import start_conflicting_merge
+from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import ScriptedServer, unused_base_url
 
 
@@ -113,3 +114,40 @@ def test_acp_help_names_its_flags() -> None:
     )
     assert done.returncode == 0
     assert "--approval" in done.stdout and "--allow-dirty" in done.stdout
+
+
+async def test_a_host_refusing_the_sandbox_is_a_session_new_error(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    folder = tmp_path / "bin"
+    env = agent_env(PATH=path_without(folder, "bwrap"))
+    stand_in_bwrap(folder, APPARMOR)  # the system bwrap fails as Ubuntu 24.04's does
+    async with running_agent(tmp_path, scripted_server.base_url, env=env) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as err:
+            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+    cli = subprocess.run(
+        [*agent_command(), "run", "add sub", "--base-url", scripted_server.base_url],
+        cwd=repo, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert cli.returncode == 2
+    assert cli.stderr.strip() == f"tui-engineer: {err.value}"
+    assert APPARMOR in str(err.value) and "--sandbox docker" in str(err.value)
+    assert scripted_server.chat_requests == []
+
+
+async def test_a_docker_sandbox_without_an_engine_is_a_session_new_error(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    env = agent_env(DOCKER_HOST=f"unix://{tmp_path}/no-docker.sock")
+    async with running_agent(
+        tmp_path, scripted_server.base_url, "--sandbox", "docker", env=env
+    ) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        with pytest.raises(RequestError) as err:
+            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+    assert "cannot reach a Docker Engine" in str(err.value)
+    assert "no-docker.sock (from DOCKER_HOST)" in str(err.value)
+    assert err.value.data["kind"] == "DockerUnavailable"

@@ -148,6 +148,10 @@ class EngineerAgent:
         )
         prepared = await asyncio.to_thread(prepare, options)
         await check_model(prepared.model)
+        if prepared.settings.sandbox == "docker":  # reached lazily by a session: ask now
+            from tui_engineer.sandbox.docker.client import connect
+
+            await asyncio.to_thread(lambda: connect().close())
         return prepared
 
     async def new_session(
