@@ -16,12 +16,14 @@ import pytest
 from tests.conftest import git
 from tests.engine.test_accept_at_once import RunProcess
 from tests.engine.test_engine_pipeline import MUL_ON_SUB
-from tests.engine_support import KEY, SUB, plan_reply
+from tests.engine_support import KEY, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
+from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import PLAN_FORMAT
+from tui_engineer.headless.reviewers import AutoReviewer
 from tui_engineer.records.recorder import read_record
-
-pytestmark = pytest.mark.slow  # whole processes, each with its own interpreter start-up
+from tui_engineer.session.options import RunOptions
+from tui_engineer.session.run import run_session
 
 
 def is_plan_call(request: RecordedRequest) -> bool:
@@ -158,3 +160,33 @@ def test_runs_marks_which_sessions_can_be_resumed(
                   and sid[:8].isdigit()]
     assert " no " in finished and " yes " not in finished
     assert "--resume" in listing  # says how
+
+
+async def test_a_session_a_budget_stopped_resumes_with_a_larger_budget_counting_the_spent(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul"), usage=(1, 1)),
+        Reply(text=SUB, usage=(4900, 0)),  # step 1 leaves too little for step 2
+    )
+    flags = {"base_url": scripted_server.base_url, "model": "test-model", "pipeline": False}
+
+    options = RunOptions("add sub and mul", repo, {**flags, "max_tokens": 5000})
+    first = await run_session(options, AutoReviewer(), Collector())
+    assert first.outcome == "budget" and "Token budget" in first.message
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+
+    scripted_server.script(Reply(text=MUL_ON_SUB, usage=(10, 10)))
+    seen = Collector()
+    again = await run_session(
+        RunOptions("", repo, {**flags, "max_tokens": 20_000}, resume=""), AutoReviewer(), seen
+    )
+    assert again.exit_code == 0, again.message
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert len(scripted_server.chat_requests) == 3  # plan, step 1, step 2: no second plan
+    # The budget counts what the session spent before it was resumed.
+    assert seen.of(ev.UsageUpdated)[-1].prompt_tokens == 1 + 4900 + 10
+    [resumed] = seen.of(ev.SessionResumed)
+    assert "last run ended: budget" in resumed.message
