@@ -5,6 +5,7 @@ reply; real git repos and pytest runs."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from tests.engine_support import KEY, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import PLAN_FORMAT
+from tui_engineer.engine.review import Decision
 from tui_engineer.headless.reviewers import AutoReviewer
 from tui_engineer.records.recorder import read_record
 from tui_engineer.session.options import RunOptions
@@ -190,3 +192,93 @@ async def test_a_session_a_budget_stopped_resumes_with_a_larger_budget_counting_
     assert seen.of(ev.UsageUpdated)[-1].prompt_tokens == 1 + 4900 + 10
     [resumed] = seen.of(ev.SessionResumed)
     assert "last run ended: budget" in resumed.message
+
+
+class StopsAtStep2Review:
+    """Accepts step 1; at step 2's review the session is stopped (a Ctrl-C while the human
+    reads it): `reading` is set and the review never answers."""
+
+    def __init__(self) -> None:
+        self.reading = asyncio.Event()
+
+    async def review(self, proposal):
+        if proposal.step.index == 1:
+            return Decision.accept()
+        self.reading.set()
+        await asyncio.Event().wait()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+async def stopped_in_step_2s_review(repo: Path, server: ScriptedServer) -> None:
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB)
+    )
+    flags = {"base_url": server.base_url, "model": "test-model", "pipeline": False}
+    reviewer = StopsAtStep2Review()
+    options = RunOptions("add sub and mul", repo, flags)
+    session = asyncio.ensure_future(run_session(options, reviewer, Collector()))
+    await asyncio.wait_for(reviewer.reading.wait(), 60)
+    session.cancel()  # what Ctrl-C does to `tui-engineer run`'s session
+    with pytest.raises(asyncio.CancelledError):
+        await session
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+
+
+async def resume_in_process(repo: Path, server: ScriptedServer) -> tuple[object, Collector]:
+    seen = Collector()
+    flags = {"base_url": server.base_url, "model": "test-model", "pipeline": False}
+    result = await run_session(RunOptions("", repo, flags, resume=""), AutoReviewer(), seen)
+    return result, seen
+
+
+async def test_a_proposal_under_review_when_stopped_is_shown_again_without_a_model_call(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    await stopped_in_step_2s_review(repo, scripted_server)
+    (repo / "NOTES.md").write_text("not a file of step 2\n")
+    git(repo, "add", "NOTES.md")
+    git(repo, "commit", "-q", "-m", "User's notes")
+    asked = len(scripted_server.chat_requests)
+
+    result, seen = await resume_in_process(repo, scripted_server)
+
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == asked  # the same diff, tested again
+    [proposal] = seen.of(ev.ProposalReady)
+    assert proposal.step == 2 and "def mul" in proposal.diff and proposal.tests_ok
+    assert any("shown again" in note for note in proposal.notes)
+    assert [e.scope for e in seen.of(ev.TestsFinished) if e.step == 2] == ["full"]
+    log = git(repo, "log", "--format=%s").splitlines()
+    assert log == ["Add mul", "User's notes", "Add sub", "initial"]
+
+
+async def test_a_proposal_whose_files_changed_meanwhile_is_proposed_again_not_applied_blind(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo = make_repo()
+    await stopped_in_step_2s_review(repo, scripted_server)
+    calc = repo / "calc.py"
+    calc.write_text(calc.read_text() + "\n\n# the user's note on calc.py\n")
+    git(repo, "commit", "-q", "-am", "User's calc note")
+    asked = len(scripted_server.chat_requests)
+    scripted_server.script(Reply(text=MUL_ON_SUB))
+
+    result, seen = await resume_in_process(repo, scripted_server)
+
+    assert result.exit_code == 0, result.message
+    [again] = scripted_server.chat_requests[asked:]  # step 2 proposed again, not planned
+    assert not is_plan_call(again)
+    assert "the user's note on calc.py" in "\n".join(str(m["content"]) for m in again.messages)
+    [resumed] = seen.of(ev.SessionResumed)
+    assert "Step 2's files changed" in resumed.message and "calc.py" in resumed.message
+    [proposal] = seen.of(ev.ProposalReady)
+    assert not any("shown again" in note for note in proposal.notes)
+    assert "# the user's note on calc.py" in calc.read_text() and "def mul" in calc.read_text()

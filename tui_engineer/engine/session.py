@@ -18,6 +18,7 @@ from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
+from tui_engineer.engine.shown_again import proposal_shown_again
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import probe_early
 from tui_engineer.errors import UserError
@@ -73,6 +74,7 @@ class Session(Decisions):
         # A session resumed from its run record (session/resume.py): see `restore`.
         self._resumed: list[ev.Event] = []  # said after SessionStarted
         self._rejected: dict[int, list[str]] = {}  # reasons a step got before, per step
+        self._shown: dict[int, str] = {}  # the diff under review when it stopped, per step
         self._earlier_ok = False  # the last step accepted before the resume passed its tests
         self.head = ""  # the commit it starts on, for the record (a resume compares with it)
 
@@ -94,13 +96,16 @@ class Session(Decisions):
         *,
         last_ok: bool,
         said: list[ev.Event],
+        shown: dict[int, str] | None = None,
     ) -> None:
         """Go on with a recorded session: its plan (each step with its outcome) and commits.
         `run` then makes no plan call: it works the pending steps (a step cut off is proposed
-        again, knowing the reasons it was rejected for), then asks what is still wrong."""
+        again, knowing the reasons it was rejected for; one under review is shown again), then
+        asks what is still wrong."""
         self.plan, self.commits, self._rejected = plan, list(commits), dict(rejections)
         self._unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
         self._earlier_ok, self._resumed = last_ok, said
+        self._shown = dict(shown or {})  # engine/shown_again.py
 
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""
@@ -304,7 +309,8 @@ class Session(Decisions):
     async def _review_loop(self, request: str, step: Step) -> None:
         rejections: list[str] = self._rejected.pop(step.index, [])
         while True:
-            proposal = await self.pipeline.take(step) or await propose_step(
+            proposal = await self.pipeline.take(step) or await self._shown_again(request, step)
+            proposal = proposal or await propose_step(
                 self.rt, request, self.plan, step, rejections,
                 # The next step may be prepared as soon as this one's first edits are written.
                 on_edits=lambda: self.pipeline.start_early(request, self.plan, step),
@@ -346,6 +352,12 @@ class Session(Decisions):
                 continue
             await self._settle(step, proposal, decision)
             return
+
+    async def _shown_again(self, request: str, step: Step) -> Proposal | None:
+        diff = self._shown.pop(step.index, None)
+        if diff is None:
+            return None
+        return await proposal_shown_again(self.rt, request, self.plan, step, diff)
 
     def _replace_remaining(self, new_steps: list[Step]) -> None:
         kept = [s for s in self.plan if s.status != "pending"]

@@ -19,6 +19,7 @@ from tui_engineer.errors import UserError
 from tui_engineer.records.events_read import events_from_record
 from tui_engineer.records.recorder import resumable, runs_dir
 from tui_engineer.vcs.plumbing import git_text, run_git
+from tui_engineer.vcs.repo import literal
 
 if TYPE_CHECKING:
     from tui_engineer.engine.session import Session
@@ -52,6 +53,8 @@ class Resumed:
     accepted_uncommitted: list[int] = field(default_factory=list)
     # Whether the last accepted step's tests passed (a resumed session's final result).
     last_ok: bool = False
+    # The proposal under review when it stopped (its tests passed), shown again on resume.
+    under_review: ev.ProposalReady | None = None
 
     @property
     def pending(self) -> Step | None:
@@ -112,6 +115,7 @@ def _ended(state: Resumed) -> str:
 def _read_history(state: Resumed) -> None:
     statuses: dict[int, str] = {}
     last: dict[int, str] = {}  # each step's last decision
+    shown: dict[int, ev.ProposalReady] = {}  # proposals no decision answered yet (but stop)
     commits: dict[int, str] = {}
     delivered: list[str] = []
     queued: list[str] = []
@@ -135,8 +139,12 @@ def _read_history(state: Resumed) -> None:
                 state.head = state.commits[-1] if state.commits else state.head
             case ev.StepSkipped(step=index) if last.get(index) != "stop":
                 statuses[index] = "skipped"
+            case ev.ProposalReady(step=index):
+                shown[index] = event
             case ev.DecisionMade(step=index, decision=kind, reason=reason):
                 last[index] = kind
+                if kind != "stop":  # a stop leaves the proposal to be reviewed
+                    shown.pop(index, None)
                 _decided(state, statuses, index, kind, reason)
             case ev.FeedbackDelivered(text=text):
                 delivered.append(text)
@@ -157,6 +165,10 @@ def _read_history(state: Resumed) -> None:
         i for i, kind in last.items() if kind == "accept" and i not in statuses
     ]
     state.last_ok = _last_ok(state)
+    pending = state.pending
+    proposal = shown.get(pending.index) if pending else None
+    if proposal is not None and (proposal.tests_ok or proposal.unverified):
+        state.under_review = proposal  # one that failed gets a new attempt instead
     state.queued = [text for text in queued if text not in delivered]
     state.usage = (tokens[0], tokens[1], usd)
 
@@ -203,6 +215,7 @@ class GoingOn:
 
     head: str  # HEAD now
     adopted: list[tuple[Step, str]] = field(default_factory=list)  # (step, its commit)
+    shown_again: dict[int, str] = field(default_factory=dict)  # step -> the diff to show again
     sentences: list[str] = field(default_factory=list)
 
 
@@ -212,6 +225,9 @@ def where_to_go_on(root: Path, state: Resumed, now: str) -> GoingOn:
     committed (it goes on on the new HEAD), or a step's commit is gone from the branch.
     `now`: HEAD, as the start-up checks read it."""
     going = GoingOn(now)
+    review = state.under_review
+    if review is not None and _still_applies(root, state, now, review, going):
+        going.shown_again[review.step] = review.diff
     if not state.head or not now or state.head == now:
         return going
     if not _is_ancestor(root, state.head, now):
@@ -239,6 +255,30 @@ def where_to_go_on(root: Path, state: Resumed, now: str) -> GoingOn:
                 "this branch."
             )
     return going
+
+
+def _still_applies(
+    root: Path, state: Resumed, now: str, review: ev.ProposalReady, going: GoingOn
+) -> bool:
+    """Whether the proposal under review may be shown again: none of its files changed since
+    (else it would be applied blind on files it never saw); said when they did."""
+    if not state.head or state.head == now:
+        return True
+    if not _is_ancestor(root, state.head, now):
+        why = "the branch's history changed"
+    else:
+        paths = literal(path for _, path in review.changes)
+        if not paths:
+            return True
+        changed = git_text(root, "diff", "--name-only", state.head, now, "--", *paths)
+        if not changed:
+            return True
+        why = ", ".join(changed.splitlines())
+    going.sentences.append(
+        f"Step {review.step}'s files changed since its proposal was shown ({why}): it is "
+        "proposed again on the new HEAD rather than applied blind."
+    )
+    return False
 
 
 def _is_ancestor(root: Path, old: str, new: str) -> bool:
@@ -293,7 +333,14 @@ def restore(session: Session, state: Resumed, going: GoingOn) -> None:
         ),
     )
     last_ok = state.last_ok or bool(going.adopted)
-    session.restore(state.plan, commits, state.rejections, last_ok=last_ok, said=said)
+    session.restore(
+        state.plan,
+        commits,
+        state.rejections,
+        last_ok=last_ok,
+        said=said,
+        shown=going.shown_again,
+    )
 
 
 def _resumed_message(state: Resumed, commits: list[str], going: GoingOn) -> str:

@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import socket
+import subprocess
 from dataclasses import dataclass
 from datetime import datetime
 from hashlib import sha1
@@ -31,7 +32,7 @@ from pathlib import Path
 import git
 import platformdirs
 
-from tui_engineer.safe_git import shadow_git_env
+from tui_engineer.safe_git import shadow_git_env, shadow_git_full_env
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
@@ -182,6 +183,17 @@ class Shadow:
         with open_repo(self.root) as repo:
             self.baseline = snapshot_commit(repo, include_dirty=self.include_dirty)
         self.reset()
+
+    def apply(self, diff: str) -> bool:
+        """Apply `diff` (a proposal as `diff()` gave it) to the files; False when it does not
+        apply, the files left as they were."""
+        done = subprocess.run(
+            ["git", "-C", str(self.path), "apply", "--whitespace=nowarn", "-"],
+            input=diff.encode("utf-8", "surrogateescape"),
+            env=shadow_git_full_env(),
+            capture_output=True,
+        )
+        return done.returncode == 0
 
     def remove(self) -> None:
         """Delete the shadow repository. Safe to call more than once."""
