@@ -23,6 +23,11 @@ async def proposal_shown_again(
     step.status = "testing"
     rt.about[step.index] = "\n".join([request, step.title, step.description, step.verify])
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
+    if rt.baseline_task is not None:
+        # The starting commit's suite runs in the shadow too (engine/baseline.py): the diff
+        # goes in after it, or it would test the change and race its `git add`. Its outcome
+        # (a suite that cannot run) is the session's to raise.
+        await asyncio.wait({rt.baseline_task})
     if not await asyncio.to_thread(rt.shadow.apply, diff):
         return await _anew(rt, step, "its recorded diff no longer applies")
     changes = await asyncio.to_thread(rt.shadow.changes)
