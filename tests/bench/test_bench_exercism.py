@@ -33,7 +33,9 @@ def test_the_layout_becomes_tasks(tmp_path: Path) -> None:
     tasks = {t.name: t for t in exercism_tasks(polyglot_checkout(tmp_path))}
     assert sorted(tasks) == ["python-two-fer", "rust-reverse-string"]
     py, rs = tasks["python-two-fer"], tasks["rust-reverse-string"]
-    assert py.request.startswith("# Instructions\n\nTwo-fer")
+    assert py.request.startswith(
+        "Solve the python exercise two-fer as its instructions say\n\n# Instructions\n\nTwo-fer"
+    )
     assert "With no name, X is `you`." in py.request  # instructions.append.md
     assert "change these files: two_fer.py." in py.request
     assert "The tests are two_fer_test.py; do not change them." in py.request
@@ -116,6 +118,24 @@ def test_a_second_try_that_sees_the_test_output(python_only, scripted_server, tm
     assert "SyntaxError" in fix_prompt or "IndentationError" in fix_prompt
     table = (out / "results.md").read_text()
     assert "| polyglot | 1 | 0.0 | 100.0 | 100.0 | 0 |" in table
+
+
+def test_a_prompt_over_the_window_counts_as_an_exhausted_context(
+    python_only, scripted_server, tmp_path
+) -> None:
+    docs = python_only / "python/exercises/practice/two-fer/.docs/instructions.md"
+    docs.write_text("# Instructions\n\n" + "Say who gets one and who gets the other. " * 150)
+    configs = tmp_path / "configs.toml"
+    configs.write_text("[small]\nplan = false\ncontext_window = 1024\n")
+    out = tmp_path / "out"
+    main(
+        ["bench", "exercism", str(python_only), "--out", str(out), "--no-progress",
+         "--configs", str(configs), "--config", "small", "--model", "test-model",
+         "--base-url", scripted_server.base_url]
+    )  # fmt: skip
+    (row,) = rows(out)
+    assert (row["worked"], row["context_exhausted"]) == ("False", "True")
+    assert "| small | 1 | 0.0 | 0.0 | 100.0 | 0 | 0 | 1 | 0 |" in (out / "results.md").read_text()
 
 
 def test_the_model_may_not_edit_the_tests(python_only, scripted_server, tmp_path):

@@ -148,7 +148,9 @@ def exercise_task(folder: Path, language: str) -> Task:
         raise UserError(f"{folder}: none of its test files {files['test']} exists")
     repo.update(tests)
     editable = [f for f in files["solution"] if Path(f).name not in BUILD_FILES]
-    request = _instructions(folder) + ADDENDUM.format(
+    # The first line is the step's title (and commit subject) when the request is one step.
+    title = f"Solve the {language} exercise {folder.name} as its instructions say\n\n"
+    request = title + _instructions(folder) + ADDENDUM.format(
         solution=", ".join(editable or files["solution"]), tests=", ".join(tests)
     )
     return Task(

@@ -32,6 +32,7 @@ class RunResult:
     shapes: dict[str, int] = field(default_factory=dict)  # reply shape -> replies (edits/shapes.py)
     syntax_errors: int = 0  # SyntaxError / IndentationError lines in failing test output
     test_timeouts: int = 0  # test runs killed at test_timeout
+    context_exhausted: bool = False  # a model call's prompt or reply overflowed the window
     follow_ups: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -57,10 +58,6 @@ class RunResult:
         """Worked by the second reply, the one that saw the test output (aider's pass_rate_2
         with its default two tries)."""
         return self.worked and self.fix_attempts <= 1 and self.follow_ups == 0
-
-    @property
-    def context_exhausted(self) -> bool:
-        return "context window" in self.error.lower()
 
     @property
     def edit_rate(self) -> float | None:
@@ -96,6 +93,8 @@ def count_events(result: RunResult, events: Iterable[ev.Event]) -> None:
             result.ran = result.ran or event.passed + event.failed > 0
             result.test_timeouts += event.summary.startswith("timed out")
             result.syntax_errors += syntax_errors(event)
+        elif isinstance(event, ev.ModelCallFailed):
+            result.context_exhausted |= "context window" in event.error.lower()
         elif isinstance(event, ev.UsageUpdated):
             result.prompt_tokens = event.prompt_tokens
             result.completion_tokens = event.completion_tokens
@@ -225,7 +224,7 @@ RUN_COLUMNS = [
     "task", "config", "repeat", "ran", "worked", "perfect", "steps", "fix_attempts",
     "edit_rate", "follow_ups", "prompt_tokens", "completion_tokens", "usd", "wall_seconds",
     "outcome", "error", "record", "first_try", "second_try", "malformed", "syntax_errors",
-    "test_timeouts",
+    "test_timeouts", "context_exhausted",
 ]  # fmt: skip
 
 
