@@ -21,7 +21,10 @@ rejects `stream=true` with 400 like some servers do; `api_key` makes it check th
 `context_window=N` (tokens, counted as chars / 4) makes it behave like llama.cpp: a prompt over
 the window is rejected with 400 (`overflow="reject"`) or its stream dropped (`overflow="drop"`),
 a reply is cut with finish_reason "length" where prompt + reply reach the window, and
-`GET /props` reports `n_ctx`. `tokens_per_char=r` gives it a tokenizer like llama-server's
+`GET /props` reports `n_ctx`. `flavour="llama-cpp-python"` (or "llama.cpp", "vllm",
+"lmstudio", "ollama", or a `Flavour` for its options) makes the discovery endpoints, the model
+list and a prompt over the window answer as that server does instead
+(tests/server_flavours.py). `tokens_per_char=r` gives it a tokenizer like llama-server's
 (`POST /tokenize` → `{"tokens": [...]}`, int(chars × r) tokens per text, also used for the window
 check): a real tokenizer counts code denser than chars / 4. Reply faults inside a stream:
 `malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
@@ -53,6 +56,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from tests.server_flavours import Flavour, text_tokens
 
 __all__ = [
     "Gate",
@@ -176,6 +181,7 @@ class Reply:
 
 
 Script = Reply | Callable[[RecordedRequest], Reply]
+Answer = tuple[int, Any]
 
 
 class ScriptedServer:
@@ -192,8 +198,12 @@ class ScriptedServer:
         overflow: str = "reject",
         report_window: bool = True,
         tokens_per_char: float | None = None,
+        flavour: str | Flavour | None = None,
     ) -> None:
         self.models = list(models)
+        if isinstance(flavour, str):
+            flavour = Flavour(flavour, context_window)
+        self.flavour = flavour  # None: the plain scripted server (llama.cpp-like /props)
         self.context_window = context_window
         self.overflow = overflow  # "reject" (HTTP 400) or "drop" (cut the stream)
         self.report_window = report_window  # False: GET /props is a 404, like most servers
@@ -353,6 +363,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         request = self._read_request()
+        flavour = self.scripted.flavour
+        if flavour is not None:
+            answer = flavour.get(request.path, self.scripted.models)
+            if answer is not None:
+                return self._send_json(*answer)
         if request.path.rstrip("/").endswith("/props") and self.scripted.report_window:
             n_ctx = self.scripted.context_window
             if n_ctx is None:
@@ -367,7 +382,9 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.status != 200:
                 return self._send_error(reply)
         data = [
-            {"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
+            flavour.model_entry(m)
+            if flavour is not None
+            else {"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
             for m in self.scripted.models
         ]
         self._send_json(200, {"object": "list", "data": data})
@@ -378,6 +395,11 @@ class _Handler(BaseHTTPRequestHandler):
         if request.path == "/tokenize" and ratio is not None:
             content = str((request.body or {}).get("content", ""))
             return self._send_json(200, {"tokens": list(range(int(len(content) * ratio)))})
+        flavour = self.scripted.flavour
+        if flavour is not None:  # a discovery POST, or llama-cpp-python's text completions
+            answer = flavour.post(request.path, request.body or {}, self.scripted.tokens_per_char)
+            if answer is not None:
+                return self._send_json(*answer)
         if not request.path.endswith("/chat/completions"):
             return self._send_json(404, {"error": {"message": f"no route {request.path}"}})
         if not self._authorized(request):
@@ -407,7 +429,11 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.status != 200:
             return self._send_error(reply)
         window = self.scripted.context_window
-        if window is not None:
+        if window is not None and flavour is not None:
+            reply = self._as_flavour(flavour, request, reply, window)
+            if reply is None:
+                return None
+        elif window is not None:
             prompt = _prompt_tokens(request, self.scripted.tokens_per_char)
             if prompt > window:
                 if self.scripted.overflow != "drop":
@@ -418,6 +444,23 @@ class _Handler(BaseHTTPRequestHandler):
         if request.stream:
             return self._stream(request, reply)
         return self._complete(request, reply)
+
+    def _as_flavour(
+        self, flavour: Flavour, request: RecordedRequest, reply: Reply, window: int
+    ) -> Reply | None:
+        """The reply as that server gives it for this prompt: its error for a prompt over the
+        window (None once sent), else cut where the window is full (Ollama: never cut)."""
+        prompt = _prompt_tokens(request, self.scripted.tokens_per_char)
+        cap = (request.body or {}).get("max_tokens")
+        answer = flavour.overflow(prompt, request.stream, cap) if prompt > window else None
+        if flavour.name == "llama-cpp-python" and prompt == window:
+            answer = flavour.overflow(prompt, request.stream, cap)
+        if answer is None:
+            return reply if flavour.name == "ollama" else _cut_at_window(reply, window - prompt)
+        if answer[0] == "drop":
+            return replace(reply, drop_after=0)  # the stream starts, then is cut
+        self._send_json(*answer)
+        return None
 
     # ----- replies
 
@@ -545,8 +588,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _prompt_tokens(request: RecordedRequest, ratio: float | None = None) -> int:
-    chars = sum(len(str(m.get("content", ""))) for m in request.messages)
-    return int(chars * ratio) if ratio is not None else chars // 4
+    return text_tokens("".join(str(m.get("content", "")) for m in request.messages), ratio)
 
 
 def _overflow_reply(prompt: int, window: int) -> Reply:
@@ -562,13 +604,15 @@ def _overflow_reply(prompt: int, window: int) -> Reply:
 
 
 def _cut_at_window(reply: Reply, room: int) -> Reply:
-    """The reply as far as it fits in `room` tokens (chars / 4), cut with "length" there."""
-    pieces, kept, used = reply.pieces(), [], 0
-    for piece in pieces:
-        if used + len(piece) // 4 > room:
+    """The reply as far as it fits in `room` tokens (chars / 4, as its usage counts them), cut
+    with "length" there."""
+    kept: list[str] = []
+    chars = 0
+    for piece in reply.pieces():
+        if (chars + len(piece)) // 4 > room:
             return replace(reply, chunks=kept, text="".join(kept), finish_reason="length")
         kept.append(piece)
-        used += len(piece) // 4
+        chars += len(piece)
     return reply
 
 

@@ -291,8 +291,10 @@ async def check_model(report: Report, settings: Settings) -> None:
     report.add("model server", OK, f"{client.base_url} answers and serves {settings.model}")
     if settings.context_window:
         report.add("context window", OK, f"{settings.context_window:,} tokens (configured)")
+    elif window and window.warning:
+        report.add("context window", WARN, window.describe(), window.warning)
     elif window:
-        report.add("context window", OK, f"{window:,} tokens (reported by the server)")
+        report.add("context window", OK, window.describe())
     else:
         report.add(
             "context window",

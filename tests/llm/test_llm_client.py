@@ -233,7 +233,7 @@ async def test_length_cut_is_continued_and_stitched(scripted_server, make_client
     )
     shown: list[str] = []
 
-    done = await make_client().complete(ASK, on_text=shown.append)
+    done = await make_client().complete(ASK, on_text=shown.append, max_output_tokens=5)
 
     assert done.text == "def add(a, b):\n    return a + b\n" == "".join(shown)
     assert done.continued == 1 and done.finish_reason == "stop"
@@ -247,7 +247,7 @@ async def test_length_cut_is_continued_and_stitched(scripted_server, make_client
 async def test_reply_cut_off_forever_is_refused(scripted_server, make_client):
     scripted_server.script(*[Reply(text="more ", finish_reason="length")] * 3)
     with pytest.raises(ModelReplyError, match="cut off by the token limit"):
-        await make_client(max_continuations=2).complete(ASK)
+        await make_client(max_continuations=2).complete(ASK, max_output_tokens=1)
     assert len(scripted_server.chat_requests) == 3
 
 
@@ -377,8 +377,8 @@ async def test_a_reply_limit_shrinks_to_what_the_token_cap_leaves(scripted_serve
 
 
 async def test_continuations_are_budget_checked_too(scripted_server, make_client):
-    scripted_server.script(Reply(text="half", finish_reason="length", usage=(900, 50)))
-    # The first call (~14 + 100) fits; its continuation (950 used + ~60 + 100) does not.
+    scripted_server.script(Reply(text="half", finish_reason="length", usage=(900, 100)))
+    # The first call (~14 + 100) fits; its continuation (1000 used + ~60 + 100) does not.
     client = make_client(budget=Budget(max_tokens=1100))
 
     with pytest.raises(BudgetExceeded):

@@ -189,7 +189,11 @@ def _repo_path(repo: RepoMap, root: str, path: str) -> str | None:
 
 def recent_changes(root: Path, commits: int = RECENT_COMMITS) -> list[list[str]]:
     """Changed files, newest first: uncommitted ones, then each of the last commits'."""
-    status = _git(root, "status", "--porcelain", "-z", "--untracked-files=all")
+    # No optional locks: status would refresh the index under index.lock, and the baseline's
+    # `git add -A` in the same shadow (engine/baseline.py) fails when it finds the lock taken.
+    status = _git(
+        root, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"
+    )
     now = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
     log = _git(root, "log", f"-{commits}", "-z", "--name-only", "--format=%x00")
     return [now, *_names_per_commit(log)]

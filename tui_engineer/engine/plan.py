@@ -10,9 +10,18 @@ import re
 from dataclasses import dataclass, field
 
 from tui_engineer.engine.events import StepInfo
+from tui_engineer.llm.errors import ModelReplyError
+from tui_engineer.llm.reply_watch import Expected, OffTrackReply
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.DOTALL)
 MAX_STEPS = 12
+NO_PLAN = 'No plan found: reply with one ```json block holding {"steps": [...]}.'
+# How a plan reply shows itself early: its JSON (a fence, or the "steps" key) within this many
+# tokens, else it is stopped there. Real models open the block within a few dozen tokens; a
+# model that wrote 200 without one is writing something else (gemma3-270m rambled on for
+# 19,000). Thinking (<think>…</think>) does not count.
+PLAN_SIGN_TOKENS = 200
+PLAN_SHOWS = Expected("a plan", ('"steps"', "```json", "```JSON"), PLAN_SIGN_TOKENS)
 
 
 class PlanError(Exception):
@@ -92,7 +101,7 @@ def parse_plan(reply: str, *, first_index: int = 1) -> list[Step]:
     """Parse the plan in a model reply. Raises PlanError with a message meant for the model."""
     candidates = _json_candidates(reply)
     if not candidates:
-        raise PlanError('No plan found: reply with one ```json block holding {"steps": [...]}.')
+        raise PlanError(NO_PLAN)
     try:
         data = json.loads(candidates[-1])
     except json.JSONDecodeError as err:
@@ -115,3 +124,14 @@ def single_step(request: str, index: int = 1, *, asked: str = "") -> Step:
     words = asked.strip() or request.strip()
     title = words.splitlines()[0] if words else "Requested change"
     return Step(index=index, title=title[:72], description=request.strip())
+
+
+def unusable_model(model: str, first: OffTrackReply, second: OffTrackReply) -> ModelReplyError:
+    """Two plan replies in a row that were no plan at all: the session ends, saying why."""
+    began = " ".join(second.partial.split())[:60] or " ".join(first.partial.split())[:60]
+    return ModelReplyError(
+        f"Stopped: the replies of {model} are unusable: asked twice for a plan, it wrote "
+        f"{first.tokens} and then {second.tokens} tokens with no plan in them (it began: "
+        f'"{began}…"), so it is likely too small for this work or served without its chat '
+        "template (try a larger, instruction-tuned model)."
+    )

@@ -15,6 +15,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message
 from tui_engineer.errors import UserError
 from tui_engineer.llm.errors import ServerUnreachable
+from tui_engineer.llm.reply_watch import Expected
 from tui_engineer.verify.report import tail_lines
 
 if TYPE_CHECKING:
@@ -127,10 +128,12 @@ class Runtime:
         step: int | None = None,
         *,
         deliver_feedback: bool = True,
+        expect: Expected | None = None,
     ) -> str:
         """One model call. Pending human feedback is appended to `messages` first, so it stays
         in this conversation's context for later calls too. Side calls (diagnosis) leave it for
-        the conversation that acts on it."""
+        the conversation that acts on it. `expect`: how a right reply begins; one that plainly
+        is not it is stopped early (OffTrackReply, llm/reply_watch.py)."""
         feedback = self.take_feedback() if deliver_feedback else []
         if feedback:
             messages.append(feedback_message(feedback))
@@ -146,7 +149,7 @@ class Runtime:
                 )
             )
             try:
-                completion = await self._complete(messages, purpose, cap, live)
+                completion = await self._complete(messages, purpose, cap, live, expect)
                 break
             except ServerUnreachable as err:
                 self._report_failure(purpose, step, prompt, live.text, err)
@@ -161,7 +164,12 @@ class Runtime:
         return completion.text
 
     async def _complete(
-        self, messages: list[Message], purpose: str, cap: int, live: _LiveReply
+        self,
+        messages: list[Message],
+        purpose: str,
+        cap: int,
+        live: _LiveReply,
+        expect: Expected | None,
     ) -> Completion:
 
         def on_text(chunk: str) -> None:
@@ -172,8 +180,9 @@ class Runtime:
             live.reset()
             self.emit(ev.ModelRetried(purpose=purpose, reason=reason))
 
+        shape = {"expect": expect} if expect is not None else {}
         return await self.model.complete(
-            messages, on_text=on_text, on_retry=on_retry, max_output_tokens=cap
+            messages, on_text=on_text, on_retry=on_retry, max_output_tokens=cap, **shape
         )
 
     def _report_failure(

@@ -13,8 +13,8 @@ from tui_engineer.engine.baseline import BaselineFailed, start_baseline
 from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.decisions import Decisions, StopSession
 from tui_engineer.engine.pipeline import Pipeline
-from tui_engineer.engine.plan import PlanError, Step, parse_plan, single_step
-from tui_engineer.engine.repo_context import context_for
+from tui_engineer.engine.plan import PlanError, Step, single_step
+from tui_engineer.engine.planning import make_plan
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
@@ -163,7 +163,7 @@ class Session(Decisions):
         )
         for event in self._resumed:  # SessionResumed, and commits made as it was killed
             rt.emit(event)
-        for sentence in _mode_notices(rt):
+        for sentence in _mode_notices(rt) + await _window_notices(rt):
             rt.emit(ev.Notice(message=sentence))
         tried = True
         try:
@@ -255,7 +255,7 @@ class Session(Decisions):
         """Plan `request` (the human's own words `asked`, for steps planned from feedback)."""
         first = len(self.plan) + 1
         if planned:
-            steps = await self._make_plan(request, first, asked)
+            steps = await make_plan(self.rt, request, first, asked)
         else:
             steps = [single_step(request, first)]
         if first == 1 and self.rt.options.write_tests:
@@ -264,42 +264,6 @@ class Session(Decisions):
             step.asked = asked  # shown with them (Plan pane), so the human sees what they answer
         self.plan.extend(steps)
         self._announce_plan()
-
-    async def _make_plan(self, request: str, first: int, asked: str = "") -> list[Step]:
-        options = self.rt.options
-        writes = options.test_command if options.write_tests and first == 1 else ""
-        bare = prompts.plan_messages(
-            request,
-            "",
-            "",
-            test_first=options.test_first,
-            write_tests=writes,
-            conventions=options.conventions,
-        )
-        context = await context_for(self.rt, "plan", request, bare)
-        messages = prompts.plan_messages(
-            request,
-            context.listing,
-            context.contents,
-            test_first=options.test_first,
-            write_tests=writes,
-            conventions=options.conventions,
-        )
-        reply = await self.rt.call_model(messages, "plan")
-        try:
-            return parse_plan(reply, first_index=first)
-        except PlanError as err:
-            # One correction round, then fall back to doing the request as a single step.
-            messages += [
-                {"role": "assistant", "content": reply},
-                {"role": "user", "content": f"That plan is invalid: {err}\nSend the fixed plan."},
-            ]
-            reply = await self.rt.call_model(messages, "plan")
-            try:
-                return parse_plan(reply, first_index=first)
-            except PlanError as again:
-                self.rt.emit(ev.Notice(message=f"Plan unusable ({again}); doing it as one step."))
-                return [single_step(request, first, asked=asked)]
 
     async def _work_pending(self, request: str) -> None:
         while (step := next((s for s in self.plan if s.status == "pending"), None)) is not None:
@@ -387,6 +351,21 @@ def _passed(proposal: Proposal) -> bool:
     """Whether the next step may be built on this proposal: its tests passed (or the session
     has none to run)."""
     return proposal.tests_ok or proposal.unverified
+
+
+async def _window_notices(rt: Runtime) -> list[str]:
+    """The context window the server told (with where it said it, and its warning: Ollama cuts
+    longer prompts silently), when the config sets none. An assumed one is not news: doctor and
+    the errors about it say to set context_window."""
+    learn = getattr(rt.model, "learn_context_window", None)
+    if learn is None:
+        return []  # a replayed run: no server
+    await learn()
+    report = getattr(rt.model, "window_report", None)
+    if report is None or report.origin != "server":
+        return []
+    told = f"Context window: {report.describe()}; set context_window to change it."
+    return [told, report.warning] if report.warning else [told]
 
 
 def _mode_notices(rt: Runtime) -> list[str]:

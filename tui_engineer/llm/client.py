@@ -32,9 +32,11 @@ from typing import Any
 import openai
 
 from tui_engineer.llm.accounting import CallAccounts, Message
+from tui_engineer.llm.discovery import WindowDiscovery, WindowReport
 from tui_engineer.llm.error_mapping import ErrorMapper
 from tui_engineer.llm.errors import LLMError, MissingApiKey, ModelReplyError, UnknownModel
 from tui_engineer.llm.models import model_is_served
+from tui_engineer.llm.reply_watch import Expected
 from tui_engineer.llm.streaming import (
     ChatCalls,
     Reply,
@@ -47,8 +49,9 @@ from tui_engineer.llm.usage import Budget, CallUsage, UsageLedger, price_for
 from tui_engineer.llm.window import (
     DEFAULT_CONTEXT_WINDOW,
     fit_reply_cap,
+    refuse_continuation,
     refuse_cut_at_window,
-    window_from_server,
+    server_cut_short,
 )
 from tui_engineer.names import readable
 
@@ -102,7 +105,12 @@ class ModelClient:
         self.timeout = timeout
         self.max_continuations = max_continuations
         self.context_window = context_window  # tokens; None until learned from the server
-        self._window_asked = context_window is not None
+        # Where the window came from, for the user (None until asked; llm/discovery.py).
+        self.window_report: WindowReport | None = None
+        if context_window is not None:
+            self.window_report = WindowReport(
+                context_window, "context_window in the config", origin="config"
+            )
         self._window_assumed = False  # True when neither the config nor the server said
         self._key = api_key
         self._sdk = openai.AsyncOpenAI(
@@ -174,6 +182,7 @@ class ModelClient:
         on_retry: RetryCallback | None = None,
         stream: bool = True,
         max_output_tokens: int | None = None,
+        expect: Expected | None = None,
     ) -> Completion:
         """Ask the model; return the whole reply text.
 
@@ -184,6 +193,8 @@ class ModelClient:
         why ("dropped", "malformed", "error event", "empty").
         `max_output_tokens` is sent as `max_completion_tokens` (lowered to fit the window), or
         as `max_tokens` once this server was seen ignoring the former; a stream is cut there.
+        `expect`: how a right reply begins; a streamed one with no sign of it within its
+        tokens is stopped there (OffTrackReply, llm/reply_watch.py).
         Raises BudgetExceeded before any call that would overspend, LLMError subclasses otherwise.
         """
         # A name or test output with a byte that is not UTF-8 reaches the model as U+FFFD: a
@@ -199,7 +210,13 @@ class ModelClient:
             prompt = self._accounts.prompt_tokens(conversation)
             cap = fit_reply_cap(self.context_window, prompt, max_output_tokens)
             reply = await self._calls.call(
-                conversation, on_text, (on_reset, on_retry), stream, cap, known_window
+                conversation,
+                on_text,
+                (on_reset, on_retry),
+                stream,
+                cap,
+                known_window,
+                expected=None if continued else expect,
             )
             parts.append(reply.text)
             calls.append(reply.usage)
@@ -207,6 +224,8 @@ class ModelClient:
                 done = self._finished(parts, calls, reply, continued)
                 done.retries = self.retries - retries_before
                 return done
+            if self._window_assumed and server_cut_short(reply.usage, cap):
+                self._learn_window_from_cut(reply.usage)
             refuse_cut_at_window(
                 self.model, self.context_window, reply.usage, cap, max_output_tokens
             )
@@ -214,6 +233,14 @@ class ModelClient:
                 {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": CONTINUE_PROMPT},
             ]
+            if continued < self.max_continuations:
+                await self._accounts.tokens.measure(conversation)
+                refuse_continuation(
+                    self.model,
+                    self.context_window,
+                    self._accounts.prompt_tokens(conversation),
+                    cap,
+                )
         raise ModelReplyError(
             f"The reply from {self.model} was cut off by the token limit even after "
             f"{self.max_continuations} continuation(s), so it was not used. Ask for a smaller "
@@ -243,19 +270,38 @@ class ModelClient:
             shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")
             raise UnknownModel(self._errors.unknown_model_text(f"It serves: {shown}."))
 
-    async def reported_window(self) -> int | None:
-        """The context window the server reports, None when it says nothing (doctor)."""
-        return await window_from_server(self._sdk, self.base_url)
+    async def reported_window(self) -> WindowReport | None:
+        """The context window the server tells, with where it says it; None when it says
+        nothing (doctor)."""
+        return await WindowDiscovery(self._sdk, self.base_url, self.model).discover()
 
     async def learn_context_window(self) -> int:
-        """The context window: from the config, else the server (llama.cpp's /props, a models
-        list with n_ctx / context_length metadata), else DEFAULT_CONTEXT_WINDOW. Asked once."""
-        if not self._window_asked:
-            self._window_asked = True
-            learned = await window_from_server(self._sdk, self.base_url)
+        """The context window: from the config, else what the server tells (llm/discovery.py:
+        llama.cpp, vLLM, LM Studio, Ollama, llama-cpp-python), else DEFAULT_CONTEXT_WINDOW,
+        assumed. Asked once; `window_report` says where it came from."""
+        if self.window_report is None:
+            learned = await self.reported_window()
             self._window_assumed = learned is None
-            self.context_window = learned or DEFAULT_CONTEXT_WINDOW
+            self.window_report = learned or WindowReport(
+                DEFAULT_CONTEXT_WINDOW,
+                "assumed: the server does not tell it",
+                f"The server at {self.base_url} does not tell the model's context window: "
+                f"{DEFAULT_CONTEXT_WINDOW:,} tokens are assumed. Set context_window to the "
+                "model's real window.",
+                origin="assumed",
+            )
+            self.context_window = self.window_report.tokens
         return self.context_window or DEFAULT_CONTEXT_WINDOW
+
+    def _learn_window_from_cut(self, usage: CallUsage) -> None:
+        """With the window unknown, the server ended a reply short of its cap: its window is
+        most likely full at prompt + reply (llama-cpp-python lowers the cap to what its window
+        leaves, telling nothing). Not continued into it; later calls fit it."""
+        self.context_window = usage.prompt_tokens + usage.completion_tokens
+        self._window_assumed = False
+        self.window_report = WindowReport(
+            self.context_window, "where the server cut a reply short of its cap"
+        )
 
     async def aclose(self) -> None:
         await self._sdk.close()

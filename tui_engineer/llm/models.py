@@ -20,6 +20,12 @@ def _file_names(listed: str) -> tuple[str, str]:
     return path.name, path.stem
 
 
+def names_model_file(wanted: str, listed: str) -> bool:
+    """True when `listed` is a model file (a path llama.cpp reports) named `wanted`, with or
+    without its suffix."""
+    return _is_model_file(listed) and wanted in _file_names(listed)
+
+
 def model_is_served(wanted: str, listed: Sequence[str]) -> bool:
     """True when a request for `wanted` will reach a model the server has.
 
@@ -31,4 +37,4 @@ def model_is_served(wanted: str, listed: Sequence[str]) -> bool:
     files = [name for name in listed if _is_model_file(name)]
     if len(listed) == 1 and files:
         return True
-    return any(wanted in _file_names(name) for name in files)
+    return any(names_model_file(wanted, name) for name in files)

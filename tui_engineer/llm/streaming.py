@@ -7,7 +7,8 @@
   drop what it showed); 429/5xx/connection errors are retried by the SDK itself;
 - budgets are enforced during a stream: when the token or time budget runs out mid-reply the
   stream is cancelled (BudgetExceeded, with the partial reply counted in the ledger);
-- a stream that overruns the reply cap is cut there (llm/reply_cap.py).
+- a stream that overruns the reply cap is cut there (llm/reply_cap.py);
+- a stream that plainly is not what was asked is stopped early (llm/reply_watch.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tui_engineer.llm.accounting import CallAccounts, Message
 from tui_engineer.llm.error_mapping import ErrorMapper, server_message
 from tui_engineer.llm.errors import LLMError, ModelReplyError
 from tui_engineer.llm.reply_cap import ReplyCap
+from tui_engineer.llm.reply_watch import Expected, ReplyWatch
 from tui_engineer.llm.usage import CallUsage
 
 TextCallback = Callable[[str], None]
@@ -92,17 +94,19 @@ class ChatCalls:
         stream: bool,
         max_output_tokens: int | None,
         known_window: int | None,
+        expected: Expected | None = None,
     ) -> Reply:
         """One reply, asked again from scratch while it breaks. `known_window` is the context
         window when it was configured or learned (not assumed): a dropped stream's error
-        names it."""
+        names it. A streamed reply with no sign of `expected` early is stopped
+        (OffTrackReply)."""
         accounts = self.accounts
         on_reset, on_retry = callbacks
         for attempt in range(DROPPED_STREAM_RETRIES + 1):
             limit = accounts.fit_reply(conversation, max_output_tokens)
             accounts.check(conversation, limit)
             try:
-                reply = await self._request(conversation, on_text, stream, limit)
+                reply = await self._request(conversation, on_text, stream, limit, expected)
                 if not reply.text.strip() and reply.finish_reason == "stop":
                     accounts.ledger.add(reply.usage)
                     raise StreamDropped("", None, "empty")
@@ -147,13 +151,15 @@ class ChatCalls:
         on_text: TextCallback | None,
         stream: bool,
         max_output_tokens: int | None,
+        expected: Expected | None = None,
     ) -> Reply:
         """Stream if we may; fall back (for the session) when the server refuses streaming."""
         params: dict[str, Any] = {"model": self.model, "messages": conversation}
         self.cap.ask(params, max_output_tokens)
         while stream and self._streaming_ok:
+            watch = ReplyWatch(expected) if expected is not None else None
             try:
-                return await self._streamed(params, conversation, on_text)
+                return await self._streamed(params, conversation, on_text, watch)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if not self._learn_streaming_refusal(err):
                     raise self._errors().sdk_error(err) from None
@@ -176,14 +182,18 @@ class ChatCalls:
         return False
 
     async def _streamed(
-        self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
+        self,
+        params: dict[str, Any],
+        conversation: list[Message],
+        on_text: TextCallback | None,
+        watch: ReplyWatch | None,
     ) -> Reply:
         budget = self.accounts.budget
         parts: list[str] = []
         remaining = budget.seconds_left()
         try:
             async with asyncio.timeout(remaining):  # the time budget, during the stream too
-                return await self._stream_into(params, conversation, on_text, parts)
+                return await self._stream_into(params, conversation, on_text, (parts, watch))
         except TimeoutError:
             if remaining is None or budget.seconds_left() > 0:
                 raise  # not ours: an SDK/transport timeout
@@ -195,8 +205,9 @@ class ChatCalls:
         params: dict[str, Any],
         conversation: list[Message],
         on_text: TextCallback | None,
-        parts: list[str],
+        into: tuple[list[str], ReplyWatch | None],
     ) -> Reply:
+        parts, watch = into
         extra: dict[str, Any] = {"stream": True}
         if self._stream_options_ok:
             extra["stream_options"] = {"include_usage": True}
@@ -217,7 +228,11 @@ class ChatCalls:
                             if on_text is not None:
                                 on_text(delta)
                             self.accounts.check_mid_stream(conversation, prompt, parts)
+                            if watch is not None and watch.feed(delta):
+                                finish = "off track"
                         finish = choice.finish_reason or finish
+                    if finish == "off track":
+                        break  # closing the stream stops the server generating
                     if self.cap.stream_overran(len(parts), cap):
                         finish, usage = "length", None  # cut here; its usage never comes
                         break
@@ -231,6 +246,9 @@ class ChatCalls:
                 raise StreamDropped("".join(parts), err, "error event") from None
         if finish is None:  # the body ended without saying why: treat as a cut connection
             raise StreamDropped("".join(parts), None)
+        if finish == "off track" and watch is not None:
+            self.accounts.ledger.add(self.accounts.usage(conversation, "".join(parts), None))
+            raise watch.off_track(self.model)
         return self._reply(conversation, "".join(parts), finish, model, usage)
 
     async def _whole(

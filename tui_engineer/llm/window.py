@@ -1,5 +1,6 @@
-"""The context window: its size (from the config, else asked of the server once), the reply cap
-that fits after a prompt, and the refusal to continue a reply cut off at the window.
+"""The context window: the reply cap that fits after a prompt, and the refusal to continue a reply
+cut off at the window, or into one that cannot hold the continuation (its size: from the
+config, else the server, llm/discovery.py).
 
 A call whose prompt cannot fit is not made (a server would reject it or drop the stream), the
 reply cap is lowered to what fits, and a reply cut at the window is not continued: the
@@ -8,50 +9,11 @@ continuation would only overflow it. The error names the window.
 
 from __future__ import annotations
 
-from typing import Any
-
-import openai
-
 from tui_engineer.llm.errors import ContextWindowExceeded
 from tui_engineer.llm.usage import CallUsage
 
 MIN_REPLY_TOKENS = 256  # a reply shorter than this is of no use: the call is not worth making
 DEFAULT_CONTEXT_WINDOW = 16_384  # tokens, when neither the config nor the server says
-_WINDOW_KEYS = ("n_ctx", "context_length", "max_model_len", "context_window")
-
-
-async def window_from_server(sdk: openai.AsyncOpenAI, base_url: str) -> int | None:
-    """The window a server reports: llama.cpp's /props, or a models list with n_ctx /
-    context_length metadata (vLLM, LM Studio…). None when it says nothing."""
-    root = base_url.removesuffix("/v1")
-    quick = sdk.with_options(max_retries=0, timeout=5.0)
-    for url in (f"{root}/props", f"{base_url}/models"):
-        try:
-            body = await quick.get(url, cast_to=object)
-        except (openai.OpenAIError, ValueError):
-            continue
-        found = window_in(body)
-        if found:
-            return found
-    return None
-
-
-def window_in(body: Any) -> int | None:
-    """A context size in a server's /props or /models answer (llama.cpp, vLLM, LM Studio…)."""
-    if isinstance(body, dict):
-        for key in _WINDOW_KEYS:
-            if isinstance(body.get(key), int) and body[key] > 0:
-                return int(body[key])
-        values: list[Any] = list(body.values())
-    elif isinstance(body, list):
-        values = body
-    else:
-        return None
-    for value in values:
-        found = window_in(value)
-        if found:
-            return found
-    return None
 
 
 def fit_reply_cap(window: int | None, prompt: int, wanted: int | None) -> int | None:
@@ -68,6 +30,13 @@ def fit_reply_cap(window: int | None, prompt: int, wanted: int | None) -> int | 
             "allows more."
         )
     return room if wanted is None else min(wanted, room)
+
+
+def server_cut_short(usage: CallUsage, cap: int | None) -> bool:
+    """A "length" finish short of the cap sent (by the server's own count): the server's own
+    limit cut it. llama-cpp-python lowers a reply's limit to what its window leaves, silently,
+    so a server that tells nothing of its window shows it this way."""
+    return cap is not None and not usage.estimated and usage.completion_tokens < cap
 
 
 def refuse_cut_at_window(
@@ -88,3 +57,17 @@ def refuse_cut_at_window(
             f"{usage.completion_tokens:,} of reply), so it was not continued or used. "
             "Ask for a smaller change, lower context_budget, or use a larger context."
         )
+
+
+def refuse_continuation(model: str, window: int | None, prompt: int, cap: int | None) -> None:
+    """A reply cut at its cap is continued only where the window can hold a continuation as
+    long (a `prompt`-token conversation, the cut reply in it): else the continuation would be
+    cut by the window in turn, or overflow it."""
+    if window is None or cap is None or window - prompt >= cap:
+        return
+    raise ContextWindowExceeded(
+        f"The reply from {model} was cut off by the token limit ({cap:,} tokens), and the "
+        f"model's context window ({window:,} tokens, about {prompt:,} used by then) cannot "
+        "hold a continuation as long, so it was not continued or used. Ask for a smaller "
+        "change, or use a larger context."
+    )

@@ -1,0 +1,68 @@
+"""A reply that plainly is not what was asked is stopped early (issue 21 §3): a small local model
+asked for a plan streamed 19,000 tokens of anything else. Real openai client, real HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.scripted_server import Reply
+from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
+from tui_engineer.llm import ModelClient
+from tui_engineer.llm.reply_watch import Expected, OffTrackReply
+
+ASK = [{"role": "user", "content": "Plan the work as one json block."}]
+PLAN = Expected("a plan", ('"steps"', "```json"), within_tokens=50)
+RAMBLE = "def f(x):\n    return x + 1\n" * 400  # ~2,800 tokens of something else
+A_PLAN = '```json\n{"steps": [{"title": "Add sub"}]}\n```'
+
+
+@pytest.fixture
+async def client(scripted_server) -> AsyncIterator[ModelClient]:
+    made = ModelClient(
+        model="tiny", base_url=scripted_server.base_url, api_key="k", max_retries=0
+    )
+    yield made
+    await made.aclose()
+
+
+async def test_a_reply_with_no_plan_is_stopped_after_its_bound(scripted_server, client):
+    scripted_server.script(Reply(text=RAMBLE))
+    shown: list[str] = []
+    with pytest.raises(OffTrackReply, match="was not a plan: 5\\d tokens in") as err:
+        await client.complete(ASK, expect=PLAN, on_text=shown.append, max_output_tokens=4000)
+    assert len("".join(shown)) < 60 * 4 + 64  # stopped near 50 tokens, not 2,800
+    assert 'it began: "def f(x): return x + 1' in str(err.value)
+    assert client.ledger.completion_tokens >= 50  # what it did write is counted
+    assert len(scripted_server.chat_requests) == 1  # not retried, not continued
+
+
+async def test_a_plan_after_some_words_is_not_stopped(scripted_server, client):
+    scripted_server.script(Reply(text="Sure, here is the plan for it. " * 3 + A_PLAN))
+    done = await client.complete(ASK, expect=PLAN)
+    assert done.text.endswith(A_PLAN)
+
+
+async def test_thinking_before_the_plan_does_not_count(scripted_server, client):
+    thought = "<think>" + "Let me look at calc.py first. " * 60 + "</think>\n"  # ~450 tokens
+    scripted_server.script(Reply(text=thought + A_PLAN))
+    done = await client.complete(ASK, expect=PLAN)
+    assert done.text.endswith(A_PLAN)
+
+
+async def test_once_the_plan_showed_the_reply_runs_to_its_end(scripted_server, client):
+    long_plan = A_PLAN + "\nNotes: " + "more words here " * 200
+    scripted_server.script(Reply(text=long_plan))
+    done = await client.complete(ASK, expect=PLAN)
+    assert done.text == long_plan
+
+
+async def test_a_reply_rambling_in_long_runs_of_spaces_is_stopped_as_soon(
+    scripted_server, client
+):
+    """gemma3-270m rambled in pieces of ~10 characters: its tokens are counted by length too."""
+    scripted_server.script(Reply(chunks=[" " * 40] * 400))
+    with pytest.raises(OffTrackReply):
+        await client.complete(ASK, expect=PLAN, max_output_tokens=4000)
+    assert client.ledger.completion_tokens < 100

@@ -1,0 +1,68 @@
+"""Asking the model for a plan: one correction round for a plan that does not parse, then the
+request as one step; a reply with no plan at all is stopped early (engine/plan.py PLAN_SHOWS),
+and two of them end the session: that model cannot do the work."""
+
+from __future__ import annotations
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine import prompts
+from tui_engineer.engine.plan import (
+    NO_PLAN,
+    PLAN_SHOWS,
+    PlanError,
+    Step,
+    parse_plan,
+    single_step,
+    unusable_model,
+)
+from tui_engineer.engine.repo_context import context_for
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.llm.reply_watch import OffTrackReply
+
+
+async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> list[Step]:
+    """The model's plan for `request`, its steps numbered from `first`."""
+    options = rt.options
+    writes = options.test_command if options.write_tests and first == 1 else ""
+    bare = prompts.plan_messages(
+        request,
+        "",
+        "",
+        test_first=options.test_first,
+        write_tests=writes,
+        conventions=options.conventions,
+    )
+    context = await context_for(rt, "plan", request, bare)
+    messages = prompts.plan_messages(
+        request,
+        context.listing,
+        context.contents,
+        test_first=options.test_first,
+        write_tests=writes,
+        conventions=options.conventions,
+    )
+    first_off: OffTrackReply | None = None
+    try:
+        reply = await rt.call_model(messages, "plan", expect=PLAN_SHOWS)
+        return parse_plan(reply, first_index=first)
+    except OffTrackReply as off:  # stopped early: no plan at all
+        first_off, reply, problem = off, off.partial, NO_PLAN
+    except PlanError as err:
+        problem = str(err)
+    # One correction round, then fall back to doing the request as a single step; two
+    # replies with no plan at all end the session: that model cannot do the work.
+    messages += [
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": f"That plan is invalid: {problem}\nSend the fixed plan."},
+    ]
+    try:
+        reply = await rt.call_model(messages, "plan", expect=PLAN_SHOWS)
+        return parse_plan(reply, first_index=first)
+    except OffTrackReply as off:
+        if first_off is not None:
+            raise unusable_model(rt.model.model, first_off, off) from None
+        problem = NO_PLAN
+    except PlanError as again:
+        problem = str(again)
+    rt.emit(ev.Notice(message=f"Plan unusable ({problem}); doing it as one step."))
+    return [single_step(request, first, asked=asked)]
