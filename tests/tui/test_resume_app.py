@@ -108,3 +108,34 @@ async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
         text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
         assert "nothing to resume" in text, text
     assert len(scripted_server.chat_requests) == 1
+
+
+async def test_a_session_quit_during_a_review_shows_that_proposal_again_with_no_model_call(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB)
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))  # reading step 2 when the user quits
+        await pilot.press("ctrl+c")
+        await wait_for_screen(pilot, app, QuitScreen)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+    asked = len(scripted_server.chat_requests)
+
+    app = make_app(repo, scripted_server.base_url)
+    app.options.resume = ""
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        proposal = app.reviewer.proposal
+        assert proposal is not None and proposal.step.index == 2 and "def mul" in proposal.diff
+        assert any("shown again" in note for note in proposal.notes)
+        await pilot.press("a")
+        await wait_for(pilot, lambda: titles(repo)[0] == "Add mul")
+        await app.stop_work()
+    assert len(scripted_server.chat_requests) == asked
