@@ -80,3 +80,45 @@ async def test_acp_client_library_reviews_and_accepts_every_step(
     titles = [r["toolCall"]["title"].split("?")[0] for r in asked]
     assert titles == ["Commit step 1: Add sub", "Commit step 2: Add mul"]
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+
+
+async def test_acp_client_turns_a_step_down_and_carries_the_session_on_after_a_restart(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    acp_client = pytest.importorskip("acp_client", reason="acp-client (the dev extra has it)")
+    repo = make_repo()
+    two_steps(scripted_server)
+    scripted_server.script(Reply(text="Adding mul, again.\n\n" + MUL))
+    for name, value in agent_env().items():
+        monkeypatch.setenv(name, value)
+
+    async def step_1_only(request: dict) -> str | None:
+        return "accept" if "step 1" in request["toolCall"]["title"] else None  # turned down
+
+    agent = acp_client.Agent(agent_args(scripted_server.base_url), repo, permission=step_1_only)
+    try:
+        await agent.ask("add sub and mul")
+        session = agent.session
+    finally:
+        await agent.stop()
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+
+    async def accept(request: dict) -> str:
+        return "accept"
+
+    told: list[dict] = []
+    again = acp_client.Agent(
+        agent_args(scripted_server.base_url), repo, permission=accept, session=session
+    )
+    try:
+        await again.start(on_update=told.append)
+        assert again.session == session  # loaded, not new
+        assert told[0] == {
+            "sessionUpdate": "user_message_chunk",
+            "content": {"type": "text", "text": "add sub and mul"},
+        }
+        await again.ask("go on")
+    finally:
+        await again.stop()
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert len(scripted_server.chat_requests) == 4  # one plan call

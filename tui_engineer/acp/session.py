@@ -196,8 +196,8 @@ class AcpSession:
             return
         task = self._task
         if task is not None and not task.done():
-            engine = self.engine
-            self._stopped = engine.session_id if engine is not None else None
+            if self.engine is not None:  # a second cancel finds it gone: keep the first's
+                self._stopped = self.engine.session_id
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
@@ -239,8 +239,12 @@ class AcpSession:
             return Decision("stop", "the editor went away")
         outcome = answer.outcome
         if getattr(outcome, "outcome", "") != "selected":
-            # Cancelled: the client is stopping the turn (session/cancel follows, if not here).
-            return Decision("stop", "cancelled in the editor")
+            # "cancelled" means the turn is cancelled (the protocol's word): as session/cancel,
+            # which a client sends with it, or may leave out.
+            if self._turn is None or self._turn.done():
+                return Decision("stop", "cancelled in the editor")
+            asyncio.ensure_future(self.cancel())
+            await asyncio.Event().wait()  # cancelled by it: the step stops here
         chosen = outcome.option_id  # type: ignore[union-attr]
         if chosen == ACCEPT:
             return Decision.accept()
