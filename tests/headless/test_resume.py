@@ -282,3 +282,22 @@ async def test_a_proposal_whose_files_changed_meanwhile_is_proposed_again_not_ap
     [proposal] = seen.of(ev.ProposalReady)
     assert not any("shown again" in note for note in proposal.notes)
     assert "# the user's note on calc.py" in calc.read_text() and "def mul" in calc.read_text()
+
+
+def test_a_session_still_running_elsewhere_is_not_resumed_twice(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(Reply(text=plan_reply("Add sub"), hold=gate))
+    running = RunProcess(repo, scripted_server, "add sub")
+    try:
+        assert gate.reached.wait(30), "the plan call never came"
+        session_id = running.wait_event("session_started")["session_id"]
+        code, err, _ = resume(repo, scripted_server)
+    finally:
+        gate.open()
+        running.kill()
+    assert code == 2, err
+    assert f"Session {session_id} is still running (process {running.proc.pid}" in err
+    assert len(scripted_server.chat_requests) == 1  # the running one's plan call only

@@ -18,6 +18,7 @@ from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.resume import Resumed, load_run
 from tui_engineer.vcs.accept_journal import recover_interrupted_accept
+from tui_engineer.vcs.cleanup import running_session
 from tui_engineer.vcs.repo import (
     DirtyTree,
     RepoState,
@@ -130,6 +131,16 @@ def start_loading_model_client() -> None:
 
 
 
+def refuse_running(root: Path, session_id: str) -> None:
+    """Two processes going on with one session would interleave its record and its steps."""
+    pid = running_session(root, session_id)
+    if pid is not None:
+        raise UserError(
+            f"Session {session_id} is still running (process {pid} on this machine): stop it "
+            "there (Ctrl-C, or quit) before resuming it here."
+        )
+
+
 def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     """Start-up checks, in the order a user fixes them. Raises the UserError to show:
     NotARepo, ConfigError, no test command, GitRefused (merge in progress), DirtyTree,
@@ -142,6 +153,7 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     # Before any other check: a session with nothing to resume is said first.
     resumed = None if options.resume is None else load_run(root, options.resume or None)
     if resumed is not None:
+        refuse_running(root, resumed.session_id)
         options.request = resumed.request
     loaded = load_settings(root, options.flags)
     settings = loaded.settings

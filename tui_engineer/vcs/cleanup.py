@@ -111,6 +111,17 @@ def cleanup_leftovers(root: Path, *, active_session: str | None = None) -> list[
     return done
 
 
+def running_session(root: Path, session_id: str) -> int | None:
+    """The process on this machine that runs session `session_id` now (its shadow says so and
+    that process is alive), or None."""
+    with open_repo(root) as repo:
+        folder = shadow_home(repo) / session_id
+    match = _REASON.match(session_reason(folder) or "")
+    if match is None or not _running_elsewhere(int(match["pid"]), match["host"]):
+        return None
+    return int(match["pid"])
+
+
 def _clean_shadow(folder: Path) -> str | None:
     """Remove a shadow repository whose session is gone; say so, or None if it was kept."""
     match = _REASON.match(session_reason(folder) or "")
