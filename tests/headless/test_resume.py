@@ -33,7 +33,7 @@ def is_plan_call(request: RecordedRequest) -> bool:
 
 
 def stopped_during_step_2(repo: Path, server: ScriptedServer, how: str) -> RunProcess:
-    """A two-step session with step 1 committed, stopped (`how`: SIGINT or SIGKILL) while the
+    """A two-step session with step 1 committed, stopped (`how`: a signal's name) while the
     model is still writing step 2."""
     gate = Gate()
     server.script(
@@ -47,10 +47,10 @@ def stopped_during_step_2(repo: Path, server: ScriptedServer, how: str) -> RunPr
         assert gate.reached.wait(30), "step 2's model call never came"
         if how == "SIGKILL":
             run.kill()
-        else:
-            run.proc.send_signal(signal.SIGINT)  # Ctrl-C
+        else:  # SIGINT: Ctrl-C; SIGHUP: the terminal closed
+            run.proc.send_signal(getattr(signal, how))
             code, _ = run.finish()
-            assert code == 130
+            assert code == (130 if how == "SIGINT" else 1)
     finally:
         run.kill()
     assert git(repo, "log", "-1", "--format=%s") == "Add sub"  # step 2 not committed
@@ -66,7 +66,7 @@ def resume(repo: Path, server: ScriptedServer, *args: str) -> tuple[int, str, Ru
     return code, err, run
 
 
-@pytest.mark.parametrize("how", ["SIGINT", "SIGKILL"])
+@pytest.mark.parametrize("how", ["SIGINT", "SIGHUP", "SIGKILL"])
 def test_a_session_stopped_while_step_2_waits_for_the_model_resumes_without_a_plan_call(
     how: str, make_repo, scripted_server: ScriptedServer
 ) -> None:
