@@ -103,8 +103,12 @@ def test_the_newest_session_is_the_one_resumed_and_a_finished_one_says_so(make_r
         repo, "20261124-100000-bbbb", started("20261124-100000-bbbb"),
         ev.SessionFinished("done", (), "1 step(s) committed"),
     )  # fmt: skip
-    with pytest.raises(NothingToResume, match="finished .*nothing to resume"):
+    with pytest.raises(NothingToResume, match="finished .*nothing to resume") as said:
         load_run(repo)
+    # It names the last one that can go on.
+    assert "The last stopped one is 20261124-090000-aaaa: --resume 20261124-090000-aaaa" in str(
+        said.value
+    )
     assert load_run(repo, "20261124-090000-aaaa").outcome == "crashed"
 
 

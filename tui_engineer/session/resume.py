@@ -100,11 +100,27 @@ def load_run(root: Path, run: str | None = None) -> Resumed:
     state = Resumed(session_id=path.stem, record=path, request=started.request, history=history)
     _read_history(state)
     if not resumable(state.outcome):
+        older = _older_stopped(path) if not run else None
+        hint = f" The last stopped one is {older}: --resume {older}." if older else ""
         raise NothingToResume(
             f"Session {state.session_id} is finished (it ended done{_ended(state)}): it has "
-            "nothing to resume. Start a new session, or see `tui-engineer runs`."
+            f"nothing to resume. Start a new session, or see `tui-engineer runs`.{hint}"
         )
     return state
+
+
+def _older_stopped(newest: Path) -> str | None:
+    """The newest session before `newest` that can be resumed, to name it."""
+    for path in sorted(newest.parent.glob("*.jsonl"), reverse=True):
+        if path == newest:
+            continue
+        events = events_from_record(path)
+        ends = [e for e in events if isinstance(e, ev.SessionFinished | ev.SessionResumed)]
+        last = ends[-1] if ends else None
+        if not isinstance(last, ev.SessionFinished) or resumable(last.outcome):
+            if any(isinstance(e, ev.SessionStarted) for e in events):
+                return path.stem
+    return None
 
 
 def _ended(state: Resumed) -> str:
