@@ -118,6 +118,9 @@ def test_a_second_try_that_sees_the_test_output(python_only, scripted_server, tm
     assert "SyntaxError" in fix_prompt or "IndentationError" in fix_prompt
     table = (out / "results.md").read_text()
     assert "| polyglot | 1 | 0.0 | 100.0 | 100.0 | 0 |" in table
+    # Replies by shape: one whole file, one SEARCH/REPLACE, none refused.
+    assert "| config | search-replace | whole-file | malformed |" in table
+    assert "| polyglot | 1 | 1 | 0 |" in table
 
 
 def test_a_prompt_over_the_window_counts_as_an_exhausted_context(

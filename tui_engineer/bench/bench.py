@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.bench.configs import Config
-from tui_engineer.bench.polyglot import aider_table
+from tui_engineer.bench.polyglot import aider_table, shapes_table
 from tui_engineer.bench.progress import BenchFinished, BenchStarted, ProgressSink, RunFinished
 from tui_engineer.bench.results import RunResult, append_result, read_results, write_tables
 from tui_engineer.bench.runner import RunOutput, RunSpec, run_one
@@ -133,6 +133,7 @@ async def run_bench(
     try:
         await execute(todo, landed)
     finally:
-        write_tables(out, results, aider_table(results) if results else "")
+        more = aider_table(results) + "\n" + shapes_table(results) if results else ""
+        write_tables(out, results, more)
         emit(BenchFinished(done=len(results), total=len(specs), worked=worked))
     return results

@@ -153,7 +153,7 @@ def _oracle(args: argparse.Namespace, request) -> Iterator[None]:
 
 def _run(args: argparse.Namespace, request) -> int:
     from tui_engineer.bench.bench import run_bench
-    from tui_engineer.bench.polyglot import aider_table
+    from tui_engineer.bench.polyglot import aider_table, shapes_table
     from tui_engineer.bench.progress import TerminalProgress
     from tui_engineer.bench.results import markdown_table
 
@@ -167,6 +167,9 @@ def _run(args: argparse.Namespace, request) -> int:
     print(markdown_table(results), end="")
     print("\nIn aider's leaderboard columns (docs/bench.md):")
     print(aider_table(results), end="")
+    if shapes := shapes_table(results):
+        print("\nReplies by shape (docs/protocol.md):")
+        print(shapes, end="")
     _pictures(request.out, results)
     print(f"Results in {request.out} (results.md, results.csv, records/)")
     if request.replay is not None:

@@ -76,3 +76,19 @@ def aider_table(results: Sequence[RunResult]) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(row.cells()) + " |" for row in aider_rows(results)]
     return "\n".join(lines) + "\n"
+
+
+def shapes_table(results: Sequence[RunResult]) -> str:
+    """Replies per shape (edits/shapes.py) and config: which shapes a model writes, and how
+    many of them were refused (malformed), beside the well-formed rate."""
+    configs = list(dict.fromkeys(r.config for r in results))
+    shapes = sorted({shape for r in results for shape in r.shapes})
+    if not shapes:
+        return ""
+    header = ["config", *shapes, "malformed"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name in configs:
+        runs = [r for r in results if r.config == name]
+        counts = [str(sum(r.shapes.get(shape, 0) for r in runs)) for shape in shapes]
+        lines.append("| " + " | ".join([name, *counts, str(sum(r.malformed for r in runs))]) + " |")
+    return "\n".join(lines) + "\n"
