@@ -13,7 +13,7 @@ from acp.schema import ToolCallStart, UserMessageChunk
 from tests.acp.acp_support import RecordingClient, running_agent
 from tests.conftest import git
 from tests.engine_support import MUL, SUB, plan_reply
-from tests.scripted_server import Reply, ScriptedServer
+from tests.scripted_server import Gate, Reply, ScriptedServer
 
 
 def cancelling_at(step: int, agent_box: list, session_box: list):
@@ -32,27 +32,49 @@ def cancelling_at(step: int, agent_box: list, session_box: list):
 async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
+    # The chat a user sends while the model works: the editor cancels the turn, then prompts.
     repo = make_repo()
+    thinking = Gate()
     scripted_server.script(
         Reply(text=plan_reply("Add sub")),
-        Reply(text=SUB),
+        Reply(text=SUB, hold=thinking),  # cut off by the cancel
         Reply(text="Subtracting, as asked.\n\n" + SUB),
     )
-    box: list = []
-    ids: list = []
-    policy = cancelling_at(1, box, ids)
-    client = RecordingClient(policy=policy)
+    client = RecordingClient()
     async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        box.append(agent)
-        ids.append(await agent.start(repo))
-        assert await agent.prompt(ids[0], "add sub") == "cancelled"
+        session = await agent.start(repo)
+        turn = asyncio.ensure_future(agent.prompt(session, "add sub"))
+        await thinking.arrived()
+        await agent.conn.cancel(session_id=session)
+        assert await asyncio.wait_for(turn, 60) == "cancelled"
+        thinking.open()
         assert git(repo, "log", "--format=%s") == "initial"
-        client.policy = lambda call, options: "accept"
-        assert await agent.prompt(ids[0], "keep it to subtraction") == "end_turn"
+        assert await agent.prompt(session, "keep it to subtraction") == "end_turn"
 
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
     assert len(scripted_server.chat_requests) == 3  # one plan call only: the session went on
     assert "keep it to subtraction" in str(scripted_server.chat_requests[2].messages)
+    assert "Subtracting, as asked." in client.text()
+
+
+async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    box: list = []
+    ids: list = []
+    client = RecordingClient(policy=cancelling_at(1, box, ids))
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        box.append(agent)
+        ids.append(await agent.start(repo))
+        assert await agent.prompt(ids[0], "add sub") == "cancelled"
+        client.policy = lambda call, options: "accept"
+        assert await agent.prompt(ids[0], "go on") == "end_turn"
+
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert len(scripted_server.chat_requests) == 2  # shown again: its tests rerun, no model call
+    assert len(client.permissions) == 2
 
 
 async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
@@ -63,7 +85,6 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
         Reply(text=plan_reply("Add sub", "Add mul")),
         Reply(text="Adding sub.\n\n" + SUB),
         Reply(text=MUL),
-        Reply(text="Adding mul again.\n\n" + MUL),
     )
     box: list = []
     ids: list = []
@@ -89,12 +110,12 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
         assert len(edits) == 2 and "+def sub(a, b):" in edits[0].content[0].content.text
         assert later.progress(edits[1].tool_call_id)[-1].status == "failed"
         assert later.tool_calls("execute")
-        # Then it goes on: step 2 again, no new plan call.
+        # Then it goes on: step 2's proposal shown again (its tests run again), no model call.
         assert await agent.prompt(ids[0], "go on") == "end_turn"
         assert [p.title.split("?")[0] for p in later.permissions] == ["Commit step 2: Add mul"]
 
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
-    assert len(scripted_server.chat_requests) == 4
+    assert len(scripted_server.chat_requests) == 3
 
 
 async def test_loading_an_unknown_session_is_an_error_and_the_agent_keeps_serving(
@@ -117,7 +138,6 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
     scripted_server.script(
         Reply(text=plan_reply("Add sub", "Add mul")),
         Reply(text=SUB),
-        Reply(text=MUL),
         Reply(text=MUL),
     )
     box: list = []
