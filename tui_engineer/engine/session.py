@@ -321,6 +321,10 @@ class Session(Decisions):
         diff = self._shown.pop(step.index, None)
         if diff is None:
             return None
+        if not self.rt.inbox.empty():  # you said something since: the step takes it in
+            said = f"Step {step.index} is proposed again with your message."
+            self.rt.emit(ev.Notice(message=said))
+            return None
         return await proposal_shown_again(self.rt, request, self.plan, step, diff)
 
     def _replace_remaining(self, new_steps: list[Step]) -> None:
