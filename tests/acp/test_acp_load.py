@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 from acp import RequestError
-from acp.schema import ToolCallStart, UserMessageChunk
+from acp.schema import SessionInfoUpdate, ToolCallStart, UserMessageChunk
 
 from tests.acp.acp_support import RecordingClient, running_agent
 from tests.conftest import git
@@ -102,7 +102,7 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
         assert loaded.modes.current_mode_id == "ask"
         # Told again before the answer: the request, the plan, step 1's diff and tests, and
         # its commit; step 2's review, cut off, closed as such.
-        told = list(later.updates)
+        told = [u for u in later.updates if not isinstance(u, SessionInfoUpdate)]
         assert isinstance(told[0], UserMessageChunk) and told[0].content.text == "add sub and mul"
         assert "Adding sub." in later.text() and "Committed" in later.text()
         assert later.plans()[-1][0] == ("1. Add sub", "completed")
@@ -164,3 +164,30 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
         assert await agent.prompt(session, "go on") == "end_turn"
         assert f"removed leftover worktree from session {session}" in later.text()
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+
+
+async def test_loading_a_finished_session_tells_it_and_the_next_prompt_starts_anew(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=SUB),
+        Reply(text=plan_reply("Add mul")),
+        Reply(text=MUL),
+    )
+    async with running_agent(tmp_path, scripted_server.base_url) as agent:
+        session = await agent.start(repo)
+        assert await agent.prompt(session, "add sub") == "end_turn"
+        assert await agent.prompt(session, "done") == "end_turn"
+
+    later = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        await agent.conn.load_session(cwd=str(repo), session_id=session, mcp_servers=[])
+        assert later.updates[0].title == "add sub"
+        assert later.updates[1].content.text == "add sub"
+        assert "Session ended (done)" in later.text()
+        assert await agent.prompt(session, "add mul") == "end_turn"
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert "add mul" in str(scripted_server.chat_requests[2].messages)  # a new plan

@@ -112,7 +112,8 @@ async def test_acp_client_turns_a_step_down_and_carries_the_session_on_after_a_r
     try:
         await again.start(on_update=told.append)
         assert again.session == session  # loaded, not new
-        assert told[0] == {
+        assert told[0] == {"sessionUpdate": "session_info_update", "title": "add sub and mul"}
+        assert told[1] == {
             "sessionUpdate": "user_message_chunk",
             "content": {"type": "text", "text": "add sub and mul"},
         }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acp.schema import FileEditToolCallContent
+from acp.schema import FileEditToolCallContent, SessionInfoUpdate
 
 from tests.acp.acp_support import RecordingClient, running_agent
 from tests.conftest import SAMPLE_FILES, git
@@ -45,6 +45,8 @@ async def test_a_two_step_session_accepted_from_the_editor(
         assert await agent.prompt(session, "done") == "end_turn"
 
     assert commits(repo) == ["Add mul", "Add sub", "initial"]
+    titles = [u.title for u in client.updates if isinstance(u, SessionInfoUpdate)]
+    assert titles == ["add sub and mul"]  # the editor's thread is named by the request
     assert "Finished: 2 step(s) committed." in client.text()
     assert "Adding sub." in client.text()  # the model's prose, its edit blocks left out
     assert "<<<<<<< SEARCH" not in client.text()

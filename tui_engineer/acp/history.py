@@ -13,6 +13,7 @@ from tui_engineer.acp.updates import (
     Update,
     proposal_text,
     say_text,
+    titled,
     user_said,
 )
 from tui_engineer.edits.prose import EditBlockFilter
@@ -33,7 +34,7 @@ class HistoryTranslator(Translator):
         if event.request == self._request:  # a resumed run starts with the same request
             return []
         self._request = event.request
-        return [user_said(event.request)]
+        return [titled(event.request), user_said(event.request)]
 
     def _on_session_resumed(self, event: ev.SessionResumed) -> list[Update]:
         return [say_text(event.message)]

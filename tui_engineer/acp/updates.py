@@ -22,7 +22,7 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import PlanEntryStatus, ToolCallLocation
+from acp.schema import PlanEntryStatus, SessionInfoUpdate, ToolCallLocation
 
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
@@ -63,6 +63,9 @@ class Translator:
     def updates(self, event: ev.Event) -> list[Update]:
         handler = getattr(self, f"_on_{event.type}", None)
         return handler(event) if handler is not None else []
+
+    def _on_session_started(self, event: ev.SessionStarted) -> list[Update]:
+        return [titled(event.request)]
 
     # ----- the plan
 
@@ -236,6 +239,14 @@ class Translator:
         if call is None:
             return []
         return [update_tool_call(call, status=status, content=None, raw_output={"result": said})]
+
+
+def titled(request: str) -> Update:
+    """The session's title in the editor's list of threads: the request's first line."""
+    line = readable(request).strip().splitlines()[0] if request.strip() else "tui-engineer"
+    return SessionInfoUpdate(
+        session_update="session_info_update", title=line if len(line) <= 80 else line[:79] + "…"
+    )
 
 
 def say_text(text: str) -> Update:
