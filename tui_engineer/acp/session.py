@@ -62,6 +62,7 @@ class AcpSession:
         # prompt in as chat, as the TUI's running step does) rather than planning anew.
         self._stopped: str | None = None
         self._answered: str | None = None  # a prompt that answers "what is still wrong?" early
+        self._held: str | None = None  # a prompt for the model once a proposal is shown again
         self.approval = approval
         self.engine: Session | None = None
         self.translator = Translator(prepared.root if prepared else None)  # type: ignore[arg-type]
@@ -147,10 +148,15 @@ class AcpSession:
             prepared, self._prepared = self._prepared, None
             if prepared is None:
                 prepared = await self._next_run(text)
-            if prepared.resumed is None:
+            resumed = prepared.resumed
+            if resumed is None:
                 prepared.options.request = text
-            elif prepared.resumed.pending is not None:
-                self.inbox.put_nowait(text)  # chat for the step it goes on with
+            elif resumed.under_review is not None:
+                # Its proposal comes back for review (tests rerun, no model call); the prompt
+                # goes with the next model call after that, a re-proposal if it is rejected.
+                self._held = text
+            elif resumed.pending is not None:
+                self.inbox.put_nowait(text)  # chat for the step proposed again
             else:
                 self._answered = text  # it stopped at "what is still wrong?"
             self.translator.root = prepared.root
@@ -223,6 +229,9 @@ class AcpSession:
     # ----- the Reviewer protocol, as permission requests
 
     async def review(self, proposal: Proposal) -> Decision:
+        if self._held is not None:  # a proposal shown again: the prompt goes with the next call
+            self.inbox.put_nowait(self._held)
+            self._held = None
         await self.flush()  # the proposal's tool call is on screen before it is asked about
         step = proposal.step.index
         call = self.translator.proposal_call(step)
