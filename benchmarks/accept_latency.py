@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.conftest import GIT_IDENTITY, SAMPLE_FILES, git, write_files  # noqa: E402
-from tests.engine.test_engine_pipeline import MUL_ON_SUB, SUB_BROKEN, SUB_FIXED  # noqa: E402
-from tests.engine_support import SUB, plan_reply, run_headless  # noqa: E402
+from tests.engine.test_engine_pipeline import by_conversation  # noqa: E402
+from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
 from tui_engineer.engine.review import Decision  # noqa: E402
@@ -97,22 +97,10 @@ async def accept_to_commit(parent: Path, latency: float) -> float:
     return times.committed - times.decided
 
 
-def by_conversation(request) -> Reply:
-    """Step 1's first try fails its new test and needs one fix; answers by what is asked."""
-    first = str(request.messages[0].get("content", ""))
-    user = str(request.messages[1].get("content", "")) if len(request.messages) > 1 else ""
-    if "You diagnose" in first:
-        return Reply(text="sub adds instead of subtracting.")
-    if "Now do step 2" in user:
-        return Reply(text=MUL_ON_SUB)
-    if "Now do step 1" in user:
-        return Reply(text=SUB_BROKEN if len(request.messages) == 2 else SUB_FIXED)
-    return Reply(text=plan_reply("Add sub", "Add mul"))
-
-
 async def calls_with_one_fix(parent: Path) -> int:
     repo = make_repo(parent)
     with ScriptedServer() as server:
+        # Step 1's first try fails its new test and needs one fix; answers by what is asked.
         server.script(*[by_conversation] * 12)
         times = Times()
         reviewer = AcceptWhenAsked(lambda: times.prepared)

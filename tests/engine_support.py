@@ -40,6 +40,10 @@ DIV = edit(
 MUL = edit(
     "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 )
+# Step 2 edits a line that only exists once step 1's proposal (SUB) is in: it must be built on it.
+MUL_ON_SUB = edit(
+    "calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+)
 MUL_BUGGY = edit(
     "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a + b  # x\n"
 ) + edit(

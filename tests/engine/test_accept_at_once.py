@@ -12,14 +12,21 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine.test_engine_pipeline import MUL_ON_SUB, by_conversation
-from tests.engine_support import SUB, plan_reply, run_headless
+from tests.engine.test_engine_pipeline import by_conversation
+from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.timing_support import (
+    REACHED,
+    RunProcess,
+    hold_step_2,
+    slow_hook,
+    titles,
+    wait_for_file,
+    wait_for_file_now,
+)
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.records.recorder import read_record
-
-REACHED = 30  # seconds a test waits for something that should happen at once, before failing
 
 
 @pytest.fixture(autouse=True)
@@ -86,12 +93,7 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),  # step 2, prepared during step 1's review
-    )
+    gate = hold_step_2(scripted_server)  # step 2, prepared during step 1's review
     watch = Watch(repo, gate)
     opener = asyncio.ensure_future(watch.open_after_commit())
     result, seen = await run_headless(
@@ -107,7 +109,7 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     print(f"accept -> commit with step 2's call held: {watch.latency * 1000:.0f} ms")
     # Step 2 was still prepared ahead, and committed on top of step 1.
     assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True)]
-    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
     # Its call ended after its turn came: shown as the step's own. The token counts shown
     # never go backwards, and the last ones count every call.
     assert [e.background for e in seen.of(ev.ModelExchange)] == [False, False, False]
@@ -170,7 +172,7 @@ async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_t
     assert len(notes) == 1 and notes[0].startswith("Step 2 could not be prepared ahead")
     # Quietly: no error, no failed call shown as the session's.
     assert seen.of(ev.ErrorEvent) == [] and seen.of(ev.ModelCallFailed) == []
-    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
 
 
 class QuitAfterAccept(AcceptWhenHeld):
@@ -189,12 +191,7 @@ async def test_a_stop_right_after_an_accept_leaves_the_step_committed_and_says_s
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),
-    )
+    gate = hold_step_2(scripted_server)
     reviewer = QuitAfterAccept(gate)
     seen: list[ev.Event] = []
 
@@ -218,7 +215,7 @@ async def test_a_stop_right_after_an_accept_leaves_the_step_committed_and_says_s
             await asyncio.wait_for(asyncio.shield(session), REACHED)
     finally:
         gate.open()
-    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert titles(repo) == ["Add sub", "initial"]
     sha = git(repo, "rev-parse", "HEAD")
     [finished] = [e for e in seen if isinstance(e, ev.SessionFinished)]
     assert finished.outcome == "quit" and finished.commits == (sha,)
@@ -264,29 +261,8 @@ async def test_an_accept_answered_in_the_same_instant_as_a_quit_is_still_committ
     session.cancel()  # Ctrl-C, before the engine ran again
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(session), REACHED)
-    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert titles(repo) == ["add sub", "initial"]
     assert git(repo, "status", "--porcelain") == ""
-
-
-def slow_hook(repo: Path) -> tuple[Path, Path]:
-    """A pre-commit hook that says it started (`reached`) and waits until `release` exists:
-    a 6 s hook, as long as the test wants."""
-    reached, release = repo.parent / "hook-reached", repo.parent / "hook-release"
-    hook = repo / ".git" / "hooks" / "pre-commit"
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(
-        f"#!/bin/sh\ntouch '{reached}'\nwhile [ ! -e '{release}' ]; do sleep 0.02; done\nexit 0\n"
-    )
-    hook.chmod(0o755)
-    return reached, release
-
-
-async def wait_for_file(path: Path) -> None:
-    for _ in range(REACHED * 50):
-        if path.exists():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{path.name} never appeared")
 
 
 async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_reports_it(
@@ -317,7 +293,7 @@ async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_rep
     ]
     [finished] = [e for e in seen if isinstance(e, ev.SessionFinished)]
     assert finished.outcome == "quit" and finished.commits == (head,)
-    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert titles(repo) == ["add sub", "initial"]
     assert git(repo, "status", "--porcelain") == ""
     assert not (repo / ".git" / "tui-engineer-accept.json").exists()
 
@@ -343,86 +319,16 @@ async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
     # Step 2 was never built on step 1's failing try.
     step2 = [r for r in scripted_server.chat_requests if "Now do step 2" in str(r.messages[1:2])]
     assert len(step2) == 1 and "a + b  # x" not in str(step2[0].messages)
-    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
 
 
-# ----- a real `tui-engineer run` process, stopped by signals (started in a session of its own,
-# as a supervisor or a CI runner starts it: the signal reaches it, not its hooks)
-
-
-class RunProcess:
-    """`tui-engineer run REQUEST --yes --json` in its own session; its JSON events are read
-    as they come. No REQUEST (None): the flags say what to do (`--resume`)."""
-
-    def __init__(
-        self, repo: Path, server: ScriptedServer, request: str | None, *flags: str
-    ) -> None:
-        import json
-        import os
-        import subprocess
-        import sys
-        import threading
-
-        command = [sys.executable, "-m", "tui_engineer", "run", *([request] if request else [])]
-        command += ["--yes", "--json"]
-        command += ["--base-url", server.base_url, "--model", "test-model", *flags]
-        env = {**os.environ, "OPENAI_API_KEY": "sk-test-secret-key-0123456789"}
-        self.proc = subprocess.Popen(
-            command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, start_new_session=True,
-        )  # fmt: skip
-        self.events: list[dict] = []
-        self._new = threading.Condition()
-
-        def read() -> None:
-            assert self.proc.stdout is not None
-            for line in self.proc.stdout:
-                with self._new:
-                    self.events.append(json.loads(line))
-                    self._new.notify_all()
-
-        self._reader = threading.Thread(target=read, daemon=True)
-        self._reader.start()
-
-    def wait_event(self, kind: str, **fields: object) -> dict:
-        def found() -> dict | None:
-            return next(
-                (
-                    e for e in self.events
-                    if e["type"] == kind and all(e.get(k) == v for k, v in fields.items())
-                ),
-                None,
-            )  # fmt: skip
-
-        with self._new:
-            if not self._new.wait_for(
-                lambda: found() is not None or self.proc.poll() is not None, REACHED
-            ):
-                raise AssertionError(f"no {kind} event within {REACHED} s")
-        event = found()
-        assert event is not None, f"the run ended without a {kind} event: {self.events}"
-        return event
-
-    def finish(self) -> tuple[int, str]:
-        """Its exit code and stderr, once it ended and every JSON line was read."""
-        self.proc.wait(timeout=REACHED)
-        self._reader.join(timeout=5)
-        assert self.proc.stderr is not None
-        return self.proc.returncode, self.proc.stderr.read()
-
-    def kill(self) -> None:
-        import os
-        import signal
-
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+# ----- a real `tui-engineer run` process (timing_support.RunProcess), stopped by signals
 
 
 def the_commit_is_reported(repo: Path, run: RunProcess, err: str, title: str) -> None:
     """What the run said (JSON, the record, its last line) is what the branch holds."""
     head = git(repo, "rev-parse", "HEAD")
-    assert git(repo, "log", "--format=%s").splitlines() == [title, "initial"]
+    assert titles(repo) == [title, "initial"]
     assert [e["sha"] for e in run.events if e["type"] == "step_committed"] == [head]
     [finished] = [e for e in run.events if e["type"] == "session_finished"]
     assert finished["outcome"] == "quit" and finished["commits"] == [head]
@@ -434,6 +340,22 @@ def the_commit_is_reported(repo: Path, run: RunProcess, err: str, title: str) ->
     assert not (repo / ".git" / "tui-engineer-accept.json").exists()
 
 
+def accepted_into_a_slow_hook(repo: Path, server: ScriptedServer) -> tuple[RunProcess, Path]:
+    """`tui-engineer run "add sub" --no-plan --yes`, its step accepted and its commit's
+    pre-commit hook running until the returned `release` file exists."""
+    reached, release = slow_hook(repo)
+    server.script(Reply(text=SUB))
+    run = RunProcess(repo, server, "add sub", "--no-plan")
+    try:
+        run.wait_event("decision", step=1, decision="accept")
+        wait_for_file_now(reached)
+    except BaseException:
+        release.touch()
+        run.kill()
+        raise
+    return run, release
+
+
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_during_a_slow_pre_commit_hook_waits_for_the_commit_and_names_it(
     name: str, make_repo, scripted_server: ScriptedServer
@@ -441,15 +363,8 @@ def test_a_signal_during_a_slow_pre_commit_hook_waits_for_the_commit_and_names_i
     import signal
 
     repo = make_repo()
-    reached, release = slow_hook(repo)
-    scripted_server.script(Reply(text=SUB))
-    run = RunProcess(repo, scripted_server, "add sub", "--no-plan")
+    run, release = accepted_into_a_slow_hook(repo, scripted_server)
     try:
-        run.wait_event("decision", step=1, decision="accept")
-        for _ in range(REACHED * 50):
-            if reached.exists():
-                break
-            time.sleep(0.02)
         run.proc.send_signal(getattr(signal, name))
         time.sleep(0.2)  # not a wait for a result: it shows the run did not report early
         assert run.proc.poll() is None, "it reported before the branch stopped moving"
@@ -468,12 +383,7 @@ def test_a_signal_right_after_an_accept_commits_whatever_the_model_is_doing(
     import signal
 
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),
-    )
+    gate = hold_step_2(scripted_server)
     run = RunProcess(repo, scripted_server, "add sub and mul")
     try:
         run.wait_event("decision", step=1, decision="accept")
@@ -493,23 +403,16 @@ def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_sta
     from tui_engineer.session.prepare import prepare
 
     repo = make_repo()
-    reached, release = slow_hook(repo)
-    scripted_server.script(Reply(text=SUB))
-    run = RunProcess(repo, scripted_server, "add sub", "--no-plan")
+    run, release = accepted_into_a_slow_hook(repo, scripted_server)
     try:
-        run.wait_event("decision", step=1, decision="accept")
-        for _ in range(REACHED * 50):
-            if reached.exists():
-                break
-            time.sleep(0.02)
         run.kill()  # kill -9 of its whole process group, the hook too
     finally:
         release.touch()
-    assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+    assert titles(repo) == ["initial"]
     # The next start (TUI or headless: the same start-up) makes the decided commit.
     options = RunOptions(request="next", repo=repo, flags={"base_url": scripted_server.base_url})
     prepared = prepare(options, model=False)
-    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert titles(repo) == ["add sub", "initial"]
     assert any("committed now" in n for n in prepared.notices), prepared.notices
     assert "def sub" in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""
@@ -522,12 +425,7 @@ async def test_once_its_turn_comes_the_prepared_step_is_shown_as_it_goes(
     hand, so its call shows (spinner, streamed reply) while it is still in flight, not in one
     burst afterwards."""
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),
-    )
+    gate = hold_step_2(scripted_server)
     committed, shown = asyncio.Event(), asyncio.Event()
     held_then: list[bool] = []
 

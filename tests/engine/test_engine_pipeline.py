@@ -8,17 +8,13 @@ import asyncio
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import SUB, edit, plan_reply, run_headless
+from tests.engine_support import MUL_ON_SUB, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import shadow_home
 
-# Step 2 edits a line that only exists once step 1's proposal is in: it must be built on it.
-MUL_ON_SUB = edit(
-    "calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-)
 SUB_AGAIN = SUB.replace("a - b", "-(b - a)")
 MUL_ON_SUB_AGAIN = edit(
     "calc.py",

@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine.test_accept_at_once import RunProcess
-from tests.engine.test_engine_pipeline import MUL_ON_SUB
-from tests.engine_support import KEY, SUB, Collector, plan_reply
+from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
+from tests.timing_support import RunProcess, hold_step_2
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import PLAN_FORMAT
 from tui_engineer.engine.review import Decision
@@ -35,12 +34,7 @@ def is_plan_call(request: RecordedRequest) -> bool:
 def stopped_during_step_2(repo: Path, server: ScriptedServer, how: str) -> RunProcess:
     """A two-step session with step 1 committed, stopped (`how`: a signal's name) while the
     model is still writing step 2."""
-    gate = Gate()
-    server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),  # step 2: the model "thinks" until the test is done
-    )
+    gate = hold_step_2(server)  # step 2: the model "thinks" until the test is done
     run = RunProcess(repo, server, "add sub and mul")
     try:
         run.wait_event("step_committed", step=1)

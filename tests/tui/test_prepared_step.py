@@ -5,14 +5,13 @@ events never touch the reply on screen, its spinner or the token counter."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
-from tests.engine.test_engine_pipeline import MUL_ON_SUB
 from tests.engine_support import plan_reply
 from tests.scripted_server import Gate, Reply
+from tests.timing_support import hold_step_2, slow_hook, titles, wait_for_file
 from tests.tui.app_support import KEY, SIZE, SUB, finish_session, make_app, reviewing, wait_for
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.pipeline import _Held
@@ -24,20 +23,11 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
-def titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
-
-
 async def test_a_commits_at_once_while_the_next_steps_model_call_is_held(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),  # step 2, prepared while step 1 is reviewed
-    )
+    gate = hold_step_2(scripted_server)  # step 2, prepared while step 1 is reviewed
     app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -116,16 +106,9 @@ async def test_a_background_call_ending_while_the_reply_streams_leaves_that_repl
 async def test_quitting_during_a_slow_pre_commit_hook_waits_for_the_commit(
     make_repo, scripted_server
 ) -> None:
-    from tests.engine.test_accept_at_once import slow_hook, wait_for_file
-
     repo = make_repo()
     reached, release = slow_hook(repo)
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),
-    )
+    gate = hold_step_2(scripted_server)
     app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
     try:
         async with app.run_test(size=SIZE) as pilot:

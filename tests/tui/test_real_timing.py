@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
+from tests.timing_support import hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
     asked,
@@ -27,10 +28,6 @@ from tui_engineer.tui.screens import ConfirmUndoScreen, QuitScreen, StillWrongSc
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-
-
-def titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
 
 
 async def test_ctrl_c_twice_quits_while_the_model_thinks(make_repo, scripted_server) -> None:
@@ -77,13 +74,8 @@ async def test_undo_while_the_next_step_is_reviewed_and_not_offered_while_it_is_
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL, hold=gate),  # step 2 takes its time
-        Reply(text=MUL),  # proposed again after the undo
-    )
+    # Step 2 takes its time; proposed again after the undo.
+    gate = hold_step_2(scripted_server, MUL, Reply(text=MUL))
     app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
@@ -111,6 +103,17 @@ async def test_undo_while_the_next_step_is_reviewed_and_not_offered_while_it_is_
     assert git(repo, "status", "--porcelain") == ""
 
 
+async def accept_both_and_undo_the_last_at_the_end(pilot, app, repo: Path) -> None:
+    """Steps 1 and 2 accepted, then Undo in the final dialog ("What is still wrong?")."""
+    await wait_for(pilot, reviewing(app, 1))
+    await pilot.press("a")
+    await wait_for(pilot, reviewing(app, 2))
+    await pilot.press("a")
+    await wait_for_screen(pilot, app, StillWrongScreen)
+    await pilot.click("#undo")
+    await wait_for(pilot, lambda: titles(repo) == ["Add sub", "initial"])
+
+
 async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo_asks_again(
     make_repo, scripted_server
 ) -> None:
@@ -124,13 +127,7 @@ async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo
     )
     app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
-        await pilot.press("a")
-        await wait_for(pilot, reviewing(app, 2))
-        await pilot.press("a")
-        await wait_for_screen(pilot, app, StillWrongScreen)
-        await pilot.click("#undo")
-        await wait_for(pilot, lambda: titles(repo) == ["Add sub", "initial"])
+        await accept_both_and_undo_the_last_at_the_end(pilot, app, repo)
         await pilot.pause()
         # The user goes on typing what is wrong, and sends it: the letters reach the box, and
         # Enter does not undo a second step.
@@ -149,13 +146,7 @@ async def test_a_second_undo_in_the_final_dialog_asks_first(make_repo, scripted_
     )
     app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
-        await pilot.press("a")
-        await wait_for(pilot, reviewing(app, 2))
-        await pilot.press("a")
-        await wait_for_screen(pilot, app, StillWrongScreen)
-        await pilot.click("#undo")
-        await wait_for(pilot, lambda: titles(repo) == ["Add sub", "initial"])
+        await accept_both_and_undo_the_last_at_the_end(pilot, app, repo)
         await pilot.click("#undo")
         await wait_for_screen(pilot, app, ConfirmUndoScreen)
         assert "Add sub" in str(app.screen.query_one("#dialog-body").render())

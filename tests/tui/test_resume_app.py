@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
-from tests.engine.test_engine_pipeline import MUL_ON_SUB
-from tests.engine_support import KEY, SUB, plan_reply
+from tests.engine_support import KEY, MUL_ON_SUB, SUB, plan_reply
 from tests.headless.test_resume import is_plan_call
-from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.scripted_server import Reply, ScriptedServer
+from tests.timing_support import hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
     chat_text,
@@ -30,17 +29,8 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
-def titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
-
-
 async def quit_while_step_2_is_written(repo: Path, server: ScriptedServer) -> None:
-    gate = Gate()
-    server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_ON_SUB, hold=gate),
-    )
+    gate = hold_step_2(server)
     app = make_app(repo, server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
