@@ -1,10 +1,11 @@
 """Benchmark: what a SHOW request costs, against showing the whole file.
 
 On a generated Python module of `--lines` lines (default 6,000) whose function to change sits
-near its end, prints: the prompt tokens of the file as the first prompt shows it (its head) and
-whole, the tokens and time of answering `SHOW path::name` and `SHOW path:A-B`, and (when
-llama-cpp-python and the tiny gemma3 GGUF are installed) how far chars / 4 is from the model's
-own tokenizer on this file, and what counting a 24,000-character message on the server costs.
+near its end, prints: the prompt tokens of the file as the first prompt shows it (the context
+engine's pick for a step naming the file, not the function) and whole, the tokens and time of
+answering `SHOW path::name` and `SHOW path:A-B`, and (when llama-cpp-python and the tiny gemma3
+GGUF are installed) how far chars / 4 is from the model's own tokenizer on this file, and what
+counting a 24,000-character message on the server costs.
 
 Run: python benchmarks/show_requests.py [--lines 6000]
 """
@@ -21,8 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tui_engineer.context.files import file_contents  # noqa: E402
+from tui_engineer.context import gather_context  # noqa: E402
 from tui_engineer.context.show import answer_show, parse_show_requests  # noqa: E402
+
+REQUEST = "big.py: the function that triples should double"
 
 
 def module(lines: int) -> str:
@@ -76,10 +79,11 @@ def main() -> None:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         where = text.splitlines().index("def scale(x):") + 1
         total = text.count("\n")
-        head = file_contents(root, ["big.py"])
+        # A step that names the file, not the function: what the first prompt shows of it.
+        first = gather_context(root, REQUEST, step_files=["big.py"]).contents
         print(f"big.py: {total:,} lines, `scale` at line {where:,}")
-        print(f"first prompt (the file's head): {tokens(head):,} tokens, holds scale: "
-              f"{'def scale' in head}")  # fmt: skip
+        print(f"first prompt (big.py as the context shows it): {tokens(first):,} tokens, "
+              f"holds scale: {'def scale' in first}")  # fmt: skip
         print(f"the whole file: {tokens(text):,} tokens")
         for ask in ("SHOW big.py::scale", f"SHOW big.py:{where - 20}-{where + 40}"):
             cost, seconds, shown = timed(root, ask)

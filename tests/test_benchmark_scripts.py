@@ -1,0 +1,27 @@
+"""Benchmarks print numbers and assert nothing, so nothing else notices when one stops running
+(show_requests.py stopped with an ImportError for a while): each one checked here runs as a user
+runs it, and prints its numbers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow  # a whole process; with llama-cpp-python it loads the tiny model
+
+
+def test_show_requests_prints_what_a_show_costs() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "show_requests.py"), "--lines", "1200"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "big.py: 1,204 lines, `scale` at line" in out, out
+    assert "first prompt (big.py as the context shows it):" in out
+    assert "SHOW big.py::scale:" in out and "(big.py:" in out, out
