@@ -146,6 +146,9 @@ async def test_a_server_dropped_mid_step_pauses_and_resumes_when_it_is_back(
     assert not session.done()
     paused = next(e for e in seen if isinstance(e, ev.ServerPaused))
     assert paused.step == 1 and paused.wait == 120
+    # It answered a moment ago: the address is right, so no advice to set it.
+    assert "stopped answering during step 1's propose call" in paused.message, paused.message
+    assert "--base-url" not in paused.message and "OPENAI_BASE_URL" not in paused.message
     scripted_server.script(Reply(text=SUB), Reply(text=MUL))
     scripted_server.start()  # restarted on the same port
     result, _ = await asyncio.wait_for(session, 120)
@@ -181,6 +184,7 @@ async def test_headless_gives_up_after_server_wait_naming_the_steps_left(
     assert result.outcome == "error"
     assert "1 s" in result.message and "server_wait" in result.message
     assert "1. Add sub" in result.message and "2. Add mul" in result.message
+    assert "--base-url" not in result.message, result.message
     assert any(isinstance(e, ev.ServerPaused) for e in seen)
     assert "paused, the plan kept" in out.getvalue() and "up to 1 s" in out.getvalue()
     assert titles(repo) == ["initial"]

@@ -176,6 +176,10 @@ async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
         assert "r" in footer_keys(app)
         assert app.engine is not None and app.engine.is_running  # the session goes on
         assert app.plan_pane.status_of(2) == "pending"  # the plan is kept
+        said = chat_text(app)
+        assert "stopped answering during step 1's propose call" in said, said
+        assert "--base-url" not in said  # it answered a moment ago: the address is right
+        assert "Press r to retry now" in said
         scripted_server.script(Reply(text=SUB), Reply(text=MUL))
         scripted_server.start()  # restarted on the same port
         await pilot.press("r")

@@ -50,7 +50,7 @@ class ServerPause:
         if rt is not self.rt:
             raise err  # the step prepared ahead (a copy of the runtime): made again in its turn
         try:
-            await wait_for_server(rt, err, call, self._retry, self.limit)
+            await wait_for_server(rt, call, self._retry, self.limit)
         except ServerUnreachable as gave_up:
             left = self._steps_left()
             not_done = f" Not done: {'; '.join(left)}." if left else ""
@@ -59,7 +59,6 @@ class ServerPause:
 
 async def wait_for_server(
     rt: Runtime,
-    err: ServerUnreachable,
     call: tuple[str, int | None],
     retry: asyncio.Event,
     limit: float | None,
@@ -68,7 +67,10 @@ async def wait_for_server(
     `retry` was set. Raises ServerUnreachable once `limit` seconds passed (None: no limit)."""
     purpose, step = call
     where = f"step {step}'s {purpose} call" if step is not None else f"the {purpose} call"
-    message = f"The model server stopped answering during {where}. {err}"
+    # Not the start-up error's advice (set OPENAI_BASE_URL): it answered a moment ago, so the
+    # address is right; it is restarting, overloaded, or its machine went away.
+    gone = f"The model server{_at(rt)} stopped answering during {where}"
+    message = f"{gone}."
     rt.emit(
         ev.ServerPaused(purpose=purpose, step=step, message=message, wait=limit, every=PROBE_EVERY)
     )
@@ -77,7 +79,7 @@ async def wait_for_server(
     while True:
         if limit is not None and time.monotonic() - started >= limit:
             raise ServerUnreachable(
-                f"{err} It did not answer again within {limit:g} s (server_wait), so the "
+                f"{gone} and did not answer again within {limit:g} s (server_wait), so the "
                 "session stopped."
             )
         if await _woken(retry, PROBE_EVERY):
@@ -89,6 +91,11 @@ async def wait_for_server(
     retry.clear()
     waited = time.monotonic() - started
     rt.emit(ev.ServerResumed(purpose=purpose, step=step, waited=waited, by=by))
+
+
+def _at(rt: Runtime) -> str:
+    url = getattr(rt.model, "base_url", "")  # a replayed model has none
+    return f" at {url}" if url else ""
 
 
 async def _woken(event: asyncio.Event, seconds: float) -> bool:

@@ -132,7 +132,8 @@ class EngineEventView:
         self.status.phase = "paused: the model server does not answer (r retries)"
         await self.chat.note(
             f"{event.message}\nPaused, the plan kept: the {event.purpose} call is made again as "
-            f"soon as the server answers (checked every {event.every:g} s), or now with r.",
+            f"soon as the server answers (checked every {event.every:g} s). Press r to retry "
+            "now; q quits (accepted steps stay committed).",
             error=True,
         )
         self.notify(
