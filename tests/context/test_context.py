@@ -18,3 +18,19 @@ def test_mentioned_paths_keep_dot_folders() -> None:
     known = [".github/workflows/ci.yml", "src/app.py"]
     text = "fix ./.github/workflows/ci.yml and src/app.py, not other.py"
     assert mentioned_paths(text, known) == [".github/workflows/ci.yml", "src/app.py"]
+
+
+def test_a_staged_rename_is_one_change_and_marks_no_other_file_changed(make_repo) -> None:
+    # `git status --porcelain -z` gives a rename as "R  new\0old\0": the old name has no
+    # status columns. Cut like the others, "ab/x.py" read as "x.py", another file of the repo,
+    # which then ranked as changed recently.
+    from tests.conftest import git
+    from tui_engineer.context import gather_context
+    from tui_engineer.context.ranking import recent_changes
+
+    repo = make_repo({"ab/x.py": "A = 1\n", "x.py": "B = 2\n", "y.py": "C = 3\n"})
+    git(repo, "mv", "ab/x.py", "ab/y.py")
+    assert sorted(recent_changes(repo)[0]) == ["ab/x.py", "ab/y.py"]
+    recent = {r.path: r.recent for r in gather_context(repo, "tidy up").ranked}
+    assert recent["ab/y.py"] > recent["y.py"]  # changed now, not only in the first commit
+    assert recent["x.py"] == recent["y.py"]  # like y.py, only in the first commit

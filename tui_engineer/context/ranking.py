@@ -194,9 +194,23 @@ def recent_changes(root: Path, commits: int = RECENT_COMMITS) -> list[list[str]]
     status = _git(
         root, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"
     )
-    now = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
+    now = _status_names(status)
     log = _git(root, "log", f"-{commits}", "-z", "--name-only", "--format=%x00")
     return [now, *_names_per_commit(log)]
+
+
+def _status_names(status: str) -> list[str]:
+    """`git status --porcelain -z`: "XY path\0" each, but a rename or copy is "XY new\0old\0":
+    its old name follows as a token of its own, with no status columns to cut."""
+    names: list[str] = []
+    tokens = iter(status.split("\0"))
+    for entry in tokens:
+        if len(entry) < 4:
+            continue
+        names.append(entry[3:])
+        if "R" in entry[:2] or "C" in entry[:2]:
+            names.append(next(tokens, ""))
+    return [name for name in names if name]
 
 
 def _names_per_commit(log: str) -> list[list[str]]:
