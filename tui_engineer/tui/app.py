@@ -251,6 +251,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
             self.notify(str(err), title="Session stopped", severity="error", timeout=15)
             self.status.phase = "stopped"
         finally:
+            self._drop_undelivered()
             self.session = None
             self.server_paused = False
             self.plan_pane.stop_active()  # no "fixing 2/3" left behind by an error or a quit
@@ -258,6 +259,13 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
             self.status.busy = ""
             self.status.stop_clock()
             self.refresh_bindings()
+
+    def _drop_undelivered(self) -> None:
+        """Chat the session never sent stays with it (its record has it, for a resume): the
+        next session is a new request, and must not get it with its first call."""
+        while not self.inbox.empty():
+            self.inbox.get_nowait()
+        self.chat.not_delivered()
 
     def _got_session(self, session: Session) -> None:
         # A human is at the keys: a model server that goes away pauses the session until it

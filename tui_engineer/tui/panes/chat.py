@@ -94,6 +94,13 @@ class ChatPane(VerticalScroll):
                 return True
         return False
 
+    def not_delivered(self) -> None:
+        """The session ended before a model call took the queued messages: say so on each."""
+        why = "not sent: the session ended before the model's next call"
+        for text, entry in self._queued:
+            entry.update(self._you(text, why))
+        self._queued.clear()
+
     @staticmethod
     def _you(text: str, state: str) -> str:
         return f"You: {escape(text)}" + (f"  [dim]({state})[/]" if state else "")

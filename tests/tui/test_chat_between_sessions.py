@@ -1,0 +1,57 @@
+"""Chat typed while the model works goes with its next call: a session that ends before that
+call keeps it (its record has it, for a resume); the next session, a new request, never gets
+it. Pilot over the real engine, the scripted model over HTTP holding the reply."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.engine_support import KEY, MUL, SUB
+from tests.scripted_server import Gate, Reply
+from tests.tui.app_support import (
+    SIZE,
+    asked,
+    chat_text,
+    make_app,
+    reviewing,
+    type_text,
+    wait_for,
+    wait_for_screen,
+)
+from tui_engineer.tui.screens import VerdictScreen
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    gate = Gate()
+    scripted_server.script(Reply(text=SUB, hold=gate), Reply(text=MUL))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await gate.arrived()  # the model writes step 1
+        await pilot.click("#chat-input")
+        await type_text(pilot, "use snake case")
+        await pilot.press("enter")  # queued for the next model call: there is none
+        gate.open()
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for(pilot, asked(app, "still_wrong"))
+        await pilot.press("enter")  # done
+        await wait_for_screen(pilot, app, VerdictScreen)
+        await pilot.click("#skip")
+        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        assert "not sent: the session ended before the model's next call" in chat_text(app)
+        await pilot.click("#chat-input")
+        await type_text(pilot, "add mul")
+        await pilot.press("enter")  # a new session
+        await wait_for(pilot, lambda: len(scripted_server.chat_requests) == 2)
+        second = scripted_server.chat_requests[1]
+        assert "add mul" in str(second.messages)
+        assert "snake case" not in str(second.messages)
+        await app.stop_work()
