@@ -3,7 +3,7 @@
 The app holds no engine logic: it runs `prepare`/`run_prepared`, renders engine events
 (`EngineEvent`, in event_view.py) and answers the engine's questions through `TuiReviewer`
 (review_keys.py). Start-up problems are screens (startup.py). Quitting, by key, signal or
-a closed browser tab, is in quitting.py.
+a closed browser tab, is in quitting.py; the layout keys (panes, columns) in pane_keys.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Markdown, Tab, Tabs
 from textual.worker import Worker
 
@@ -30,14 +29,13 @@ from tui_engineer.tui.bridge import TuiReviewer, event_poster
 from tui_engineer.tui.event_view import EngineEventView
 from tui_engineer.tui.footer import KeyFooter
 from tui_engineer.tui.layout import (
-    STEP,
     TESTS_ROWS,
     PaneSizes,
     layout_path,
     load_sizes,
     plan_rows,
-    save_sizes,
 )
+from tui_engineer.tui.pane_keys import PANES, PaneActions
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_view import DiffView
 from tui_engineer.tui.panes.file_tree import RepoTree
@@ -53,14 +51,6 @@ from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
     from tui_engineer.session.prepare import Prepared
-
-PANES = [
-    ("tree", "Files"),
-    ("plan", "Plan"),
-    ("diff", "Diff"),
-    ("tests", "Tests"),
-    ("chat", "Chat"),
-]
 
 # When the keys do not fit the footer (80 columns in a review), these give way first to last;
 # Quit and the focused widget's own keys (esc Back to diff...) always show. All still work and
@@ -82,7 +72,9 @@ FOOTER_DROP_ORDER = [
 ]
 
 
-class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, WorkerErrors, App[int]):
+class TuiEngineerApp(
+    StartupFlow, EngineEventView, ReviewActions, PaneActions, QuitFlow, WorkerErrors, App[int]
+):
     """`options.request` empty: the app asks for a request in the chat box.
     `deterministic` (snapshots): no clock, no durations, no temp paths on screen."""
 
@@ -210,11 +202,6 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
     def on_unmount(self) -> None:
         self.remove_stop_handlers()
 
-    def _show_pane(self, key: str) -> None:
-        """Narrow terminals show one pane at a time (the tabs); wide ones show them all."""
-        if self.screen_stack:
-            self.screen_stack[0].query_one(Tabs).active = f"tab-{key}"  # -> _tab_activated
-
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
         # Only classes here: setting Tabs.active again would ping-pong with stale events.
@@ -297,56 +284,7 @@ class TuiEngineerApp(StartupFlow, EngineEventView, ReviewActions, QuitFlow, Work
         else:
             self.start_session(text)
 
-    # ----- app keys (the review keys are in review_keys.py)
-
-    def action_toggle_split(self) -> None:
-        self.diff.toggle_split()
-
-    def _resize_sizes(self, sizes: PaneSizes) -> None:
-        self.sizes = sizes
-        self.apply_layout()
-        if self.layout_file is not None:
-            save_sizes(sizes, self.layout_file)
-
-    def _focused_pane(self) -> Widget | None:
-        node = self.screen_stack[0].focused if self.screen_stack else None
-        while node is not None and not (isinstance(node, Widget) and node.has_class("pane")):
-            node = node.parent
-        return node if isinstance(node, Widget) else None
-
-    def action_maximize_pane(self) -> None:
-        """The focused pane fills the screen (Textual's maximize); again (or Escape) restores."""
-        screen = self.screen_stack[0]
-        if screen.maximized is not None:
-            screen.minimize()
-            return
-        pane = self._focused_pane() or self.diff
-        screen.maximized = pane  # set directly: containers do not allow maximize themselves
-
-    def action_toggle_files(self) -> None:
-        shown = self.sizes.shows_files(self.size.width)
-        self._resize_sizes(PaneSizes(self.sizes.files_width, self.sizes.chat_width, not shown))
-
-    def action_resize_side(self, direction: int) -> None:
-        """The focused side column (Files, or else Chat) wider or narrower."""
-        pane = self._focused_pane()
-        side = "files" if pane is not None and pane.id == "pane-tree" else "chat"
-        self._resize_sizes(self.sizes.resized(side, direction * STEP))
-
-    def action_switch_pane(self, direction: int) -> None:
-        """Narrow terminals: the previous or next tab."""
-        tabs = self.screen_stack[0].query_one(Tabs)
-        keys = [key for key, _ in PANES]
-        now = (tabs.active or "tab-diff").removeprefix("tab-")
-        key = keys[(keys.index(now) + direction) % len(keys)] if now in keys else "diff"
-        self._show_pane(key)
-
-    def action_focus_chat(self) -> None:
-        self.chat_input.focus()
-        if self.screen.has_class("-narrow"):
-            self._show_pane("chat")
-
-    # ----- tree and plan selection
+    # ----- tree and plan selection (the layout keys are in pane_keys.py)
 
     @on(RepoTree.FileSelected)
     def _file_selected(self, event: RepoTree.FileSelected) -> None:
