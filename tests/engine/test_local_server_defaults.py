@@ -46,6 +46,27 @@ async def test_a_model_that_writes_no_plan_ends_the_session_saying_why(
     assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
 
 
+def echo(request) -> Reply:
+    """What gemma3-270m (a base model) did: copy the request back, its example plan included,
+    until the window was full."""
+    asked = next(m["content"] for m in request.messages if m["role"] == "user")
+    return Reply(text=(asked + "\n") * 20)
+
+
+async def test_a_model_that_repeats_the_request_back_ends_the_session(
+    make_repo, llama_cpp_python
+):
+    repo = make_repo()
+    llama_cpp_python.script(echo, echo)
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.outcome == "failed"
+    assert "asked twice for a plan, it repeated the prompt back both times" in result.message
+    assert len(llama_cpp_python.chat_requests) == 2
+    stopped = seen.of(ev.ModelCallFailed)
+    assert [f.purpose for f in stopped] == ["plan", "plan"]
+    assert all(f.completion_tokens < 150 for f in stopped)  # stopped early, not at the window
+
+
 async def test_the_learned_window_is_shown_with_where_it_came_from(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))

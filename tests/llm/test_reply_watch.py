@@ -66,3 +66,37 @@ async def test_a_reply_rambling_in_long_runs_of_spaces_is_stopped_as_soon(
     with pytest.raises(OffTrackReply):
         await client.complete(ASK, expect=PLAN, max_output_tokens=4000)
     assert client.ledger.completion_tokens < 100
+
+
+PROMPT = (
+    "Request from the human:\nadd a sub function\n\nFiles in the repository:\n"
+    "calc.py (2 lines) — changed recently\n\nReply with the plan as one ```json block:\n"
+    '```json\n{"steps": [{"title": "short imperative title",\n'
+    '  "description": "what changes and why",\n  "depends_on": []}]}\n```\n'
+)
+
+
+async def test_a_reply_repeating_the_prompt_back_is_stopped_though_it_holds_the_signs(
+    scripted_server, client
+):
+    """gemma3-270m, a base model, answered the plan request by copying it, example plan and
+    all, until the window was full: the signs of a plan were there, the plan was not."""
+    scripted_server.script(Reply(text=PROMPT * 30))
+    ask = [{"role": "user", "content": PROMPT}]
+    with pytest.raises(OffTrackReply, match="it repeated the prompt back") as err:
+        await client.complete(ask, expect=PLAN, max_output_tokens=4000)
+    assert err.value.tokens < 100
+    assert client.ledger.completion_tokens < 100
+
+
+async def test_a_real_plan_in_the_prompts_format_is_not_an_echo(scripted_server, client):
+    plan = (
+        "Here is the plan.\n```json\n"
+        '{"steps": [{"title": "Add sub to calc.py",\n'
+        '  "description": "sub(a, b) returns a - b, with a test",\n'
+        '  "files": ["calc.py", "tests/test_calc.py"],\n'
+        '  "depends_on": []}]}\n```\n'
+    )
+    scripted_server.script(Reply(text=plan))
+    done = await client.complete([{"role": "user", "content": PROMPT}], expect=PLAN)
+    assert done.text == plan

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tui_engineer.engine.events import StepInfo
 from tui_engineer.llm.errors import ModelReplyError
-from tui_engineer.llm.reply_watch import Expected, OffTrackReply
+from tui_engineer.llm.reply_watch import ECHOED, Expected, OffTrackReply
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.DOTALL)
 MAX_STEPS = 12
@@ -129,9 +129,12 @@ def single_step(request: str, index: int = 1, *, asked: str = "") -> Step:
 def unusable_model(model: str, first: OffTrackReply, second: OffTrackReply) -> ModelReplyError:
     """Two plan replies in a row that were no plan at all: the session ends, saying why."""
     began = " ".join(second.partial.split())[:60] or " ".join(first.partial.split())[:60]
+    if first.reason == second.reason == ECHOED:
+        wrote = "it repeated the prompt back both times"
+    else:
+        wrote = f"it wrote {first.tokens} and then {second.tokens} tokens with no plan in them"
     return ModelReplyError(
-        f"Stopped: the replies of {model} are unusable: asked twice for a plan, it wrote "
-        f"{first.tokens} and then {second.tokens} tokens with no plan in them (it began: "
-        f'"{began}…"), so it is likely too small for this work or served without its chat '
-        "template (try a larger, instruction-tuned model)."
+        f"Stopped: the replies of {model} are unusable: asked twice for a plan, {wrote} (it "
+        f'began: "{began}…"), so it is likely too small for this work or served without its '
+        "chat template (try a larger, instruction-tuned model)."
     )

@@ -3,14 +3,17 @@
 A small or misconfigured local model asked for a plan may write thousands of tokens of anything
 else, for minutes, before the reply cap cuts it. A caller that knows how a right reply begins
 says so (`Expected`: what it is, the signs that show it, within how many tokens); the stream is
-stopped once that many tokens came without any sign (`OffTrackReply`), and the tokens are
-counted. Text inside <think>…</think> (a reasoning model's thoughts, where a server leaves them
-in the reply) does not count: the answer comes after it.
+stopped (`OffTrackReply`, its tokens counted) once that many tokens came without any sign, or
+as soon as the reply is plainly the prompt repeated back: gemma3-270m, a base model, answered a
+plan request by copying the request, its example plan included (so the signs were there), over
+and over until the window was full. Text inside <think>…</think> (a reasoning model's thoughts,
+where a server leaves them in the reply) does not count: the answer comes after it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tui_engineer.llm.errors import ModelReplyError
@@ -18,7 +21,16 @@ from tui_engineer.llm.errors import ModelReplyError
 CHARS_PER_TOKEN = 4  # the estimate used everywhere else (llm/usage.py)
 CHECK_EVERY_CHARS = 64  # the reply is looked at again after this much more text
 EXCERPT_CHARS = 60
+# An echo: at least this many whole lines of the reply, this share of them copied from the
+# prompt word for word. Lines shorter than ECHO_LINE_CHARS ("```json", "}") prove nothing.
+ECHO_MIN_LINES = 3
+ECHO_SHARE = 0.8
+ECHO_LINE_CHARS = 12
+WATCHED_TOKENS = 1000  # past this a reply that showed its sign is no longer looked at
 _THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+
+ECHOED = "repeated the prompt back"
+NO_SIGN = "no sign of one"
 
 
 @dataclass(frozen=True)
@@ -32,28 +44,38 @@ class Expected:
 
 
 class OffTrackReply(ModelReplyError):
-    """A reply stopped early: `tokens` of it came without a sign of what was asked."""
+    """A reply stopped early: `tokens` of it came, `reason` ECHOED or NO_SIGN."""
 
-    def __init__(self, message: str, *, partial: str, tokens: int) -> None:
+    def __init__(self, message: str, *, partial: str, tokens: int, reason: str) -> None:
         super().__init__(message)
         self.partial = partial
         self.tokens = tokens
+        self.reason = reason
 
 
 class ReplyWatch:
-    """Watches one streamed reply for `expected`; `feed` each text piece as it arrives."""
+    """Watches one streamed reply for `expected`; `feed` each text piece as it arrives.
+    `prompt`: the texts the reply was asked with, to tell an echo of them."""
 
-    def __init__(self, expected: Expected) -> None:
+    def __init__(self, expected: Expected, prompt: Iterable[str] = ()) -> None:
         self.expected = expected
+        self._prompt_lines = {
+            line.strip()
+            for text in prompt
+            for line in text.splitlines()
+            if len(line.strip()) >= ECHO_LINE_CHARS
+        }
         self._parts: list[str] = []
         self._chars = 0
         self._checked_at = 0
         self._answer_from = 0  # the piece after the thinking (0: no thinking)
-        self._on_track = False
+        self._signed = False  # a sign of the expected reply came
+        self._done = False  # watched long enough
+        self.reason = ""
 
     def feed(self, piece: str) -> bool:
         """True when the reply is off track: stop it."""
-        if self._on_track:
+        if self._done:
             return False
         self._parts.append(piece)
         self._chars += len(piece)
@@ -61,10 +83,19 @@ class ReplyWatch:
             return False
         self._checked_at = self._chars
         visible = self.visible()
-        if any(sign in visible for sign in self.expected.signs):
-            self._on_track = True
+        tokens = self.tokens(visible)
+        if self._echoes(visible):
+            self.reason = ECHOED
+            return True
+        if not self._signed and any(sign in visible for sign in self.expected.signs):
+            self._signed = True
+        if self._signed:
+            self._done = tokens >= WATCHED_TOKENS
             return False
-        return self.tokens(visible) >= self.expected.within_tokens
+        if tokens >= self.expected.within_tokens:
+            self.reason = NO_SIGN
+            return True
+        return False
 
     def visible(self) -> str:
         """The reply so far, without its thinking."""
@@ -83,14 +114,29 @@ class ReplyWatch:
         pieces = len(self._parts) - self._answer_from
         return max(pieces, len(visible) // CHARS_PER_TOKEN)
 
+    def _echoes(self, visible: str) -> bool:
+        """Whether the reply's whole lines so far are mostly the prompt's, word for word."""
+        lines = [line.strip() for line in visible.splitlines()[:-1]]  # the last may go on
+        long = [line for line in lines if len(line) >= ECHO_LINE_CHARS]
+        if len(long) < ECHO_MIN_LINES:
+            return False
+        copied = sum(line in self._prompt_lines for line in long)
+        return copied >= ECHO_SHARE * len(long)
+
     def off_track(self, model: str) -> OffTrackReply:
         """The error for a reply stopped early, naming what was asked and how it began."""
         visible = self.visible()
         tokens = self.tokens(visible)
         began = " ".join(visible.split())[:EXCERPT_CHARS]
+        why = (
+            "it repeated the prompt back"
+            if self.reason == ECHOED
+            else f"{tokens} tokens in, it had no sign of one"
+        )
         return OffTrackReply(
-            f"The reply from {model} was not {self.expected.what}: {tokens} tokens in, it had "
-            f"no sign of one, so it was stopped there (it began: \"{began}…\").",
+            f"The reply from {model} was not {self.expected.what}: {why}, so it was stopped "
+            f'there (it began: "{began}…").',
             partial=visible,
             tokens=tokens,
+            reason=self.reason or NO_SIGN,
         )

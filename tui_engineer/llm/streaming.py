@@ -157,7 +157,9 @@ class ChatCalls:
         params: dict[str, Any] = {"model": self.model, "messages": conversation}
         self.cap.ask(params, max_output_tokens)
         while stream and self._streaming_ok:
-            watch = ReplyWatch(expected) if expected is not None else None
+            watch = None
+            if expected is not None:
+                watch = ReplyWatch(expected, (str(m.get("content", "")) for m in conversation))
             try:
                 return await self._streamed(params, conversation, on_text, watch)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
