@@ -126,3 +126,18 @@ async def test_a_prompt_is_measured_with_the_servers_tokenizer(llama) -> None:
             await client.complete([{"role": "user", "content": code}], max_output_tokens=16)
     finally:
         await client.aclose()
+
+
+async def test_the_window_is_learned_from_the_real_server_with_nothing_configured(llama) -> None:
+    """llama-cpp-python tells its window nowhere; one prompt over any window is refused before
+    any decoding, naming it (issue 21: with the window unknown, a plan call ran for minutes
+    and was continued into a window that could not hold it)."""
+    base, model = llama
+    client = ModelClient(model=model, base_url=base, api_key="local")  # no context_window
+    try:
+        assert await client.learn_context_window() == N_CTX
+    finally:
+        await client.aclose()
+    report = client.window_report
+    assert report is not None and report.origin == "server"
+    assert report.source == "llama-cpp-python's server: its answer to an oversized prompt"
