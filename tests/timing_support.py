@@ -39,6 +39,14 @@ def hold_step_2(server: ScriptedServer, step_2: str = MUL_ON_SUB, *later: Reply)
     return gate
 
 
+def hold_step_1(server: ScriptedServer) -> Gate:
+    """Script "add sub and mul": the plan (Add sub, Add mul), then step 1's edit (SUB) held
+    until the returned gate opens (a test stops the server meanwhile, say)."""
+    gate = Gate()
+    server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    return gate
+
+
 def titles(repo: Path) -> list[str]:
     """The branch's commit subjects, newest first."""
     return git(repo, "log", "--format=%s").splitlines()

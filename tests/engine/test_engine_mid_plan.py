@@ -11,7 +11,8 @@ import pytest
 
 from tests.conftest import git
 from tests.engine_support import DIV, KEY, MUL, SUB, edit, plan_reply, run_headless
-from tests.scripted_server import Gate, Reply
+from tests.scripted_server import Reply
+from tests.timing_support import hold_step_1
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.headless.printer import ProgressPrinter
@@ -130,8 +131,7 @@ async def test_a_server_dropped_mid_step_pauses_and_resumes_when_it_is_back(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    gate = hold_step_1(scripted_server)
     seen: list[ev.Event] = []
     reviewer = Reviewer([Decision.accept(), Decision.accept()])
     session = asyncio.ensure_future(
@@ -162,8 +162,7 @@ async def test_headless_gives_up_after_server_wait_naming_the_steps_left(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    gate = hold_step_1(scripted_server)
     seen: list[ev.Event] = []
     out = io.StringIO()
     printer = ProgressPrinter(out)

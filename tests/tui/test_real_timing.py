@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
-from tests.timing_support import hold_step_2, titles
+from tests.timing_support import hold_step_1, hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
     asked,
@@ -165,8 +165,7 @@ async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    gate = Gate()
-    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate))
+    gate = hold_step_1(scripted_server)
     app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await gate.arrived()
