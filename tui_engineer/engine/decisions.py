@@ -13,6 +13,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.approval import auto_decision
 from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
+from tui_engineer.engine.review_notes import commit_lines
 from tui_engineer.errors import UserError
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.shadow import Change
@@ -47,7 +48,7 @@ class Decisions:
         An undo is carried out here: when refused (pushed, edited since) the review goes on
         with the same proposal."""
         if (auto := auto_decision(self.approval, proposal)) is not None:
-            self._decided(step, auto)
+            self._decided(step, auto, proposal)
             return auto
         while True:
             asking = asyncio.ensure_future(self.reviewer.review(proposal))
@@ -64,7 +65,8 @@ class Decisions:
                 except UserError as err:
                     self.rt.emit(ev.UndoRefused(message=str(err)))
                     continue
-            self._decided(step, decision)
+            if not decision.dropped:  # hunks left out: said once the kept ones pass their tests
+                self._decided(step, decision, proposal)
             return decision
 
     async def _stopped_in_review(
@@ -77,13 +79,27 @@ class Decisions:
             await settle(asking)
         made = not asking.cancelled() and asking.exception() is None
         if made and asking.result().kind == "accept" and proposal.diff.strip():
-            self._decided(step, asking.result())
-            await self._commit(step, proposal, by=asking.result().by)
+            decision = asking.result()
+            if decision.dropped:  # the kept hunks were never tested: nothing is committed
+                self.rt.emit(ev.Notice(message=f"Step {step.index} not committed: stopped "
+                                       "before its kept hunks were tested."))  # fmt: skip
+                return
+            self._decided(step, decision, proposal)
+            note = _review_note(decision, proposal)
+            await self._commit(step, proposal, by=decision.by, note=note)
 
-    def _decided(self, step: Step, decision: Decision) -> None:
+    def _decided(self, step: Step, decision: Decision, proposal: Proposal | None = None) -> None:
+        """Said at once (the record keeps the review's marks: hunks left out, comments)."""
         self.rt.emit(
             ev.DecisionMade(
-                step=step.index, decision=decision.kind, reason=decision.reason, by=decision.by
+                step=step.index,
+                decision=decision.kind,
+                reason=decision.reason,
+                by=decision.by,
+                dropped=tuple((h.path, h.index, h.reason) for h in decision.dropped),
+                kept=proposal.partial if proposal is not None and decision.dropped else "",
+                comments=tuple((c.path, c.line, c.text) for c in decision.comments),
+                edited=proposal is not None and proposal.edited,
             )
         )
 
@@ -95,7 +111,10 @@ class Decisions:
         changes: list[Change] | None = None,
     ) -> None:
         if decision.kind == "accept" and proposal.diff.strip():
-            await self._commit(step, proposal, changes, by=decision.by)
+            if decision.dropped:  # the kept hunks passed their tests: final now
+                self._decided(step, decision, proposal)
+            note = _review_note(decision, proposal)
+            await self._commit(step, proposal, changes, by=decision.by, note=note)
             return
         await asyncio.to_thread(self.rt.shadow.reset)
         if decision.kind == "accept":  # nothing to commit: the step needed no change
@@ -120,6 +139,7 @@ class Decisions:
         changes: list[Change] | None = None,
         *,
         by: str = BY_YOU,
+        note: str = "",
     ) -> None:
         """Commit the accepted step. To its end even when the session is stopped meanwhile
         (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
@@ -128,7 +148,7 @@ class Decisions:
             accept,
             self.rt.shadow,
             title=step.title,
-            body=self._commit_body(step, by),
+            body=self._commit_body(step, by, note),
             model=self.rt.model.model,
             changes=changes,
         )
@@ -148,9 +168,15 @@ class Decisions:
         self._last_accepted = proposal
         self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
 
-    def _commit_body(self, step: Step, by: str) -> str:
-        # The history says how each step got in: reviewed by you, or accepted on its tests.
-        accepted = f"Accepted: {by}."
+    def _commit_body(self, step: Step, by: str, note: str = "") -> str:
+        # The history says how each step got in: reviewed by you, or accepted on its tests;
+        # and what the review changed (hunks left out, a hand edit, comments).
+        accepted = f"Accepted: {by}." + (f"\n{note}" if note else "")
         if not self.rt.options.unverified:
             return f"{step.description}\n\n{accepted}"
         return f"{step.description}\n\n{UNVERIFIED.capitalize()}.\n{accepted}"  # in the history too
+
+
+def _review_note(decision: Decision, proposal: Proposal) -> str:
+    """What an accepted step's commit says about its review (engine/review_notes.py)."""
+    return commit_lines(decision.dropped, proposal.partial, proposal.edited, decision.comments)

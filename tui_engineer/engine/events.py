@@ -153,6 +153,17 @@ class FeedbackDelivered(Event):
 
 
 @dataclass(frozen=True)
+class ReviewNotesDelivered(Event):
+    """What a review decided for the model (hunks dropped, a hand edit, line comments) went
+    with a model call."""
+
+    type: ClassVar[str] = "review_notes_delivered"
+    count: int
+    purpose: str
+    step: int | None = None
+
+
+@dataclass(frozen=True)
 class EditsApplied(Event):
     type: ClassVar[str] = "edits_applied"
     step: int
@@ -276,6 +287,11 @@ class ProposalReady(Event):
     unverified: bool = False  # no test command: no tests ran (summary says so)
     # Tests that fail here but failed on the starting commit too: not this step's doing.
     old_failures: tuple[str, ...] = ()
+    # A kept subset of the hunks was tested ("partial: 3 of 5 hunks, tests re-run"); the hunks
+    # left out as (path, index) (engine/hunks.py), shown dimmed.
+    partial: str = ""
+    dropped: tuple[tuple[str, int], ...] = ()
+    edited: bool = False  # the human edited the proposal by hand
 
 
 @dataclass(frozen=True)
@@ -295,6 +311,11 @@ class DecisionMade(Event):
     decision: str
     reason: str
     by: str = "by you"  # who decided: "by you", or "auto (tests passed)" (engine/approval.py)
+    # For the record, per hunk: (path, index, reason) of each hunk left out of an accept.
+    dropped: tuple[tuple[str, int, str], ...] = ()
+    kept: str = ""  # "partial: 3 of 5 hunks" when hunks were left out
+    comments: tuple[tuple[str, int, str], ...] = ()  # (path, line, text) review comments
+    edited: bool = False  # the proposal decided on was edited by the human
 
 
 @dataclass(frozen=True)

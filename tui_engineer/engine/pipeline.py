@@ -29,7 +29,9 @@ run, and meanwhile k's own runs may collect): where it would, it runs the plain 
   proposal is then moved onto the new commit and reviewed when ready (committed later on top of
   k's commit, like any step);
 - reject / skip / stop / plan edit of k → it is dropped, and proposed again when its turn comes;
-- a chat message that arrived meanwhile → also dropped (it was prepared without that message).
+- a chat message that arrived meanwhile, or a review's notes for the model (hunks dropped, a
+  hand edit, line comments: engine/pair_review.py) → also dropped (it was prepared without
+  them).
 """
 
 from __future__ import annotations
@@ -268,7 +270,7 @@ class Pipeline:
         shared = {f.name: getattr(self.rt, f.name) for f in fields(Runtime)}
         rt = _AheadRuntime(
             **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": asyncio.Queue(),
-               "selection": selection},
+               "selection": selection, "review_notes": []},
             base_passed=ahead.base_passed,
         )  # fmt: skip
         await ahead.base_started.wait()  # no model call on a base whose tests did not pass
@@ -322,7 +324,10 @@ class Pipeline:
         return proposal
 
     def _stale(self, ahead: _Ahead) -> bool:
-        """A chat message came after it started: it was prepared without it."""
+        """A chat message came after it started, or a review's notes for the model wait (hunks
+        dropped, a hand edit, comments): it was prepared without them."""
+        if self.rt.review_notes:
+            return True
         return not self.rt.inbox.empty() or ahead.feedback != self.rt.delivered
 
     async def drop(self) -> None:

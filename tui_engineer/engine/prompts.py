@@ -252,6 +252,12 @@ def feedback_message(texts: Sequence[str]) -> Message:
     }
 
 
+def review_notes_message(notes: Sequence[str]) -> Message:
+    """What the human's review of earlier work decided (engine/review_notes.py)."""
+    joined = "\n\n".join(notes)
+    return {"role": "user", "content": f"From the human's review of your earlier work:\n{joined}"}
+
+
 def still_wrong_request(answer: str) -> str:
     return f"The human reviewed the result and says this is still wrong:\n{answer}"
 

@@ -15,10 +15,35 @@ if TYPE_CHECKING:
 
 # "undo": take back the last accepted step; the proposal under review, built on it, is dropped
 # and its step proposed again on the new HEAD (engine/session.py).
-DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo"]
+# "edited": the human changed the proposal by hand in its shadow (engine/hand_edits.py): it is
+# tested again and reviewed again.
+DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo", "edited"]
 # What every review of a session without a test command says instead of a test result.
 UNVERIFIED = "unverified: no tests ran"
 BY_YOU = "by you"
+
+
+@dataclass(frozen=True)
+class DroppedHunk:
+    """A hunk the human leaves out of an accepted step (engine/hunks.py names hunks)."""
+
+    path: str
+    index: int  # the hunk's position in its file (engine.hunks.WHOLE_FILE: a file without hunks)
+    text: str = ""  # the hunk as the diff shows it, for the model
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class LineComment:
+    """A review comment on one line of the diff."""
+
+    path: str
+    line: int  # the line's number in the new file (in the old one for a removed line)
+    text: str
+    code: str = ""  # the line commented on, as the diff shows it
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
 
 
 @dataclass
@@ -33,6 +58,11 @@ class Proposal:
     test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: …", "full: …"
     before: BeforeRun | None = None  # a test-first step: its new tests on the old code
     unverified: bool = False  # a session without a test command: no tests ran
+    # A kept subset of the hunks that was tested (engine/partial.py): "partial: 3 of 5 hunks,
+    # tests re-run", and the hunks left out (shown dimmed while the review goes on).
+    partial: str = ""
+    dropped: tuple[DroppedHunk, ...] = ()
+    edited: bool = False  # the human edited it by hand (engine/hand_edits.py)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None
@@ -49,6 +79,11 @@ class Proposal:
 
     def summary(self) -> str:
         """One line for the review: the test result, and what a test-first check found."""
+        if self.partial:
+            return f"{self.partial}: {self._result()}"
+        return self._result()
+
+    def _result(self) -> str:
         if self.unverified:
             return UNVERIFIED
         if self.report is None:
@@ -65,6 +100,8 @@ class Decision:
     new_steps: list[Step] | None = None  # for edit_plan: replaces the remaining steps
     # Who decided, for the run record and an accepted step's commit ("Accepted: by you").
     by: str = BY_YOU
+    dropped: tuple[DroppedHunk, ...] = ()  # accept: hunks left out (the kept ones are tested)
+    comments: tuple[LineComment, ...] = ()  # accept or reject: review comments on lines
 
     @classmethod
     def accept(cls, by: str = BY_YOU) -> Decision:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.prompts import Message, feedback_message
+from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
 from tui_engineer.errors import UserError
 from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.llm.reply_watch import Expected
@@ -102,6 +102,9 @@ class Runtime:
     # Per step: the request and the step's own words. A test they name is the step's to fix
     # even if it failed before the session.
     about: dict[int, str] = field(default_factory=dict)
+    # What the human's reviews decided that the model should know (hunks dropped, hand edits,
+    # line comments: engine/review_notes.py), delivered with its next call.
+    review_notes: list[str] = field(default_factory=list)
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -135,6 +138,10 @@ class Runtime:
         the conversation that acts on it. `expect`: how a right reply begins; one that plainly
         is not it is stopped early (OffTrackReply, llm/reply_watch.py)."""
         feedback = self.take_feedback() if deliver_feedback else []
+        if deliver_feedback and self.review_notes:
+            notes, self.review_notes[:] = list(self.review_notes), []
+            messages.append(review_notes_message(notes))
+            self.emit(ev.ReviewNotesDelivered(count=len(notes), purpose=purpose, step=step))
         if feedback:
             messages.append(feedback_message(feedback))
             for text in feedback:

@@ -12,6 +12,7 @@ from tui_engineer.engine import prompts
 from tui_engineer.engine.baseline import BaselineFailed, start_baseline
 from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.decisions import Decisions, StopSession
+from tui_engineer.engine.pair_review import PairReview
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, single_step
 from tui_engineer.engine.planning import make_plan
@@ -53,7 +54,7 @@ def _outcome_of(err: UserError) -> str:
 _DONE = {"accepted", "skipped", "undone"}  # statuses of steps the session is through with
 
 
-class Session(Decisions):
+class Session(PairReview, Decisions):
     def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
         self.rt = runtime
         self.reviewer = reviewer
@@ -279,32 +280,13 @@ class Session(Decisions):
                 # The next step may be prepared as soon as this one's first edits are written.
                 on_edits=lambda: self.pipeline.start_early(request, self.plan, step),
             )  # fmt: skip
-            changes = await asyncio.to_thread(self.rt.shadow.changes)
-            reruns = self._reruns
-            self.rt.emit(
-                ev.ProposalReady(
-                    step=step.index,
-                    title=step.title,
-                    diff=proposal.diff,
-                    tests_ok=proposal.tests_ok,
-                    summary=proposal.summary(),
-                    attempts=proposal.attempts,
-                    changes=tuple((c.status, c.path) for c in changes),
-                    notes=tuple(proposal.notes),
-                    actions=tuple(proposal.actions),
-                    test_runs=proposal.test_runs,
-                    unverified=proposal.unverified,
-                    old_failures=proposal.old_failures(),
-                )
-            )
-            await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
-            decision = await self._review(step, proposal)
+            # Hand edits and kept subsets of hunks are tested and reviewed again in there.
+            decision, proposal, listed = await self._review_rounds(request, step, proposal)
             if decision.kind == "undo":  # done: this proposal was built on the undone commit
                 step.status = "pending"
                 continue
             if decision.kind == "accept":
                 # Final at once: committed before anything waits for the step prepared ahead.
-                listed = changes if reruns == self._reruns else None
                 await self._settle(step, proposal, decision, listed)
                 await self.pipeline.decided(decision.kind)
                 return
@@ -349,12 +331,6 @@ class Session(Decisions):
                     comment=verdict.comment,
                 )
             )
-
-
-def _passed(proposal: Proposal) -> bool:
-    """Whether the next step may be built on this proposal: its tests passed (or the session
-    has none to run)."""
-    return proposal.tests_ok or proposal.unverified
 
 
 async def _window_notices(rt: Runtime) -> list[str]:

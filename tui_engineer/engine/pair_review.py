@@ -1,0 +1,116 @@
+"""One proposal's review, round after round, while the human works on it as a pair: a hand
+edit is tested again and reviewed again; an accept with hunks left out tests the kept hunks
+and is final only if they pass, else the review goes on saying so. Every tree that can be
+committed was tested first (unless the session has no tests at all).
+
+`PairReview` is mixed into engine/session.py's `Session` beside `Decisions`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.hand_edits import after_hand_edit
+from tui_engineer.engine.partial import verify_kept
+from tui_engineer.engine.review import Decision, Proposal
+from tui_engineer.engine.review_notes import comments_note, comments_text, dropped_note
+from tui_engineer.errors import UserError
+from tui_engineer.vcs.partial import save_tree
+from tui_engineer.vcs.shadow import Change
+
+if TYPE_CHECKING:
+    from tui_engineer.engine.pipeline import Pipeline
+    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.runtime import Runtime
+
+
+class PairReview:
+    rt: Runtime
+    pipeline: Pipeline
+    plan: list[Step]
+    _reruns: int
+    _review: Callable[[Step, Proposal], Awaitable[Decision]]  # engine/decisions.py
+
+    async def _review_rounds(
+        self, request: str, step: Step, proposal: Proposal
+    ) -> tuple[Decision, Proposal, list[Change] | None]:
+        """Show `proposal`, ask, and carry out hand edits and kept subsets until a decision is
+        final. Returns it, the proposal it is about (the kept hunks, tested, for a partial
+        accept), and the changes listed for it when nothing ran in the shadow since."""
+        whole = proposal
+        while True:
+            changes = await asyncio.to_thread(self.rt.shadow.changes)
+            tree = await asyncio.to_thread(save_tree, self.rt.shadow)
+            reruns = self._reruns
+            self._emit_proposal(step, proposal, changes)
+            await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
+            decision = await self._review(step, proposal)
+            if decision.kind == "edited":
+                whole = await self._edited(step, whole, tree)
+                proposal = whole
+                continue
+            if decision.kind == "accept" and decision.dropped:
+                kept = await self._kept(step, whole, decision)
+                if kept is None or not (kept.tests_ok or kept.unverified):
+                    proposal = kept or whole  # still under review: the kept hunks failed
+                    continue
+                return decision, kept, None
+            if decision.kind == "accept" and decision.comments:
+                self.rt.review_notes.append(comments_note(step, decision.comments))
+            if decision.kind == "reject" and decision.comments:
+                reason = f"{decision.reason}\n\n{comments_text(decision.comments)}"
+                decision = replace(decision, reason=reason)
+            listed = changes if reruns == self._reruns else None
+            return decision, whole if proposal.partial else proposal, listed
+
+    async def _edited(self, step: Step, whole: Proposal, tree: str) -> Proposal:
+        """The human edited the proposal by hand: it is tested again (nothing changed: the
+        same proposal, said so)."""
+        await self.pipeline.drop()  # a step prepared ahead is built on the files before
+        edited = await after_hand_edit(self.rt, step, whole, tree)
+        if edited is None:
+            self.rt.emit(ev.Notice(message=f"Step {step.index}: the files are unchanged."))
+            return whole
+        return edited
+
+    async def _kept(self, step: Step, whole: Proposal, decision: Decision) -> Proposal | None:
+        """The kept hunks, tested; None when they cannot be put together (said)."""
+        await self.pipeline.drop()  # built on the whole proposal, which is not what goes in
+        try:
+            kept = await verify_kept(self.rt, step, whole, decision.dropped)
+        except UserError as err:
+            self.rt.emit(ev.Notice(message=str(err)))
+            return None
+        committed = kept.tests_ok or kept.unverified
+        self.rt.review_notes.append(dropped_note(step, decision.dropped, committed))
+        return kept
+
+    def _emit_proposal(self, step: Step, proposal: Proposal, changes: list[Change]) -> None:
+        self.rt.emit(
+            ev.ProposalReady(
+                step=step.index,
+                title=step.title,
+                diff=proposal.diff,
+                tests_ok=proposal.tests_ok,
+                summary=proposal.summary(),
+                attempts=proposal.attempts,
+                changes=tuple((c.status, c.path) for c in changes),
+                notes=tuple(proposal.notes),
+                actions=tuple(proposal.actions),
+                test_runs=proposal.test_runs,
+                unverified=proposal.unverified,
+                old_failures=proposal.old_failures(),
+                partial=proposal.partial,
+                dropped=tuple((h.path, h.index) for h in proposal.dropped),
+                edited=proposal.edited,
+            )
+        )
+
+
+def _passed(proposal: Proposal) -> bool:
+    """Whether the next step may be built on this proposal: its tests passed (or the session
+    has none to run)."""
+    return proposal.tests_ok or proposal.unverified

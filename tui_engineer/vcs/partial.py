@@ -1,0 +1,72 @@
+"""Trees of a proposal in its shadow: save the whole proposal as a git tree, build the tree of
+only the kept hunks (to test and commit exactly that), and put the whole proposal back.
+
+The whole proposal is kept as a tree object in the shadow's own store, so putting it back is
+exact (binary files, modes, renames), whatever was built in the shadow meanwhile.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import git
+
+from tui_engineer.names import raw
+from tui_engineer.vcs.repo import GitRefused, git_output
+from tui_engineer.vcs.shadow import Shadow
+
+if TYPE_CHECKING:  # the engine's hunk model, as data: git's layer does not depend on it
+    from tui_engineer.engine.hunks import KeptPlan
+
+
+def _git(shadow: Shadow, *args: str) -> str:
+    # `-C`: git itself refuses a folder removed meanwhile (as Shadow.reset does).
+    return shadow._git.execute(["git", "-C", str(shadow.path), *args]).strip()
+
+
+def save_tree(shadow: Shadow) -> str:
+    """The git tree id of the shadow's files now (the whole proposal, with any hand edits)."""
+    _git(shadow, "add", "-A")
+    return _git(shadow, "write-tree")
+
+
+def restore_tree(shadow: Shadow, tree: str) -> None:
+    """The shadow's files exactly as `tree` (saved by `save_tree`); ignored files stay."""
+    _git(shadow, "add", "-A")  # files only in the working tree must be known to be removed
+    _git(shadow, "read-tree", "-u", "--reset", tree)
+    _git(shadow, "clean", "-fdq")
+
+
+def build_kept(shadow: Shadow, full_tree: str, plan: KeptPlan) -> None:
+    """The shadow's files become the baseline plus only the kept units: files kept whole come
+    from `full_tree`, partly kept ones get their kept hunks applied. On a refusal the whole
+    proposal is put back and GitRefused says why."""
+    shadow.reset()
+    try:
+        for status, path, old in plan.whole:
+            if old is not None:
+                _git(shadow, "rm", "-q", "--", old)
+            if status == "D":
+                _git(shadow, "rm", "-q", "--", path)
+            else:
+                _git(shadow, "checkout", full_tree, "--", path)
+        if plan.patch:
+            _apply(shadow, plan.patch)
+    except git.GitCommandError as err:
+        restore_tree(shadow, full_tree)
+        raise GitRefused(
+            f"The kept hunks could not be put together: {git_output(err)}\n"
+            "The whole proposal is back under review."
+        ) from None
+
+
+def _apply(shadow: Shadow, patch: str) -> None:
+    # Outside the shadow's files (the tests must not see it), inside its own .git.
+    with tempfile.NamedTemporaryFile(
+        dir=Path(shadow.path) / ".git", prefix="kept-", suffix=".patch"
+    ) as file:
+        file.write(raw(patch))
+        file.flush()
+        _git(shadow, "apply", "--whitespace=nowarn", file.name)
