@@ -22,15 +22,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.conftest import GIT_IDENTITY, SAMPLE_FILES, write_files  # noqa: E402
+from tests.pair_support import FILES as PAIR_FILES  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
 from tests.tui.app_support import (  # noqa: E402
     FIXED_DATES,
     QUIET_TESTS,
     drive_to_fix_loop,
+    drive_to_partial_review,
     drive_to_review,
     drive_to_still_wrong,
     fix_loop_script,
     make_app,
+    partial_review_script,
     review_script,
     still_wrong_script,
 )
@@ -41,9 +44,9 @@ SIZE = (130, 40)
 Drive = Callable[..., Awaitable[None]]
 
 
-def new_repo(parent: Path) -> Path:
+def new_repo(parent: Path, files: dict[str, str] | None = None) -> Path:
     repo = parent / "calc"
-    write_files(repo, SAMPLE_FILES)
+    write_files(repo, files or SAMPLE_FILES)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "initial"]):
         subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
     return repo
@@ -51,9 +54,10 @@ def new_repo(parent: Path) -> Path:
 
 async def shoot(name: str, script: list[Reply], request: str, drive: Drive, **opts: object) -> None:
     theme = opts.pop("theme", None)
+    files = opts.pop("files", None)
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer() as server:
         server.script(*script)
-        app = make_app(new_repo(Path(tmp)), server.base_url, request, **opts)
+        app = make_app(new_repo(Path(tmp), files), server.base_url, request, **opts)  # type: ignore[arg-type]
         app.options.flags["test_command"] = QUIET_TESTS
         if theme:
             app.options.flags["theme"] = theme
@@ -70,6 +74,10 @@ def shots() -> dict[str, Callable[[], Awaitable[None]]]:
         "fix-loop": lambda: shoot(
             "fix-loop", fix_loop_script(), "add mul", drive_to_fix_loop, plan=False
         ),
+        "partial-review": lambda: shoot(
+            "partial-review", partial_review_script(), "add sub and mul",
+            drive_to_partial_review, files=PAIR_FILES,
+        ),  # fmt: skip
         "still-wrong": lambda: shoot(
             "still-wrong", still_wrong_script(), "add sub", drive_to_still_wrong, plan=False
         ),

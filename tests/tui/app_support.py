@@ -173,6 +173,25 @@ def fix_loop_script() -> list[Reply]:
     ]
 
 
+def partial_review_script() -> list[Reply]:
+    """A proposal with a stray debug print besides `sub` and its test (tests/pair_support.py)."""
+    from tests.pair_support import STRAY, SUB_CODE, SUB_TEST
+
+    return [
+        Reply(text=plan_reply("Add sub", "Add mul"), usage=(900, 120)),
+        Reply(text="Adding `sub`.\n\n" + STRAY + SUB_CODE + SUB_TEST, usage=(1500, 260)),
+    ]
+
+
+async def drive_to_partial_review(pilot: Pilot) -> None:
+    """The stray print's hunk dropped (dimmed), the cursor on it."""
+    app = pilot.app
+    assert isinstance(app, TuiEngineerApp)
+    await drive_to_review(pilot)
+    await pilot.press("n", "space", "down", "down")
+    await pilot.pause()
+
+
 def still_wrong_script() -> list[Reply]:
     return [Reply(text="Adding `sub` next to `add`.\n\n" + SUB, usage=(1500, 200))]
 

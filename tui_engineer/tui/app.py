@@ -35,9 +35,10 @@ from tui_engineer.tui.layout import (
     load_sizes,
     plan_rows,
 )
+from tui_engineer.tui.pair_keys import PairActions
 from tui_engineer.tui.pane_keys import PANES, PaneActions
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
-from tui_engineer.tui.panes.diff_view import DiffView
+from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.status import StatusBar
@@ -56,15 +57,21 @@ if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engin
 # Quit and the focused widget's own keys (esc Back to diff...) always show. All still work and
 # the command palette (^p) lists them.
 FOOTER_DROP_ORDER = [
+    "toggle_file",
+    "previous_hunk",
     "switch_approval",
     "toggle_split",
     "maximize_pane",
     "undo",
     "retry",
     "run_tests",
+    "comment",
+    "edit_by_hand",
     "toggle_files",
     "focus_chat",
     "edit_plan",
+    "next_hunk",
+    "toggle_hunk",
     "switch_pane",
     "skip",
     "reject",
@@ -73,7 +80,14 @@ FOOTER_DROP_ORDER = [
 
 
 class TuiEngineerApp(
-    StartupFlow, EngineEventView, ReviewActions, PaneActions, QuitFlow, WorkerErrors, App[int]
+    StartupFlow,
+    EngineEventView,
+    ReviewActions,
+    PairActions,
+    PaneActions,
+    QuitFlow,
+    WorkerErrors,
+    App[int],
 ):
     """`options.request` empty: the app asks for a request in the chat box.
     `deterministic` (snapshots): no clock, no durations, no temp paths on screen."""
@@ -135,7 +149,7 @@ class TuiEngineerApp(
         # Kept as attributes: app.query_one() searches the top screen, which may be a dialog.
         self.plan_pane = PlanPane(id="pane-plan", classes="pane")
         self.chat = ChatPane(id="pane-chat", classes="pane")
-        self.diff = DiffView(id="pane-diff", classes="pane")
+        self.diff = ReviewDiffView(id="pane-diff", classes="pane")
         self.test_pane = TestOutputPane(id="pane-tests", classes="pane")
         self.chat_input = ChatInput(
             placeholder="What do you want done? (Enter sends)", id="chat-input"

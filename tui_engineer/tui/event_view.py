@@ -4,14 +4,15 @@ which updates the plan, diff, tests, chat, tree marks and status bar."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.hunks import HunkRef
 from tui_engineer.engine.review import BY_YOU
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
-from tui_engineer.tui.panes.diff_view import DiffView
+from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.status import StatusBar
@@ -60,13 +61,14 @@ class EngineEventView:
     status: StatusBar
     chat: ChatPane
     chat_input: ChatInput
-    diff: DiffView
+    diff: ReviewDiffView
     plan_pane: PlanPane
     test_pane: TestOutputPane
 
     def apply_layout(self) -> None: ...  # the app's
 
     committed_summary: Callable[[], str]  # review_keys.py (an annotation: no stub in the MRO)
+    _review_marks: Callable[[ev.ProposalReady], Awaitable[None]]  # pair_keys.py
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         handler = getattr(self, f"_on_{message.event.type}", None)
@@ -239,12 +241,15 @@ class EngineEventView:
         # A step prepared ahead shows its held reply just before: it ends here.
         await self.chat.end_reply()
         self.diff.show_diff(event.diff)
-        self.diff.border_title = f"Diff — step {event.step}"
+        self.diff.start_review({HunkRef(path, index) for path, index in event.dropped})
+        edited = " · edited by you" if event.edited else ""
+        self.diff.border_title = f"Diff — step {event.step}{edited}"
         marks = {path: letter[:1] for letter, path in event.changes}
         self._changes = set(marks)
         self._tree_marks(marks)
         self.plan_pane.set_status(event.step, "awaiting review")
         tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+        await self._review_marks(event)
         # Affected tests first, then the full suite: the review shows both runs (and a
         # session without tests says so where the results would be).
         runs = event.test_runs if len(event.test_runs) > 1 or event.unverified else ()
@@ -284,8 +289,11 @@ class EngineEventView:
             await self.chat.note(
                 f"Step {event.step}'s proposal was built on the undone step: it is made again."
             )
+        elif event.decision == "accept" and event.kept:
+            await self.chat.note(f"Step {event.step} accepted ({event.kept}): its tests pass.")
         self._changes = set()
         self._tree_marks({})
+        self.diff.end_review()
         self.diff.show_diff("")
         self.diff.border_title = "Diff"
         self.test_pane.show_runs(())

@@ -21,8 +21,9 @@ ALWAYS = "quit"
 
 
 def action_name(action: str) -> str:
-    """`resize_side(-1)` -> `resize_side`."""
-    return action.partition("(")[0]
+    """`resize_side(-1)` -> `resize_side`; a widget's key for an app action, `app.comment`,
+    is the app's `comment`."""
+    return action.partition("(")[0].removeprefix("app.")
 
 
 def key_width(key: FooterKey) -> int:

@@ -4,6 +4,7 @@ accept / reject / skip / edit-plan / undo / re-run-tests actions that answer the
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -15,7 +16,9 @@ from tui_engineer.engine.review import Decision
 from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import Asked, TuiReviewer
+from tui_engineer.tui.pair_keys import PAIR_ACTIONS
 from tui_engineer.tui.panes.chat import ChatPane
+from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import (
@@ -34,6 +37,7 @@ AFTER_DECISION = {
     "reject": "rejected: the model writes a new proposal",
     "skip": "skipped",
     "undo": "undoing the last accepted step",
+    "edited": "edited by you: testing it again",
 }
 
 
@@ -51,7 +55,9 @@ class ReviewActions:
     status: StatusBar
     chat: ChatPane
     plan_pane: PlanPane
+    diff: ReviewDiffView
     ready: bool
+    accept_reviewed: Callable[[], None]  # pair_keys.py (an annotation: no stub in the MRO)
 
     async def on_asked(self, message: Asked) -> None:
         self.refresh_bindings()
@@ -87,6 +93,9 @@ class ReviewActions:
             return self.undo_possible
         if action == "switch_approval":
             return True if self.ready else None  # the settings' mode is known once ready
+        if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
+            reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
+            return reviewing and self.diff.showing_diff
         if action == "run_tests":
             return True if self.reviewer.waiting and not self._tests_running else None
         return True
@@ -111,7 +120,7 @@ class ReviewActions:
         self.notify(f"Approval: {mode} — {meaning[mode]}.", timeout=4)
 
     def action_accept(self) -> None:
-        self._answer(Decision.accept())
+        self.accept_reviewed()  # pair_keys.py: hunks left out, comments
 
     def action_skip(self) -> None:
         self._answer(Decision("skip", "skipped by the human"))
@@ -123,7 +132,8 @@ class ReviewActions:
 
         def done(reason: str | None) -> None:
             if reason is not None:
-                self._answer(Decision.reject(reason))
+                comments = tuple(self.diff.comments)  # sent with the reason, as one review
+                self._answer(Decision("reject", reason, comments=comments))
 
         self.push_screen(RejectReasonScreen(proposal.step.title), done)
 

@@ -147,6 +147,7 @@ class Row:
     text: str = ""
     left: DiffLine | None = None
     right: DiffLine | None = None
+    hunk: int = -1  # the hunk's position in its file (-1: the file header, engine.hunks.WHOLE_FILE)
 
 
 def build_rows(files: list[FileDiff], split: bool) -> list[Row]:
@@ -155,19 +156,19 @@ def build_rows(files: list[FileDiff], split: bool) -> list[Row]:
         rows.append(Row("file", index))
         if file.binary and not file.hunks:
             rows.append(Row("hunk", index, "Binary file: not shown"))
-        for hunk in file.hunks:
+        for number, hunk in enumerate(file.hunks):
             if hunk.header:
-                rows.append(Row("hunk", index, hunk.header))
-            rows.extend(_pairs(hunk, index) if split else _unified(hunk, index))
+                rows.append(Row("hunk", index, hunk.header, hunk=number))
+            rows.extend(_pairs(hunk, index, number) if split else _unified(hunk, index, number))
     return rows
 
 
-def _unified(hunk: Hunk, index: int) -> Iterator[Row]:
+def _unified(hunk: Hunk, index: int, number: int) -> Iterator[Row]:
     for line in hunk.lines:
-        yield Row("line", index, left=line)
+        yield Row("line", index, left=line, hunk=number)
 
 
-def _pairs(hunk: Hunk, index: int) -> Iterator[Row]:
+def _pairs(hunk: Hunk, index: int, number: int) -> Iterator[Row]:
     """Context on both sides; a run of removals is paired with the additions that follow it."""
     removed: list[DiffLine] = []
     added: list[DiffLine] = []
@@ -176,7 +177,7 @@ def _pairs(hunk: Hunk, index: int) -> Iterator[Row]:
         for pos in range(max(len(removed), len(added))):
             left = removed[pos] if pos < len(removed) else None
             right = added[pos] if pos < len(added) else None
-            yield Row("pair", index, left=left, right=right)
+            yield Row("pair", index, left=left, right=right, hunk=number)
         removed.clear()
         added.clear()
 
@@ -189,5 +190,5 @@ def _pairs(hunk: Hunk, index: int) -> Iterator[Row]:
             added.append(line)
         else:
             yield from flush()
-            yield Row("pair", index, left=line, right=line)
+            yield Row("pair", index, left=line, right=line, hunk=number)
     yield from flush()

@@ -260,6 +260,14 @@ class DiffView(ScrollView, can_focus=True):
         if row_index >= len(self._rows):
             return Strip.blank(width, base)
         row = self._rows[row_index]
+        return self.decorate(row_index, row, self._render_at(row, row_index, width, scroll_x))
+
+    def decorate(self, row_index: int, row: Row, strip: Strip) -> Strip:
+        """A subclass's marks on a drawn row (the review's cursor, dropped hunks)."""
+        return strip
+
+    def _render_at(self, row: Row, row_index: int, width: int, scroll_x: int) -> Strip:
+        base = self._base_style
         if row.kind == "pair":
             return self._render_pair(row, width, scroll_x)
         key = (row_index, width if row.kind in ("file", "hunk") else 0)

@@ -1,0 +1,208 @@
+"""Reviewing as a pair, by keyboard, over the real engine: hunks dropped (the kept ones tested
+on exactly their tree before the commit), hand edits in a real $EDITOR program, line comments.
+What the model learns is checked at the scripted server."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import TextArea
+
+from tests.conftest import git
+from tests.engine_support import plan_reply
+from tests.pair_support import FILES, MUL, STRAY, SUB_CODE, SUB_TEST
+from tests.scripted_server import Reply
+from tests.tui.app_support import (
+    KEY,
+    SIZE,
+    chat_text,
+    finish_session,
+    make_app,
+    reviewing,
+    type_text,
+    wait_for,
+    wait_for_screen,
+)
+from tui_engineer.engine.hunks import HunkRef
+from tui_engineer.tui.screens.pair import CommentScreen, HandEditScreen, PartialAcceptScreen
+from tui_engineer.tui.screens.review import RejectReasonScreen
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def seen(app) -> list[str]:
+    return (app.session.rt.shadow.path / "seen.log").read_text().split()
+
+
+def all_text(request) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request.messages)
+
+
+async def test_a_dropped_hunk_is_left_out_of_the_commit_whose_tests_ran_on_the_kept_tree(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=STRAY + SUB_CODE + SUB_TEST),
+        Reply(text=MUL),
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        assert seen(app)[-1] == "stray"  # the whole proposal was tested
+        runs = len(seen(app))
+        await pilot.press("n")  # the first hunk: the stray print
+        assert app.diff._ref_at(app.diff.cursor) == HunkRef("calc.py", 0)
+        await pilot.press("space")
+        assert "2 of 3 hunks kept" in str(app.diff.border_subtitle)
+        await pilot.press("a")
+        await wait_for_screen(pilot, app, PartialAcceptScreen)
+        await type_text(pilot, "no debug prints")
+        await pilot.press("enter")
+        await wait_for(pilot, reviewing(app, 2))
+        assert "Step 1 accepted (partial: 2 of 3 hunks, tests re-run)" in chat_text(app)
+        # The kept hunks were tested before the commit, on their own tree.
+        assert seen(app)[runs:] and set(seen(app)[runs:]) == {"clean"}
+        committed = git(repo, "show", "HEAD:calc.py")
+        assert "def sub(a, b)" in committed and "debug" not in committed
+        assert "debug" not in (repo / "calc.py").read_text()
+        body = git(repo, "log", "-1", "--format=%B")
+        assert "Partial: 2 of 3 hunks kept; left out: calc.py hunk 1 (no debug prints)" in body
+        # Step 2's proposal was asked after the dropped hunk, which it was told about.
+        mul_request = all_text(scripted_server.chat_requests[2])
+        assert "dropped this hunk of calc.py — reason: no debug prints" in mul_request
+        assert '+print("debug")' in mul_request
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+
+
+async def test_kept_hunks_that_fail_their_tests_stay_in_review_and_say_so(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("n", "space")  # drop calc.py's sub, keep its test
+        await pilot.press("a")
+        await wait_for_screen(pilot, app, PartialAcceptScreen)
+        await pilot.press("enter")
+        await wait_for(pilot, reviewing(app, 2))
+        assert "Not committed: the kept hunks fail their tests" in chat_text(app)
+        assert app.plan_pane.status_of(1) == "awaiting review"
+        assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+        assert app.test_pane.failures  # the failing run of the kept hunks is shown
+        assert "1 of 2 hunks kept" in str(app.diff.border_subtitle)  # still dropped, dimmed
+        await pilot.press("space")  # keep it again: the whole proposal, which passed
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert git(repo, "log", "--format=%s").splitlines() == ["add sub", "initial"]
+    assert "def sub" in git(repo, "show", "HEAD:calc.py")
+
+
+def scripted_editor(folder: Path) -> Path:
+    """A real $EDITOR program: it adds a function at the end of the file it is given."""
+    program = folder / "editor.py"
+    program.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "with open(sys.argv[-1], 'a') as file:\n"
+        "    file.write('\\n\\ndef twice(a):\\n    return a + a\\n')\n"
+    )
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    return program
+
+
+async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is_told(
+    make_repo, scripted_server, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv("EDITOR", str(scripted_editor(tmp_path)))
+    monkeypatch.delenv("VISUAL", raising=False)
+    repo = make_repo(FILES)
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB_CODE + SUB_TEST),
+        Reply(text=MUL),
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        runs = len(seen(app))
+        await pilot.press("n", "o")
+        await wait_for(pilot, reviewing(app, 2))
+        assert len(seen(app)) > runs  # tested again
+        assert "edited by you" in str(app.diff.border_title)
+        assert "Step 1 edited by you, tested again: tests pass" in chat_text(app)
+        assert "def twice(a)" in "\n".join(
+            line.text for f in app.diff.files for h in f.hunks for line in h.lines
+        )
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 3))
+        assert "def twice(a)" in git(repo, "show", "HEAD:calc.py")
+        assert "Edited by you during the review." in git(repo, "log", "-1", "--format=%B")
+        mul_request = all_text(scripted_server.chat_requests[2])
+        assert "the human edited your change by hand" in mul_request
+        assert "+def twice(a):" in mul_request
+        await pilot.press("a")
+        await finish_session(pilot, app)
+
+
+async def test_line_comments_are_listed_and_a_reject_sends_them_as_one_review(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST), Reply(text=SUB_CODE + SUB_TEST))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("n", "down", "down", "down", "down", "down", "i")
+        await wait_for_screen(pilot, app, CommentScreen)
+        await type_text(pilot, "say what sub does")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Comment on calc.py:" in chat_text(app))
+        assert "1 comment" in str(app.diff.border_subtitle)
+        await pilot.press("r")
+        await wait_for_screen(pilot, app, RejectReasonScreen)
+        await type_text(pilot, "document it")
+        await pilot.press("enter")
+        await wait_for(pilot, reviewing(app, 2))
+        again = all_text(scripted_server.chat_requests[1])
+        assert "document it" in again
+        assert "Review comments:\n- calc.py:" in again
+        assert ": say what sub does" in again
+        await pilot.press("s")
+        await finish_session(pilot, app)
+
+
+async def test_with_no_editor_to_run_the_file_opens_in_the_apps_own_editor(
+    make_repo, scripted_server, monkeypatch
+) -> None:
+    # What a browser (serve) always gets: no terminal to hand over.
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setattr("tui_engineer.tui.editor.FALLBACKS", ("no-such-editor-here",))
+    repo = make_repo(FILES)
+    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("n", "o")
+        await wait_for_screen(pilot, app, HandEditScreen)
+        area = app.screen.query_one(TextArea)
+        assert area.cursor_location[0] == 10  # the hunk's first line (line 11)
+        area.move_cursor(area.document.end)
+        area.insert("\n\ndef half(a):\n    return a / 2\n")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, reviewing(app, 2))
+        assert "edited by you" in str(app.diff.border_title)
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert "def half(a)" in git(repo, "show", "HEAD:calc.py")

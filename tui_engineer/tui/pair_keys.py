@@ -1,0 +1,187 @@
+"""Review keys for working as a pair: accept with hunks left out, edit the proposal by hand
+in your own editor, comment on a line. The Diff pane holds the marks (panes/diff_review.py);
+the engine tests whatever is to be committed (engine/partial.py, engine/hand_edits.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.app import SuspendNotSupported
+
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.hunks import HunkRef, units
+from tui_engineer.engine.review import Decision, DroppedHunk, LineComment
+from tui_engineer.errors import UserError
+from tui_engineer.names import readable
+from tui_engineer.tui.bridge import TuiReviewer
+from tui_engineer.tui.editor import editor_command
+from tui_engineer.tui.panes.chat import ChatPane
+from tui_engineer.tui.panes.diff_review import ReviewDiffView
+from tui_engineer.tui.screens.pair import CommentScreen, HandEditScreen, PartialAcceptScreen
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tui_engineer.engine.session import Session
+
+PAIR_ACTIONS = {"edit_by_hand", "comment"}
+
+
+class PairActions:
+    """Mixed into `TuiEngineerApp` with ReviewActions (whose `_answer` it uses)."""
+
+    reviewer: TuiReviewer
+    session: Session | None
+    diff: ReviewDiffView
+    chat: ChatPane
+
+    _answer: Callable[[Decision], None]  # review_keys.py (an annotation: no stub in the MRO)
+
+    def reviewing_now(self) -> bool:
+        screens = getattr(self, "screen_stack", [])
+        return self.reviewer.question == "review" and len(screens) == 1
+
+    # -- accept with hunks left out ------------------------------------------------------
+
+    def accept_reviewed(self) -> None:
+        """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
+        and committed (or the review goes on, saying they failed)."""
+        comments = tuple(self.diff.comments)
+        if not self.diff.dropped:
+            self._answer(Decision("accept", comments=comments))
+            return
+        order = self.diff.units()
+        dropped = [ref for ref in order if ref in self.diff.dropped]
+        kept = len(order) - len(dropped)
+        if kept == 0:
+            self.notify(  # type: ignore[attr-defined]
+                "Every hunk is dropped: skip the step (s) or reject it (r) instead.",
+                severity="warning",
+            )
+            return
+        texts = self._hunk_texts()
+
+        def done(reasons: dict[HunkRef, str] | None) -> None:
+            if reasons is None:
+                return
+            left_out = tuple(
+                DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
+                for ref in dropped
+            )
+            self._answer(Decision("accept", dropped=left_out, comments=comments))
+
+        screen = PartialAcceptScreen(dropped, kept, len(order))
+        self.push_screen(screen, done)  # type: ignore[attr-defined]
+
+    def _hunk_texts(self) -> dict[HunkRef, str]:
+        proposal = self.reviewer.proposal
+        if proposal is None:
+            return {}
+        return {unit.ref: unit.text for unit in units(proposal.diff)}
+
+    # -- comments ------------------------------------------------------------------------
+
+    def action_comment(self) -> None:
+        at = self.diff.cursor_line()
+        if not self.reviewing_now() or at is None:
+            return
+        where = f"{readable(at.path)}:{at.line}"
+
+        async def done(text: str | None) -> None:
+            if not text:
+                return
+            self.diff.add_comment(LineComment(at.path, at.line, text, at.code))
+            await self.chat.note(f"Comment on {where}: {text}")
+
+        self.push_screen(CommentScreen(where, at.code), done)  # type: ignore[attr-defined]
+
+    # -- hand edits ----------------------------------------------------------------------
+
+    async def action_edit_by_hand(self) -> None:
+        """`o`: the file at the cursor, in the step's shadow, in your editor; then the step is
+        tested again and reviewed again, marked "edited by you"."""
+        at = self.diff.cursor_line()
+        if not self.reviewing_now() or at is None or self.session is None:
+            return
+        shadow = self.session.rt.shadow.path
+        file = shadow / at.path
+        if not file.is_file():
+            self.notify(f"{readable(at.path)} is not in the proposal (deleted): nothing to edit.")  # type: ignore[attr-defined]
+            return
+        try:
+            command = None if self.is_web else editor_command(file, at.line)  # type: ignore[attr-defined]
+        except UserError as err:
+            self.notify(str(err), title="Edit by hand", severity="error")  # type: ignore[attr-defined]
+            return
+        if command is None:  # a browser has no terminal to hand over; or no editor is found
+            self._edit_in_app(file, at.path, at.line)
+            return
+        if await self._run_editor(command, shadow) and self.reviewing_now():
+            self._answer(Decision("edited", "edited by hand"))
+
+    def _edit_in_app(self, file: Path, path: str, line: int) -> None:
+        """In a browser no terminal editor can run: the file in an editor of the app's own."""
+        try:
+            data = file.read_bytes()
+        except OSError as err:
+            self.notify(f"Cannot open {readable(path)}: {err.strerror}", severity="error")  # type: ignore[attr-defined]
+            return
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = "\0"
+        if "\0" in text[:8192]:  # its bytes would not survive a round trip through the box
+            self.notify(f"{readable(path)} is binary or not UTF-8: edit it in a terminal.",  # type: ignore[attr-defined]
+                        severity="warning")  # fmt: skip
+            return
+
+        def done(edited: str | None) -> None:
+            if edited is None or not self.reviewing_now():
+                return
+            file.write_text(edited, encoding="utf-8")
+            self._answer(Decision("edited", "edited by hand"))
+
+        screen = HandEditScreen(readable(path), text, line)
+        self.push_screen(screen, done)  # type: ignore[attr-defined]
+
+    async def _run_editor(self, command: list[str], cwd: Path) -> bool:
+        """Hand the terminal to the editor until it exits; False when it could not run."""
+        try:
+            try:
+                with self.suspend():  # type: ignore[attr-defined]
+                    code = subprocess.run(command, cwd=cwd).returncode
+            except SuspendNotSupported:
+                # No terminal to hand over (a test, a script): the editor runs as it is.
+                done = await asyncio.to_thread(
+                    subprocess.run, command, cwd=cwd, stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                )  # fmt: skip
+                code = done.returncode
+        except OSError as err:
+            self.notify(f"Could not start {command[0]}: {err.strerror}", severity="error")  # type: ignore[attr-defined]
+            return False
+        if code != 0:
+            self.notify(f"{command[0]} exited with status {code}.", severity="warning")  # type: ignore[attr-defined]
+        return True
+
+    # -- what the engine says about it ------------------------------------------------------
+
+    async def _review_marks(self, event: ev.ProposalReady) -> None:
+        """What the human did to this proposal: kept hunks that failed, a hand edit."""
+        if event.partial and not event.tests_ok:
+            await self.chat.note(
+                f"Step {event.step}, {event.partial}: {event.summary.split(': ', 2)[-1]}. Not "
+                "committed: the kept hunks fail their tests. Still under review: keep more "
+                "hunks (space), edit by hand (o), or accept the whole.",
+                error=True,
+            )
+        elif event.edited:
+            result = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+            await self.chat.note(f"Step {event.step} edited by you, tested again: {result}.")
+
+    async def _on_review_notes_delivered(self, event: ev.ReviewNotesDelivered) -> None:
+        where = f"step {event.step}'s {event.purpose} call" if event.step else "the next call"
+        await self.chat.note(f"Your review (dropped hunks, edits, comments) went with {where}.")
