@@ -252,6 +252,8 @@ class ProgressPrinter:
     def _on_decision(self, e: ev.DecisionMade) -> None:
         if e.decision == "accept" and e.by != BY_YOU:  # nobody was asked: say who accepted
             self._line(f"  accepted: {e.by}")
+        elif e.decision == "accept" and e.kept:  # hunks left out: the kept ones passed
+            self._line(f"  accepted: {e.kept}")
 
     def _on_step_committed(self, e: ev.StepCommitted) -> None:
         self._line(f"  ✓ committed {e.sha[:8]} {e.title}")

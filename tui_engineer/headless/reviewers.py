@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from tui_engineer.engine.approval import AUTO_PASSED
 from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.headless.hunk_prompts import per_hunk
 
 # What a typed verdict means; anything else is asked again (a stray "3" is no verdict).
 VERDICT_ANSWERS = {
@@ -59,6 +60,8 @@ class TerminalReviewer:
         self._show(proposal.diff or "(no changes)")
         step = proposal.step
         self._show(f"Step {step.index}: {step.title} — tests: {proposal.summary()}")
+        if proposal.partial and not proposal.tests_ok:
+            self._show("  the kept hunks fail their tests: not committed; decide again")
         if proposal.before is not None:  # a test-first step: both runs
             for run in proposal.test_runs:
                 self._show(f"  {run}")
@@ -67,17 +70,22 @@ class TerminalReviewer:
         for note in proposal.notes:
             self._show(f"  note: {note}")
         while True:
-            answer = await self._prompt("[a]ccept, [r]eject, [s]kip, s[t]op? ")
+            answer = await self._prompt("[a]ccept, [p]er hunk, [r]eject, [s]kip, s[t]op? ")
             if answer is None or answer.lower() in {"t", "stop"}:
                 return Decision("stop", "stopped by the human")
             if answer.lower() in {"a", "accept", "y", "yes"}:
                 return Decision.accept()
+            if answer.lower() in {"p", "per hunk"}:
+                decision = await per_hunk(proposal, self._prompt, self._show)
+                if decision is not None:
+                    return decision
+                continue
             if answer.lower() in {"s", "skip"}:
                 return Decision("skip", "skipped by the human")
             if answer.lower() in {"r", "reject"}:
                 reason = await self._prompt("Why? (the model sees this) ")
                 return Decision.reject(reason or "rejected without a reason")
-            print("Please answer a, r, s or t.", file=sys.stderr)
+            print("Please answer a, p, r, s or t.", file=sys.stderr)
 
     async def still_wrong(self) -> str | None:
         return await self._prompt("What is still wrong? (empty = done) ")

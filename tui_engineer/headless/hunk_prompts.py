@@ -1,0 +1,62 @@
+"""`tui-engineer run`'s per-hunk review (the `p` answer), in the style of `git add -p`: each
+hunk shown in turn, kept or dropped (with an optional reason); the engine then tests the kept
+ones and commits them only if they pass."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+
+from tui_engineer.engine.hunks import WHOLE_FILE, Unit, units
+from tui_engineer.engine.review import Decision, DroppedHunk, Proposal
+from tui_engineer.headless.printer import visible
+from tui_engineer.names import readable
+
+HUNK_HELP = (
+    "y - keep this hunk\n"
+    "n - drop this hunk (you may say why)\n"
+    "a - keep this hunk and all the rest\n"
+    "d - drop this hunk and all the rest\n"
+    "q - back to the step's question, nothing decided"
+)
+Prompt = Callable[[str], Awaitable[str | None]]
+
+
+async def per_hunk(proposal: Proposal, ask: Prompt, show: Callable[[str], None]) -> Decision | None:
+    """Ask hunk by hunk; None to go back to the step's question (q, or everything dropped)."""
+    found = units(proposal.diff)
+    dropped: list[DroppedHunk] = []
+    rest: str | None = None  # "a" or "d": the answer for every hunk after this one
+    for number, unit in enumerate(found, 1):
+        answer = rest or await _ask_one(unit, number, len(found), ask, show)
+        if answer is None or answer == "q":
+            return None
+        if answer in {"a", "d"}:
+            rest = answer
+        if answer in {"n", "d"}:
+            why = "" if rest else (await ask("Why drop it? (optional, the model sees it) ") or "")
+            dropped.append(DroppedHunk(unit.ref.path, unit.ref.index, unit.text, why.strip()))
+    if not dropped:
+        return Decision.accept()
+    if len(dropped) == len(found):
+        show("Every hunk dropped: nothing to accept (skip or reject the step instead).")
+        return None
+    show(f"Keeping {len(found) - len(dropped)} of {len(found)} hunks: testing them again.")
+    return Decision("accept", dropped=tuple(dropped))
+
+
+async def _ask_one(
+    unit: Unit, number: int, total: int, ask: Prompt, show: Callable[[str], None]
+) -> str | None:
+    path = visible(readable(unit.ref.path))
+    what = "this change" if unit.ref.index == WHOLE_FILE else "this hunk"
+    show(f"--- {path} ({number}/{total})")
+    show(visible(readable(unit.text.rstrip("\n"))))
+    while True:
+        answer = await ask(f"Keep {what} of {path} [y,n,a,d,q,?]? ")
+        if answer is None:
+            return None
+        answer = answer.strip().lower()[:1]
+        if answer in {"y", "n", "a", "d", "q"}:
+            return answer
+        print(HUNK_HELP, file=sys.stderr)
