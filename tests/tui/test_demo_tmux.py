@@ -1,7 +1,8 @@
 """`tui-engineer demo` in a real terminal: tmux runs the installed command, keys are sent as a user
 types them and the screen is read back with capture-pane. The whole walk of the README: plan →
-a test-first step → reject with a reason → fix loop → accept → still wrong → undo → verdict →
-quit, then the commits in the sample repo the demo names at exit."""
+a test-first step → reject with a reason → fix loop → hand edit → drop a hunk → accept → still
+wrong → undo → verdict → quit, then the commits in the sample repo the demo names at exit.
+Step 2 is reviewed as a pair: a hand edit in $EDITOR (a real program), the stray line dropped."""
 
 from __future__ import annotations
 
@@ -85,6 +86,20 @@ def git_log(repo: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
+def docstring_editor(folder: Path) -> Path:
+    """A real $EDITOR program, as a user would type: it documents `mul` in the file it opens."""
+    program = folder / "editor.py"
+    program.write_text(
+        f"#!{sys.executable}\nimport pathlib, sys\n"
+        "path = pathlib.Path(sys.argv[-1])\n"
+        "text = path.read_text()\n"
+        "path.write_text(text.replace('def mul(a, b):\\n', "
+        "'def mul(a, b):\\n    \"\"\"a times b.\"\"\"\\n'))\n"
+    )
+    program.chmod(0o755)
+    return program
+
+
 def review_shown(step: int, title: str) -> Callable[[str], bool]:
     """The plan says the step awaits review and the diff is that step's finished proposal."""
     return lambda s: f"{step}. {title}  awaiting review" in s and f"Diff — step {step} ─" in s
@@ -96,9 +111,11 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     folder = tmp_path / "demo"
     folder.mkdir()
     demo = f"{shlex.quote(sys.executable)} -m tui_engineer demo --dir {shlex.quote(str(folder))}"
+    editor = f"unset VISUAL; export EDITOR={shlex.quote(str(docstring_editor(tmp_path)))}"
     # The shell stays after the app so its last words (where the repo is) can be read.
     pane.start(
-        f'cd {shlex.quote(str(tmp_path))}; {demo}; echo "demo exited $?"; sleep 600', (120, 40)
+        f'cd {shlex.quote(str(tmp_path))}; {editor}; {demo}; echo "demo exited $?"; sleep 600',
+        (120, 40),
     )
 
     # Step 1 is test-first: its review says the new test failed on the old code, as it must.
@@ -119,7 +136,16 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     assert "step 2 · diagnose" in shown and "step 2 · fix" in shown
     assert "return a * b" in shown
 
+    # Review as a pair: a hand edit in $EDITOR (the app gives it the terminal), tested again;
+    # then the stray pytest.ini line dropped, and only the kept hunks tested and committed.
+    pane.keys("n", "o")  # calc.py's hunk, in the editor
+    pane.wait_text("Diff — step 2 · edited by you", "edited by you, tested again")
+    pane.keys("n", "n", "Space")  # pytest.ini's hunk
+    pane.wait_text("(dropped)", "2 of 3 hunks kept")
     pane.keys("a")
+    pane.wait_text("Accept the kept hunks", "Dropped: pytest.ini hunk 1")
+    pane.type("keep warnings visible")
+    pane.keys("Enter")
     pane.wait_text("What is still wrong?", "2 committed")
     pane.type("no way to divide")
     pane.keys("Enter")
@@ -143,6 +169,13 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     repo = Path(kept.group(1))
     assert repo.parent == folder
     assert git_log(repo) == ["Add mul", "Add sub", "Sample project: add() and its test"]
+    mul = subprocess.run(
+        ["git", "show", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+    assert '"""a times b."""' in mul  # the hand edit
+    assert "pytest.ini" not in mul and "no:warnings" not in mul  # the dropped line
+    assert "Edited by you during the review." in mul
+    assert "left out: pytest.ini hunk 1 (keep warnings visible)" in mul
     runs = subprocess.run(
         [sys.executable, "-m", "tui_engineer", "runs", "-C", str(repo)],
         capture_output=True,

@@ -129,28 +129,38 @@ async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is
     repo = make_repo(FILES)
     scripted_server.script(
         Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB_CODE + SUB_TEST),
+        Reply(text=STRAY + SUB_CODE + SUB_TEST),
         Reply(text=MUL),
     )
     app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         runs = len(seen(app))
-        await pilot.press("n", "o")
+        await pilot.press("n", "space")  # the stray print: dropped
+        await pilot.press("n", "o")  # sub's hunk: the editor adds `twice` below it
         await wait_for(pilot, reviewing(app, 2))
         assert len(seen(app)) > runs  # tested again
         assert "edited by you" in str(app.diff.border_title)
         assert "Step 1 edited by you, tested again: tests pass" in chat_text(app)
-        assert "def twice(a)" in "\n".join(
+        assert "def twice(a):" in [
             line.text for f in app.diff.files for h in f.hunks for line in h.lines
-        )
+        ]
+        # The stray print's hunk did not change: it is still dropped.
+        assert "2 of 3 hunks kept" in str(app.diff.border_subtitle)
         await pilot.press("a")
+        await wait_for_screen(pilot, app, PartialAcceptScreen)
+        await pilot.press("enter")
         await wait_for(pilot, reviewing(app, 3))
-        assert "def twice(a)" in git(repo, "show", "HEAD:calc.py")
-        assert "Edited by you during the review." in git(repo, "log", "-1", "--format=%B")
+        committed = git(repo, "show", "HEAD:calc.py")
+        assert "def twice(a)" in committed and "def sub(a, b)" in committed
+        assert "debug" not in committed
+        body = git(repo, "log", "-1", "--format=%B")
+        assert "Edited by you during the review." in body
+        assert "Partial: 2 of 3 hunks kept; left out: calc.py hunk 1." in body
         mul_request = all_text(scripted_server.chat_requests[2])
         assert "the human edited your change by hand" in mul_request
         assert "+def twice(a):" in mul_request
+        assert "dropped this hunk of calc.py:" in mul_request  # no reason given
         await pilot.press("a")
         await finish_session(pilot, app)
 

@@ -3,8 +3,9 @@ a real model would (what kind of call, which step, any reject reason or chat mes
 answers in the plan and edit formats, so every key of the TUI has something to act on:
 step "Add sub" is test-first when the plan prompt asks for such steps (its new test fails on the
 old code, then passes with the change), step "Add mul" fails its tests once (diagnosed, then
-fixed), a reject reason gets a different proposal that quotes it, and "what is still wrong?"
-plans a new step."""
+fixed) and slips in a stray line (pytest.ini: warnings hidden) a reviewer drops, a reject
+reason gets a different proposal that quotes it, and "what is still wrong?" plans a new
+step."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ TESTS = "tests/test_calc.py"
 CALC_ANCHOR = "def add(a, b):\n    return a + b\n"
 TEST_ANCHOR = "def test_add():\n    assert add(2, 3) == 5\n"
 BUGGY_MUL = "    return a + b  # copied from add\n"
+# A change nobody asked for, in a hunk of its own: the demo's review has a line to drop
+# (space on its hunk), as a reviewer would.
+STRAY_LINE = (
+    "pytest.ini\n```ini\n<<<<<<< SEARCH\naddopts = -q\n=======\n"
+    "addopts = -q -p no:warnings\n>>>>>>> REPLACE\n```\n"
+)
 
 
 def _edit(path: str, search: str, replace: str) -> str:
@@ -126,8 +133,9 @@ def _proposal(title: str, reason: str) -> str:
         said = f"You said: “{reason}”. Writing `mul` afresh.\n\n" if reason else ""
         return (
             said
-            + "Adding `mul` with a test.\n\n"
+            + "Adding `mul` with a test, and quieting pytest's warnings while I am at it.\n\n"
             + _function("mul", body, "    assert mul(4, 3) == 12\n")
+            + STRAY_LINE
         )
     if "div" in name:
         return "Adding `div`, which refuses to divide by zero.\n\n" + _function(

@@ -241,7 +241,7 @@ class EngineEventView:
         # A step prepared ahead shows its held reply just before: it ends here.
         await self.chat.end_reply()
         self.diff.show_diff(event.diff)
-        self.diff.start_review({HunkRef(path, index) for path, index in event.dropped})
+        self.diff.start_review(event.step, {HunkRef(p, i) for p, i in event.dropped})
         edited = " · edited by you" if event.edited else ""
         self.diff.border_title = f"Diff — step {event.step}{edited}"
         marks = {path: letter[:1] for letter, path in event.changes}
@@ -278,6 +278,9 @@ class EngineEventView:
         self.plan_pane.set_status(event.step, "next step ready" if event.ready else "pending")
 
     async def _on_decision(self, event: ev.DecisionMade) -> None:
+        if event.decision == "edited":  # tested again, then reviewed again: the marks stay
+            self.diff.pause_review()
+            return
         if event.decision == "reject":
             self.plan_pane.set_status(event.step, "rejected")
             await self.chat.note(f"Step {event.step} rejected: {event.reason}")

@@ -75,6 +75,8 @@ class ReviewDiffView(DiffView):
         self.cursor = 0
         self.dropped: set[HunkRef] = set()
         self.comments: list[LineComment] = []
+        self._step: int | None = None  # the step under review
+        self._dropped_bodies: list[tuple[str, tuple[tuple[str, str], ...]]] = []
 
     # -- what the review holds ------------------------------------------------------------
 
@@ -82,17 +84,29 @@ class ReviewDiffView(DiffView):
         """Every unit of the diff, in order (as engine.hunks.units counts them)."""
         return [ref for file in self._diff_files for ref in _file_units(file)]
 
-    def start_review(self, dropped: set[HunkRef] | None = None) -> None:
+    def start_review(self, step: int, dropped: set[HunkRef] | None = None) -> None:
         """A proposal is under review (its diff is shown): everything kept, or as the engine
-        says after a kept subset failed its tests."""
+        says after a kept subset failed its tests. The same step again (after a hand edit):
+        a hunk dropped before stays dropped where it is unchanged."""
+        if not dropped and step == self._step:
+            dropped = self._same_hunks(self._dropped_bodies)
+        self._step = step
         self.reviewing = True
         known = set(self.units())
         self.dropped = {ref for ref in (dropped or set()) if ref in known}
         self.cursor = 0
         self._marks_changed()
 
+    def pause_review(self) -> None:
+        """Tested again after a hand edit: no marks change meanwhile; they stay for the review
+        that follows (`start_review` with the same step)."""
+        self.reviewing = False
+        self.refresh()
+        self.refresh_bindings()
+
     def end_review(self) -> None:
         self.reviewing = False
+        self._step = None
         self.dropped, self.comments = set(), []
         self.border_subtitle = ""
         self.refresh_bindings()
@@ -203,7 +217,23 @@ class ReviewDiffView(DiffView):
         super()._rebuild()
         self.cursor = min(self.cursor, max(0, len(self._rows) - 1))
 
+    def _bodies(self) -> dict[HunkRef, tuple[str, tuple[tuple[str, str], ...]]]:
+        """Each unit's path and lines (not its header: line numbers move with an edit above)."""
+        found = {}
+        for file in self._diff_files:
+            for index, hunk in enumerate(file.hunks):
+                lines = tuple((line.kind, line.text) for line in hunk.lines)
+                found[HunkRef(file.path, index)] = (file.path, lines)
+            if not file.hunks:
+                found[HunkRef(file.path, WHOLE_FILE)] = (file.path, ())
+        return found
+
+    def _same_hunks(self, bodies: list[tuple[str, tuple[tuple[str, str], ...]]]) -> set[HunkRef]:
+        return {ref for ref, body in self._bodies().items() if body in bodies}
+
     def _marks_changed(self) -> None:
+        bodies = self._bodies()
+        self._dropped_bodies = [bodies[ref] for ref in self.dropped if ref in bodies]
         units = self.units()
         kept = sum(ref not in self.dropped for ref in units)
         parts = []
@@ -217,7 +247,7 @@ class ReviewDiffView(DiffView):
         self.post_message(self.MarksChanged(kept, len(units)))
 
     def decorate(self, row_index: int, row: Row, strip: Strip) -> Strip:
-        if not self.reviewing or not self.showing_diff:
+        if self._step is None or not self.showing_diff:  # no proposal under review
             return strip
         if self._is_dropped(row):
             if row.kind in ("file", "hunk"):
@@ -226,7 +256,7 @@ class ReviewDiffView(DiffView):
         if self._commented(row):
             mark = self.get_component_rich_style("diff-view--comment")
             strip = Strip.join([Strip([Segment(COMMENT_MARK, mark)]), strip.crop(1)])
-        if row_index == self.cursor and self.has_focus:
+        if row_index == self.cursor and self.has_focus and self.reviewing:
             strip = _overlay(strip, self.get_component_rich_style("diff-view--cursor"))
         return strip
 
