@@ -27,7 +27,12 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.engine.hunks import HunkRef
-from tui_engineer.tui.screens.pair import CommentScreen, HandEditScreen, PartialAcceptScreen
+from tui_engineer.tui.screens.pair import (
+    CommentScreen,
+    HandEditScreen,
+    PartialAcceptScreen,
+    TakeEditsScreen,
+)
 from tui_engineer.tui.screens.review import RejectReasonScreen
 
 
@@ -216,3 +221,49 @@ async def test_with_no_editor_to_run_the_file_opens_in_the_apps_own_editor(
         await pilot.press("a")
         await finish_session(pilot, app)
     assert "def half(a)" in git(repo, "show", "HEAD:calc.py")
+
+
+async def test_your_own_edits_during_a_review_are_offered_taken_in_tested_and_committed(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        # In their own editor, the user documents the module while the step is under review.
+        calc = repo / "calc.py"
+        calc.write_text(calc.read_text().replace('"""A calculator."""', '"""A calculator!"""'))
+        await wait_for_screen(pilot, app, TakeEditsScreen)
+        await pilot.click("#take")
+        await wait_for(pilot, reviewing(app, 2))
+        assert "edited by you" in str(app.diff.border_title)
+        assert '"""A calculator!"""' in [
+            line.text for f in app.diff.files for h in f.hunks for line in h.lines
+        ]
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    committed = git(repo, "show", "HEAD:calc.py")
+    assert '"""A calculator!"""' in committed and "def sub(a, b)" in committed
+    assert git(repo, "status", "--porcelain") == ""  # the user's file is the one committed
+
+
+async def test_your_own_edits_not_taken_in_are_never_written_over(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
+    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        calc = repo / "calc.py"
+        mine = calc.read_text().replace('"""A calculator."""', '"""Mine."""')
+        calc.write_text(mine)
+        await wait_for_screen(pilot, app, TakeEditsScreen)
+        await pilot.click("#later")
+        await wait_for(pilot, lambda: "stay in your files" in chat_text(app))
+        await pilot.press("a")  # refused: it would write over the user's edit
+        await wait_for(pilot, lambda: "Nothing was written" in chat_text(app))
+        await app.stop_work()
+    assert calc.read_text() == mine
+    assert git(repo, "log", "--format=%s").splitlines() == ["initial"]

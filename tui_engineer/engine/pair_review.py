@@ -18,7 +18,7 @@ from tui_engineer.engine.partial import verify_kept
 from tui_engineer.engine.review import Decision, Proposal
 from tui_engineer.engine.review_notes import comments_note, comments_text, dropped_note
 from tui_engineer.errors import UserError
-from tui_engineer.vcs.partial import save_tree
+from tui_engineer.vcs.partial import staged_tree
 from tui_engineer.vcs.shadow import Change
 
 if TYPE_CHECKING:
@@ -42,14 +42,15 @@ class PairReview:
         accept), and the changes listed for it when nothing ran in the shadow since."""
         whole = proposal
         while True:
+            # Listing the changes stages them: the index holds this proposal's files until a
+            # hand edit is answered (a front end answers at once), so nothing more is saved.
             changes = await asyncio.to_thread(self.rt.shadow.changes)
-            tree = await asyncio.to_thread(save_tree, self.rt.shadow)
             reruns = self._reruns
             self._emit_proposal(step, proposal, changes)
             await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
             decision = await self._review(step, proposal)
             if decision.kind == "edited":
-                whole = await self._edited(step, whole, tree)
+                whole = await self._edited(step, whole)
                 proposal = whole
                 continue
             if decision.kind == "accept" and decision.dropped:
@@ -66,9 +67,10 @@ class PairReview:
             listed = changes if reruns == self._reruns else None
             return decision, whole if proposal.partial else proposal, listed
 
-    async def _edited(self, step: Step, whole: Proposal, tree: str) -> Proposal:
+    async def _edited(self, step: Step, whole: Proposal) -> Proposal:
         """The human edited the proposal by hand: it is tested again (nothing changed: the
         same proposal, said so)."""
+        tree = await asyncio.to_thread(staged_tree, self.rt.shadow)  # before anything stages
         await self.pipeline.drop()  # a step prepared ahead is built on the files before
         edited = await after_hand_edit(self.rt, step, whole, tree)
         if edited is None:

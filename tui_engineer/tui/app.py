@@ -333,10 +333,7 @@ class TuiEngineerApp(
             touched = await asyncio.to_thread(uncommitted, root, touched)
         if touched and proposal is not None:
             self.plan_pane.set_status(proposal.step.index, "stale")
-            await self.chat.note(
-                f"You edited {', '.join(touched)}, which this proposal also changes: it is "
-                "stale. Reject it with a reason to get a fresh one, or press t to re-run tests."
-            )
+            await self.offer_user_edits(touched)  # pair_keys.py: take them into the step
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:

@@ -20,7 +20,12 @@ from tui_engineer.tui.bridge import TuiReviewer
 from tui_engineer.tui.editor import editor_command
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
-from tui_engineer.tui.screens.pair import CommentScreen, HandEditScreen, PartialAcceptScreen
+from tui_engineer.tui.screens.pair import (
+    CommentScreen,
+    HandEditScreen,
+    PartialAcceptScreen,
+    TakeEditsScreen,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -166,6 +171,38 @@ class PairActions:
         if code != 0:
             self.notify(f"{command[0]} exited with status {code}.", severity="warning")  # type: ignore[attr-defined]
         return True
+
+    # -- edits in the user's own tree -----------------------------------------------------
+
+    async def offer_user_edits(self, paths: list[str]) -> None:
+        """Files the proposal changes were edited in the user's tree: offer to take the edits
+        into the step (a three-way merge in the shadow, then tested again as a hand edit)."""
+        names = ", ".join(readable(p) for p in paths)
+        if not self.reviewing_now() or self.session is None:
+            await self.chat.note(
+                f"You edited {names}, which this proposal also changes: accepting it would be "
+                "refused rather than write over your edits. Reject it with a reason to get a "
+                "fresh one."
+            )
+            return
+        session = self.session
+
+        async def chosen(take: bool | None) -> None:
+            if not take or not self.reviewing_now():
+                await self.chat.note(f"Your edits to {names} stay in your files, not in the step.")
+                return
+            from tui_engineer.vcs.merge_in import take_user_edits
+
+            conflicted = await asyncio.to_thread(take_user_edits, session.rt.shadow, paths)
+            if conflicted:
+                await self.chat.note(
+                    f"Your edits to {', '.join(conflicted)} conflict with the proposal: the "
+                    "file shows both (conflict markers); fix it with o.",
+                    error=True,
+                )
+            self._answer(Decision("edited", "your edits taken in"))
+
+        self.push_screen(TakeEditsScreen(paths), chosen)  # type: ignore[attr-defined]
 
     # -- what the engine says about it ------------------------------------------------------
 

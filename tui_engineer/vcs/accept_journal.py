@@ -65,6 +65,7 @@ from tui_engineer.vcs.commit_objects import (
     stage,
 )
 from tui_engineer.vcs.file_blobs import conflicts
+from tui_engineer.vcs.merge_in import edits_included
 from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, rev, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
@@ -259,7 +260,10 @@ def decide(
         refuse_in_progress(state, "commit")
         config = commit_config(repo)
         require_identity(repo, config)
-        _refuse_conflicts(conflicts(repo, root, shadow.baseline, paths))
+        found = conflicts(repo, root, shadow.baseline, paths)
+        # The user's edits taken into the step (vcs/merge_in.py) are not overwritten: the
+        # step's version holds them.
+        _refuse_conflicts([p for p in found if not _taken_in(shadow, p)])
         _refuse_links_in_the_way(root, paths)
         gitdir = Path(repo.git_dir).resolve()
         ref = _where(repo, state)
@@ -278,6 +282,10 @@ def decide(
     )  # fmt: skip
     write_journal(gitdir, journal)
     return journal
+
+
+def _taken_in(shadow: Shadow, path: str) -> bool:
+    return path in shadow.taken and edits_included(shadow, path)
 
 
 def commit_decided(root: Path, journal: Journal) -> str:

@@ -32,6 +32,12 @@ def save_tree(shadow: Shadow) -> str:
     return _git(shadow, "write-tree")
 
 
+def staged_tree(shadow: Shadow) -> str:
+    """The git tree id of the shadow's index: the files as last staged (listing the changes
+    stages them all), not as they are now. After a hand edit, the proposal as it was."""
+    return _git(shadow, "write-tree")
+
+
 def restore_tree(shadow: Shadow, tree: str) -> None:
     """The shadow's files exactly as `tree` (saved by `save_tree`); ignored files stay."""
     _git(shadow, "add", "-A")  # files only in the working tree must be known to be removed
@@ -43,7 +49,9 @@ def build_kept(shadow: Shadow, full_tree: str, plan: KeptPlan) -> None:
     """The shadow's files become the baseline plus only the kept units: files kept whole come
     from `full_tree`, partly kept ones get their kept hunks applied. On a refusal the whole
     proposal is put back and GitRefused says why."""
+    taken = set(shadow.taken)  # the user's edits taken in stay known (vcs/merge_in.py)
     shadow.reset()
+    shadow.taken |= taken
     try:
         for status, path, old in plan.whole:
             if old is not None:

@@ -24,7 +24,7 @@ import re
 import shutil
 import socket
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from hashlib import sha1
 from pathlib import Path
@@ -95,6 +95,8 @@ class Shadow:
     include_dirty: bool = False
     # Submodules with no local copy to check out (the user never initialised them): empty here.
     empty_submodules: tuple[str, ...] = ()
+    # Paths whose edits in the user's tree were taken into the proposal (vcs/merge_in.py).
+    taken: set[str] = field(default_factory=set)
 
     @classmethod
     def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
@@ -147,6 +149,7 @@ class Shadow:
 
         Ignored files (caches, virtualenvs made by test runs) are kept: they are not proposals.
         """
+        self.taken.clear()  # the proposal that held the user's edits is gone
         # `-C`: git itself refuses a folder removed after the check in `_git`.
         self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
         self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])

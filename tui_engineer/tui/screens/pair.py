@@ -116,3 +116,24 @@ class HandEditScreen(Dialog[str | None]):
     def on_choice(self, button_id: str) -> None:
         text = self.query_one("#hand-text", TextArea).text
         self.dismiss(text if button_id == "save" else None)
+
+
+class TakeEditsScreen(Dialog[bool]):
+    """The user edited, in their own tree, files the proposal under review also changes.
+    Result: True to take those edits into the step (merged, then tested again)."""
+
+    title_text = "Your edits and this proposal"
+    buttons = [("take", "Take them into the step", "primary"), ("later", "Not now", "default")]
+    cancel_value = False
+
+    def __init__(self, paths: list[str]) -> None:
+        names = ", ".join(readable(p) for p in paths)
+        super().__init__(
+            f"You edited {names} in your tree; this proposal changes it too. Take your edits "
+            "into the step? They are merged with the proposal and the tests run again. Your "
+            "files keep your edits either way: without this, accepting is refused rather "
+            "than write over them."
+        )
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(button_id == "take")
