@@ -139,7 +139,7 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     # Review as a pair: a hand edit in $EDITOR (the app gives it the terminal), tested again;
     # then the stray pytest.ini line dropped, and only the kept hunks tested and committed.
     pane.keys("n", "o")  # calc.py's hunk, in the editor
-    pane.wait_text("Diff — step 2 · edited by you", "edited by you, tested again")
+    pane.wait_text("Diff — step 2 · edited by you", "Step 2 edited by you")  # tested again
     pane.keys("n", "n", "Space")  # pytest.ini's hunk
     pane.wait_text("(dropped)", "2 of 3 hunks kept")
     pane.keys("a")
@@ -172,8 +172,12 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     mul = subprocess.run(
         ["git", "show", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
     ).stdout
+    changed = subprocess.run(
+        ["git", "show", "--format=", "--name-only", "HEAD"],
+        cwd=repo, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
     assert '"""a times b."""' in mul  # the hand edit
-    assert "pytest.ini" not in mul and "no:warnings" not in mul  # the dropped line
+    assert changed == ["calc.py", "tests/test_calc.py"] and "no:warnings" not in mul  # dropped
     assert "Edited by you during the review." in mul
     assert "left out: pytest.ini hunk 1 (keep warnings visible)" in mul
     runs = subprocess.run(

@@ -4,6 +4,7 @@ What the model learns is checked at the scripted server."""
 
 from __future__ import annotations
 
+import json
 import stat
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.engine.hunks import HunkRef
+from tui_engineer.records.recorder import RUNS_FOLDER
 from tui_engineer.tui.screens.pair import (
     CommentScreen,
     HandEditScreen,
@@ -39,6 +41,11 @@ from tui_engineer.tui.screens.review import RejectReasonScreen
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def record_events(repo: Path) -> list[dict]:
+    (record,) = (repo / RUNS_FOLDER).glob("*.jsonl")
+    return [json.loads(line) for line in record.read_text().splitlines()]
 
 
 def seen(app) -> list[str]:
@@ -87,6 +94,11 @@ async def test_a_dropped_hunk_is_left_out_of_the_commit_whose_tests_ran_on_the_k
         await pilot.press("a")
         await finish_session(pilot, app)
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    # The run record keeps the decision per hunk.
+    decisions = [e for e in record_events(repo) if e["type"] == "decision"]
+    partial = next(e for e in decisions if e["dropped"])
+    assert partial["dropped"] == [["calc.py", 0, "no debug prints"]]
+    assert partial["kept"] == "partial: 2 of 3 hunks, tests re-run"
 
 
 async def test_kept_hunks_that_fail_their_tests_stay_in_review_and_say_so(
@@ -267,3 +279,32 @@ async def test_your_own_edits_not_taken_in_are_never_written_over(
         await app.stop_work()
     assert calc.read_text() == mine
     assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+
+
+async def test_comments_on_an_accepted_step_go_into_its_commit_and_to_the_model(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo(FILES)
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB_CODE + SUB_TEST),
+        Reply(text=MUL),
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("n", "down", "down", "down", "down", "down", "down", "i")
+        await wait_for_screen(pilot, app, CommentScreen)
+        await type_text(pilot, "fine, but name it minus next time")
+        await pilot.press("enter")
+        await pilot.press("a")
+        await wait_for(pilot, reviewing(app, 2))
+        body = git(repo, "log", "-1", "--format=%B")
+        assert "Review comments:\n- calc.py:16 (`def sub(a, b):`): fine" in body
+        told = all_text(scripted_server.chat_requests[2])
+        assert "accepted with these review comments" in told
+        assert "name it minus next time" in told
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    decision = next(e for e in record_events(repo) if e["type"] == "decision")
+    assert decision["comments"] == [["calc.py", 16, "fine, but name it minus next time"]]

@@ -42,6 +42,7 @@ class PairActions:
     session: Session | None
     diff: ReviewDiffView
     chat: ChatPane
+    _offering = False  # the dialog offering to take the user's own edits in is open
 
     _answer: Callable[[Decision], None]  # review_keys.py (an annotation: no stub in the MRO)
 
@@ -178,6 +179,8 @@ class PairActions:
         """Files the proposal changes were edited in the user's tree: offer to take the edits
         into the step (a three-way merge in the shadow, then tested again as a hand edit)."""
         names = ", ".join(readable(p) for p in paths)
+        if getattr(self, "_offering", False):
+            return  # one save can come as several batches: the dialog open answers them all
         if not self.reviewing_now() or self.session is None:
             await self.chat.note(
                 f"You edited {names}, which this proposal also changes: accepting it would be "
@@ -188,6 +191,7 @@ class PairActions:
         session = self.session
 
         async def chosen(take: bool | None) -> None:
+            self._offering = False
             if not take or not self.reviewing_now():
                 await self.chat.note(f"Your edits to {names} stay in your files, not in the step.")
                 return
@@ -202,6 +206,7 @@ class PairActions:
                 )
             self._answer(Decision("edited", "your edits taken in"))
 
+        self._offering = True
         self.push_screen(TakeEditsScreen(paths), chosen)  # type: ignore[attr-defined]
 
     # -- what the engine says about it ------------------------------------------------------
