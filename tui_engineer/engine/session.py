@@ -228,6 +228,10 @@ class Session(PairReview, Decisions):
         if self.plan:  # resumed (`restore`): its recorded plan, no new plan call
             self._announce_plan()
             request = prompts.resumed_request(request, self.plan)
+            if self.rt.baseline_task is not None:
+                # No plan call for the starting commit's suite to run beside: the step's work
+                # in the shadow waits for it (its `git add -A` raced the step's under load).
+                await asyncio.wait({self.rt.baseline_task})
         else:
             await self._extend_plan(request, planned=self.rt.options.plan)
         while True:
@@ -302,10 +306,6 @@ class Session(PairReview, Decisions):
     async def _shown_again(self, request: str, step: Step) -> Proposal | None:
         diff = self._shown.pop(step.index, None)
         if diff is None:
-            return None
-        if not self.rt.inbox.empty():  # you said something since: the step takes it in
-            said = f"Step {step.index} is proposed again with your message."
-            self.rt.emit(ev.Notice(message=said))
             return None
         return await proposal_shown_again(self.rt, request, self.plan, step, diff)
 
