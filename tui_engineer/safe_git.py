@@ -11,7 +11,9 @@ git process the tool starts in a shadow gets these settings on top, as git's env
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
+from pathlib import Path
 
 # Settings that would make git run a program of the shadow's choosing, and what they become.
 OVERRIDES = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null"}
@@ -35,3 +37,17 @@ def shadow_git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 def shadow_git_full_env() -> dict[str, str]:
     """os.environ plus shadow_git_env(): for `subprocess.run(["git", ...], env=...)`."""
     return {**os.environ, **shadow_git_env()}
+
+
+_index_locks: dict[Path, threading.Lock] = {}
+_index_locks_guard = threading.Lock()
+
+
+def index_lock(workdir: Path) -> threading.Lock:
+    """The lock to hold while staging a shadow's files (`git add -A` then reading the index).
+    The baseline and the test selection stage the same shadow from threads side by side, and
+    git fails a second writer of an index at once (`index.lock: File exists`) instead of
+    waiting."""
+    key = Path(workdir).resolve()
+    with _index_locks_guard:
+        return _index_locks.setdefault(key, threading.Lock())

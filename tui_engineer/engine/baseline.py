@@ -15,7 +15,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.errors import UserError
 from tui_engineer.names import EXACT, is_exact_only, readable
-from tui_engineer.safe_git import shadow_git_full_env
+from tui_engineer.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (
     JUNIT_NOT_UTF8,
@@ -41,10 +41,11 @@ def tree_id(workdir: Path) -> str:
     """The git tree of the shadow as it is (the starting commit, plus uncommitted changes
     brought along). Stages everything: only for the shadow, whose index is the session's."""
     env = shadow_git_full_env()
-    for args in (["add", "-A"], ["write-tree"]):
-        done = subprocess.run(
-            ["git", *args], cwd=workdir, capture_output=True, check=True, env=env, **EXACT
-        )  # git add's warnings name files byte for byte
+    with index_lock(workdir):
+        for args in (["add", "-A"], ["write-tree"]):
+            done = subprocess.run(
+                ["git", *args], cwd=workdir, capture_output=True, check=True, env=env, **EXACT
+            )  # git add's warnings name files byte for byte
     return done.stdout.strip()
 
 

@@ -50,6 +50,7 @@ from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
+from tui_engineer.safe_git import index_lock
 from tui_engineer.vcs.repo import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
@@ -88,8 +89,9 @@ def _git(shadow: Shadow, *args: str, env: dict[str, str] | None = None) -> str:
 
 def current_tree(shadow: Shadow) -> str:
     """The git tree id of the shadow's files now (equal ids: equal files)."""
-    _git(shadow, "add", "-A")
-    return _git(shadow, "write-tree")
+    with index_lock(shadow.path):
+        _git(shadow, "add", "-A")
+        return _git(shadow, "write-tree")
 
 
 def pending_commit(shadow: Shadow) -> tuple[str, str]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import git
 
 from tui_engineer.names import raw
+from tui_engineer.safe_git import index_lock
 from tui_engineer.vcs.repo import GitRefused, git_output
 from tui_engineer.vcs.shadow import Shadow
 
@@ -28,8 +29,9 @@ def _git(shadow: Shadow, *args: str) -> str:
 
 def save_tree(shadow: Shadow) -> str:
     """The git tree id of the shadow's files now (the whole proposal, with any hand edits)."""
-    _git(shadow, "add", "-A")
-    return _git(shadow, "write-tree")
+    with index_lock(shadow.path):
+        _git(shadow, "add", "-A")
+        return _git(shadow, "write-tree")
 
 
 def staged_tree(shadow: Shadow) -> str:

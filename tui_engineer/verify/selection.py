@@ -33,7 +33,7 @@ from pathlib import Path
 import platformdirs
 
 from tui_engineer.names import EXACT
-from tui_engineer.safe_git import shadow_git_full_env
+from tui_engineer.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.verify.narrowing import narrowed_command, runner_kind
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport, is_pytest_command
@@ -74,8 +74,9 @@ def _git(workdir: Path, *args: str) -> str:
 def tree_fingerprint(workdir: Path) -> dict[str, str]:
     """path → git blob id of every file git sees in `workdir` (ignored files left out). Stages
     everything: only for the shadow, whose index is private to the session."""
-    _git(workdir, "add", "-A")
-    out = _git(workdir, "ls-files", "-s", "-z")
+    with index_lock(workdir):  # the baseline stages this shadow too, from another thread
+        _git(workdir, "add", "-A")
+        out = _git(workdir, "ls-files", "-s", "-z")
     prints: dict[str, str] = {}
     for entry in filter(None, out.split("\0")):
         meta, _, path = entry.partition("\t")
