@@ -50,7 +50,7 @@ from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
-from tui_engineer.safe_git import index_lock
+from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
 from tui_engineer.vcs.repo import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
@@ -87,17 +87,10 @@ def _git(shadow: Shadow, *args: str, env: dict[str, str] | None = None) -> str:
     return shadow._git.execute(["git", "-C", str(shadow.path), *args], env=env).strip()
 
 
-def current_tree(shadow: Shadow) -> str:
-    """The git tree id of the shadow's files now (equal ids: equal files)."""
-    with index_lock(shadow.path):
-        _git(shadow, "add", "-A")
-        return _git(shadow, "write-tree")
-
-
 def pending_commit(shadow: Shadow) -> tuple[str, str]:
     """A commit (on no branch) holding the shadow's files, the base to build the next step on;
     and its tree id."""
-    tree = current_tree(shadow)
+    tree = save_tree(shadow)
     message = "tui-engineer: proposal under review"
     commit = _git(
         shadow, "commit-tree", tree, "-p", shadow.baseline, "--no-gpg-sign", "-m", message,
@@ -218,7 +211,7 @@ class Pipeline:
         failed (`passed` False)."""
         ahead = self._ahead
         if ahead is not None:
-            now = await asyncio.to_thread(current_tree, self.rt.shadow)
+            now = await asyncio.to_thread(save_tree, self.rt.shadow)
             if passed and now == ahead.tree and ahead.feedback == self.rt.delivered:
                 ahead.passed()
                 return
