@@ -10,7 +10,7 @@ and failed with "connection cut … set context_window". Target: <= 60 s, one se
 Prints per run: the seconds from the command's start to its exit (the server's start-up is not
 counted), the exit code, the session's last line, and the load average (the machine is shared:
 a loaded one decodes several times slower). Needs the llama extra: pip install -e ".[llama]".
-Run: python benchmarks/llama_defaults.py [--runs N] [--chat-format gemma|none] [--n-ctx 4096]
+Run: python benchmarks/llama_defaults.py [--runs N] [--chat-format none|gemma] [--n-ctx 4096]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.llama_support import MODEL_PACKAGE, start_server, stop  # noqa: E402
+from tests.llama_support import model_file as llama_model_file  # noqa: E402
 from tui_engineer.demo.sample import make_sample_repo  # noqa: E402
 
 REQUEST = "add a sub function"
@@ -36,7 +37,7 @@ def model_file() -> str:
     import importlib
 
     try:
-        return str(importlib.import_module(MODEL_PACKAGE).assemble())
+        return llama_model_file(importlib.import_module(MODEL_PACKAGE))
     except ImportError:
         sys.exit("the llama extra is missing: pip install -e '.[llama]'")
 
@@ -59,13 +60,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--n-ctx", type=int, default=4096)
-    parser.add_argument("--chat-format", default="gemma", help="'none': the server's fallback")
+    parser.add_argument(
+        "--chat-format", default="none", help="'none' (the default): the server's own"
+    )
     args = parser.parse_args()
     fmt = None if args.chat_format == "none" else args.chat_format
     started = time.monotonic()
     server, base_url = start_server(model_file(), args.n_ctx, fmt)
-    print(f"llama-cpp-python server, n_ctx {args.n_ctx}, chat format {args.chat_format}: up in "
-          f"{time.monotonic() - started:.1f} s (not counted)")
+    print(
+        f"llama-cpp-python server, n_ctx {args.n_ctx}, chat format {args.chat_format}: up in "
+        f"{time.monotonic() - started:.1f} s (not counted)"
+    )
     times: list[float] = []
     try:
         for run in range(1, args.runs + 1):
@@ -76,8 +81,10 @@ def main() -> None:
             print(f"run {run}: {seconds:.1f} s, exit {code}, load {load:.1f}\n    {said}")
     finally:
         stop(server)
-    print(f"session to its end: best {min(times):.1f} s, worst {max(times):.1f} s "
-          f"({len(times)} runs; target <= 60 s)")
+    print(
+        f"session to its end: best {min(times):.1f} s, worst {max(times):.1f} s "
+        f"({len(times)} runs; target <= 60 s)"
+    )
 
 
 if __name__ == "__main__":

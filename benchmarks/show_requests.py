@@ -55,7 +55,9 @@ def server_tokenizer(text: str) -> None:
     except ImportError:
         print("model tokenizer: skipped (pip install -e '.[llama]')")
         return
-    model = Llama(model_path=str(gguf.assemble()), vocab_only=True, verbose=False)
+    from tests.llama_support import model_file  # assembled once, whatever else asks at once
+
+    model = Llama(model_path=model_file(gguf), vocab_only=True, verbose=False)
     real = len(model.tokenize(text.encode(), add_bos=False))
     off = f"{tokens(text) / real - 1:+.0%}; {len(text) / real:.2f} characters per token"
     print(f"gemma3 tokens of the file: {real:,} (chars / 4 says {tokens(text):,}: {off})")

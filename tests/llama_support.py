@@ -8,8 +8,10 @@ few seconds on a busy machine; the servers idle at no CPU cost between tests."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import os
 import socket
 import subprocess
 import sys
@@ -43,6 +45,25 @@ def _module_or_reason(name: str, missing: str) -> tuple[ModuleType | None, str]:
         return None, f"{missing}: pip install -e '.[llama]'"
 
 
+def model_file(gguf: ModuleType) -> str:
+    """The GGUF file, assembled from the package's parts once per machine. The package's own
+    `assemble()` writes the final path in place, so another process asking meanwhile (a test
+    beside this one, another run, a benchmark) found a half-written file and raised (its
+    sha256 did not match); one cut off left it so for good. Here the file is built under a name
+    of this process and renamed into place whole."""
+    target = gguf.default_output_path()
+    if target.exists():
+        with contextlib.suppress(FileExistsError):  # half written: built again below
+            return str(gguf.assemble())  # checks its sha256
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        gguf.assemble(part, overwrite=True)  # checks its sha256
+        os.replace(part, target)  # whole, at once: no reader sees it half written
+    finally:
+        part.unlink(missing_ok=True)
+    return str(target)
+
+
 def model_path_or_skip() -> str:
     """The GGUF file's path; skips the test (with the reason) when the llama extra is missing."""
     _, reason = _module_or_reason("llama_cpp", "llama-cpp-python is not installed (llama extra)")
@@ -51,7 +72,7 @@ def model_path_or_skip() -> str:
     gguf, reason = _module_or_reason(MODEL_PACKAGE, "the gemma3-270m GGUF model package is missing")
     if gguf is None:
         pytest.skip(reason)
-    model = str(gguf.assemble())
+    model = model_file(gguf)
     crashed = _build_crashes(model)
     if crashed:
         pytest.skip(crashed)

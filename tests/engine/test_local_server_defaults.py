@@ -29,9 +29,7 @@ def llama_cpp_python():
     s.check()
 
 
-async def test_a_model_that_writes_no_plan_ends_the_session_saying_why(
-    make_repo, llama_cpp_python
-):
+async def test_a_model_that_writes_no_plan_ends_the_session_saying_why(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=RAMBLE), Reply(text=RAMBLE))
     result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
@@ -53,9 +51,7 @@ def echo(request) -> Reply:
     return Reply(text=(asked + "\n") * 20)
 
 
-async def test_a_model_that_repeats_the_request_back_ends_the_session(
-    make_repo, llama_cpp_python
-):
+async def test_a_model_that_repeats_the_request_back_ends_the_session(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(echo, echo)
     result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
@@ -83,9 +79,7 @@ async def test_the_learned_window_is_shown_with_where_it_came_from(make_repo, ll
 
 async def test_one_reply_with_no_plan_gets_a_correction_round(make_repo, llama_cpp_python):
     repo = make_repo()
-    llama_cpp_python.script(
-        Reply(text=RAMBLE), Reply(text=plan_reply("Add sub")), Reply(text=SUB)
-    )
+    llama_cpp_python.script(Reply(text=RAMBLE), Reply(text=plan_reply("Add sub")), Reply(text=SUB))
     result, _ = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
     assert result.exit_code == 0
     correction = llama_cpp_python.chat_requests[1].messages
@@ -103,3 +97,103 @@ async def test_a_configured_window_is_not_announced(make_repo):
     assert result.exit_code == 0
     assert not [e for e in seen.of(ev.Notice) if "Context window" in e.message]
     assert not [r for r in s.requests if r.path == "/v1/completions"]  # nothing probed
+
+
+# With llama-cpp-python's own default (llama-2's [INST] format, gemma has no template) the plan
+# replies were short non-plans, so the request became one step, and the propose reply then ran
+# to the window: 639 s for the session. An edit reply is watched too.
+NOT_A_PLAN = "I can help with that. What would you like the sub function to do?"
+# Prose that never loops and never edits: stopped at the bound (400 tokens), not at the window.
+MUSING = "\n".join(
+    f"Thought {i}: a sub function might be named minus_{i} instead." for i in range(900)
+)
+
+
+async def test_a_model_that_writes_no_edit_ends_the_session_saying_why(make_repo, llama_cpp_python):
+    repo = make_repo()
+    llama_cpp_python.script(
+        Reply(text=NOT_A_PLAN), Reply(text=NOT_A_PLAN), Reply(text=MUSING), Reply(text=RAMBLE)
+    )
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.outcome == "failed" and result.exit_code == 1
+    message = result.message
+    assert message.startswith("Stopped: the replies of gemma are unusable: asked twice for an edit")
+    assert "tokens with no edit in them" in message and message.count(". ") == 0
+    stopped = seen.of(ev.ModelCallFailed)
+    assert [f.purpose for f in stopped] == ["propose", "fix"]  # each stopped early, then the end
+    assert 400 <= stopped[0].completion_tokens < 500  # no sign of an edit in 400 tokens
+    assert stopped[1].completion_tokens < 150  # looping on its own lines: stopped sooner
+    assert len(llama_cpp_python.chat_requests) == 4
+    assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
+
+
+async def test_a_stopped_edit_reply_is_told_why_and_a_good_one_goes_on(make_repo, llama_cpp_python):
+    repo = make_repo()
+    llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=SUB))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0
+    assert git(repo, "log", "--format=%s").splitlines()[0].endswith("Add sub")
+    [refused] = seen.of(ev.EditRefused)
+    assert "was not an edit: 40" in refused.reason and "stopped" in refused.shape_details
+    fix = llama_cpp_python.chat_requests[2].messages
+    assert fix[-1]["content"].startswith("Your reply was stopped after 40")
+    assert len(fix[-2]["content"]) < 2000  # the stopped reply, not 800 lines of it
+
+
+async def test_an_edit_after_a_long_explanation_is_not_stopped(make_repo, llama_cpp_python):
+    repo = make_repo()
+    why = "The sub function mirrors add, so it belongs right after it in calc.py. " * 20
+    llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=why + "\n\n" + SUB))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0  # ~300 tokens of prose first: a real model's analysis
+    assert not seen.of(ev.EditRefused)
+    assert len(llama_cpp_python.chat_requests) == 2
+
+
+async def test_after_a_stopped_reply_one_more_without_an_edit_ends_the_session(
+    make_repo, llama_cpp_python
+):
+    repo = make_repo()
+    llama_cpp_python.script(
+        Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=NOT_A_PLAN)
+    )
+    result, _ = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.outcome == "failed"
+    assert "asked twice for an edit, it wrote 40" in result.message
+    assert f"and then {len(NOT_A_PLAN) // 4} tokens with no edit in them" in result.message
+    assert len(llama_cpp_python.chat_requests) == 3  # no third and fourth fix attempt
+
+
+def echo_last(request) -> Reply:
+    """What gemma3-270m did under llama-2's format after a stopped reply: it wrote our message
+    back, `<<<<<<< SEARCH` in its prose, until the window was full."""
+    said = request.messages[-1]["content"]
+    return Reply(text=f"[INST]{said} [/INST] >>\n\n" * 60)
+
+
+async def test_edit_markers_inside_prose_are_no_sign_of_an_edit(make_repo, llama_cpp_python):
+    repo = make_repo()
+    llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=MUSING), echo_last)
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert "asked twice for an edit" in result.message
+    stopped = seen.of(ev.ModelCallFailed)
+    assert [f.purpose for f in stopped] == ["propose", "fix"]
+    assert stopped[1].completion_tokens < 500  # stopped at the bound, not at the window
+
+
+async def test_a_whole_file_in_a_bare_fence_stopped_early_is_taught_the_file_block(
+    make_repo, llama_cpp_python
+):
+    # A model that writes the whole file in a fence with no markers is stopped 400 tokens in
+    # (nothing in it could be applied); what it is told is how to send a file, as it would be
+    # had the reply run to its end.
+    repo = make_repo()
+    code = "".join(f"def f{n}(a, b):\n    return a + b + {n}\n\n\n" for n in range(200))
+    whole = "Here is the updated calc.py:\n\n```python\n" + code + "```\n"
+    llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=whole), Reply(text=SUB))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0
+    told = llama_cpp_python.chat_requests[2].messages[-1]["content"]
+    assert "Your reply was stopped after" in told
+    assert "shows `calc.py` in a fenced block without edit markers" in told
+    assert "<<<<<<< FILE" in told

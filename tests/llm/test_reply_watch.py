@@ -14,15 +14,14 @@ from tui_engineer.llm.reply_watch import Expected, OffTrackReply
 
 ASK = [{"role": "user", "content": "Plan the work as one json block."}]
 PLAN = Expected("a plan", ('"steps"', "```json"), within_tokens=50)
+PLAN_WITHIN_500 = Expected("a plan", ('"steps"', "```json"), within_tokens=500)
 RAMBLE = "def f(x):\n    return x + 1\n" * 400  # ~2,800 tokens of something else
 A_PLAN = '```json\n{"steps": [{"title": "Add sub"}]}\n```'
 
 
 @pytest.fixture
 async def client(scripted_server) -> AsyncIterator[ModelClient]:
-    made = ModelClient(
-        model="tiny", base_url=scripted_server.base_url, api_key="k", max_retries=0
-    )
+    made = ModelClient(model="tiny", base_url=scripted_server.base_url, api_key="k", max_retries=0)
     yield made
     await made.aclose()
 
@@ -58,9 +57,7 @@ async def test_once_the_plan_showed_the_reply_runs_to_its_end(scripted_server, c
     assert done.text == long_plan
 
 
-async def test_a_reply_rambling_in_long_runs_of_spaces_is_stopped_as_soon(
-    scripted_server, client
-):
+async def test_a_reply_rambling_in_long_runs_of_spaces_is_stopped_as_soon(scripted_server, client):
     """gemma3-270m rambled in pieces of ~10 characters: its tokens are counted by length too."""
     scripted_server.script(Reply(chunks=[" " * 40] * 400))
     with pytest.raises(OffTrackReply):
@@ -100,3 +97,23 @@ async def test_a_real_plan_in_the_prompts_format_is_not_an_echo(scripted_server,
     scripted_server.script(Reply(text=plan))
     done = await client.complete([{"role": "user", "content": PROMPT}], expect=PLAN)
     assert done.text == plan
+
+
+async def test_a_reply_looping_on_its_own_lines_is_stopped_before_its_bound(
+    scripted_server, client
+):
+    """gemma3-270m under llama-2's chat format wrote its own distorted copy of the file listing
+    again and again: no line of it the prompt's, every few lines the same as before."""
+    lines = ["test/test_calc.py (4 lines) — changed recently", "Files in the repository:"]
+    loop = "".join(f"{lines[0]}\n  {n}: def test_add()\n{lines[1]}\n" for n in range(300))
+    scripted_server.script(Reply(text=loop))
+    with pytest.raises(OffTrackReply, match="tokens in, it kept repeating itself") as err:
+        await client.complete(ASK, expect=PLAN_WITHIN_500, max_output_tokens=4000)
+    assert err.value.tokens < 150  # long before the 500-token bound
+
+
+async def test_code_that_repeats_lines_after_the_sign_is_not_a_loop(scripted_server, client):
+    reply = A_PLAN + "\n" + "assert add(2, 3) == 5\n" * 40
+    scripted_server.script(Reply(text=reply))
+    done = await client.complete(ASK, expect=PLAN_WITHIN_500)
+    assert done.text == reply

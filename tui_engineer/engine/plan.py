@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from tui_engineer.engine.events import StepInfo
-from tui_engineer.llm.errors import ModelReplyError
-from tui_engineer.llm.reply_watch import ECHOED, Expected, OffTrackReply
+from tui_engineer.llm.reply_watch import Expected
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.DOTALL)
 MAX_STEPS = 12
@@ -53,6 +52,13 @@ class Step:
             test_first=self.test_first,
             asked=self.asked,
         )
+
+    @classmethod
+    def from_info(cls, info: StepInfo, status: str = "pending", commit: str | None = None) -> Step:
+        """The step again from what its events said (a resumed session's plan): `info`'s inverse."""
+        said = asdict(info)
+        said["files"], said["depends_on"] = list(info.files), list(info.depends_on)
+        return cls(**said, status=status, commit=commit)
 
 
 def _json_candidates(reply: str) -> list[str]:
@@ -124,17 +130,3 @@ def single_step(request: str, index: int = 1, *, asked: str = "") -> Step:
     words = asked.strip() or request.strip()
     title = words.splitlines()[0] if words else "Requested change"
     return Step(index=index, title=title[:72], description=request.strip())
-
-
-def unusable_model(model: str, first: OffTrackReply, second: OffTrackReply) -> ModelReplyError:
-    """Two plan replies in a row that were no plan at all: the session ends, saying why."""
-    began = " ".join(second.partial.split())[:60] or " ".join(first.partial.split())[:60]
-    if first.reason == second.reason == ECHOED:
-        wrote = "it repeated the prompt back both times"
-    else:
-        wrote = f"it wrote {first.tokens} and then {second.tokens} tokens with no plan in them"
-    return ModelReplyError(
-        f"Stopped: the replies of {model} are unusable: asked twice for a plan, {wrote} (it "
-        f'began: "{began}…"), so it is likely too small for this work or served without its '
-        "chat template (try a larger, instruction-tuned model)."
-    )

@@ -13,11 +13,10 @@ from tui_engineer.engine.plan import (
     Step,
     parse_plan,
     single_step,
-    unusable_model,
 )
 from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.llm.reply_watch import OffTrackReply
+from tui_engineer.llm.reply_watch import OffTrackReply, unusable
 
 
 async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> list[Step]:
@@ -60,7 +59,7 @@ async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> l
         return parse_plan(reply, first_index=first)
     except OffTrackReply as off:
         if first_off is not None:
-            raise unusable_model(rt.model.model, first_off, off) from None
+            raise unusable(rt.model.model, first_off, off) from None
         problem = NO_PLAN
     except PlanError as again:
         problem = str(again)

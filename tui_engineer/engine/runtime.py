@@ -15,7 +15,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
 from tui_engineer.errors import UserError
 from tui_engineer.llm.errors import ServerUnreachable
-from tui_engineer.llm.reply_watch import Expected
+from tui_engineer.llm.reply_watch import Expected, OffTrackReply
 from tui_engineer.verify.report import tail_lines
 
 if TYPE_CHECKING:
@@ -196,14 +196,16 @@ class Runtime:
         self, purpose: str, step: int | None, prompt: int, partial: str, err: Exception
     ) -> None:
         """Leave a trace of a failed call in the record, and the ledger's totals in the UI."""
+        stopped = isinstance(err, OffTrackReply)  # its own count, the one its message gives
         self.emit(
             ev.ModelCallFailed(
                 purpose=purpose,
                 step=step,
                 prompt_tokens=prompt,
                 partial_reply=partial,
-                completion_tokens=_estimate(len(partial)),
+                completion_tokens=err.tokens if stopped else _estimate(len(partial)),
                 error=str(err),
+                stopped=stopped,
             )
         )
         self.emit_usage()

@@ -11,6 +11,7 @@ from tui_engineer.edits import EditError, parse_edits
 from tui_engineer.edits.actions import parse_actions
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.edit_watch import expect_for
 from tui_engineer.engine.runtime import Runtime
 
 ANSWER_OVERHEAD = 200  # tokens for the answer's own words around the lines
@@ -46,8 +47,10 @@ def answer_room(rt: Runtime, messages: list[prompts.Message], purpose: str) -> i
 async def reply_after_show(
     rt: Runtime, messages: list[prompts.Message], purpose: str, step: int, attempt: int
 ) -> str:
-    """The model's reply for `purpose`, after answering up to `show_rounds` SHOW rounds."""
-    reply = await rt.call_model(messages, purpose, step)
+    """The model's reply for `purpose`, after answering up to `show_rounds` SHOW rounds. A
+    reply with no edit in sight is stopped early (OffTrackReply, engine/edit_watch.py)."""
+    expect = expect_for(purpose)
+    reply = await rt.call_model(messages, purpose, step, expect=expect)
     rounds = rt.options.show_rounds
     for round_no in range(1, rounds + 1):
         if not _only_asks(reply):
@@ -74,5 +77,5 @@ async def reply_after_show(
             )
         )
         messages.append(prompts.show_answer_message(answer.text, round_no, rounds))
-        reply = await rt.call_model(messages, purpose, step)
+        reply = await rt.call_model(messages, purpose, step, expect=expect)
     return reply

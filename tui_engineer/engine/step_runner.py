@@ -18,6 +18,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.baseline import baseline_ready
+from tui_engineer.engine.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.repo_context import context_for, failing_code
 from tui_engineer.engine.review import UNVERIFIED, Proposal
@@ -25,6 +26,7 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.seeing_more import reply_after_show
 from tui_engineer.engine.test_first import BeforeRun, is_test_path, run_before
 from tui_engineer.engine.verification import verify_attempt
+from tui_engineer.llm.reply_watch import OffTrackReply, unusable
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.selection import tree_fingerprint
 from tui_engineer.verify.setup_failures import environment_problem, ignored_paths, missing_files
@@ -66,6 +68,7 @@ class _Attempts:
     changed_now: tuple[str, ...] = ()  # files the last applied reply changed
     test_runs: tuple[str, ...] = ()  # the last attempt's runs, "affected: 3 passed in 0.2s"
     before: BeforeRun | None = None  # a test-first step: its new tests on the old code
+    stopped: OffTrackReply | None = None  # the last reply, when it was stopped with no edit
 
 
 async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool | None:
@@ -120,9 +123,7 @@ async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool 
     return True if after != before or ran.done else None
 
 
-def _refused(
-    rt: Runtime, step: Step, state: _Attempts, feedback: str, shape: ReplyShape
-) -> bool:
+def _refused(rt: Runtime, step: Step, state: _Attempts, feedback: str, shape: ReplyShape) -> bool:
     rt.emit(
         ev.EditRefused(
             step=step.index, attempt=state.attempt, reason=feedback,
@@ -220,13 +221,39 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
     return await reply_after_show(rt, state.messages, "fix", step.index, state.attempt)
 
 
+async def _watched(rt: Runtime, step: Step, state: _Attempts, asked: Awaitable[str]) -> str | None:
+    """The reply, or None when it was stopped with no edit in sight (the model is told why).
+    Two stopped in a row end the session: that model cannot do the work."""
+    try:
+        reply = await asked
+    except OffTrackReply as off:
+        if state.stopped is not None:
+            raise unusable(rt.model.model, state.stopped, off) from None
+        state.stopped = off
+        shape = describe_reply(off.partial)
+        rt.emit(
+            ev.EditRefused(
+                step=step.index, attempt=state.attempt, reason=str(off),
+                shape=shape.kind, shape_details=(*shape.details, "stopped"),
+            )
+        )  # fmt: skip
+        state.messages += stopped_messages(off)
+        return None
+    if state.stopped is not None and not shows_an_edit(reply):
+        # Told why its reply was stopped, it again wrote no edit at all.
+        raise unusable(rt.model.model, state.stopped, no_edit(reply)) from None
+    state.stopped = None
+    return reply
+
+
 EditsWritten = Callable[[], Awaitable[None]]
 
 
 async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritten | None) -> None:
-    reply = await reply_after_show(rt, state.messages, "propose", step.index, state.attempt)
+    propose = reply_after_show(rt, state.messages, "propose", step.index, state.attempt)
+    reply = await _watched(rt, step, state, propose)
     while True:
-        applied = await _apply(rt, step, state, reply)
+        applied = False if reply is None else await _apply(rt, step, state, reply)
         if applied is None and state.attempt > 0:
             state.notes.append("stuck: the last fix changed nothing")
             return
@@ -259,7 +286,8 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
         step.status = "fixing"
         if applied is not False:  # the fix's run starts up while the model writes the fix
             await rt.prewarm_tests()
-        reply = await _next_reply(rt, step, state, tested=applied is not False)
+        fix = _next_reply(rt, step, state, tested=applied is not False)
+        reply = await _watched(rt, step, state, fix)
 
 
 async def propose_step(

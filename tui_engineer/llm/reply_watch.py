@@ -6,8 +6,10 @@ says so (`Expected`: what it is, the signs that show it, within how many tokens)
 stopped (`OffTrackReply`, its tokens counted) once that many tokens came without any sign, or
 as soon as the reply is plainly the prompt repeated back: gemma3-270m, a base model, answered a
 plan request by copying the request, its example plan included (so the signs were there), over
-and over until the window was full. Text inside <think>…</think> (a reasoning model's thoughts,
-where a server leaves them in the reply) does not count: the answer comes after it.
+and over until the window was full; or, before any sign, as soon as it plainly loops on its own
+lines (the same model under a chat format it was not trained on). Text inside <think>…</think>
+(a reasoning model's thoughts, where a server leaves them in the reply) does not count: the
+answer comes after it.
 """
 
 from __future__ import annotations
@@ -26,31 +28,49 @@ EXCERPT_CHARS = 60
 ECHO_MIN_LINES = 3
 ECHO_SHARE = 0.8
 ECHO_LINE_CHARS = 12
+# A loop: before any sign, at least this many whole long lines, this share of them repeating
+# earlier lines of the reply itself. gemma3-270m under a chat format it was not trained on
+# wrote its own distorted copy of the file listing again and again.
+LOOP_MIN_LINES = 12
+LOOP_SHARE = 0.5
 WATCHED_TOKENS = 1000  # past this a reply that showed its sign is no longer looked at
 _THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 
 ECHOED = "repeated the prompt back"
+LOOPED = "kept repeating itself"
 NO_SIGN = "no sign of one"
 
 
 @dataclass(frozen=True)
 class Expected:
     """How a right reply shows itself early: `what` it is (for the user: "a plan"), any of
-    `signs` (exact text) within `within_tokens` tokens of the reply's visible text."""
+    `signs` (exact text) or a line matching `sign_line` (a regex), within `within_tokens`
+    tokens of the reply's visible text."""
 
     what: str
     signs: tuple[str, ...]
     within_tokens: int
+    echo: bool = True  # a reply copying the prompt is off track (not for edits: SEARCH copies)
+    sign_line: str = ""
+
+    def shown_in(self, text: str) -> bool:
+        """Whether `text` holds a sign of the expected reply."""
+        if any(sign in text for sign in self.signs):
+            return True
+        return bool(self.sign_line) and re.search(self.sign_line, text, re.MULTILINE) is not None
 
 
 class OffTrackReply(ModelReplyError):
-    """A reply stopped early: `tokens` of it came, `reason` ECHOED or NO_SIGN."""
+    """A reply stopped early: `tokens` of it came, `reason` ECHOED, LOOPED or NO_SIGN."""
 
-    def __init__(self, message: str, *, partial: str, tokens: int, reason: str) -> None:
+    def __init__(
+        self, message: str, *, partial: str, tokens: int, reason: str, what: str = ""
+    ) -> None:
         super().__init__(message)
         self.partial = partial
         self.tokens = tokens
         self.reason = reason
+        self.what = what  # what was asked for: "a plan", "an edit"
 
 
 class ReplyWatch:
@@ -84,14 +104,18 @@ class ReplyWatch:
         self._checked_at = self._chars
         visible = self.visible()
         tokens = self.tokens(visible)
-        if self._echoes(visible):
+        long = _long_lines(visible)
+        if self.expected.echo and self._echoes(long):
             self.reason = ECHOED
             return True
-        if not self._signed and any(sign in visible for sign in self.expected.signs):
+        if not self._signed and self.expected.shown_in(visible):
             self._signed = True
         if self._signed:
             self._done = tokens >= WATCHED_TOKENS
             return False
+        if self._loops(long):
+            self.reason = LOOPED
+            return True
         if tokens >= self.expected.within_tokens:
             self.reason = NO_SIGN
             return True
@@ -114,29 +138,57 @@ class ReplyWatch:
         pieces = len(self._parts) - self._answer_from
         return max(pieces, len(visible) // CHARS_PER_TOKEN)
 
-    def _echoes(self, visible: str) -> bool:
-        """Whether the reply's whole lines so far are mostly the prompt's, word for word."""
-        lines = [line.strip() for line in visible.splitlines()[:-1]]  # the last may go on
-        long = [line for line in lines if len(line) >= ECHO_LINE_CHARS]
+    def _echoes(self, long: list[str]) -> bool:
+        """Whether the reply's whole long lines so far are mostly the prompt's, word for word."""
         if len(long) < ECHO_MIN_LINES:
             return False
         copied = sum(line in self._prompt_lines for line in long)
         return copied >= ECHO_SHARE * len(long)
+
+    def _loops(self, long: list[str]) -> bool:
+        """Whether the reply's whole long lines so far mostly repeat its own earlier lines."""
+        if len(long) < LOOP_MIN_LINES:
+            return False
+        return len(long) - len(set(long)) >= LOOP_SHARE * len(long)
 
     def off_track(self, model: str) -> OffTrackReply:
         """The error for a reply stopped early, naming what was asked and how it began."""
         visible = self.visible()
         tokens = self.tokens(visible)
         began = " ".join(visible.split())[:EXCERPT_CHARS]
-        why = (
-            "it repeated the prompt back"
-            if self.reason == ECHOED
-            else f"{tokens} tokens in, it had no sign of one"
-        )
+        why = {
+            ECHOED: "it repeated the prompt back",
+            LOOPED: f"{tokens} tokens in, it kept repeating itself",
+        }.get(self.reason, f"{tokens} tokens in, it had no sign of one")
         return OffTrackReply(
             f"The reply from {model} was not {self.expected.what}: {why}, so it was stopped "
             f'there (it began: "{began}…").',
             partial=visible,
             tokens=tokens,
             reason=self.reason or NO_SIGN,
+            what=self.expected.what,
         )
+
+
+def _long_lines(visible: str) -> list[str]:
+    """The reply's whole lines (the last may go on) of ECHO_LINE_CHARS or more, stripped:
+    shorter ones ("```json", "}") prove nothing about an echo or a loop."""
+    lines = (line.strip() for line in visible.splitlines()[:-1])
+    return [line for line in lines if len(line) >= ECHO_LINE_CHARS]
+
+
+def unusable(model: str, first: OffTrackReply, second: OffTrackReply) -> ModelReplyError:
+    """Two replies in a row stopped for want of what was asked: the session ends, saying why."""
+    began = " ".join(second.partial.split())[:EXCERPT_CHARS]
+    began = began or " ".join(first.partial.split())[:EXCERPT_CHARS]
+    what = second.what or "a reply of the right kind"
+    if first.reason == second.reason == ECHOED:
+        wrote = "it repeated the prompt back both times"
+    else:
+        noun = what.split()[-1]
+        wrote = f"it wrote {first.tokens} and then {second.tokens} tokens with no {noun} in them"
+    return ModelReplyError(
+        f"Stopped: the replies of {model} are unusable: asked twice for {what}, {wrote} (it "
+        f'began: "{began}…"), so it is likely too small for this work or served without its '
+        "chat template (try a larger, instruction-tuned model)."
+    )

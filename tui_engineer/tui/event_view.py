@@ -7,6 +7,7 @@ import re
 from collections.abc import Awaitable, Callable
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
 from tui_engineer.engine.hunks import HunkRef
 from tui_engineer.engine.review import BY_YOU
 from tui_engineer.session.options import RunOptions
@@ -121,6 +122,10 @@ class EngineEventView:
         """The reply so far stays visible; the spinner stops (the error follows)."""
         await self.chat.end_reply()
         self.status.busy = self._idle()
+        if event.stopped:  # on purpose: say why (an edit reply's refusal says it instead)
+            if event.purpose not in WATCHED_PURPOSES:
+                await self.chat.note(event.error, error=True)
+            return
         got = f", {event.completion_tokens:,} of reply" if event.partial_reply else ""
         await self.chat.note(
             f"Model call ({event.purpose}) failed after ~{event.prompt_tokens:,} tokens of "
@@ -322,6 +327,13 @@ class EngineEventView:
         self.status.phase = f"review step {current} (undo refused)" if current else "review"
         await self.chat.note(event.message, error=True)
         self.notify(event.message, title="Cannot undo", severity="error", timeout=12)
+
+    async def _on_accept_refused(self, event: ev.AcceptRefused) -> None:
+        """Nothing was committed; the proposal is shown again next (ProposalReady)."""
+        self.plan_pane.set_status(event.step, "awaiting review")
+        self.status.phase = f"review step {event.step} (not committed: git refused it)"
+        await self.chat.note(event.message, error=True)
+        self.notify(event.message, title="Not committed", severity="error", timeout=20)
 
     async def _on_step_skipped(self, event: ev.StepSkipped) -> None:
         self.plan_pane.set_status(event.step, "skipped")
