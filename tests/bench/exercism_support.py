@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-TWO_FER_TEST = '''import unittest
+TWO_FER_TEST = """import unittest
 
 from two_fer import two_fer
 
@@ -18,7 +18,7 @@ class TwoFerTest(unittest.TestCase):
 
     def test_a_name_given(self):
         self.assertEqual(two_fer("Alice"), "One for Alice, one for me.")
-'''
+"""
 TWO_FER_EXAMPLE = 'def two_fer(name="you"):\n    return f"One for {name}, one for me."\n'
 TWO_FER_STUB = 'def two_fer(name="you"):\n    pass\n'
 
@@ -94,3 +94,223 @@ def polyglot_checkout(root: Path, *, rust: bool = True) -> Path:
     if rust:
         rust_exercise(root / "rust")
     return root
+
+
+# --- Go: a stub, its test over cases in an "editor" file (shown, not the student's), go.mod ---
+
+GO_STUB = 'package reverse\n\nfunc Reverse(input string) string {\n\tpanic("Please implement")\n}\n'
+GO_EXAMPLE = """package reverse
+
+func Reverse(input string) string {
+\tr := []rune(input)
+\tfor i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+\t\tr[i], r[j] = r[j], r[i]
+\t}
+\treturn string(r)
+}
+"""
+GO_TEST = """package reverse
+
+import "testing"
+
+func TestReverse(t *testing.T) {
+\tfor _, tc := range testCases {
+\t\tt.Run(tc.description, func(t *testing.T) {
+\t\t\tif got := Reverse(tc.input); got != tc.expected {
+\t\t\t\tt.Fatalf("Reverse(%q) = %q, want %q", tc.input, got, tc.expected)
+\t\t\t}
+\t\t})
+\t}
+}
+"""
+GO_CASES = """package reverse
+
+var testCases = []struct {
+\tdescription string
+\tinput       string
+\texpected    string
+}{
+\t{"an empty string", "", ""},
+\t{"a word", "robot", "tobor"},
+}
+"""
+
+
+def go_exercise(track: Path) -> Path:
+    folder = track / "exercises" / "practice" / "reverse-string"
+    config = json.loads(
+        _config(["reverse_string.go"], ["reverse_string_test.go"], [".meta/example.go"])
+    )
+    config["files"] |= {"editor": ["cases_test.go"], "invalidator": ["go.mod"]}
+    _write(
+        folder,
+        {
+            ".docs/instructions.md": "# Instructions\n\nReverse a string: `robot` → `tobor`.\n",
+            ".meta/config.json": json.dumps(config, indent=2),
+            ".meta/example.go": GO_EXAMPLE,
+            "go.mod": "module reverse\n\ngo 1.18\n",
+            "reverse_string.go": GO_STUB,
+            "reverse_string_test.go": GO_TEST,
+            "cases_test.go": GO_CASES,
+        },
+    )
+    return folder
+
+
+# --- C++: Exercism's CMakeLists.txt (it names the program after the exercise's folder), a
+# stand-in for Catch2 that prints Catch2's summary lines, tests past the first behind
+# EXERCISM_RUN_ALL_TESTS ---
+
+CPP_CMAKELISTS = """# Get the exercise name from the current directory
+get_filename_component(exercise ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+
+cmake_minimum_required(VERSION 3.5.1)
+project(${exercise} CXX)
+string(REPLACE "-" "_" file ${exercise})
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${file}.cpp)
+    set(exercise_cpp ${file}.cpp)
+else()
+    set(exercise_cpp "")
+endif()
+add_executable(${exercise} ${file}_test.cpp ${exercise_cpp} ${file}.h test/tests-main.cpp)
+set_target_properties(${exercise} PROPERTIES CXX_STANDARD 17)
+if(${EXERCISM_RUN_ALL_TESTS})
+    target_compile_definitions(${exercise} PRIVATE EXERCISM_RUN_ALL_TESTS)
+endif()
+# Run the tests on every build
+add_custom_target(test_${exercise} ALL DEPENDS ${exercise} COMMAND ${exercise})
+"""
+CATCH_HPP = r"""#pragma once
+#include <cstdio>
+#include <vector>
+namespace mini {
+struct Case { const char* name; void (*run)(); };
+inline std::vector<Case>& cases() { static std::vector<Case> all; return all; }
+struct Add { Add(const char* name, void (*run)()) { cases().push_back({name, run}); } };
+struct Failed {};
+inline char failure[1024];
+}
+#define MINI_CAT2(a, b) a##b
+#define MINI_CAT(a, b) MINI_CAT2(a, b)
+#define TEST_CASE(name, ...) \
+    static void MINI_CAT(test_, __LINE__)(); \
+    static mini::Add MINI_CAT(add_, __LINE__)(name, MINI_CAT(test_, __LINE__)); \
+    static void MINI_CAT(test_, __LINE__)()
+#define REQUIRE(expr) do { if (!(expr)) { \
+    std::snprintf(mini::failure, sizeof mini::failure, \
+        "%s:%d: FAILED:\n  REQUIRE( %s )\n", __FILE__, __LINE__, #expr); \
+    throw mini::Failed{}; } } while (0)
+"""
+CATCH_MAIN = r"""#include "catch.hpp"
+#include <string>
+int main() {
+    int passed = 0, failed = 0;
+    std::string rule(79, '-');
+    for (auto& c : mini::cases()) {
+        try { c.run(); ++passed; } catch (mini::Failed&) {
+            ++failed;  // Catch2 prints a block per failing test case
+            std::printf("%s\n%s\n%s\n%s\n", rule.c_str(), c.name, rule.c_str(), mini::failure);
+        }
+    }
+    std::printf("===============================================================================\n");
+    if (failed == 0) {
+        std::printf("All tests passed (%d assertions in %d test cases)\n", passed, passed);
+    } else {
+        std::printf("test cases: %d | %d passed | %d failed\n", passed + failed, passed, failed);
+    }
+    return failed;
+}
+"""
+CPP_HEADER = """#pragma once
+#include <string>
+namespace reverse_string {
+std::string reverse_string(const std::string& s);
+}
+"""
+CPP_SOURCE = """#include "reverse_string.h"
+namespace reverse_string {
+std::string reverse_string(const std::string& s) { return %s; }
+}
+"""
+CPP_STUB = CPP_SOURCE % "s"
+CPP_EXAMPLE = CPP_SOURCE % "{s.rbegin(), s.rend()}"
+CPP_TEST = """#include "reverse_string.h"
+#ifdef EXERCISM_TEST_SUITE
+#include <catch2/catch.hpp>
+#else
+#include "test/catch.hpp"
+#endif
+
+TEST_CASE("an empty string", "[uuid]") { REQUIRE(reverse_string::reverse_string("") == ""); }
+
+#if defined(EXERCISM_RUN_ALL_TESTS)
+TEST_CASE("a word", "[uuid]") { REQUIRE(reverse_string::reverse_string("robot") == "tobor"); }
+#endif
+"""
+
+
+def cpp_exercise(track: Path) -> Path:
+    folder = track / "exercises" / "practice" / "reverse-string"
+    _write(
+        folder,
+        {
+            ".docs/instructions.md": "# Instructions\n\nReverse a string: `robot` → `tobor`.\n",
+            ".meta/config.json": _config(
+                ["reverse_string.cpp", "reverse_string.h"],
+                ["reverse_string_test.cpp"],
+                [".meta/example.cpp", ".meta/example.h"],
+            ),
+            ".meta/example.cpp": CPP_EXAMPLE,
+            ".meta/example.h": CPP_HEADER,
+            ".approaches/introduction.md": "# Approaches\n\nReverse iterators.\n",
+            "CMakeLists.txt": CPP_CMAKELISTS,
+            "reverse_string.cpp": CPP_STUB,
+            "reverse_string.h": CPP_HEADER,
+            "reverse_string_test.cpp": CPP_TEST,
+            "test/catch.hpp": CATCH_HPP,
+            "test/tests-main.cpp": CATCH_MAIN,
+        },
+    )
+    return folder
+
+
+# --- JavaScript: jest and babel from the npm registry, named in package.json ---
+
+JS_PACKAGE = {
+    "name": "@exercism/javascript-reverse-string",
+    "private": True,
+    "devDependencies": {"@babel/core": "^7.25.2", "babel-jest": "^29.6.4", "jest": "^29.7.0"},
+    "scripts": {"test": "jest ./*"},
+}
+JS_STUB = "export const reverseString = () => {\n  throw new Error('Remove this statement');\n};\n"
+JS_TEST = """import { reverseString } from './reverse-string';
+
+describe('ReverseString', () => {
+  test('an empty string', () => {
+    expect(reverseString('')).toEqual('');
+  });
+
+  xtest('a word', () => {
+    expect(reverseString('robot')).toEqual('tobor');
+  });
+});
+"""
+
+
+def javascript_exercise(track: Path) -> Path:
+    folder = track / "exercises" / "practice" / "reverse-string"
+    _write(
+        folder,
+        {
+            ".docs/instructions.md": "# Instructions\n\nReverse a string: `robot` → `tobor`.\n",
+            ".meta/config.json": _config(
+                ["reverse-string.js"], ["reverse-string.spec.js"], [".meta/proof.ci.js"]
+            ),
+            ".meta/proof.ci.js": "export const reverseString = (s) => [...s].reverse().join('');\n",
+            "package.json": json.dumps(JS_PACKAGE, indent=2),
+            "babel.config.js": "module.exports = { presets: [], plugins: [] };\n",
+            "reverse-string.js": JS_STUB,
+            "reverse-string.spec.js": JS_TEST,
+        },
+    )
+    return folder

@@ -150,3 +150,19 @@ def test_go_test_runs_verbose_so_passing_tests_are_counted() -> None:
     )
     assert with_go_verbose("go test -json ./...") == "go test -json ./..."
     assert with_go_verbose("cargo test") == "cargo test"
+
+
+def test_catch2_output_through_a_cmake_build() -> None:
+    # Recorded from Exercism's C++ `allergies` built with `cmake --build` (Catch v2.13.6), as
+    # the track's CMakeLists.txt runs the tests: one with 40 of 50 failing (cut), one passing.
+    failed = parsed("catch2_failed.txt")
+    assert failed.runner == "catch2" and counts(failed) == (10, 40, 0, 0)
+    first = failed.failures[0]
+    assert (
+        first.test_id == "allergies_test.cpp::testing for eggs allergy -> not allergic to anything"
+    )
+    assert first.message == 'REQUIRE( false == allergies::allergy_test(0).is_allergic_to("eggs") )'
+    assert "with expansion:\n  false == true" in first.traceback
+    assert len(failed.failures) == 3  # the blocks the output holds
+    passed = parsed("catch2_passed.txt")
+    assert passed.runner == "catch2" and counts(passed) == (50, 0, 0, 0)

@@ -100,7 +100,14 @@ def _request(parser: argparse.ArgumentParser, args: argparse.Namespace):  # -> B
     from tui_engineer.bench.tasks import select
 
     name, suite = _suite(parser, args)
-    tasks = select(suite, args.task_names, args.limit)
+    tasks = select(suite, args.task_names, None)
+    if args.suite == "exercism":  # of the tasks asked for, those this machine can run
+        from tui_engineer.bench.toolchains import checked
+
+        tasks, left_out = checked(tasks)
+        for line in left_out:
+            print(line, file=sys.stderr)
+    tasks = select(tasks, None, args.limit)
     configs = pick(load_configs(args.configs), args.config_names)
     out = args.out or Path("bench-results") / Path(args.suite).name
     return BenchRequest(

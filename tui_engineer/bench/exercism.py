@@ -31,24 +31,57 @@ class Track:
     test_command: str
     extensions: tuple[str, ...]
     unskip: tuple[tuple[str, str], ...] = ()  # Exercism skips all tests but the first
+    ignore: tuple[str, ...] = ()  # what the test command builds in the repo: never a step's
+    # The programs the test command needs ("a|b": either), and how to get them (toolchains.py).
+    needs: tuple[str, ...] = ()
+    install: str = ""
+    unsupported: str = ""  # why none of its exercises can run in this harness, if so
 
 
 TRACKS = {
     "python": Track("python -m pytest -q -p no:cacheprovider", (".py",)),
     # Exercism marks every Rust test but the first #[ignore]: run them all.
-    "rust": Track("cargo test -- --include-ignored", (".rs",)),
-    "go": Track("go test ./...", (".go",)),
-    # node_modules must be installed beside the exercise (npm install, once, with network).
-    "javascript": Track("npm test", (".js",), (("xtest(", "test("), ("xit(", "it("))),
-    "java": Track("gradle test --offline", (".java",), (('@Disabled("Remove to run test")', ""),)),
+    "rust": Track(
+        "cargo test -- --include-ignored", (".rs",), needs=("cargo",), install="Rust: rustup.rs"
+    ),
+    "go": Track("go test ./...", (".go",), needs=("go",), install="Go: apt-get install golang-go"),
+    "javascript": Track(
+        "npm test",
+        (".js",),
+        (("xtest(", "test("), ("xit(", "it(")),
+        unsupported=(
+            "jest and babel (each exercise's package.json devDependencies) come from the npm "
+            "registry; the bench runs each exercise in a fresh repo with no node_modules and "
+            "installs no packages, so JavaScript is not supported yet"
+        ),
+    ),
+    "java": Track(
+        "gradle test --offline",
+        (".java",),
+        (('@Disabled("Remove to run test")', ""),),
+        needs=("gradle",),
+        install="Gradle 8 with JUnit 5 and AssertJ in its cache: build.gradle takes them from "
+        "Maven Central",
+    ),
     "cpp": Track(
-        "cmake -S . -B build -DEXERCISM_RUN_ALL_TESTS=1 && cmake --build build", (".cpp", ".h")
+        "cmake -S . -B build -DEXERCISM_RUN_ALL_TESTS=1 && cmake --build build",
+        (".cpp", ".h"),
+        ignore=("/build/",),
+        needs=("cmake", "make", "c++|g++|clang++"),
+        install="CMake, make and a C++ compiler: apt-get install cmake make g++",
     ),
 }
 BUILD_FILES = {"Cargo.toml", "CMakeLists.txt"}  # listed as solution files; not for the model
 # Not named in config.json: an example's own manifest when it needs crates the stub does not.
 EXAMPLE_MANIFESTS = {".meta/Cargo-example.toml": "Cargo.toml"}
-SKIPPED_DIRS = {".meta", ".docs", ".git", "target", "node_modules", "build", "__pycache__"}
+# .approaches/.articles: Exercism's write-ups of solutions, not the student's files.
+SKIPPED_DIRS = {
+    ".meta", ".docs", ".approaches", ".articles", ".git", "target", "node_modules", "build",
+    "__pycache__",
+}  # fmt: skip
+# Exercism's C++ CMakeLists.txt names the program after the exercise's folder; a task's repo,
+# its shadow and the hidden tests' copy live in folders of other names.
+CMAKE_NAME = "get_filename_component(exercise ${CMAKE_CURRENT_SOURCE_DIR} NAME)"
 
 ADDENDUM = """
 ####
@@ -83,7 +116,8 @@ def _config(folder: Path) -> dict[str, list[str]]:
         raise UserError(f"{path}: cannot read the exercise's config: {err}") from None
     if not files.get("solution") or not files.get("test"):
         raise UserError(f"{path}: `files` must name the solution and test files")
-    return {k: [str(v) for v in files.get(k, [])] for k in ("solution", "test", "example")}
+    kinds = ("solution", "test", "example", "editor")
+    return {k: [str(v) for v in files.get(k, [])] for k in kinds}
 
 
 def _text_files(folder: Path) -> dict[str, str]:
@@ -139,19 +173,34 @@ def _unskipped(text: str, track: Track) -> str:
     return text
 
 
+def _named_build(repo: dict[str, str], name: str) -> None:
+    cmake = repo.get("CMakeLists.txt")
+    if cmake is not None and CMAKE_NAME in cmake:
+        repo["CMakeLists.txt"] = cmake.replace(CMAKE_NAME, f"set(exercise {name})")
+
+
 def exercise_task(folder: Path, language: str) -> Task:
     files = _config(folder)
     track = TRACKS[language]
     repo = _text_files(folder)
+    _named_build(repo, folder.name)
+    if track.ignore:  # else the build folder would be committed with the step
+        ignored = repo.get(".gitignore", "").rstrip("\n").splitlines()
+        repo[".gitignore"] = "\n".join([*ignored, *track.ignore]) + "\n"
     tests = {t: _unskipped(repo[t], track) for t in files["test"] if t in repo}
     if not tests:
         raise UserError(f"{folder}: none of its test files {files['test']} exists")
+    # Exercism's "editor" files are shown to the student but not theirs to change (the Go
+    # tests' cases, Java's given exception classes): kept and restored like the tests.
+    tests |= {e: repo[e] for e in files["editor"] if e in repo and e not in tests}
     repo.update(tests)
     editable = [f for f in files["solution"] if Path(f).name not in BUILD_FILES]
     # The first line is the step's title (and commit subject) when the request is one step.
     title = f"Solve the {language} exercise {folder.name} as its instructions say\n\n"
-    request = title + _instructions(folder) + ADDENDUM.format(
-        solution=", ".join(editable or files["solution"]), tests=", ".join(tests)
+    request = (
+        title
+        + _instructions(folder)
+        + ADDENDUM.format(solution=", ".join(editable or files["solution"]), tests=", ".join(tests))
     )
     return Task(
         name=f"{language}-{folder.name}",

@@ -47,7 +47,7 @@ async def run_hidden(
         for rel, text in hidden.items():
             (work / rel).parent.mkdir(parents=True, exist_ok=True)
             (work / rel).write_text(text, encoding="utf-8")
-        sandbox = make_sandbox(settings, work)
+        sandbox = make_sandbox(settings, work, cache_of=repo)  # built already: reuse it
         try:
             report = await sandbox.run_tests(work, command, timeout=settings.test_timeout)
         finally:

@@ -18,6 +18,8 @@ class AiderRow:
     pass_rate_2: float
     percent_cases_well_formed: float
     num_malformed_responses: int
+    user_asks: int  # ours: replies that only asked to see more (SHOW), docs/bench.md
+    lazy_comments: int
     syntax_errors: int
     exhausted_context_windows: int
     test_timeouts: int
@@ -30,7 +32,8 @@ class AiderRow:
         return [
             self.config, str(self.test_cases), f"{self.pass_rate_1:.1f}",
             f"{self.pass_rate_2:.1f}", f"{self.percent_cases_well_formed:.1f}",
-            str(self.num_malformed_responses), str(self.syntax_errors),
+            str(self.num_malformed_responses), str(self.user_asks), str(self.lazy_comments),
+            str(self.syntax_errors),
             str(self.exhausted_context_windows), str(self.test_timeouts),
             f"{self.seconds_per_case:.1f}", cost, per_case,
         ]  # fmt: skip
@@ -38,7 +41,8 @@ class AiderRow:
 
 HEADER = [
     "config", "test_cases", "pass_rate_1", "pass_rate_2", "percent_cases_well_formed",
-    "num_malformed_responses", "syntax_errors", "exhausted_context_windows", "test_timeouts",
+    "num_malformed_responses", "user_asks", "lazy_comments", "syntax_errors",
+    "exhausted_context_windows", "test_timeouts",
     "seconds_per_case", "total_cost", "cost per case",
 ]  # fmt: skip
 
@@ -62,6 +66,8 @@ def aider_rows(results: Sequence[RunResult]) -> list[AiderRow]:
                 pass_rate_2=_pct(sum(r.second_try for r in runs), n),
                 percent_cases_well_formed=_pct(sum(r.malformed == 0 for r in runs), n),
                 num_malformed_responses=sum(r.malformed for r in runs),
+                user_asks=sum(r.show_requests for r in runs),
+                lazy_comments=sum(r.lazy_comments for r in runs),
                 syntax_errors=sum(r.syntax_errors for r in runs),
                 exhausted_context_windows=sum(r.context_exhausted for r in runs),
                 test_timeouts=sum(r.test_timeouts for r in runs),

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from tui_engineer.edits.elision import is_elision_refusal
 from tui_engineer.engine import events as ev
 
 RESULTS_FILE = "results.jsonl"
@@ -29,6 +30,8 @@ class RunResult:
     edits_ok: int = 0  # replies whose edits applied
     edits_refused: int = 0  # replies with no usable edit
     malformed: int = 0  # refused replies that tried to edit (not a reply of prose only)
+    lazy_comments: int = 0  # of those, refused for a "# ... rest of code" placeholder line
+    show_requests: int = 0  # replies that only asked to see more of the repo (SHOW)
     shapes: dict[str, int] = field(default_factory=dict)  # reply shape -> replies (edits/shapes.py)
     syntax_errors: int = 0  # SyntaxError / IndentationError lines in failing test output
     test_timeouts: int = 0  # test runs killed at test_timeout
@@ -88,7 +91,10 @@ def count_events(result: RunResult, events: Iterable[ev.Event]) -> None:
         elif isinstance(event, ev.EditRefused):
             result.edits_refused += 1
             result.malformed += is_malformed(event)
+            result.lazy_comments += is_elision_refusal(event.reason)
             _count_shape(result, event.shape)
+        elif isinstance(event, ev.ShowRequested):
+            result.show_requests += 1
         elif isinstance(event, ev.TestsFinished):
             result.ran = result.ran or event.passed + event.failed > 0
             result.test_timeouts += event.summary.startswith("timed out")
@@ -223,8 +229,8 @@ def markdown_table(results: Sequence[RunResult]) -> str:
 RUN_COLUMNS = [
     "task", "config", "repeat", "ran", "worked", "perfect", "steps", "fix_attempts",
     "edit_rate", "follow_ups", "prompt_tokens", "completion_tokens", "usd", "wall_seconds",
-    "outcome", "error", "record", "first_try", "second_try", "malformed", "syntax_errors",
-    "test_timeouts", "context_exhausted",
+    "outcome", "error", "record", "first_try", "second_try", "malformed", "lazy_comments",
+    "show_requests", "syntax_errors", "test_timeouts", "context_exhausted",
 ]  # fmt: skip
 
 

@@ -4,6 +4,7 @@ and sandbox, through the same headless engine as `tui-engineer run`."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 import tempfile
 import time
@@ -18,6 +19,7 @@ from tui_engineer.bench.task import Task
 from tui_engineer.config.settings import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.records.recorder import runs_dir
+from tui_engineer.sandbox.ignored import build_cache
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import Prepared, prepare
 from tui_engineer.session.run import run_prepared
@@ -145,5 +147,7 @@ async def run_one(spec: RunSpec) -> RunOutput:
             result.hidden_summary = reviewer.hidden.summary
         count_events(result, events)
         record = _read_record(repo)
+        # The build cache of a repo that is gone (go's is tens of MB a run) would stay forever.
+        await asyncio.to_thread(shutil.rmtree, build_cache(repo), ignore_errors=True)
     result.wall_seconds = time.monotonic() - started
     return RunOutput(result, record)

@@ -35,6 +35,9 @@ def comment_elisions(lines: Sequence[str], known: Sequence[str]) -> list[str]:
     ]
 
 
+# In each refusal for a placeholder: how the bench counts such replies (aider's lazy_comments).
+_LEFT_OUT = ("which stands for lines left out", "a placeholder for code left out")
+
 ELIDED_SEARCH = (
     "SEARCH holds `{line}`, which stands for lines left out; SEARCH must repeat the file's lines "
     "exactly, every one of them (a `...` is only taken as 'the lines between stay' when REPLACE "
@@ -48,6 +51,11 @@ ELIDED_REPLACE = (
     "that code, deleting it. Write the code out in full, or use SEARCH/REPLACE blocks that "
     "hold only the lines that change."
 )
+
+
+def is_elision_refusal(feedback: str) -> bool:
+    """The feedback of an edit refused for a line standing for code left out."""
+    return any(mark in feedback for mark in _LEFT_OUT)
 
 
 Piece = tuple[list[str], list[str]]

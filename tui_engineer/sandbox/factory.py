@@ -22,11 +22,18 @@ if TYPE_CHECKING:
     from tui_engineer.config.settings import Settings
 
 
-def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = None) -> Sandbox:
+def make_sandbox(
+    settings: Settings,
+    repo_root: Path,
+    session_id: str | None = None,
+    *,
+    cache_of: Path | None = None,
+) -> Sandbox:
     """`local` (under bubblewrap; SandboxUnavailable if it cannot run here), `none` (local,
     uncontained: the user's explicit choice) or `docker` per `settings.sandbox`. The docker one
     picks its environment template from the repo (or `settings.sandbox_template`); it connects
-    to the engine lazily, at `start()` or the first run."""
+    to the engine lazily, at `start()` or the first run. `cache_of`: the repository whose build
+    cache the runs use (a copy of a repository builds with the repository's own)."""
     if settings.sandbox == "docker":
         # Imported here: sessions with the local sandbox never load the docker SDK.
         from tui_engineer.sandbox.docker import DockerSandbox
@@ -41,7 +48,7 @@ def make_sandbox(settings: Settings, repo_root: Path, session_id: str | None = N
     from tui_engineer.sandbox.local import LocalSandbox
 
     jail = None
-    cache = build_cache(repo_root)
+    cache = build_cache(cache_of or repo_root)
     ignored = ignored_paths(repo_root, parse_paths(settings.show_ignored))
     if settings.sandbox == "local":  # "none": the user chose to run tests uncontained
         jail = _jail(repo_root, allow_network=settings.allow_network, ignored=ignored, cache=cache)

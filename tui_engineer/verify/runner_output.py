@@ -1,7 +1,8 @@
 """Counts and failing test names from the output of test runners other than pytest: cargo test,
-node's built-in test runner (TAP or spec reporter), `go test -json` (and `go test -v`), and
-jest's JSON report. The runner is recognised by its output, not by the command, so `npm test`,
-`make test` or a script that runs one of them is read as well.
+node's built-in test runner (TAP or spec reporter), `go test -json` (and `go test -v`), jest's
+JSON report, and Catch2's console report (runner_catch.py). The runner is recognised by its
+output, not by the command, so `npm test`, `make test` or a script that runs one of them is read
+as well.
 
 Test ids are what the runner calls a test, so a user can find it and the runner can be told to
 run it: `tests::adds` (cargo), `test/greet.test.js > suite > name` (node, jest),
@@ -13,29 +14,16 @@ import json
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-MESSAGE_CHARS = 500
-TRACEBACK_LINES = 40
-WORKSPACE_PREFIX = "/workspace/"  # the docker sandbox's copy of the shadow
-
-
-@dataclass
-class Failure:
-    test_id: str
-    message: str
-    traceback: str
-
-
-@dataclass
-class RunnerResult:
-    runner: str  # "cargo", "node", "go", "jest"
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0  # a build that failed (go), a test file that could not load (jest)
-    skipped: int = 0
-    failures: list[Failure] = field(default_factory=list)
+from tui_engineer.verify.runner_catch import parse_catch2
+from tui_engineer.verify.runner_result import (
+    MESSAGE_CHARS,
+    Failure,
+    RunnerResult,
+    relative,
+    trim_lines,
+)
 
 
 def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult | None:
@@ -46,6 +34,7 @@ def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult |
         _node_tap,
         _node_spec,
         _go_verbose,
+        parse_catch2,
     ]
     for parse in parsers:
         result = parse(output, root)
@@ -57,20 +46,6 @@ def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult |
 def _message(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return (lines[0] if lines else "")[:MESSAGE_CHARS]
-
-
-def _trim(lines: list[str]) -> str:
-    if len(lines) <= TRACEBACK_LINES:
-        return "\n".join(lines).strip("\n")
-    dropped = len(lines) - TRACEBACK_LINES
-    return "\n".join([f"[... {dropped} earlier lines trimmed ...]", *lines[-TRACEBACK_LINES:]])
-
-
-def relative(path: str, root: Path | None) -> str:
-    """A path the runner printed, relative to the project when it is inside it."""
-    if root is not None and path.startswith(str(root) + "/"):
-        return path[len(str(root)) + 1 :]
-    return path.removeprefix(WORKSPACE_PREFIX)
 
 
 # --- cargo test ------------------------------------------------------------------------------
@@ -110,7 +85,7 @@ def _cargo_blocks(output: str) -> dict[str, str]:
         body = output[mark.end() : end]
         cut = re.search(r"^failures:$|^test result:", body, re.M)
         lines = (body[: cut.start()] if cut else body).strip("\n").splitlines()
-        blocks[mark.group(1)] = _trim(lines)
+        blocks[mark.group(1)] = trim_lines(lines)
     return blocks
 
 
@@ -172,7 +147,7 @@ def _tap_yaml(lines: list[str], start: int) -> str:
             break
         block.append(line.strip("\n"))
     indent = min((len(ln) - len(ln.lstrip()) for ln in block if ln.strip()), default=0)
-    return _trim([ln[indent:] for ln in block])
+    return trim_lines([ln[indent:] for ln in block])
 
 
 def _tap_error(yaml: str) -> str:
@@ -211,7 +186,7 @@ def _node_spec(output: str, root: Path | None) -> RunnerResult | None:
                 break
             details.append(more)
         test_id = " > ".join([*file, found.group(1)])
-        result.failures.append(Failure(test_id, _message("\n".join(details)), _trim(details)))
+        result.failures.append(Failure(test_id, _message("\n".join(details)), trim_lines(details)))
     return result
 
 
@@ -260,14 +235,16 @@ def _go_result(
         else:
             result.failed += 1
             lines = printed.get(key, [])
-            result.failures.append(Failure(f"{key[0]}::{key[1]}", _go_message(lines), _trim(lines)))
+            result.failures.append(
+                Failure(f"{key[0]}::{key[1]}", _go_message(lines), trim_lines(lines))
+            )
     for (pkg, name), action in sorted(outcome.items()):
         failed_tests = any(k[0] == pkg and outcome[k] == "fail" for k in tests)
         if not name and action == "fail" and not failed_tests:
             # The package failed with no test failing: it did not build, or crashed.
             lines = printed.get((pkg, ""), [])
             result.errors += 1
-            result.failures.append(Failure(pkg, _go_message(lines), _trim(lines)))
+            result.failures.append(Failure(pkg, _go_message(lines), trim_lines(lines)))
     return result
 
 
@@ -360,11 +337,15 @@ def parse_jest_json(text: str, root: Path | None = None) -> RunnerResult | None:
             names = [*case.get("ancestorTitles", []), case.get("title", "")]
             details = "\n".join(case.get("failureMessages") or [])
             result.failures.append(
-                Failure(" > ".join([file, *names]), _message(details), _trim(details.splitlines()))
+                Failure(
+                    " > ".join([file, *names]), _message(details), trim_lines(details.splitlines())
+                )
             )
         if suite.get("status") == "failed" and not cases:
             # The file could not run at all (a syntax error, a missing module).
             details = str(suite.get("message", ""))
             result.errors += 1
-            result.failures.append(Failure(file, _message(details), _trim(details.splitlines())))
+            result.failures.append(
+                Failure(file, _message(details), trim_lines(details.splitlines()))
+            )
     return result
