@@ -22,7 +22,7 @@ def double(a):
 '''
 # Each run of the suite writes what it saw of calc.py into seen.log (ignored by git, so it
 # stays in the shadow): which tree the tests really ran on.
-CONFTEST = '''import pathlib
+CONFTEST = """import pathlib
 
 
 def pytest_sessionstart(session):
@@ -30,7 +30,7 @@ def pytest_sessionstart(session):
     seen = "stray" if "debug" in (root / "calc.py").read_text() else "clean"
     with open(root / "seen.log", "a") as log:
         log.write(seen + "\\n")
-'''
+"""
 FILES = {
     "calc.py": CALC,
     ".gitignore": "seen.log\n",

@@ -39,15 +39,16 @@ def shadow_git_full_env() -> dict[str, str]:
     return {**os.environ, **shadow_git_env()}
 
 
-_index_locks: dict[Path, threading.Lock] = {}
+_index_locks: dict[Path, threading.RLock] = {}
 _index_locks_guard = threading.Lock()
 
 
-def index_lock(workdir: Path) -> threading.Lock:
+def index_lock(workdir: Path) -> threading.RLock:
     """The lock to hold while staging a shadow's files (`git add -A` then reading the index).
     The baseline and the test selection stage the same shadow from threads side by side, and
     git fails a second writer of an index at once (`index.lock: File exists`) instead of
     waiting."""
     key = Path(workdir).resolve()
     with _index_locks_guard:
-        return _index_locks.setdefault(key, threading.Lock())
+        # Reentrant: a holder may list the shadow's changes, which stage it too.
+        return _index_locks.setdefault(key, threading.RLock())

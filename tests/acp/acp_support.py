@@ -39,7 +39,8 @@ from acp.schema import (
 )
 from pydantic import BaseModel
 
-from tests.engine_support import KEY
+from tests.engine_support import KEY, MUL, SUB, plan_reply
+from tests.scripted_server import Reply, ScriptedServer
 
 RESPONSES: dict[str, type[BaseModel]] = {
     "initialize": InitializeResponse,
@@ -172,6 +173,12 @@ class Agent:
         made = await self.conn.new_session(cwd=str(cwd), mcp_servers=[])
         return made.session_id
 
+    async def load(self, cwd: Path, session_id: str) -> LoadSessionResponse:
+        """initialize, then session/load of a recorded session in `cwd` (as an editor reopening
+        a thread does)."""
+        await self.conn.initialize(protocol_version=1)
+        return await self.conn.load_session(cwd=str(cwd), session_id=session_id, mcp_servers=[])
+
     async def prompt(self, session_id: str, text: str) -> str:
         said = [TextContentBlock(type="text", text=text)]
         answer = await self.conn.prompt(session_id=session_id, prompt=said)
@@ -202,6 +209,27 @@ async def running_agent(
             agent = Agent(conn, process, client, check, stderr)
             yield agent
     assert check.problems == [], check.problems
+
+
+@contextlib.asynccontextmanager
+async def agent_session(
+    tmp_path: Path, server: ScriptedServer, repo: Path, *flags: str,
+    client: RecordingClient | None = None, pipeline: bool = False,
+) -> AsyncIterator[tuple[Agent, str]]:  # fmt: skip
+    """`running_agent` with a session already started in `repo`: the agent and the session id."""
+    async with running_agent(
+        tmp_path, server.base_url, *flags, client=client, pipeline=pipeline
+    ) as agent:
+        yield agent, await agent.start(repo)
+
+
+def two_steps(server: ScriptedServer) -> None:
+    """The model plans sub and mul and proposes each, with a sentence before its edit."""
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text="Adding sub.\n\n" + SUB),
+        Reply(text="Adding mul.\n\n" + MUL),
+    )
 
 
 def descendants(pid: int) -> list[tuple[int, str]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from tests.conftest import git
+from tests.tui.app_support import wait_for
 from tui_engineer.tui.panes.diff_view import DiffView, parse_unified_diff
 
 
@@ -19,6 +20,14 @@ class DiffApp(App[None]):
 def screen_text(view: DiffView) -> list[str]:
     """The rows as the user sees them right now."""
     return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+def showing(view: DiffView, row: int, text: str) -> Callable[[], bool]:
+    def check() -> bool:
+        """the diff to show the text on that row"""
+        return text in screen_text(view)[row]
+
+    return check
 
 
 def proposal_diff(make_repo: Callable[..., Path]) -> str:
@@ -130,11 +139,12 @@ async def test_twenty_thousand_line_diff_opens_and_scrolls_to_the_end(
         await pilot.pause()
         assert view.virtual_size.height == 20_002  # header + hunk + 20,000 lines
         view.focus()
+        # End and Home scroll with an animation (a second long): wait for where it lands, as
+        # the user does; an idle pause alone caught it on its way (row 8095).
         await pilot.press("end")
-        await pilot.pause()
-        assert "+value_20000 = 20000" in screen_text(view)[-1]
+        await wait_for(pilot, showing(view, -1, "+value_20000 = 20000"))
         await pilot.press("home")
-        await pilot.pause()
+        await wait_for(pilot, showing(view, 0, " A big.py  +20000 −0"))
         assert screen_text(view)[0].startswith(" A big.py  +20000 −0")
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from rich.style import Style
@@ -54,6 +55,16 @@ async def settled(pilot: Pilot[None], tree: RepoTree) -> None:
     await pilot.pause()
 
 
+@asynccontextmanager
+async def tree_on(repo: Path) -> AsyncIterator[tuple[TreeApp, Pilot[None], RepoTree]]:
+    """The tree on `repo`, its first listing loaded."""
+    app = TreeApp(repo)
+    async with app.run_test() as pilot:
+        tree = app.query_one(RepoTree)
+        await settled(pilot, tree)
+        yield app, pilot, tree
+
+
 def labels(tree: RepoTree) -> dict[str, str]:
     """rel path -> the label a user sees, for every node shown."""
     shown: dict[str, str] = {}
@@ -70,10 +81,7 @@ def labels(tree: RepoTree) -> dict[str, str]:
 
 async def test_tree_lists_files_and_hides_gitignored(make_repo: Callable[..., Path]) -> None:
     repo = make_repo(FILES)
-    app = TreeApp(repo)
-    async with app.run_test() as pilot:
-        tree = app.query_one(RepoTree)
-        await settled(pilot, tree)
+    async with tree_on(repo) as (app, pilot, tree):
         top = [child.data.rel for child in tree.root.children]
         assert top == ["src", "tests", ".gitignore", "calc.py"]  # folders first; no .git
         assert "build" not in top and "debug.log" not in top
@@ -83,10 +91,7 @@ async def test_expanding_a_folder_lists_it_and_nested_gitignore_applies(
     make_repo: Callable[..., Path],
 ) -> None:
     repo = make_repo(FILES)
-    app = TreeApp(repo)
-    async with app.run_test() as pilot:
-        tree = app.query_one(RepoTree)
-        await settled(pilot, tree)
+    async with tree_on(repo) as (app, pilot, tree):
         tree.focus()
         tree.cursor_line = tree.node_for("src").line
         await pilot.press("space")
@@ -103,10 +108,7 @@ async def test_marks_show_change_letters_and_proposal_only_files(
     make_repo: Callable[..., Path],
 ) -> None:
     repo = make_repo(FILES)
-    app = TreeApp(repo)
-    async with app.run_test() as pilot:
-        tree = app.query_one(RepoTree)
-        await settled(pilot, tree)
+    async with tree_on(repo) as (app, pilot, tree):
         tree.mark_changes({"calc.py": "M", "new_module.py": "A", "src/pkg/mod.py": "D"})
         await wait_for(pilot, lambda: tree.node_for("new_module.py") is not None)
         shown = labels(tree)
@@ -122,10 +124,7 @@ async def test_marks_show_change_letters_and_proposal_only_files(
 
 async def test_click_and_enter_post_file_selected(make_repo: Callable[..., Path]) -> None:
     repo = make_repo(FILES)
-    app = TreeApp(repo)
-    async with app.run_test() as pilot:
-        tree = app.query_one(RepoTree)
-        await settled(pilot, tree)
+    async with tree_on(repo) as (app, pilot, tree):
         await pilot.click(RepoTree, offset=(2, tree.node_for("calc.py").line))
         await wait_for(pilot, lambda: app.selected == ["calc.py"])
 
@@ -143,10 +142,7 @@ async def test_disk_changes_post_files_changed_and_refresh_the_tree(
     make_repo: Callable[..., Path],
 ) -> None:
     repo = make_repo(FILES)
-    app = TreeApp(repo)
-    async with app.run_test() as pilot:
-        tree = app.query_one(RepoTree)
-        await settled(pilot, tree)
+    async with tree_on(repo) as (app, pilot, tree):
         # The watcher starts in its own thread; keep writing until it has seen a change.
         deadline = time.monotonic() + 10
         attempt = 0
@@ -174,10 +170,7 @@ async def test_a_folder_excluded_after_the_tree_opened_stays_hidden(
     repo = make_repo(FILES)
     (repo / "shown").mkdir()
     (repo / "shown" / "x.txt").write_text("x\n")
-    app = TreeApp(repo)
-    async with app.run_test() as pilot:
-        tree = app.query_one(RepoTree)
-        await settled(pilot, tree)
+    async with tree_on(repo) as (app, pilot, tree):
         await watcher_running(pilot, app, repo)
         assert tree.node_for("shown") is not None
         ensure_excluded(repo)  # what the engine's recorder does at session start

@@ -15,8 +15,9 @@ import git as git_errors
 import pytest
 
 from tests.conftest import git
-from tui_engineer.vcs.accept_journal import JOURNAL, recover_interrupted_accept
+from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.journal import JOURNAL
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Shadow
 

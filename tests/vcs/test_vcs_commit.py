@@ -114,6 +114,39 @@ def test_a_failing_pre_commit_hook_leaves_the_tree_as_before(shadow):
     assert commit_count(root) == 1
 
 
+def test_a_failing_commit_msg_hook_is_named_and_nothing_is_written(shadow):
+    root = shadow.root
+    hook = root / ".git" / "hooks" / "commit-msg"
+    hook.write_text("#!/bin/sh\necho 'the subject needs a ticket id' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    propose(shadow)
+    with pytest.raises(GitRefused, match=r"Your commit-msg hook refused the commit \(exit 1\)"):
+        accept(shadow, title="Subtract")
+    assert git(root, "status", "--porcelain") == "" and commit_count(root) == 1
+    assert not (root / ".git" / "tui-engineer-accept.json").exists()  # no decision left over
+
+
+def test_signing_without_gpg_is_refused_with_what_to_do(shadow):
+    root = shadow.root
+    git(root, "config", "commit.gpgsign", "true")
+    git(root, "config", "gpg.program", str(root.parent / "no-such-gpg"))
+    propose(shadow)
+    with pytest.raises(GitRefused, match="git config commit.gpgSign false"):
+        accept(shadow, title="Subtract")
+    assert git(root, "status", "--porcelain") == "" and commit_count(root) == 1
+
+
+def test_a_failing_post_commit_hook_does_not_undo_or_hide_the_commit(shadow):
+    # git ignores post-commit's exit status: the commit is made and stays made.
+    root = shadow.root
+    hook = root / ".git" / "hooks" / "post-commit"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    propose(shadow)
+    sha = accept(shadow, title="Subtract")
+    assert git(root, "rev-parse", "HEAD") == sha and git(root, "status", "--porcelain") == ""
+
+
 def test_no_git_identity_is_a_clear_refusal(shadow, monkeypatch, tmp_path):
     for name in ("AUTHOR", "COMMITTER"):
         monkeypatch.delenv(f"GIT_{name}_NAME")

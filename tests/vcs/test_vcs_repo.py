@@ -7,14 +7,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, start_conflicting_merge
+from tui_engineer.vcs.dirty import DirtyTree, handle_dirty
+from tui_engineer.vcs.identity import commit_config, config_bool
 from tui_engineer.vcs.repo import (
-    DirtyTree,
     GitRefused,
     NotARepo,
-    commit_config,
-    config_bool,
     find_repo_root,
-    handle_dirty,
     init_repo,
     open_repo,
     repo_state,

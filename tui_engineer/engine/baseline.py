@@ -6,7 +6,6 @@ See verify/baseline.py for how a step's runs are judged against it."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import time
 from pathlib import Path
 
@@ -14,8 +13,8 @@ from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.errors import UserError
-from tui_engineer.names import EXACT, is_exact_only, readable
-from tui_engineer.safe_git import index_lock, shadow_git_full_env
+from tui_engineer.names import is_exact_only, readable
+from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (
     JUNIT_NOT_UTF8,
@@ -35,18 +34,6 @@ UNREADABLE = (
 
 class BaselineFailed(UserError):
     """The suite cannot run on the starting commit (exit 2, before the model is asked more)."""
-
-
-def tree_id(workdir: Path) -> str:
-    """The git tree of the shadow as it is (the starting commit, plus uncommitted changes
-    brought along). Stages everything: only for the shadow, whose index is the session's."""
-    env = shadow_git_full_env()
-    with index_lock(workdir):
-        for args in (["add", "-A"], ["write-tree"]):
-            done = subprocess.run(
-                ["git", *args], cwd=workdir, capture_output=True, check=True, env=env, **EXACT
-            )  # git add's warnings name files byte for byte
-    return done.stdout.strip()
 
 
 def _names_not_utf8(root: Path) -> str:
@@ -77,7 +64,8 @@ def beside_steps(rt: Runtime) -> dict[str, bool]:
 async def _baseline(rt: Runtime) -> Baseline:
     command = rt.options.test_command
     started = time.monotonic()
-    tree = await asyncio.to_thread(tree_id, rt.workdir)
+    # The shadow as it is: the starting commit, plus uncommitted changes brought along.
+    tree = await asyncio.to_thread(save_tree, rt.shadow)
     kept = await asyncio.to_thread(recorded, rt.root, command, tree)
     if kept is not None:
         _ready(rt, kept, "", started, recorded_before=True)

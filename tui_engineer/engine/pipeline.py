@@ -41,6 +41,7 @@ import copy
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.cleanup import settle, to_the_end
@@ -50,8 +51,8 @@ from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
+from tui_engineer.vcs.identity import INTERNAL_IDENTITY
 from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
-from tui_engineer.vcs.repo import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
 
@@ -168,16 +169,12 @@ class _AheadRuntime(Runtime):
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def call_model(
-        self,
-        messages: list[Message],
-        purpose: str,
-        step: int | None = None,
-        *,
-        deliver_feedback: bool = True,
+        self, messages: list[Message], purpose: str, *args: Any, **kwargs: Any
     ) -> str:
+        # Runtime.call_model's arguments, passed on as they are (an `expect` too).
         if purpose != "propose":
             await self.base_passed.wait()
-        return await super().call_model(messages, purpose, step, deliver_feedback=deliver_feedback)
+        return await super().call_model(messages, purpose, *args, **kwargs)
 
 
 def _failed(task: asyncio.Task[Proposal]) -> bool:

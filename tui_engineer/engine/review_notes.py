@@ -76,4 +76,3 @@ def commit_lines(dropped: Sequence[DroppedHunk], kept: str, edited: bool,
     if comments:
         lines.append(comments_text(comments))
     return "\n".join(lines)
-

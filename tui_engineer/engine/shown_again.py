@@ -52,6 +52,10 @@ async def proposal_shown_again(
 
 async def _anew(rt: Runtime, step: Step, why: str) -> None:
     await asyncio.to_thread(rt.shadow.reset)
-    rt.emit(ev.Notice(message=f"Step {step.index}'s proposal under review when the session "
-                      f"stopped: {why}, so it is proposed again."))
+    rt.emit(
+        ev.Notice(
+            message=f"Step {step.index}'s proposal under review when the session "
+            f"stopped: {why}, so it is proposed again."
+        )
+    )
     return None

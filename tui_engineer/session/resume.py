@@ -9,6 +9,7 @@ quitting, a closed terminal, a budget, kill -9) leaves one that can go on."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.plan import Step
 from tui_engineer.errors import UserError
-from tui_engineer.records.events_read import events_from_record
+from tui_engineer.records.events_read import event_from_dict, events_from_record
 from tui_engineer.records.recorder import resumable, runs_dir
 from tui_engineer.vcs.plumbing import git_text, run_git
 from tui_engineer.vcs.repo import literal
@@ -45,6 +46,7 @@ class Resumed:
     rejections: dict[int, list[str]] = field(default_factory=dict)  # reasons, per step index
     queued: list[str] = field(default_factory=list)  # chat sent but never delivered
     head: str = ""  # the commit the session last stood on ("" when the record does not say)
+    part_of: str = ""  # the editor's session it is a later request of (ACP), if any
     outcome: str = CRASHED  # how its last run ended (session_finished), else "crashed"
     usage: tuple[int, int, float | None] = (0, 0, 0.0)  # prompt, completion tokens, usd
     history: list[ev.Event] = field(default_factory=list)  # every recorded event, in order
@@ -98,6 +100,7 @@ def load_run(root: Path, run: str | None = None) -> Resumed:
     if started is None:
         raise NothingToResume(f"The record {path.name} holds no session to resume.")
     state = Resumed(session_id=path.stem, record=path, request=started.request, history=history)
+    state.part_of = started.part_of
     _read_history(state)
     if not resumable(state.outcome):
         older = _older_stopped(path) if not run else None
@@ -107,6 +110,30 @@ def load_run(root: Path, run: str | None = None) -> Resumed:
             f"nothing to resume. Start a new session, or see `tui-engineer runs`.{hint}"
         )
     return state
+
+
+def session_parts(root: Path, session_id: str) -> list[Path]:
+    """The run records of an editor's session (ACP), oldest first: its first one (named by
+    `session_id`) and those of the later requests made in it (`part_of` it)."""
+    first = find_record(root, session_id)
+    later = []
+    for path in sorted(first.parent.glob("*.jsonl")):
+        if path != first and path.name > first.name and _part_of(path) == session_id:
+            later.append(path)
+    return [first, *later]
+
+
+def _part_of(path: Path) -> str:
+    """The `part_of` of a record's session_started line (read up to that line only)."""
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            if '"session_started"' in line:
+                try:
+                    started = event_from_dict(json.loads(line))
+                except ValueError:  # a torn line
+                    return ""
+                return started.part_of if isinstance(started, ev.SessionStarted) else ""
+    return ""
 
 
 def _older_stopped(newest: Path) -> str | None:
@@ -132,6 +159,7 @@ def _read_history(state: Resumed) -> None:
     statuses: dict[int, str] = {}
     last: dict[int, str] = {}  # each step's last decision
     shown: dict[int, ev.ProposalReady] = {}  # proposals no decision answered yet (but stop)
+    answered: dict[int, ev.ProposalReady] = {}  # the proposal each step's last decision was on
     commits: dict[int, str] = {}
     delivered: list[str] = []
     queued: list[str] = []
@@ -159,9 +187,13 @@ def _read_history(state: Resumed) -> None:
                 shown[index] = event
             case ev.DecisionMade(step=index, decision=kind, reason=reason):
                 last[index] = kind
-                if kind != "stop":  # a stop leaves the proposal to be reviewed
-                    shown.pop(index, None)
+                if kind != "stop" and index in shown:  # a stop leaves it to be reviewed
+                    answered[index] = shown.pop(index)
                 _decided(state, statuses, index, kind, reason)
+            case ev.AcceptRefused(step=index):  # not committed: still to be reviewed
+                last[index] = "refused"
+                if index in answered:
+                    shown[index] = answered.pop(index)
             case ev.FeedbackDelivered(text=text):
                 delivered.append(text)
             case ev.FeedbackPending(texts=texts):
@@ -199,9 +231,7 @@ def _last_ok(state: Resumed) -> bool:
     return bool(last) and (last[-1].tests_ok or last[-1].unverified)
 
 
-def _decided(
-    state: Resumed, statuses: dict[int, str], index: int, kind: str, reason: str
-) -> None:
+def _decided(state: Resumed, statuses: dict[int, str], index: int, kind: str, reason: str) -> None:
     if kind == "reject":
         state.rejections.setdefault(index, []).append(reason or "(no reason given)")
     elif kind in {"stop", "undo"}:
@@ -211,18 +241,7 @@ def _decided(
 
 
 def _step(info: ev.StepInfo, statuses: dict[int, str], commits: dict[int, str]) -> Step:
-    return Step(
-        index=info.index,
-        title=info.title,
-        description=info.description,
-        files=list(info.files),
-        verify=info.verify,
-        depends_on=list(info.depends_on),
-        test_first=info.test_first,
-        asked=info.asked,
-        status=statuses.get(info.index, "pending"),
-        commit=commits.get(info.index),
-    )
+    return Step.from_info(info, statuses.get(info.index, "pending"), commits.get(info.index))
 
 
 @dataclass

@@ -20,9 +20,7 @@ GOTO_LINE = {"code", "codium", "code-insiders"}
 FALLBACKS = ("nano", "vi")
 
 
-def editor_command(
-    file: Path, line: int, env: Mapping[str, str] | None = None
-) -> list[str] | None:
+def editor_command(file: Path, line: int, env: Mapping[str, str] | None = None) -> list[str] | None:
     """The command that opens `file` at `line` in the human's editor; None when there is none."""
     env = os.environ if env is None else env
     chosen = env.get("VISUAL", "").strip() or env.get("EDITOR", "").strip()

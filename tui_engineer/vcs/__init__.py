@@ -6,14 +6,12 @@ synchronous; the engine runs them in worker threads.
 
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.commit import accept, undo_last
+from tui_engineer.vcs.dirty import DirtyChoice, DirtyTree, handle_dirty
 from tui_engineer.vcs.repo import (
-    DirtyChoice,
-    DirtyTree,
     GitRefused,
     NotARepo,
     RepoState,
     find_repo_root,
-    handle_dirty,
     init_repo,
     repo_state,
 )

@@ -4,7 +4,7 @@ Accept is atomic, in this order:
 1. checks: every file the step touches must still be as the proposal saw it, and no folder on
    the way to one may be a symlink or file in the user's tree (writing would go through it);
 2. the decision (`decide`): the step's files go into the user's object store and a journal
-   (below) naming them, the message and the old commit is written in `.git`;
+   (journal.py) naming them, the message and the old commit is written in `.git`;
 3. the commit is built as objects from the user's HEAD tree plus the step's files, in a
    temporary index, with the user's pre-commit / prepare-commit-msg / commit-msg hooks run on
    it (commit_objects.py says what hooks see), identity and signing as `git commit` would;
@@ -19,38 +19,15 @@ held uncommitted user changes ("include" mode) is committed whole: the step was 
 tested on top of those changes. On a detached HEAD the commit is made there, like `git commit`
 would (callers can tell from `RepoState.branch is None` and say so).
 
-## The journal
-
-What an accept in progress is doing, so a crash can be finished or undone.
-
-`.git/tui-engineer-accept.json` is written (temporary file + rename, so it is whole or absent)
-at the decision: with the step's files already in the user's object store (`entries`), its
-message and whether to sign, everything the commit needs. It is written again with the new commit
-just before the branch moves. The next start reads it:
-
-- the branch points at the new commit: the accept got past the compare-and-swap, so it is
-  finished (the step's files and index entries are written from the commit, the undo ref set);
-- the branch is still at the old commit: the process was stopped after the decision and before
-  the commit (during the pre-commit hook, say). A decision is never lost: the commit is made
-  now from the journal (hooks included), unless the user edited the step's files since or a
-  hook refuses: then it is rolled back (nothing of the user's was written yet: files come after
-  the branch), and said so. A journal of an older version (no entries) is rolled back;
-- the branch moved elsewhere (the user committed since): left alone, and said so.
-
-Either way the journal is removed and one sentence says what happened. Lock files git itself
-made for the accept's own ref updates, and that a kill of the whole process group left, are
-removed too: only those newer than the journal, in a repository where the accepting process is
-gone.
+The journal that makes this so, and what the next start does with it: journal.py.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
-import socket
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import git
@@ -65,96 +42,31 @@ from tui_engineer.vcs.commit_objects import (
     stage,
 )
 from tui_engineer.vcs.file_blobs import conflicts
+from tui_engineer.vcs.identity import commit_config, config_bool, require_identity
+from tui_engineer.vcs.journal import (
+    Journal,
+    journal_time,
+    owner_alive,
+    read_journal,
+    remove_journal,
+    stale_locks,
+    write_journal,
+)
 from tui_engineer.vcs.merge_in import edits_included
 from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, rev, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
     RepoState,
-    commit_config,
-    config_bool,
     git_output,
     open_repo,
     read_state,
     refuse_in_progress,
-    require_identity,
 )
 from tui_engineer.vcs.shadow import Change, Shadow
 from tui_engineer.vcs.tree_update import write_step
 
-JOURNAL = "tui-engineer-accept.json"
 # Points an accepted commit at the content its files had before the accept, for undo.
 UNDO_REFS = "refs/tui-engineer/undo/"
-
-
-@dataclass
-class Journal:
-    ref: str  # refs/heads/<branch>, or HEAD when detached
-    old: str | None  # the commit the ref pointed at (None: no commits yet)
-    baseline: str  # what the step was proposed against, for the undo ref
-    paths: list[str]
-    subject: str
-    new: str | None = None  # set once the commit exists, just before the ref moves
-    message: str = ""  # the commit message before the user's hooks see it
-    sign: bool = False  # the user's commit.gpgSign
-    # (path, mode, blob sha) of each step path, blobs already in the user's object store; no
-    # mode and no sha: the step removes it. Empty in a journal of an older version.
-    entries: list[tuple[str, str, str | None]] = field(default_factory=list)
-    pid: int = field(default_factory=os.getpid)
-    host: str = field(default_factory=socket.gethostname)
-
-
-def write_journal(gitdir: Path, journal: Journal) -> None:
-    temp = gitdir / (JOURNAL + ".tmp")
-    with open(temp, "w", encoding="utf-8") as out:
-        json.dump(asdict(journal), out)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temp, gitdir / JOURNAL)
-
-
-def read_journal(gitdir: Path) -> Journal | None:
-    try:
-        data = json.loads((gitdir / JOURNAL).read_text(encoding="utf-8"))
-        return Journal(**data)
-    except FileNotFoundError:
-        return None
-    except (ValueError, TypeError):
-        return None  # a journal we cannot read is dropped by the caller
-
-
-def remove_journal(gitdir: Path) -> None:
-    (gitdir / JOURNAL).unlink(missing_ok=True)
-    (gitdir / (JOURNAL + ".tmp")).unlink(missing_ok=True)
-
-
-def owner_alive(journal: Journal) -> bool:
-    """Whether the process that wrote the journal still runs (another session accepting now)."""
-    if journal.host != socket.gethostname() or journal.pid == os.getpid():
-        return False
-    try:
-        os.kill(journal.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def stale_locks(gitdir: Path, common: Path, ref: str, since: float) -> list[Path]:
-    """Lock files of the refs and index an accept touches, made after `since` (the journal).
-    `common` is where branches live (the main .git when the user works in a linked worktree)."""
-    found = [gitdir / "index.lock", gitdir / "HEAD.lock", common / "packed-refs.lock"]
-    found.append((gitdir if ref == "HEAD" else common) / f"{ref}.lock")
-    undo = common / "refs" / "tui-engineer"
-    found += list(undo.rglob("*.lock")) if undo.is_dir() else []
-    return [p for p in found if p.exists() and p.stat().st_mtime >= since - 2]
-
-
-def journal_time(gitdir: Path) -> float:
-    try:
-        return (gitdir / JOURNAL).stat().st_mtime
-    except FileNotFoundError:
-        return time.time()
 
 
 def _touched(changes: list[Change]) -> list[str]:
@@ -190,6 +102,25 @@ def _refuse_links_in_the_way(root: Path, paths: list[str]) -> None:
                     "(not a folder the step changes). Writing there would go through it, so "
                     "nothing was written. Move it aside or reject the step."
                 )
+
+
+_INDEX_LOCK_WAIT = 2.0  # seconds: a git command of the user's that writes the index is quick
+
+
+def _refuse_locked_index(gitdir: Path) -> None:
+    """Refuse, as `git commit` would, while another git process holds the index: the step's
+    entries are written to it once the branch moved, and that process's own write would then
+    throw them away (the next commit of the user's would take the step back out)."""
+    lock = gitdir / "index.lock"
+    deadline = time.monotonic() + _INDEX_LOCK_WAIT
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if lock.exists():
+        raise GitRefused(
+            f"Another git process seems to be running in this repository ({lock} exists). "
+            "Wait for it to end; if none is running (one that crashed left the file), remove "
+            f"it: rm {lock}"
+        )
 
 
 def _remember_for_undo(repo: git.Repo, sha: str, before: str) -> None:
@@ -266,6 +197,7 @@ def decide(
         _refuse_conflicts([p for p in found if not _taken_in(shadow, p)])
         _refuse_links_in_the_way(root, paths)
         gitdir = Path(repo.git_dir).resolve()
+        _refuse_locked_index(gitdir)
         ref = _where(repo, state)
     try:
         entries = [hash_shadow_file(root, shadow.path, p) for p in paths]
@@ -306,7 +238,8 @@ def commit_decided(root: Path, journal: Journal) -> str:
             ) from None
         raise
     _finish(root, gitdir, journal, sha)
-    run_hook(root, "post-commit")  # like git: after the commit is in place; its status is ignored
+    with contextlib.suppress(GitRefused):  # like git: after the commit; its status is ignored
+        run_hook(root, "post-commit")
     return sha
 
 

@@ -19,8 +19,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import git
+
 from tui_engineer.vcs.plumbing import git_text, raise_for, run_git
-from tui_engineer.vcs.repo import GitRefused
+from tui_engineer.vcs.repo import GitRefused, git_output
 
 NOTHING_TO_COMMIT = "The step only changes files git does not track; nothing to commit."
 TRAILER_KEY = "Assisted-by"
@@ -78,15 +80,21 @@ def stage(root: Path, index: Path, head: str | None, entries: list[Entry]) -> No
 
 
 def run_hook(root: Path, name: str, *args: str, index: Path | None = None) -> None:
-    """Run one of the user's hooks as git would; a refusal raises git's GitCommandError."""
+    """Run one of the user's hooks as git would; a refusal raises GitRefused naming the hook,
+    with what it printed."""
     env = {"GIT_EDITOR": ":"}
     if index is not None:
         env["GIT_INDEX_FILE"] = str(index)
     done = run_git(root, "hook", "run", "--ignore-missing", name, "--", *args, env=env, check=False)
-    if done.returncode != 0 and b"not a git command" in done.stderr:
-        _run_hook_file(root, name, args, env)  # git before 2.36 has no `git hook run`
-    else:
-        raise_for(done)
+    try:
+        if done.returncode != 0 and b"not a git command" in done.stderr:
+            _run_hook_file(root, name, args, env)  # git before 2.36 has no `git hook run`
+        else:
+            raise_for(done)
+    except git.GitCommandError as err:
+        raise GitRefused(
+            f"Your {name} hook refused the commit (exit {err.status}):\n{git_output(err)}"
+        ) from None
 
 
 def _run_hook_file(root: Path, name: str, args: tuple[str, ...], env: dict[str, str]) -> None:
@@ -122,5 +130,13 @@ def make_commit(root: Path, index: Path, head: str | None, message: str, *, sign
     args = ["commit-tree", tree, *(["-p", head] if head else [])]
     if sign:
         args.append("-S")
-    data = message.encode("utf-8")
-    return run_git(root, *args, "-F", "-", data=data).stdout.decode().strip()
+    done = run_git(root, *args, "-F", "-", data=message.encode("utf-8"), check=False)
+    if done.returncode != 0 and sign:
+        said = done.stderr.decode(errors="replace").strip()
+        raise GitRefused(
+            f"git could not sign the commit (commit.gpgSign is on for you):\n{said}\n"
+            "Make signing work (gpg and user.signingKey), or turn it off for this repository: "
+            "git config commit.gpgSign false"
+        )
+    raise_for(done)
+    return done.stdout.decode().strip()

@@ -32,14 +32,14 @@ from pathlib import Path
 import git
 import platformdirs
 
-from tui_engineer.safe_git import shadow_git_env, shadow_git_full_env
+from tui_engineer.safe_git import index_lock, shadow_git_env, shadow_git_full_env
+from tui_engineer.vcs.dirty import snapshot_commit
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
     open_repo,
     read_state,
     refuse_in_progress,
-    snapshot_commit,
 )
 from tui_engineer.vcs.submodules import check_out_submodules
 
@@ -151,27 +151,29 @@ class Shadow:
         """
         self.taken.clear()  # the proposal that held the user's edits is gone
         # `-C`: git itself refuses a folder removed after the check in `_git`.
-        self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
-        self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
+        with index_lock(self.path):
+            self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
+            self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
 
     def diff(self) -> str:
         """Unified diff of the proposal against the baseline (new, deleted, renamed files too)."""
-        self._stage_all()
-        # quotePath off: a name that is not UTF-8 comes as its bytes (read back exactly, see
-        # names.py), not as git's octal escapes ("caf\\351.txt").
-        out = self._git(c="core.quotePath=false").diff(
-            "--cached", "-M", "--no-color", "--no-ext-diff", self.baseline,
-            strip_newline_in_stdout=False,
-        )  # fmt: skip
-        return out
+        with index_lock(self.path):  # the baseline may be staging this shadow meanwhile
+            self._stage_all()
+            # quotePath off: a name that is not UTF-8 comes as its bytes (read back exactly,
+            # see names.py), not as git's octal escapes ("caf\\351.txt").
+            return self._git(c="core.quotePath=false").diff(
+                "--cached", "-M", "--no-color", "--no-ext-diff", self.baseline,
+                strip_newline_in_stdout=False,
+            )  # fmt: skip
 
     def changes(self) -> list[Change]:
         """The proposal's changes, with rename sources."""
-        self._stage_all()
-        out = self._git.diff(
-            "--cached", "-M", "--name-status", "-z", "--no-color", self.baseline,
-            strip_newline_in_stdout=False,
-        )  # fmt: skip
+        with index_lock(self.path):
+            self._stage_all()
+            out = self._git.diff(
+                "--cached", "-M", "--name-status", "-z", "--no-color", self.baseline,
+                strip_newline_in_stdout=False,
+            )  # fmt: skip
         return _parse_name_status(out)
 
     def changed_files(self) -> list[tuple[str, str]]:

@@ -174,8 +174,10 @@ class ReviewDiffView(DiffView):
         return [
             y
             for y, row in enumerate(self._rows)
-            if row.kind == "hunk" and row.hunk >= 0
-            or row.kind == "file" and not self._files[row.file].hunks
+            if row.kind == "hunk"
+            and row.hunk >= 0
+            or row.kind == "file"
+            and not self._files[row.file].hunks
         ]
 
     def _ref_at(self, y: int) -> HunkRef | None:
