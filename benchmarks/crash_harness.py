@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, make_sample_repo  # noqa: E402
-from tui_engineer.vcs.accept_journal import JOURNAL  # noqa: E402
+from tui_engineer.vcs.journal import JOURNAL  # noqa: E402
 
 PHASES = [
     "plan", "tests", "decided", "pre-commit", "accept", "ref-moved", "post-commit", "random"

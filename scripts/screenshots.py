@@ -75,8 +75,11 @@ def shots() -> dict[str, Callable[[], Awaitable[None]]]:
             "fix-loop", fix_loop_script(), "add mul", drive_to_fix_loop, plan=False
         ),
         "partial-review": lambda: shoot(
-            "partial-review", partial_review_script(), "add sub and mul",
-            drive_to_partial_review, files=PAIR_FILES,
+            "partial-review",
+            partial_review_script(),
+            "add sub and mul",
+            drive_to_partial_review,
+            files=PAIR_FILES,
         ),  # fmt: skip
         "still-wrong": lambda: shoot(
             "still-wrong", still_wrong_script(), "add sub", drive_to_still_wrong, plan=False

@@ -65,14 +65,12 @@ def slow_hook(repo: Path) -> tuple[Path, Path]:
     return reached, release
 
 
-
 async def wait_for_file(path: Path) -> None:
     for _ in range(REACHED * 50):
         if path.exists():
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"{path.name} never appeared")
-
 
 
 def wait_for_file_now(path: Path) -> None:
@@ -148,3 +146,14 @@ class RunProcess:
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 
+
+def run_to_the_end(
+    repo: Path, server: ScriptedServer, request: str | None, *flags: str
+) -> tuple[int, str, RunProcess]:
+    """A RunProcess left to finish (killed if it does not): its exit code, stderr and events."""
+    run = RunProcess(repo, server, request, *flags)
+    try:
+        code, err = run.finish()
+    finally:
+        run.kill()
+    return code, err, run

@@ -215,6 +215,13 @@ def build_demo_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("request", nargs="?", default=DEFAULT_REQUEST, help="the request")
     parser.add_argument("--dir", type=Path, help="where to make the sample repo (default: temp)")
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="REPO",
+        help="go on with the session stopped in a sample repo the demo kept (the path it "
+        "printed), with the built-in model",
+    )
     return parser
 
 

@@ -13,8 +13,8 @@ from tui_engineer.errors import UserError
 from tui_engineer.terminal import require_terminal
 
 
-def open_app(argv: Sequence[str]) -> int:
-    """`tui-engineer [REQUEST] [flags]`: the app in a repository."""
+def open_app(argv: Sequence[str], *, notes: Sequence[str] = ()) -> int:
+    """`tui-engineer [REQUEST] [flags]`: the app in a repository; `notes` are said first."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.resume is not None:
@@ -31,12 +31,14 @@ def open_app(argv: Sequence[str]) -> int:
         no_tests=args.no_tests,
         resume=args.resume,
     )
-    code = TuiEngineerApp(options, init=args.init).run()
+    code = TuiEngineerApp(options, init=args.init, notes=tuple(notes)).run()
     return code if isinstance(code, int) else 0
 
 
 def open_demo(argv: Sequence[str]) -> int:
-    """`tui-engineer demo [REQUEST]`: the app on a sample repo, with a built-in model."""
+    """`tui-engineer demo [REQUEST]`: the app on a sample repo, with a built-in model;
+    `--resume REPO` goes on with the session stopped in a sample repo kept earlier (a plain
+    `tui-engineer --resume` there would need a model server and key)."""
     args = build_demo_parser().parse_args(argv)
     require_terminal()
 
@@ -44,16 +46,31 @@ def open_demo(argv: Sequence[str]) -> int:
     from tui_engineer.session.options import RunOptions
     from tui_engineer.tui.app import TuiEngineerApp
 
-    repo = make_sample_repo(args.dir)
+    repo = args.resume.resolve() if args.resume else make_sample_repo(args.dir)
     with DemoServer() as server:
-        options = RunOptions(request=args.request, repo=repo, flags=demo_flags(server.base_url))
+        options = RunOptions(
+            request=args.request,
+            repo=repo,
+            flags=demo_flags(server.base_url),
+            resume="" if args.resume else None,
+        )
         code = TuiEngineerApp(options).run()
     # stderr: under `serve`, stdout is the app's channel to the web server, while stderr reaches
     # the server's console.
-    print(
-        f"tui-engineer demo: the sample repo is kept in {repo} (see its git log)", file=sys.stderr
-    )
+    print(f"tui-engineer demo: {kept_sample(repo)}", file=sys.stderr)
     return code if isinstance(code, int) else 0
+
+
+def kept_sample(repo: Path) -> str:
+    """Where the sample repo is kept, and how to go on with its session if it was stopped."""
+    from tui_engineer.session.resume import NothingToResume, load_run
+
+    said = f"the sample repo is kept in {repo} (see its git log)"
+    try:
+        load_run(repo)
+    except (NothingToResume, OSError):
+        return said
+    return f"{said}; to go on with its stopped session: tui-engineer demo --resume {repo}"
 
 
 def reported(command: Callable[[list[str]], int], argv: list[str]) -> int:

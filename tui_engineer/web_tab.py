@@ -7,9 +7,11 @@ CLI does, and nothing imports it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -32,14 +34,61 @@ def session_main(argv: list[str]) -> int:
         watch_server(server_pid)
     from tui_engineer.launch import reported
 
-    return reported(_open, argv)
+    return reported(lambda args: _open(args, server_pid), argv)
 
 
-def _open(argv: list[str]) -> int:
+def _open(argv: list[str], server_pid: int | None = None) -> int:
     """The tab's arguments: `demo [REQUEST]` under `serve --demo`, else the app's own."""
     from tui_engineer.launch import open_app, open_demo
 
-    return open_demo(argv[1:]) if argv[:1] == ["demo"] else open_app(argv)
+    if argv[:1] == ["demo"]:
+        return open_demo(argv[1:])
+    argv, note = one_tab_resumes(argv, server_pid)
+    return open_app(argv, notes=(note,) if note else ())
+
+
+# Held for the tab's life by the tab that resumes (`one_tab_resumes`); the system releases it
+# when that process ends, however it ends.
+_resume_claim: int | None = None
+ANOTHER_TAB = (
+    "Another tab is going on with the resumed session, so this tab is a new session. To "
+    "resume it here instead, close that tab, then open a new one once its session stopped."
+)
+
+
+def one_tab_resumes(argv: list[str], server_pid: int | None) -> tuple[list[str], str]:
+    """Under `serve --resume`, every tab gets --resume: the first tab goes on with the session,
+    and a tab opened while it is open starts a new session (saying why) instead of being told
+    that session is still running. A lock on a file of this server's decides, held until the
+    resuming tab's process ends: a tab opened after it closed resumes again."""
+    global _resume_claim
+    if server_pid is None or not any(a == "--resume" or a.startswith("--resume=") for a in argv):
+        return argv, ""
+    path = Path(tempfile.gettempdir()) / f"tui-engineer-serve-{server_pid}-resume.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return _without_resume(argv), ANOTHER_TAB
+    _resume_claim = fd
+    return argv, ""
+
+
+def _without_resume(argv: list[str]) -> list[str]:
+    """`argv` without --resume and the session it names (--resume RUN, --resume=RUN)."""
+    kept: list[str] = []
+    skip_value = False
+    for arg in argv:
+        if skip_value:
+            skip_value = False
+            if not arg.startswith("-"):  # --resume takes no REQUEST: this is its RUN
+                continue
+        if arg == "--resume":
+            skip_value = True
+        elif not arg.startswith("--resume="):
+            kept.append(arg)
+    return kept
 
 
 def watch_server(pid: int, every: float = 1.0) -> None:

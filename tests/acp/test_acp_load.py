@@ -5,28 +5,33 @@ process tells the recorded session again, then goes on with it where it stopped.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 import pytest
 from acp import RequestError
 from acp.schema import SessionInfoUpdate, ToolCallStart, UserMessageChunk
 
-from tests.acp.acp_support import RecordingClient, running_agent
+from tests.acp.acp_support import Agent, RecordingClient, agent_session, running_agent
 from tests.conftest import git
 from tests.engine_support import MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
 
 
-def cancelling_at(step: int, agent_box: list, session_box: list):
-    """A policy that cancels the turn at step `step`'s permission and accepts the others."""
+@dataclass
+class CancelAt:
+    """A policy that cancels the turn at step `step`'s permission and accepts the others
+    (`agent` and `session` are set once the session started)."""
 
-    async def policy(call, options):
-        if call.title.startswith(f"Commit step {step}:"):
-            agent = agent_box[0]
-            await agent.conn.cancel(session_id=session_box[0])
+    step: int
+    agent: Agent | None = None
+    session: str = ""
+
+    async def __call__(self, call, options) -> str | None:
+        if call.title.startswith(f"Commit step {self.step}:"):
+            assert self.agent is not None
+            await self.agent.conn.cancel(session_id=self.session)
             return None  # the pending request answers cancelled, as the protocol asks
         return "accept"
-
-    return policy
 
 
 async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
@@ -41,8 +46,7 @@ async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
         Reply(text="Subtracting, as asked.\n\n" + SUB),
     )
     client = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         turn = asyncio.ensure_future(agent.prompt(session, "add sub"))
         await thinking.arrived()
         await agent.conn.cancel(session_id=session)
@@ -62,15 +66,13 @@ async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
 ) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
-    box: list = []
-    ids: list = []
-    client = RecordingClient(policy=cancelling_at(1, box, ids))
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        box.append(agent)
-        ids.append(await agent.start(repo))
-        assert await agent.prompt(ids[0], "add sub") == "cancelled"
+    cancel = CancelAt(1)
+    client = RecordingClient(policy=cancel)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
+        cancel.agent, cancel.session = agent, session
+        assert await agent.prompt(session, "add sub") == "cancelled"
         client.policy = lambda call, options: "accept"
-        assert await agent.prompt(ids[0], "go on") == "end_turn"
+        assert await agent.prompt(session, "go on") == "end_turn"
 
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
     assert len(scripted_server.chat_requests) == 2  # shown again: its tests rerun, no model call
@@ -86,19 +88,16 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
         Reply(text="Adding sub.\n\n" + SUB),
         Reply(text=MUL),
     )
-    box: list = []
-    ids: list = []
-    first = RecordingClient(policy=cancelling_at(2, box, ids))
-    async with running_agent(tmp_path, scripted_server.base_url, client=first) as agent:
-        box.append(agent)
-        ids.append(await agent.start(repo))
-        assert await agent.prompt(ids[0], "add sub and mul") == "cancelled"
+    cancel = CancelAt(2)
+    first = RecordingClient(policy=cancel)
+    async with agent_session(tmp_path, scripted_server, repo, client=first) as (agent, session):
+        cancel.agent, cancel.session = agent, session
+        assert await agent.prompt(session, "add sub and mul") == "cancelled"
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
     later = RecordingClient()
     async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        loaded = await agent.conn.load_session(cwd=str(repo), session_id=ids[0], mcp_servers=[])
+        loaded = await agent.load(repo, session)
         assert loaded.modes.current_mode_id == "ask"
         # Told again before the answer: the request, the plan, step 1's diff and tests, and
         # its commit; step 2's review, cut off, closed as such.
@@ -111,7 +110,7 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
         assert later.progress(edits[1].tool_call_id)[-1].status == "failed"
         assert later.tool_calls("execute")
         # Then it goes on: step 2's proposal shown again (its tests run again), no model call.
-        assert await agent.prompt(ids[0], "go on") == "end_turn"
+        assert await agent.prompt(session, "go on") == "end_turn"
         assert [p.title.split("?")[0] for p in later.permissions] == ["Commit step 2: Add mul"]
 
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
@@ -149,9 +148,8 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
         return "accept"
 
     client = RecordingClient(policy=kill_at_step_2)
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         box.append(agent)
-        session = await agent.start(repo)
         with pytest.raises(ConnectionError):
             await agent.prompt(session, "add sub and mul")
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
@@ -159,8 +157,7 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
 
     later = RecordingClient()
     async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        await agent.conn.load_session(cwd=str(repo), session_id=session, mcp_servers=[])
+        await agent.load(repo, session)
         assert await agent.prompt(session, "go on") == "end_turn"
         assert f"removed leftover worktree from session {session}" in later.text()
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
@@ -176,18 +173,47 @@ async def test_loading_a_finished_session_tells_it_and_the_next_prompt_starts_an
         Reply(text=plan_reply("Add mul")),
         Reply(text=MUL),
     )
-    async with running_agent(tmp_path, scripted_server.base_url) as agent:
-        session = await agent.start(repo)
+    async with agent_session(tmp_path, scripted_server, repo) as (agent, session):
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
 
     later = RecordingClient()
     async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        await agent.conn.load_session(cwd=str(repo), session_id=session, mcp_servers=[])
+        await agent.load(repo, session)
         assert later.updates[0].title == "add sub"
         assert later.updates[1].content.text == "add sub"
         assert "Session ended (done)" in later.text()
         assert await agent.prompt(session, "add mul") == "end_turn"
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
     assert "add mul" in str(scripted_server.chat_requests[2].messages)  # a new plan
+
+
+async def test_loading_a_session_tells_every_request_made_in_it_and_goes_on_with_the_last(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    # Two requests in one editor session: the second, after the first was done, is an engine
+    # session of its own (its own run record). Loading the editor's session tells both.
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=SUB),
+        Reply(text=plan_reply("Add mul")),
+        Reply(text=MUL),
+    )
+    async with agent_session(tmp_path, scripted_server, repo) as (agent, session):
+        assert await agent.prompt(session, "add sub") == "end_turn"
+        assert await agent.prompt(session, "done") == "end_turn"
+        assert await agent.prompt(session, "add mul") == "end_turn"  # at "what is still wrong?"
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+
+    later = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
+        await agent.load(repo, session)
+        said = [u.content.text for u in later.updates if isinstance(u, UserMessageChunk)]
+        assert said[:1] == ["add sub"] and "add mul" in said
+        assert [entry for plan in later.plans() for entry, _ in plan][-1] == "1. Add mul"
+        assert "Add sub" in later.text() and "Add mul" in later.text()  # both commits told
+        # It goes on with the last request where it stopped: the answer ends it, no model call.
+        assert await agent.prompt(session, "done") == "end_turn"
+        assert "Finished" in later.text()
+    assert len(scripted_server.chat_requests) == 4

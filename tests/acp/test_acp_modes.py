@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from acp import RequestError
 
-from tests.acp.acp_support import RecordingClient, running_agent
+from tests.acp.acp_support import RecordingClient, agent_session, running_agent
 from tests.conftest import git
 from tests.engine_support import MUL_BUGGY, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -22,10 +22,9 @@ async def test_auto_mode_asks_only_about_the_failing_step(
         Reply(text=MUL_BUGGY),  # fails, and no fix is tried (--max-fix-attempts 0)
     )
     client = RecordingClient(policy=lambda call, options: "skip")
-    async with running_agent(
-        tmp_path, scripted_server.base_url, "--max-fix-attempts", "0", client=client
-    ) as agent:
-        session = await agent.start(repo)
+    async with agent_session(
+        tmp_path, scripted_server, repo, "--max-fix-attempts", "0", client=client
+    ) as (agent, session):
         with pytest.raises(RequestError):
             await agent.conn.set_session_mode(session_id=session, mode_id="yolo")
         await agent.conn.set_session_mode(session_id=session, mode_id="auto")

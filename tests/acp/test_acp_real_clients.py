@@ -10,26 +10,28 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from tests.acp.acp_support import agent_command, agent_env
+from tests.acp.acp_support import agent_command, agent_env, two_steps
 from tests.conftest import git
-from tests.engine_support import MUL, SUB, plan_reply
-from tests.scripted_server import Reply, ScriptedServer
-
-
-def two_steps(server: ScriptedServer) -> None:
-    server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text="Adding sub.\n\n" + SUB),
-        Reply(text="Adding mul.\n\n" + MUL),
-    )
+from tests.scripted_server import ScriptedServer
 
 
 def agent_args(url: str, *more: str) -> list[str]:
     command = agent_command()
     return [*command, "acp", "--base-url", url, "--model", "test-model", "--no-pipeline", *more]
+
+
+def acp_client_ready(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """acp-client (skipped without it), with the model scripted for two steps and the agent's
+    environment in this process's (acp-client starts the agent with it)."""
+    acp_client = pytest.importorskip("acp_client", reason="acp-client (the dev extra has it)")
+    two_steps(server)
+    for name, value in agent_env().items():
+        monkeypatch.setenv(name, value)
+    return acp_client
 
 
 def test_chuk_acp_command_line_client_drives_a_session(
@@ -57,11 +59,8 @@ def test_chuk_acp_command_line_client_drives_a_session(
 async def test_acp_client_library_reviews_and_accepts_every_step(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    acp_client = pytest.importorskip("acp_client", reason="acp-client (the dev extra has it)")
+    acp_client = acp_client_ready(scripted_server, monkeypatch)
     repo = make_repo()
-    two_steps(scripted_server)
-    for name, value in agent_env().items():
-        monkeypatch.setenv(name, value)
     asked: list[dict] = []
 
     async def accept(request: dict) -> str:
@@ -85,11 +84,8 @@ async def test_acp_client_library_reviews_and_accepts_every_step(
 async def test_acp_client_turns_a_step_down_and_carries_the_session_on_after_a_restart(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    acp_client = pytest.importorskip("acp_client", reason="acp-client (the dev extra has it)")
+    acp_client = acp_client_ready(scripted_server, monkeypatch)
     repo = make_repo()
-    two_steps(scripted_server)
-    for name, value in agent_env().items():
-        monkeypatch.setenv(name, value)
 
     async def step_1_only(request: dict) -> str | None:
         return "accept" if "step 1" in request["toolCall"]["title"] else None  # turned down

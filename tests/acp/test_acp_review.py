@@ -8,7 +8,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from tests.acp.acp_support import RecordingClient, descendants, running_agent
+from tests.acp.acp_support import RecordingClient, agent_session, descendants
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import MUL, SUB, edit, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -23,8 +23,7 @@ async def test_every_proposal_rejected_ends_the_turn_with_nothing_committed(
         *[Reply(text=f"Attempt {n}.\n\n" + SUB) for n in (1, 2, 3)],
     )
     client = RecordingClient(policy=lambda call, options: "reject")
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         assert await agent.prompt(session, "add sub") == "end_turn"
 
     assert git(repo, "log", "--format=%s") == "initial"
@@ -60,10 +59,10 @@ async def test_cancel_at_a_permission_request_stops_everything_at_once(
         await never.wait()
 
     client = RecordingClient(policy=wait_forever)
-    async with running_agent(
-        tmp_path, scripted_server.base_url, client=client, pipeline=True
-    ) as agent:
-        session = await agent.start(repo)
+    async with agent_session(tmp_path, scripted_server, repo, client=client, pipeline=True) as (
+        agent,
+        session,
+    ):
         turn = asyncio.ensure_future(agent.prompt(session, "add sub and mul"))
         await asyncio.wait_for(asked.wait(), 60)
         for _ in range(300):  # step 2's tests started, behind the review
@@ -80,3 +79,30 @@ async def test_cancel_at_a_permission_request_stops_everything_at_once(
         shadows = Path(os.environ["XDG_CACHE_HOME"]) / "tui-engineer" / "worktrees"
         assert list(shadows.glob("*/*")) == []
         assert await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+
+
+async def test_an_accept_your_hook_refuses_is_asked_again_and_commits_once_fixed(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    from tests.headless.test_accept_refused import refusing_hook
+
+    repo = make_repo()
+    block = refusing_hook(repo, "pre-commit", "lint: calc.py: line too long")
+    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+
+    def accept_then_fix(call, options) -> str:
+        if block.exists() and len(client.permissions) == 2:
+            block.unlink()  # the user fixed the lint, then accepts again
+        return "accept"
+
+    client = RecordingClient(policy=accept_then_fix)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
+        assert await agent.prompt(session, "add sub") == "end_turn"
+
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    assert len(client.permissions) == 2  # the same proposal asked about again
+    assert "lint: calc.py: line too long" in client.text()
+    assert "still under review" in client.text()
+    edits = client.tool_calls("edit")
+    assert client.progress(edits[0].tool_call_id)[-1].status == "failed"  # not committed
+    assert len(scripted_server.chat_requests) == 2  # no new model call

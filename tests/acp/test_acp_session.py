@@ -9,22 +9,14 @@ from pathlib import Path
 
 from acp.schema import FileEditToolCallContent, SessionInfoUpdate
 
-from tests.acp.acp_support import RecordingClient, running_agent
+from tests.acp.acp_support import RecordingClient, agent_session, two_steps
 from tests.conftest import SAMPLE_FILES, git
-from tests.engine_support import DIV, MUL, SUB, plan_reply
+from tests.engine_support import DIV, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
 
 
 def commits(repo: Path) -> list[str]:
     return git(repo, "log", "--format=%s").splitlines()
-
-
-def two_steps(server: ScriptedServer) -> None:
-    server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text="Adding sub.\n\n" + SUB),
-        Reply(text="Adding mul.\n\n" + MUL),
-    )
 
 
 async def test_a_two_step_session_accepted_from_the_editor(
@@ -37,8 +29,7 @@ async def test_a_two_step_session_accepted_from_the_editor(
     client.on_permission = lambda call: at_each_permission.append(
         (commits(repo), (repo / "calc.py").read_text(), client.plans()[-1])
     )
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         assert await agent.prompt(session, "add sub and mul") == "end_turn"
         # The turn ends with the question; the next prompt answers it.
         assert client.text().rstrip().endswith("answer `done` to finish the session.")
@@ -92,8 +83,7 @@ async def test_the_answer_to_what_is_still_wrong_plans_more_steps_in_the_same_se
         Reply(text=DIV),
     )
     client = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "division is missing too") == "end_turn"
         assert client.text().rstrip().endswith("answer `done` to finish the session.")

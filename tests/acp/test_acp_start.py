@@ -58,9 +58,7 @@ async def test_session_new_errors_are_the_cli_sentences_and_the_agent_keeps_serv
     assert "Traceback" not in agent.log()
 
 
-async def test_session_new_says_when_the_model_server_does_not_answer(
-    make_repo, tmp_path
-) -> None:
+async def test_session_new_says_when_the_model_server_does_not_answer(make_repo, tmp_path) -> None:
     repo = make_repo()
     gone = unused_base_url()
     async with running_agent(tmp_path, gone) as agent:
@@ -94,7 +92,7 @@ def test_stdout_carries_protocol_only_and_textual_is_never_loaded(tmp_path) -> N
         "    reader, writer = await protocol_streams()\n"
         "    print('stray print')\n"
         "    subprocess.run(['echo', 'child output'])\n"
-        "    writer.write(b'{\"jsonrpc\": \"2.0\", \"method\": \"x\"}\\n')\n"
+        '    writer.write(b\'{"jsonrpc": "2.0", "method": "x"}\\n\')\n'
         "    await writer.drain()\n"
         "    print('textual' in sys.modules, file=sys.stderr)\n"
         "asyncio.run(main())\n"

@@ -60,7 +60,9 @@ def test_a_test_first_proposal_shows_both_runs_and_its_files_old_and_new(tmp_pat
     assert call.kind == "edit" and call.status == "pending"
     modified, added, summary = call.content
     assert (modified.path, modified.old_text, modified.new_text) == (
-        str(tmp_path / "calc.py"), "old\n", "new\n"
+        str(tmp_path / "calc.py"),
+        "old\n",
+        "new\n",
     )
     assert added.old_text is None and added.new_text == "def test_x(): pass\n"
     assert "before the change: test_sub failed" in summary.content.text

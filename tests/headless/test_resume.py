@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
-from tests.timing_support import RunProcess, hold_step_2
+from tests.timing_support import RunProcess, hold_step_2, run_to_the_end
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import PLAN_FORMAT
 from tui_engineer.engine.review import Decision
@@ -52,12 +53,7 @@ def stopped_during_step_2(repo: Path, server: ScriptedServer, how: str) -> RunPr
 
 
 def resume(repo: Path, server: ScriptedServer, *args: str) -> tuple[int, str, RunProcess]:
-    run = RunProcess(repo, server, None, "--resume", *args)
-    try:
-        code, err = run.finish()
-    finally:
-        run.kill()
-    return code, err, run
+    return run_to_the_end(repo, server, None, "--resume", *args)
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGHUP", "SIGKILL"])
@@ -152,8 +148,9 @@ def test_runs_marks_which_sessions_can_be_resumed(
     rows = {line.split()[0]: line for line in lines if line.strip()}
     killed = stopped.events[0]["session_id"]
     assert " yes " in rows[killed] and "crashed" in rows[killed]
-    [finished] = [row for sid, row in rows.items() if sid.isascii() and sid != killed
-                  and sid[:8].isdigit()]
+    [finished] = [
+        row for sid, row in rows.items() if sid.isascii() and sid != killed and sid[:8].isdigit()
+    ]
     assert " no " in finished and " yes " not in finished
     assert "--resume" in listing  # says how
 
@@ -295,3 +292,52 @@ def test_a_session_still_running_elsewhere_is_not_resumed_twice(
     assert code == 2, err
     assert f"Session {session_id} is still running (process {running.proc.pid}" in err
     assert len(scripted_server.chat_requests) == 1  # the running one's plan call only
+
+
+def replay(repo: Path, record: Path) -> subprocess.CompletedProcess[str]:
+    """`tui-engineer run --replay RECORD --yes`: the recorded replies, no model server."""
+    command = [sys.executable, "-m", "tui_engineer", "run", "--replay", str(record), "--yes"]
+    return subprocess.run(
+        command, cwd=repo, capture_output=True, text=True, timeout=180,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+    )  # fmt: skip
+
+
+def stopped_at_step_2s_review(repo: Path, server: ScriptedServer) -> None:
+    """Step 1 accepted, then 'stop' answered at step 2's review (prepared during step 1's):
+    resumed, step 2 is shown again with no model call."""
+    server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB))
+    server.script(Reply(text=MUL_ON_SUB))
+    command = [sys.executable, "-m", "tui_engineer", "run", "add sub and mul"]
+    command += ["--base-url", server.base_url, "--model", "test-model"]
+    done = subprocess.run(
+        command, cwd=repo, input="a\nt\n", capture_output=True, text=True, timeout=180,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGKILL", "at review"])
+def test_a_resumed_sessions_record_replays_to_the_same_commits(
+    how: str, make_repo, scripted_server: ScriptedServer, tmp_path: Path
+) -> None:
+    repo = make_repo()
+    pristine = tmp_path / "pristine"
+    shutil.copytree(repo, pristine)  # the same starting commit, no record
+    if how == "at review":
+        stopped_at_step_2s_review(repo, scripted_server)
+    else:
+        stopped_during_step_2(repo, scripted_server, how)
+        scripted_server.script(Reply(text=MUL_ON_SUB))
+    code, err, _ = resume(repo, scripted_server)
+    assert code == 0, err
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    asked = len(scripted_server.chat_requests)
+
+    done = replay(pristine, record)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = git(pristine, "log", "--format=%s").splitlines()
+    assert log == git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert git(pristine, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
+    assert len(scripted_server.chat_requests) == asked  # no model server was asked

@@ -39,17 +39,22 @@ def titles(repo: Path) -> list[str]:
     return git(repo, "log", "--format=%s").splitlines()
 
 
-async def test_plan_with_a_failing_step_fixed_then_accepted_commits_both(
-    make_repo, scripted_server
-) -> None:
-    repo = make_repo()
-    scripted_server.script(
+def sub_then_mul_fixed() -> list[Reply]:
+    """Sub passes; mul fails its test, is diagnosed and fixed."""
+    return [
         Reply(text=plan_reply("Add sub", "Add mul")),
         Reply(text=SUB),
         Reply(text=MUL_BUGGY),
         Reply(text="mul adds instead of multiplying."),
         Reply(text=MUL_FIX),
-    )
+    ]
+
+
+async def test_plan_with_a_failing_step_fixed_then_accepted_commits_both(
+    make_repo, scripted_server
+) -> None:
+    repo = make_repo()
+    scripted_server.script(*sub_then_mul_fixed())
     app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
@@ -218,13 +223,7 @@ async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_re
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_BUGGY),
-        Reply(text="mul adds instead of multiplying."),
-        Reply(text=MUL_FIX),
-    )
+    scripted_server.script(*sub_then_mul_fixed())
     # This interpreter has pytest-testmon: affected tests first (the default).
     command = f"{sys.executable} -m pytest -q"
     app = make_app(

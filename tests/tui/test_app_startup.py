@@ -36,6 +36,17 @@ async def test_no_api_key_shows_what_to_set_and_the_url_tried(make_repo, scripte
     assert scripted_server.chat_requests == []
 
 
+async def test_q_on_a_start_up_problem_quits_as_everywhere_else(make_repo, scripted_server) -> None:
+    # A newcomer's `tui-engineer --resume` in the demo's repo: "No API key", and q did nothing.
+    repo = make_repo()
+    app = make_app(repo, scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, ProblemScreen)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=10)
+    assert app.return_code == 2
+
+
 async def test_a_host_refusing_namespaces_gets_the_sandbox_screen(
     make_repo, scripted_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,11 @@ from tui_engineer.engine.prompts import TEST_FIRST_STEP, plan_messages
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
+# A wait that spans pytest runs in the sandbox (the starting commit's suite, a test-first
+# step's run before and after its change, a fix loop's): 25 s at load 13 on this 2-core machine,
+# and past 60 s with more beside it (a timeout of 60 failed at load 9 in a full run).
+RUNS_WAIT = 240
+
 
 def diff_text(app: TuiEngineerApp) -> str:
     lines = [ln for f in app.diff.files for hunk in f.hunks for ln in hunk.lines]
@@ -38,22 +43,22 @@ async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wron
 ) -> None:
     with demo_app(tmp_path) as (repo, app):
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, reviewing(app, 1))
+            await wait_for(pilot, reviewing(app, 1), timeout=RUNS_WAIT)
             await pilot.press("r")
             await wait_for_screen(pilot, app, RejectReasonScreen)
             await type_text(pilot, "check negatives too")
             await pilot.press("enter")
-            await wait_for(pilot, reviewing(app, 2))
+            await wait_for(pilot, reviewing(app, 2), timeout=RUNS_WAIT)
             assert "sub(3, 5) == -2" in diff_text(app)  # the new proposal follows the reason
             await pilot.press("a")
-            await wait_for(pilot, reviewing(app, 3))  # mul: failed once, diagnosed, fixed
+            await wait_for(pilot, reviewing(app, 3), timeout=RUNS_WAIT)  # mul: fails, is fixed
             assert app.plan_pane.status_of(2) == "awaiting review"
             assert "return a * b" in diff_text(app)
             await pilot.press("a")
             await wait_for_screen(pilot, app, StillWrongScreen)
             await type_text(pilot, "no way to divide")
             await pilot.press("enter")
-            await wait_for(pilot, reviewing(app, 4))
+            await wait_for(pilot, reviewing(app, 4), timeout=RUNS_WAIT)
             await pilot.press("a")
             await wait_for_screen(pilot, app, StillWrongScreen)
             await pilot.click("#done")
@@ -73,7 +78,7 @@ async def test_the_demos_first_step_is_test_first_and_its_review_shows_both_runs
     not), and its review says the new test failed on the old code and passes with the change."""
     with demo_app(tmp_path) as (_repo, app):
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, reviewing(app, 1), timeout=90)  # two pytest runs
+            await wait_for(pilot, reviewing(app, 1), timeout=RUNS_WAIT)
             assert "1. Add sub  test first" in str(app.plan_pane.get_option_at_index(0).prompt)
             assert "test first" not in str(app.plan_pane.get_option_at_index(1).prompt)
             assert "1. Add sub (test first)\n  2. Add mul\n" in chat_text(app) + "\n"
@@ -119,3 +124,35 @@ def test_the_demo_makes_the_folder_it_is_given(tmp_path: Path) -> None:
     repo = make_sample_repo(tmp_path / "new" / "folder")
     assert repo.parent == tmp_path / "new" / "folder"
     assert (repo / "calc.py").is_file()
+
+
+async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) -> None:
+    # `tui-engineer --resume` in the kept sample repo would need a server and a key; the exit
+    # line names `tui-engineer demo --resume REPO`, which brings the built-in model back.
+    from tui_engineer.demo import DemoServer, demo_flags
+    from tui_engineer.launch import kept_sample
+    from tui_engineer.session.options import RunOptions
+    from tui_engineer.tui.screens import QuitScreen
+
+    with demo_app(tmp_path) as (repo, app):
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, reviewing(app, 1), timeout=RUNS_WAIT)
+            await pilot.press("a")
+            await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "awaiting review",
+                           timeout=RUNS_WAIT)  # fmt: skip
+            await pilot.press("q")
+            await wait_for_screen(pilot, app, QuitScreen)
+            await pilot.click("#quit")
+            await wait_for(pilot, lambda: app.return_code is not None, timeout=60)
+    assert kept_sample(repo).endswith(f"tui-engineer demo --resume {repo}")
+
+    with DemoServer(pace=0) as server:
+        options = RunOptions(request="", repo=repo, flags=demo_flags(server.base_url), resume="")
+        again = TuiEngineerApp(options, deterministic=True)
+        async with again.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, reviewing(again, 1), timeout=RUNS_WAIT)
+            assert "Resuming session" in chat_text(again)
+            assert "return a * b" in diff_text(again)  # step 2, shown again
+            await pilot.press("a")
+            await wait_for(pilot, lambda: log(repo)[0] == "Add mul", timeout=RUNS_WAIT)
+            await again.stop_work()

@@ -94,7 +94,7 @@ def docstring_editor(folder: Path) -> Path:
         "path = pathlib.Path(sys.argv[-1])\n"
         "text = path.read_text()\n"
         "path.write_text(text.replace('def mul(a, b):\\n', "
-        "'def mul(a, b):\\n    \"\"\"a times b.\"\"\"\\n'))\n"
+        '\'def mul(a, b):\\n    """a times b."""\\n\'))\n'
     )
     program.chmod(0o755)
     return program

@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import stat
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import TextArea
 
 from tests.conftest import git
@@ -29,6 +32,7 @@ from tests.tui.app_support import (
 )
 from tui_engineer.engine.hunks import HunkRef
 from tui_engineer.records.recorder import RUNS_FOLDER
+from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens.pair import (
     CommentScreen,
     HandEditScreen,
@@ -56,18 +60,33 @@ def all_text(request) -> str:
     return "\n".join(str(m.get("content", "")) for m in request.messages)
 
 
+def diff_lines(app) -> list[str]:
+    """The text of every line the diff shows, in every file and hunk."""
+    return [line.text for f in app.diff.files for h in f.hunks for line in h.lines]
+
+
+def sub_then_mul(server, first: str) -> None:
+    """The model plans sub and mul, proposes `first` for sub and MUL for mul."""
+    server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=first), Reply(text=MUL))
+
+
+@asynccontextmanager
+async def at_first_review(
+    repo: Path, server, request: str, *, plan: bool = True
+) -> AsyncIterator[tuple[TuiEngineerApp, Pilot]]:
+    """The app on `repo` (the model scripted beforehand), once step 1 is under review."""
+    app = make_app(repo, server.base_url, request, plan=plan)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        yield app, pilot
+
+
 async def test_a_dropped_hunk_is_left_out_of_the_commit_whose_tests_ran_on_the_kept_tree(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=STRAY + SUB_CODE + SUB_TEST),
-        Reply(text=MUL),
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    sub_then_mul(scripted_server, STRAY + SUB_CODE + SUB_TEST)
+    async with at_first_review(repo, scripted_server, "add sub and mul") as (app, pilot):
         assert seen(app)[-1] == "stray"  # the whole proposal was tested
         runs = len(seen(app))
         await pilot.press("n")  # the first hunk: the stray print
@@ -106,9 +125,7 @@ async def test_kept_hunks_that_fail_their_tests_stay_in_review_and_say_so(
 ) -> None:
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
         await pilot.press("n", "space")  # drop calc.py's sub, keep its test
         await pilot.press("a")
         await wait_for_screen(pilot, app, PartialAcceptScreen)
@@ -144,14 +161,8 @@ async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is
     monkeypatch.setenv("EDITOR", str(scripted_editor(tmp_path)))
     monkeypatch.delenv("VISUAL", raising=False)
     repo = make_repo(FILES)
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=STRAY + SUB_CODE + SUB_TEST),
-        Reply(text=MUL),
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    sub_then_mul(scripted_server, STRAY + SUB_CODE + SUB_TEST)
+    async with at_first_review(repo, scripted_server, "add sub and mul") as (app, pilot):
         runs = len(seen(app))
         await pilot.press("n", "space")  # the stray print: dropped
         await pilot.press("n", "o")  # sub's hunk: the editor adds `twice` below it
@@ -159,9 +170,7 @@ async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is
         assert len(seen(app)) > runs  # tested again
         assert "edited by you" in str(app.diff.border_title)
         assert "Step 1 edited by you, tested again: tests pass" in chat_text(app)
-        assert "def twice(a):" in [
-            line.text for f in app.diff.files for h in f.hunks for line in h.lines
-        ]
+        assert "def twice(a):" in diff_lines(app)
         # The stray print's hunk did not change: it is still dropped.
         assert "2 of 3 hunks kept" in str(app.diff.border_subtitle)
         await pilot.press("a")
@@ -187,9 +196,7 @@ async def test_line_comments_are_listed_and_a_reject_sends_them_as_one_review(
 ) -> None:
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=SUB_CODE + SUB_TEST), Reply(text=SUB_CODE + SUB_TEST))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
         await pilot.press("n", "down", "down", "down", "down", "down", "i")
         await wait_for_screen(pilot, app, CommentScreen)
         await type_text(pilot, "say what sub does")
@@ -218,9 +225,7 @@ async def test_with_no_editor_to_run_the_file_opens_in_the_apps_own_editor(
     monkeypatch.setattr("tui_engineer.tui.editor.FALLBACKS", ("no-such-editor-here",))
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
         await pilot.press("n", "o")
         await wait_for_screen(pilot, app, HandEditScreen)
         area = app.screen.query_one(TextArea)
@@ -240,9 +245,7 @@ async def test_your_own_edits_during_a_review_are_offered_taken_in_tested_and_co
 ) -> None:
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
         # In their own editor, the user documents the module while the step is under review.
         calc = repo / "calc.py"
         calc.write_text(calc.read_text().replace('"""A calculator."""', '"""A calculator!"""'))
@@ -250,9 +253,7 @@ async def test_your_own_edits_during_a_review_are_offered_taken_in_tested_and_co
         await pilot.click("#take")
         await wait_for(pilot, reviewing(app, 2))
         assert "edited by you" in str(app.diff.border_title)
-        assert '"""A calculator!"""' in [
-            line.text for f in app.diff.files for h in f.hunks for line in h.lines
-        ]
+        assert '"""A calculator!"""' in diff_lines(app)
         await pilot.press("a")
         await finish_session(pilot, app)
     committed = git(repo, "show", "HEAD:calc.py")
@@ -265,9 +266,7 @@ async def test_your_own_edits_not_taken_in_are_never_written_over(
 ) -> None:
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
         calc = repo / "calc.py"
         mine = calc.read_text().replace('"""A calculator."""', '"""Mine."""')
         calc.write_text(mine)
@@ -285,14 +284,8 @@ async def test_comments_on_an_accepted_step_go_into_its_commit_and_to_the_model(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB_CODE + SUB_TEST),
-        Reply(text=MUL),
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
+    sub_then_mul(scripted_server, SUB_CODE + SUB_TEST)
+    async with at_first_review(repo, scripted_server, "add sub and mul") as (app, pilot):
         await pilot.press("n", "down", "down", "down", "down", "down", "down", "i")
         await wait_for_screen(pilot, app, CommentScreen)
         await type_text(pilot, "fine, but name it minus next time")

@@ -130,10 +130,16 @@ class EngineerAgent:
         return AuthenticateResponse()
 
     async def _prepare(
-        self, cwd: str, request: str = "", session_id: str = "", resume: str | None = None
+        self,
+        cwd: str,
+        request: str = "",
+        session_id: str = "",
+        resume: str | None = None,
+        part_of: str = "",
     ) -> Any:
         """The start-up checks, in a thread, then the model server asked for its models: a
-        UserError says what to do. `resume`: a recorded session to go on with."""
+        UserError says what to do. `resume`: a recorded session to go on with; `part_of`: the
+        editor's session a new run is a later request of."""
         from tui_engineer.session.prepare import prepare
         from tui_engineer.session.run import check_model
 
@@ -145,6 +151,7 @@ class EngineerAgent:
             no_tests=self.start.no_tests,
             session_id=session_id,
             resume=resume,
+            part_of=part_of,
         )
         prepared = await asyncio.to_thread(prepare, options)
         await check_model(prepared.model)
@@ -173,7 +180,10 @@ class EngineerAgent:
         from tui_engineer.session.run import new_session_id
 
         async def again(request: str, resume: str | None) -> Any:  # each later run checks afresh
-            return await self._prepare(cwd, request, "" if resume else new_session_id(), resume)
+            if resume:
+                return await self._prepare(cwd, request, resume=resume)
+            # A new request: a run record of its own, found by session/load as part of this one.
+            return await self._prepare(cwd, request, new_session_id(), part_of=session_id)
 
         if (old := self.sessions.pop(session_id, None)) is not None:
             await old.close()  # loaded again: one engine per session
@@ -185,24 +195,25 @@ class EngineerAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        """Tell the recorded session again (its run record), then go on with it at the next
-        prompt: its plan and accepted steps kept, no new plan call. A finished one is told
-        too; the next prompt then starts a new session."""
+        """Tell the recorded session again (its run records: each request made in it), then go
+        on with its last request at the next prompt: its plan and accepted steps kept, no new
+        plan call. A finished one is told too; the next prompt then starts a new request."""
         await self._engine()
         from tui_engineer.acp.history import HistoryTranslator
-        from tui_engineer.session.resume import NothingToResume, events_from_record, find_record
+        from tui_engineer.session.resume import NothingToResume, events_from_record
 
         if not SESSION_ID.fullmatch(session_id):  # a name, never a path to read
             raise RequestError(USER_ERROR, f"No recorded session {session_id!r} here.")
         try:
+            parts = await asyncio.to_thread(_session_parts, cwd, session_id)
+            last = parts[-1].stem
             try:
-                prepared = await self._prepare(cwd, session_id=session_id, resume=session_id)
-                history = prepared.resumed.history
+                prepared = await self._prepare(cwd, session_id=last, resume=last)
             except NothingToResume:
                 prepared = await self._prepare(cwd)
-                history = events_from_record(find_record(prepared.root, session_id))
         except UserError as err:
             raise user_error(err) from None
+        history = [e for path in parts for e in events_from_record(path)]
         session = await self._open(session_id, cwd, prepared)
         await session.tell(HistoryTranslator(prepared.root).told(history))
         return LoadSessionResponse(modes=modes(session.approval))
@@ -259,3 +270,12 @@ def prompt_text(blocks: Sequence[Any]) -> str:
         elif isinstance(block, ResourceContentBlock):
             parts.append(f"(see {block.uri})")
     return "\n\n".join(parts)
+
+
+def _session_parts(cwd: str, session_id: str) -> list[Path]:
+    """The run records of editor session `session_id` (session/resume.py): NotARepo or
+    NothingToResume, said as for session/new, when there are none."""
+    from tui_engineer.session.resume import session_parts
+    from tui_engineer.vcs.repo import find_repo_root
+
+    return session_parts(find_repo_root(Path(cwd)), session_id)

@@ -72,7 +72,11 @@ class HistoryTranslator(Translator):
         title = f"Step {event.step}: {event.title} ({event.summary})"
         return [
             start_tool_call(
-                call, readable(title), kind="edit", status="pending", content=[diff, summary],
+                call,
+                readable(title),
+                kind="edit",
+                status="pending",
+                content=[diff, summary],
                 raw_input={"step": event.step, "diff": event.diff},
             )  # fmt: skip
         ]

@@ -227,6 +227,11 @@ class Translator:
         said = f"{word}: {event.reason}" if event.reason else word
         return self._close_proposal(event.step, "failed", readable(said))
 
+    def _on_accept_refused(self, event: ev.AcceptRefused) -> list[Update]:
+        """Nothing committed: this tool call ends; the proposal is shown again as a new one."""
+        said = readable(event.message)
+        return [*self._close_proposal(event.step, "failed", said), say_text(said)]
+
     def cut_off(self, why: str) -> list[Update]:
         """Close every tool call still open (a run or a review cut off by a stop)."""
         calls = [*self._runs.values(), *self._proposals.values()]

@@ -10,17 +10,23 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.approval import auto_decision
+from tui_engineer.engine.approval import AUTO_PASSED, auto_decision
 from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.review_notes import commit_lines
 from tui_engineer.errors import UserError
 from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Change
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
     from tui_engineer.engine.runtime import Runtime
+
+
+# What a refused accept's message ends with (AcceptRefused).
+AGAIN_NOW = "It is still under review: fix the cause, then accept again (or reject or skip it)."
+AGAIN_ON_RESUME = "Fix the cause, then resume the session: the step is shown again to accept."
 
 
 class StopSession(Exception):
@@ -41,13 +47,15 @@ class Decisions:
     commits: list[str]
     _last_accepted: Proposal | None
     _unfinished: bool  # a step was skipped, failed or the plan was cut short
+    _ask_human: set[int]  # steps whose accept "auto" gave was refused: the human is asked
 
     async def _review(self, step: Step, proposal: Proposal) -> Decision:
         """The human's decision, said at once. An accept that a stop (Ctrl-C, a signal)
         overtakes before the session saw it is still committed: a decision is never lost.
         An undo is carried out here: when refused (pushed, edited since) the review goes on
         with the same proposal."""
-        if (auto := auto_decision(self.approval, proposal)) is not None:
+        auto = None if step.index in self._ask_human else auto_decision(self.approval, proposal)
+        if auto is not None:
             self._decided(step, auto, proposal)
             return auto
         while True:
@@ -86,7 +94,42 @@ class Decisions:
                 return
             self._decided(step, decision, proposal)
             note = _review_note(decision, proposal)
-            await self._commit(step, proposal, by=decision.by, note=note)
+            try:
+                await self._commit(step, proposal, by=decision.by, note=note)
+            except GitRefused as err:
+                self._refused(step, err, AGAIN_ON_RESUME)
+
+    async def _accepted(
+        self, step: Step, proposal: Proposal, decision: Decision, changes: list[Change] | None
+    ) -> bool:
+        """Carry out an accept; False when git refused its commit (a hook, signing, the branch
+        moved, files edited since): nothing was written, it was said, and the step is reviewed
+        again. An accept nobody typed stops the session there instead (resumable), as --yes
+        has no one to fix the cause; one that "auto" gave asks the human next."""
+        try:
+            await self._settle(step, proposal, decision, changes)
+        except GitRefused as err:
+            by_auto = decision.by == AUTO_PASSED and self.approval == "auto"
+            if decision.by == BY_YOU or (by_auto and step.index not in self._ask_human):
+                self._ask_human.add(step.index)
+                self._refused(step, err, AGAIN_NOW)
+                return False
+            self._refused(step, err, AGAIN_ON_RESUME)
+            raise StopSession(
+                "stopped",
+                f"step {step.index} not committed (git refused it); once the cause is fixed, "
+                "go on with: tui-engineer run --resume",
+            ) from None
+        return True
+
+    def _refused(self, step: Step, err: GitRefused, then: str) -> None:
+        self.rt.emit(
+            ev.AcceptRefused(
+                step=step.index,
+                message=f"Step {step.index} is not committed: {err}\nNothing was written to "
+                f"your files or branch. {then}",
+            )
+        )
 
     def _decided(self, step: Step, decision: Decision, proposal: Proposal | None = None) -> None:
         """Said at once (the record keeps the review's marks: hunks left out, comments)."""
@@ -156,11 +199,19 @@ class Decisions:
             message=f"Stopping once step {step.index}'s commit is made (your hooks are running); "
             "the accept is not lost."
         )
-        await to_the_end(
-            work,
-            keep=lambda sha: self._committed(step, proposal, sha),
-            held=lambda: self.rt.emit(waiting),
-        )
+        held: list[bool] = []
+
+        def hold() -> None:
+            held.append(True)
+            self.rt.emit(waiting)
+
+        try:
+            await to_the_end(work, keep=lambda sha: self._committed(step, proposal, sha), held=hold)
+        except GitRefused as err:
+            if not held:
+                raise  # the caller says it, and what happens next
+            self._refused(step, err, AGAIN_ON_RESUME)
+            raise asyncio.CancelledError from None  # the stop that came meanwhile goes on
 
     def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
         step.status, step.commit = "accepted", sha

@@ -35,6 +35,9 @@ class SessionStarted(Event):
     bwrap: str = ""
     bwrap_path: str = ""
     head: str = ""  # the commit it starts on (HEAD), so a resume can tell the repo moved on
+    # A later request of an editor's session (ACP): that session's id, its first run record's
+    # name. session/load tells every run that is part of it.
+    part_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class ModelCallFailed(Event):
     partial_reply: str
     completion_tokens: int  # estimated from the partial reply
     error: str
+    stopped: bool = False  # stopped by us: plainly not what was asked (llm/reply_watch.py)
 
 
 @dataclass(frozen=True)
@@ -365,6 +369,17 @@ class UndoRefused(Event):
     goes on with the same proposal."""
 
     type: ClassVar[str] = "undo_refused"
+    message: str
+
+
+@dataclass(frozen=True)
+class AcceptRefused(Event):
+    """An accept git refused (a hook, commit signing, the branch moved, your edits since):
+    nothing was committed or written, and the step is reviewed again; `message` says git's
+    words and what to do. A session stopped here shows the step again when resumed."""
+
+    type: ClassVar[str] = "accept_refused"
+    step: int
     message: str
 
 

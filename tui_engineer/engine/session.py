@@ -65,6 +65,7 @@ class Session(PairReview, Decisions):
         self.commits: list[str] = []
         self._last_accepted: Proposal | None = None
         self._unfinished = False  # a step was skipped, failed or the plan was cut short
+        self._ask_human: set[int] = set()  # steps whose auto accept git refused (decisions.py)
         # Test runs a UI asked for (rerun_tests): one during a review may write in the shadow,
         # so the changes listed for the review are listed again before accepting.
         self._reruns = 0
@@ -78,6 +79,7 @@ class Session(PairReview, Decisions):
         self._shown: dict[int, str] = {}  # the diff under review when it stopped, per step
         self._earlier_ok = False  # the last step accepted before the resume passed its tests
         self.head = ""  # the commit it starts on, for the record (a resume compares with it)
+        self.part_of = ""  # the editor's session this run is a later request of (ACP)
 
     @property
     def server_wait(self) -> float | None:
@@ -160,6 +162,7 @@ class Session(PairReview, Decisions):
                 bwrap=bwrap.origin if bwrap else "",
                 bwrap_path=bwrap.path if bwrap else "",
                 head=self.head,
+                part_of=self.part_of,
             )
         )
         for event in self._resumed:  # SessionResumed, and commits made as it was killed
@@ -277,31 +280,38 @@ class Session(PairReview, Decisions):
 
     async def _review_loop(self, request: str, step: Step) -> None:
         rejections: list[str] = self._rejected.pop(step.index, [])
+        proposal: Proposal | None = None  # one git refused to commit is reviewed again
         while True:
-            proposal = await self.pipeline.take(step) or await self._shown_again(request, step)
-            proposal = proposal or await propose_step(
-                self.rt, request, self.plan, step, rejections,
-                # The next step may be prepared as soon as this one's first edits are written.
-                on_edits=lambda: self.pipeline.start_early(request, self.plan, step),
-            )  # fmt: skip
+            proposal = proposal or await self._next_proposal(request, step, rejections)
             # Hand edits and kept subsets of hunks are tested and reviewed again in there.
             decision, proposal, listed = await self._review_rounds(request, step, proposal)
             if decision.kind == "undo":  # done: this proposal was built on the undone commit
-                step.status = "pending"
+                step.status, proposal = "pending", None
                 continue
             if decision.kind == "accept":
                 # Final at once: committed before anything waits for the step prepared ahead.
-                await self._settle(step, proposal, decision, listed)
+                if not await self._accepted(step, proposal, decision, listed):
+                    continue  # git refused it (said): the same proposal, reviewed again
                 await self.pipeline.decided(decision.kind)
                 return
             await self.pipeline.decided(decision.kind)
             if decision.kind == "reject":
                 await asyncio.to_thread(self.rt.shadow.reset)
                 rejections.append(decision.reason or "(no reason given)")
-                step.status = "pending"
+                step.status, proposal = "pending", None
                 continue
             await self._settle(step, proposal, decision)
             return
+
+    async def _next_proposal(self, request: str, step: Step, rejections: list[str]) -> Proposal:
+        """The step prepared ahead, the one under review when a resumed session stopped, or a
+        new one from the model."""
+        proposal = await self.pipeline.take(step) or await self._shown_again(request, step)
+        return proposal or await propose_step(
+            self.rt, request, self.plan, step, rejections,
+            # The next step may be prepared as soon as this one's first edits are written.
+            on_edits=lambda: self.pipeline.start_early(request, self.plan, step),
+        )  # fmt: skip
 
     async def _shown_again(self, request: str, step: Step) -> Proposal | None:
         diff = self._shown.pop(step.index, None)

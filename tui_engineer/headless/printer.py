@@ -258,6 +258,12 @@ class ProgressPrinter:
     def _on_step_committed(self, e: ev.StepCommitted) -> None:
         self._line(f"  ✓ committed {e.sha[:8]} {e.title}")
 
+    def _on_accept_refused(self, e: ev.AcceptRefused) -> None:
+        lines = visible(e.message).splitlines() or [""]
+        self._line(f"  ✗ {lines[0]}")
+        for line in lines[1:]:
+            self._line(f"    {line}")
+
     def _on_step_skipped(self, e: ev.StepSkipped) -> None:
         self._line(f"  – step {e.step} not committed: {e.reason}")
 

@@ -23,6 +23,9 @@ class RunOptions:
     # The session's id (its run record's name), when a front end names it before it starts (an
     # ACP client is told it at session/new); "" makes a new one.
     session_id: str = ""
+    # A later request in an editor's session (ACP): that session's id, said in the record so
+    # session/load finds this run with it (session/resume.py, `session_parts`).
+    part_of: str = ""
     # Go on with a recorded session (session/resume.py): its id, "" for the newest one; None
     # starts a new session.
     resume: str | None = None

@@ -19,8 +19,8 @@ from tui_engineer.session.options import RunOptions
 from tui_engineer.session.resume import Resumed, load_run
 from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.cleanup import running_session
+from tui_engineer.vcs.dirty import DirtyTree
 from tui_engineer.vcs.repo import (
-    DirtyTree,
     RepoState,
     detached_head_notice,
     find_repo_root,
@@ -30,9 +30,9 @@ from tui_engineer.vcs.repo import (
 
 WRITE_TESTS_COMMAND = "python -m pytest"
 
+
 class NoTestCommand(UserError):
     """No test command was found or set: the user picks how to go on (a UI offers the choices)."""
-
 
 
 def require_test_command(root: Path, settings: Settings, no_tests: str = "") -> str:
@@ -64,7 +64,6 @@ def require_test_command(root: Path, settings: Settings, no_tests: str = "") -> 
     return command
 
 
-
 def check_repo(root: Path, allow_dirty: bool, state: RepoState | None = None) -> bool:
     """Refuse states a session cannot start from; return whether to include dirty changes.
     `state`: the repository's state if the caller just read it."""
@@ -73,7 +72,6 @@ def check_repo(root: Path, allow_dirty: bool, state: RepoState | None = None) ->
     if state.dirty and not allow_dirty:
         raise DirtyTree.for_files(root, state.changed_files)
     return state.dirty
-
 
 
 def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None = None) -> Model:
@@ -94,7 +92,6 @@ def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None 
     return ModelClient.from_settings(settings, ledger=ledger, budget=budget)
 
 
-
 @dataclass
 class Prepared:
     """A session that passed every start-up check: repo, settings, test command, API key."""
@@ -113,7 +110,6 @@ class Prepared:
     head: str = ""  # the commit it starts on (HEAD at the checks)
 
 
-
 def load_model_client() -> None:
     """Import the model client: the openai SDK is most of a headless start-up's CPU (~0.6 s of
     ~1.2 s on an idle core). A thread runs it while the start-up checks and the shadow's
@@ -124,11 +120,9 @@ def load_model_client() -> None:
         import openai.resources.chat  # noqa: F401
 
 
-
 def start_loading_model_client() -> None:
     """`load_model_client` in a daemon thread: an error exit does not wait for it to finish."""
     threading.Thread(target=load_model_client, name="load-model-client", daemon=True).start()
-
 
 
 def refuse_running(root: Path, session_id: str) -> None:
@@ -178,7 +172,6 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
         resumed,
         state.head or "",
     )
-
 
 
 def agents_notices(loaded: LoadedSettings) -> list[str]:

@@ -221,12 +221,11 @@ async def run_session(
     return await run_prepared(prepared, reviewer, sink, inbox)
 
 
-async def _starting_point(
-    session: Session, prepared: Prepared, inbox: asyncio.Queue[str]
-) -> None:
+async def _starting_point(session: Session, prepared: Prepared, inbox: asyncio.Queue[str]) -> None:
     """The commit the session starts on; a resumed one's recorded state (session/resume.py)."""
     resumed = prepared.resumed
     session.head = prepared.head
+    session.part_of = prepared.options.part_of or (resumed.part_of if resumed else "")
     if resumed is None:
         return
     going = await asyncio.to_thread(where_to_go_on, prepared.root, resumed, prepared.head)

@@ -119,10 +119,16 @@ class TuiEngineerApp(
     ]
 
     def __init__(
-        self, options: RunOptions, *, init: bool = False, deterministic: bool = False
+        self,
+        options: RunOptions,
+        *,
+        init: bool = False,
+        deterministic: bool = False,
+        notes: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.options = options
+        self.opening_notes = notes  # said in the chat once the start-up checks pass
         self.init_first = init
         self.deterministic = deterministic
         self.reviewer = TuiReviewer(self.post_message)

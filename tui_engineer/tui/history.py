@@ -37,7 +37,7 @@ async def show_history(app: EngineEventView, resumed: Resumed) -> None:
             await _reply(app, model, event)
         elif isinstance(event, ev.FeedbackDelivered):
             await chat.user_message(event.text, queued=False)
-        elif isinstance(event, ev.ErrorEvent):
+        elif isinstance(event, ev.ErrorEvent | ev.AcceptRefused):  # said, not notified again
             await chat.note(event.message, error=True)
         elif isinstance(event, ev.SessionFinished):
             await chat.note(f"It stopped there ({event.outcome}).")

@@ -108,6 +108,7 @@ class StartupFlow:
     options: RunOptions
     init_first: bool
     deterministic: bool
+    opening_notes: tuple[str, ...]  # said once the checks pass (serve: why a tab is new)
     prepared: Prepared | None
     ready: bool
     check_retries: int
@@ -224,6 +225,9 @@ class StartupFlow:
         # `m` pressed during start-up already chose the mode: the settings do not undo it.
         self.status.approval = self.status.approval or prepared.settings.approval
         self.status.phase = "ready"
+        for sentence in self.opening_notes:  # e.g. serve: why this tab did not resume
+            await self.chat.note(sentence)
+        self.opening_notes = ()
         for sentence in prepared.notices:  # e.g. an interrupted accept finished: say it now
             await self.chat.note(sentence)
         prepared.notices.clear()

@@ -15,8 +15,8 @@ class QuitScreen(Dialog[bool]):
     def __init__(self, doing: str) -> None:
         super().__init__(
             f"{doing}\n\nQuitting stops it and removes the shadow worktree. Steps you accepted "
-            "stay committed; the proposal under way is dropped; your files are untouched.\n"
-            "Ctrl+C again quits."
+            "stay committed and your files are untouched; `--resume` goes on from here later "
+            "(a proposal under review is shown again).\nCtrl+C again quits."
         )
 
     def on_choice(self, button_id: str) -> None:

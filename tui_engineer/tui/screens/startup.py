@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
+
 from tui_engineer.tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:  # the vcs package loads GitPython: not before the first frame
@@ -64,6 +66,8 @@ class ProblemScreen(Dialog[bool]):
 
     buttons = [("retry", "Try again", "primary"), ("quit", "Quit", "default")]
     cancel_value = False
+    # q quits here as everywhere in the app (Escape too): nothing is under way yet.
+    BINDINGS = [*Dialog.BINDINGS, Binding("q", "cancel", "Quit", show=False)]
 
     def __init__(self, title: str, message: str, url: str | None = None) -> None:
         self.title_text = title
