@@ -55,7 +55,10 @@ def paused_runs(folder: Path) -> list[int]:
 
 
 async def wait_paused(folder: Path) -> None:
-    """Until the pre-started run waits for "go" (blocked reading its pipe): it has read the ini."""
+    """Until the pre-started run waits for "go" (blocked reading its pipe): it has read the ini.
+    Polled, never looked at once: a process in the middle of exec shows an empty cmdline (the
+    shell becoming bwrap, bwrap's child becoming Python), so one look can miss a run just
+    started (once in CI's full run)."""
     for _ in range(600):
         for pid in paused_runs(folder):
             with contextlib.suppress(OSError):
@@ -107,12 +110,12 @@ async def test_another_command_or_closing_ends_the_early_run(make_repo: MakeRepo
     repo = make_repo(FILES)
     sandbox = jailed(repo)
     await sandbox.prewarm(repo, PYTEST)
-    assert paused_runs(repo)
+    await wait_paused(repo)
     report = await sandbox.run_tests(repo, f"{PYTEST} -x", timeout=60)
     assert (report.passed, report.failed) == (0, 1)  # not the early run: another command
     assert await none_left(repo)
     await sandbox.prewarm(repo, PYTEST)
-    assert paused_runs(repo)
+    await wait_paused(repo)
     await sandbox.close()
     assert await none_left(repo)
 
