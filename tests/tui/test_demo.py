@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.tui.app_support import (
@@ -145,6 +147,15 @@ async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) ->
             await pilot.click("#quit")
             await wait_for(pilot, lambda: app.return_code is not None, timeout=60)
     assert kept_sample(repo).endswith(f"tui-engineer demo --resume {repo}")
+    # A plain `--resume` there, with no key, says the same way on instead of only asking for one.
+    plain = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "--resume", "-C", str(repo)],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
+    )  # fmt: skip
+    assert plain.returncode != 0
+    assert "No API key" in plain.stderr
+    assert f"`tui-engineer demo --resume {repo}`" in plain.stderr
 
     with DemoServer(pace=0) as server:
         options = RunOptions(request="", repo=repo, flags=demo_flags(server.base_url), resume="")
@@ -156,3 +167,27 @@ async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) ->
             await pilot.press("a")
             await wait_for(pilot, lambda: log(repo)[0] == "Add mul", timeout=RUNS_WAIT)
             await again.stop_work()
+
+
+def test_a_new_request_in_a_kept_sample_repo_without_a_key_names_the_demo(tmp_path: Path) -> None:
+    repo = make_sample_repo(tmp_path)
+    plain = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "add sub", "-C", str(repo)],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
+    )  # fmt: skip
+    assert plain.returncode != 0
+    assert "`tui-engineer demo` runs the demo again, in a new sample repo" in plain.stderr
+    # Any other repository: the key's message alone.
+    git_repo = tmp_path / "mine"
+    subprocess.run(["git", "init", "-q", str(git_repo)], check=True)
+    (git_repo / "test_x.py").write_text("def test_x():\n    pass\n")
+    subprocess.run(["git", "-C", str(git_repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(git_repo), "-c", "user.name=u", "-c", "user.email=u@e.invalid",
+                    "commit", "-qm", "x"], check=True)  # fmt: skip
+    mine = subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", "add sub", "-C", str(git_repo)],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
+    )  # fmt: skip
+    assert "No API key" in mine.stderr and "demo" not in mine.stderr

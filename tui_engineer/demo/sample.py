@@ -12,6 +12,7 @@ FILES = {
     "pytest.ini": "[pytest]\naddopts = -q\n",
     "README.md": "# calc\n\nA tiny calculator: the sample project of `tui-engineer demo`.\n",
 }
+DEMO_EMAIL = "demo@tui-engineer.invalid"  # the sample repo's own identity, which marks it
 
 
 def make_sample_repo(parent: Path | None = None) -> Path:
@@ -31,7 +32,15 @@ def make_sample_repo(parent: Path | None = None) -> Path:
     git("init", "-q", "-b", "main")
     # A throwaway repo: its own identity, so accepting works on a machine with no git identity.
     git("config", "user.name", "tui-engineer demo")
-    git("config", "user.email", "demo@tui-engineer.invalid")
+    git("config", "user.email", DEMO_EMAIL)
     git("add", "-A")
     git("commit", "-q", "-m", "Sample project: add() and its test")
     return root
+
+
+def is_sample_repo(root: Path) -> bool:
+    """Whether `root` is a sample repo the demo made (and kept): its own git identity says so."""
+    found = subprocess.run(
+        ["git", "config", "--local", "user.email"], cwd=root, capture_output=True, text=True
+    )
+    return found.stdout.strip() == DEMO_EMAIL

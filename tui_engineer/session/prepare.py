@@ -79,7 +79,7 @@ def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None 
         from tui_engineer.records import ReplayModel
 
         return ReplayModel(options.replay)
-    from tui_engineer.llm import Budget, CallUsage, ModelClient, UsageLedger
+    from tui_engineer.llm import Budget, CallUsage, MissingApiKey, ModelClient, UsageLedger
 
     budget = Budget(
         max_tokens=settings.max_tokens,
@@ -89,7 +89,25 @@ def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None 
     ledger = UsageLedger()
     if resumed is not None:  # a resumed session's budget counts what it spent before
         ledger.add(CallUsage(*resumed.usage))
-    return ModelClient.from_settings(settings, ledger=ledger, budget=budget)
+    try:
+        return ModelClient.from_settings(settings, ledger=ledger, budget=budget)
+    except MissingApiKey as err:
+        raise _demo_way_on(err, options) from None
+
+
+def _demo_way_on(err: UserError, options: RunOptions) -> UserError:
+    """In a sample repo the demo kept, the way on is the demo's built-in model, not a key."""
+    from tui_engineer.demo.sample import is_sample_repo
+    from tui_engineer.llm import MissingApiKey
+
+    root = find_repo_root(options.repo)
+    if not is_sample_repo(root):
+        return err
+    if options.resume is None:
+        way = "`tui-engineer demo` runs the demo again, in a new sample repo, with its own model"
+    else:
+        way = f"`tui-engineer demo --resume {root}` goes on with its session, with its own model"
+    return MissingApiKey(f"{err} This folder is a sample repo of the demo: {way}, no key needed.")
 
 
 @dataclass
