@@ -117,6 +117,15 @@ def test_the_demo_model_says_its_test_comes_first_when_the_step_prompt_asks() ->
     assert "Test first" not in reply(step_prompt())
 
 
+def run_without_key(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`tui-engineer run ARGS` in `repo` with no API key set."""
+    return subprocess.run(
+        [sys.executable, "-m", "tui_engineer", "run", *args, "-C", str(repo)],
+        capture_output=True, text=True, timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
+    )  # fmt: skip
+
+
 def _plan_steps(text: str) -> list[dict[str, object]]:
     return json.loads(text.split("```json\n", 1)[1].split("```", 1)[0])["steps"]
 
@@ -148,11 +157,7 @@ async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) ->
             await wait_for(pilot, lambda: app.return_code is not None, timeout=60)
     assert kept_sample(repo).endswith(f"tui-engineer demo --resume {repo}")
     # A plain `--resume` there, with no key, says the same way on instead of only asking for one.
-    plain = subprocess.run(
-        [sys.executable, "-m", "tui_engineer", "run", "--resume", "-C", str(repo)],
-        capture_output=True, text=True, timeout=120,
-        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
-    )  # fmt: skip
+    plain = run_without_key(repo, "--resume")
     assert plain.returncode != 0
     assert "No API key" in plain.stderr
     assert f"`tui-engineer demo --resume {repo}`" in plain.stderr
@@ -171,11 +176,7 @@ async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) ->
 
 def test_a_new_request_in_a_kept_sample_repo_without_a_key_names_the_demo(tmp_path: Path) -> None:
     repo = make_sample_repo(tmp_path)
-    plain = subprocess.run(
-        [sys.executable, "-m", "tui_engineer", "run", "add sub", "-C", str(repo)],
-        capture_output=True, text=True, timeout=120,
-        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
-    )  # fmt: skip
+    plain = run_without_key(repo, "add sub")
     assert plain.returncode != 0
     assert "`tui-engineer demo` runs the demo again, in a new sample repo" in plain.stderr
     # Any other repository: the key's message alone.
@@ -185,9 +186,5 @@ def test_a_new_request_in_a_kept_sample_repo_without_a_key_names_the_demo(tmp_pa
     subprocess.run(["git", "-C", str(git_repo), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(git_repo), "-c", "user.name=u", "-c", "user.email=u@e.invalid",
                     "commit", "-qm", "x"], check=True)  # fmt: skip
-    mine = subprocess.run(
-        [sys.executable, "-m", "tui_engineer", "run", "add sub", "-C", str(git_repo)],
-        capture_output=True, text=True, timeout=120,
-        env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"},
-    )  # fmt: skip
+    mine = run_without_key(git_repo, "add sub")
     assert "No API key" in mine.stderr and "demo" not in mine.stderr
