@@ -187,8 +187,17 @@ def unusable(model: str, first: OffTrackReply, second: OffTrackReply) -> ModelRe
     else:
         noun = what.split()[-1]
         wrote = f"it wrote {first.tokens} and then {second.tokens} tokens with no {noun} in them"
+        wrote += _looping(first, second)
     return ModelReplyError(
         f"Stopped: the replies of {model} are unusable: asked twice for {what}, {wrote} (it "
         f'began: "{began}…"), so it is likely too small for this work or served without its '
         "chat template (try a larger, instruction-tuned model)."
     )
+
+
+def _looping(first: OffTrackReply, second: OffTrackReply) -> str:
+    """Which of the two replies went round in their own lines, said after their token counts."""
+    looped = [which for which, r in (("first", first), ("second", second)) if r.reason == LOOPED]
+    if len(looped) == 2:
+        return ", both repeating their own lines"
+    return f", the {looped[0]} repeating its own lines" if looped else ""
