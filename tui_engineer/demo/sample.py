@@ -6,13 +6,14 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tui_engineer.sample_mark import SAMPLE_EMAIL
+
 FILES = {
     "calc.py": "def add(a, b):\n    return a + b\n",
     "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
     "pytest.ini": "[pytest]\naddopts = -q\n",
     "README.md": "# calc\n\nA tiny calculator: the sample project of `tui-engineer demo`.\n",
 }
-DEMO_EMAIL = "demo@tui-engineer.invalid"  # the sample repo's own identity, which marks it
 
 
 def make_sample_repo(parent: Path | None = None) -> Path:
@@ -32,15 +33,7 @@ def make_sample_repo(parent: Path | None = None) -> Path:
     git("init", "-q", "-b", "main")
     # A throwaway repo: its own identity, so accepting works on a machine with no git identity.
     git("config", "user.name", "tui-engineer demo")
-    git("config", "user.email", DEMO_EMAIL)
+    git("config", "user.email", SAMPLE_EMAIL)  # marks it too (sample_mark.py)
     git("add", "-A")
     git("commit", "-q", "-m", "Sample project: add() and its test")
     return root
-
-
-def is_sample_repo(root: Path) -> bool:
-    """Whether `root` is a sample repo the demo made (and kept): its own git identity says so."""
-    found = subprocess.run(
-        ["git", "config", "--local", "user.email"], cwd=root, capture_output=True, text=True
-    )
-    return found.stdout.strip() == DEMO_EMAIL

@@ -14,6 +14,7 @@ from tui_engineer.config import LoadedSettings, Settings, load_settings
 from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.engine.runtime import Model
 from tui_engineer.errors import UserError
+from tui_engineer.sample_mark import is_sample_repo
 from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.resume import Resumed, load_run
@@ -97,7 +98,6 @@ def make_model(options: RunOptions, settings: Settings, resumed: Resumed | None 
 
 def _demo_way_on(err: UserError, options: RunOptions) -> UserError:
     """In a sample repo the demo kept, the way on is the demo's built-in model, not a key."""
-    from tui_engineer.demo.sample import is_sample_repo
     from tui_engineer.llm import MissingApiKey
 
     root = find_repo_root(options.repo)
