@@ -6,6 +6,9 @@ scripted server answering as llama-cpp-python does), real git and pytest."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import git
@@ -139,6 +142,54 @@ async def test_a_stopped_edit_reply_is_told_why_and_a_good_one_goes_on(make_repo
     fix = llama_cpp_python.chat_requests[2].messages
     assert fix[-1]["content"].startswith("Your reply was stopped after 40")
     assert len(fix[-2]["content"]) < 2000  # the stopped reply, not 800 lines of it
+
+
+async def test_a_record_with_a_stopped_reply_replays_to_the_same_commit(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    # `run --replay` (and `bench --replay`) answer each call from the record: a stopped reply
+    # is a call too, recorded as a failed one; its next call got the reply after it.
+    repo = make_repo()
+    pristine = tmp_path / "pristine"
+    shutil.copytree(repo, pristine)
+    llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=SUB))
+    result, _ = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    asked = len(llama_cpp_python.chat_requests)
+
+    again, seen = await run_headless(
+        pristine, "add sub", llama_cpp_python.base_url, model="gemma", replay=record
+    )
+
+    assert again.exit_code == 0, again.message
+    [refused] = seen.of(ev.EditRefused)  # the stop, replayed
+    assert "was not an edit: 40" in refused.reason
+    log = git(pristine, "log", "--format=%s").splitlines()
+    assert log == git(repo, "log", "--format=%s").splitlines()
+    assert git(pristine, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
+    assert len(llama_cpp_python.chat_requests) == asked  # no model server was asked
+
+
+async def test_a_record_ended_by_two_stops_replays_to_the_same_sentence(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    repo = make_repo()
+    pristine = tmp_path / "pristine"
+    shutil.copytree(repo, pristine)
+    llama_cpp_python.script(
+        Reply(text=NOT_A_PLAN), Reply(text=NOT_A_PLAN), Reply(text=MUSING), Reply(text=RAMBLE)
+    )
+    result, _ = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+
+    again, _ = await run_headless(
+        pristine, "add sub", llama_cpp_python.base_url, model="gemma", replay=record
+    )
+
+    assert "the second repeating its own lines" in result.message  # the watch's reasons, kept
+    assert again.message == result.message
+    assert len(llama_cpp_python.chat_requests) == 4
 
 
 async def test_an_edit_after_a_long_explanation_is_not_stopped(make_repo, llama_cpp_python):

@@ -99,6 +99,7 @@ class ModelCallFailed(Event):
     completion_tokens: int  # estimated from the partial reply
     error: str
     stopped: bool = False  # stopped by us: plainly not what was asked (llm/reply_watch.py)
+    stop_reason: str = ""  # the watch's reason for a stopped one (a replay stops it alike)
 
 
 @dataclass(frozen=True)

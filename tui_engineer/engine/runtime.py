@@ -206,6 +206,7 @@ class Runtime:
                 completion_tokens=err.tokens if stopped else _estimate(len(partial)),
                 error=str(err),
                 stopped=stopped,
+                stop_reason=err.reason if isinstance(err, OffTrackReply) else "",
             )
         )
         self.emit_usage()

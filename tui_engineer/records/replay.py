@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tui_engineer.errors import UserError
 from tui_engineer.llm import CallUsage, ModelReplyError, UsageLedger
+from tui_engineer.llm.reply_watch import NO_SIGN, Expected, OffTrackReply
 from tui_engineer.records.recorder import read_record
 
 if TYPE_CHECKING:  # the client module loads the openai SDK: not on every start-up's path
@@ -19,7 +20,7 @@ class ReplayModel:
         if not path.is_file():
             raise UserError(f"--replay: no such record file: {path}")
         events = read_record(path)
-        self._replies = [e for e in events if e.get("type") == "model_exchange"]
+        self._replies = [e for e in events if _answered(e)]
         if not self._replies:
             raise UserError(f"--replay: {path} holds no model replies to replay")
         started = next((e for e in events if e.get("type") == "session_started"), {})
@@ -33,7 +34,7 @@ class ReplayModel:
         messages: list[dict[str, str]],
         *,
         on_text: Callable[[str], None] | None = None,
-        **_: object,
+        **kwargs: object,
     ) -> Completion:
         if self._next >= len(self._replies):
             raise ModelReplyError(
@@ -42,6 +43,8 @@ class ReplayModel:
             )
         recorded = self._replies[self._next]
         self._next += 1
+        if recorded.get("type") == "model_call_failed":
+            raise self._stopped(recorded, on_text, kwargs.get("expect"))
         text = str(recorded["reply"])
         if on_text is not None:
             on_text(text)
@@ -60,5 +63,37 @@ class ReplayModel:
             model=self.model,
         )
 
+    def _stopped(
+        self, recorded: dict[str, Any], on_text: Callable[[str], None] | None, expect: object
+    ) -> OffTrackReply:
+        """The stop the session met at this call, met again: its partial reply streams, then
+        the same OffTrackReply the reply watch raised."""
+        partial = str(recorded.get("partial_reply") or "")
+        if on_text is not None and partial:
+            on_text(partial)
+        tokens = int(recorded.get("completion_tokens") or 0)
+        self.ledger.add(
+            CallUsage(
+                prompt_tokens=int(recorded.get("prompt_tokens") or 0),
+                completion_tokens=tokens,
+                usd=None,
+                estimated=True,
+            )
+        )
+        return OffTrackReply(
+            str(recorded.get("error") or "The reply was stopped."),
+            partial=partial,
+            tokens=tokens,
+            reason=str(recorded.get("stop_reason") or NO_SIGN),
+            what=expect.what if isinstance(expect, Expected) else "",
+        )
+
     async def aclose(self) -> None:
         return None
+
+
+def _answered(event: dict[str, Any]) -> bool:
+    """A model call the record answers: a reply, or a reply our watch stopped (a failed call of
+    another kind ended the session, or was asked again and recorded then)."""
+    kind = event.get("type")
+    return kind == "model_exchange" or (kind == "model_call_failed" and bool(event.get("stopped")))
