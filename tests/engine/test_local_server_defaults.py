@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, SUB, plan_reply, run_headless
+from tests.engine_support import KEY, SUB, Collector, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.session import SessionResult
 
 MODEL = "/models/gemma-3-270m-q4_k_m.gguf"  # llama-cpp-python lists the file it loaded
 RAMBLE = "def f(x):\n    return x + 1\n" * 800  # what a tiny base model writes instead
@@ -144,52 +145,46 @@ async def test_a_stopped_edit_reply_is_told_why_and_a_good_one_goes_on(make_repo
     assert len(fix[-2]["content"]) < 2000  # the stopped reply, not 800 lines of it
 
 
+async def run_then_replay(
+    repo: Path, server: ScriptedServer, copy: Path, *replies: Reply
+) -> tuple[SessionResult, SessionResult, Collector]:
+    """A session with `replies`, then its record replayed (`run --replay`, as `bench --replay`
+    does) on `copy`, the same starting commit: both results, and the replay's events."""
+    shutil.copytree(repo, copy)
+    server.script(*replies)
+    result, _ = await run_headless(repo, "add sub", server.base_url, model="gemma")
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    asked = len(server.chat_requests)
+    again, seen = await run_headless(copy, "add sub", server.base_url, model="gemma", replay=record)
+    assert len(server.chat_requests) == asked  # no model server was asked
+    return result, again, seen
+
+
 async def test_a_record_with_a_stopped_reply_replays_to_the_same_commit(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
-    # `run --replay` (and `bench --replay`) answer each call from the record: a stopped reply
-    # is a call too, recorded as a failed one; its next call got the reply after it.
-    repo = make_repo()
-    pristine = tmp_path / "pristine"
-    shutil.copytree(repo, pristine)
-    llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=SUB))
-    result, _ = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    # A stopped reply is a call too, recorded as a failed one: a replay gave that call the reply
+    # after it, and went differently from there.
+    repo, copy = make_repo(), tmp_path / "copy"
+    replies = Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=SUB)
+    result, again, seen = await run_then_replay(repo, llama_cpp_python, copy, *replies)
     assert result.exit_code == 0
-    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
-    asked = len(llama_cpp_python.chat_requests)
-
-    again, seen = await run_headless(
-        pristine, "add sub", llama_cpp_python.base_url, model="gemma", replay=record
-    )
-
     assert again.exit_code == 0, again.message
     [refused] = seen.of(ev.EditRefused)  # the stop, replayed
     assert "was not an edit: 40" in refused.reason
-    log = git(pristine, "log", "--format=%s").splitlines()
+    log = git(copy, "log", "--format=%s").splitlines()
     assert log == git(repo, "log", "--format=%s").splitlines()
-    assert git(pristine, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
-    assert len(llama_cpp_python.chat_requests) == asked  # no model server was asked
+    assert git(copy, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
 
 
 async def test_a_record_ended_by_two_stops_replays_to_the_same_sentence(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
-    repo = make_repo()
-    pristine = tmp_path / "pristine"
-    shutil.copytree(repo, pristine)
-    llama_cpp_python.script(
-        Reply(text=NOT_A_PLAN), Reply(text=NOT_A_PLAN), Reply(text=MUSING), Reply(text=RAMBLE)
-    )
-    result, _ = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
-    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
-
-    again, _ = await run_headless(
-        pristine, "add sub", llama_cpp_python.base_url, model="gemma", replay=record
-    )
-
+    replies = [Reply(text=NOT_A_PLAN)] * 2 + [Reply(text=MUSING), Reply(text=RAMBLE)]
+    copy = tmp_path / "copy"
+    result, again, _ = await run_then_replay(make_repo(), llama_cpp_python, copy, *replies)
     assert "the second repeating its own lines" in result.message  # the watch's reasons, kept
     assert again.message == result.message
-    assert len(llama_cpp_python.chat_requests) == 4
 
 
 async def test_an_edit_after_a_long_explanation_is_not_stopped(make_repo, llama_cpp_python):
