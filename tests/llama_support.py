@@ -102,7 +102,9 @@ def _build_crashes(model: str) -> str:
 
     return (
         f"this machine's llama-cpp-python {version('llama-cpp-python')} build crashes "
-        f"(signal {-done.returncode}) generating one token; rebuild or pin another version"
+        f"(signal {-done.returncode}) generating one token; rebuild it portable, as .ci/run "
+        'does: CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" '
+        "pip install --force-reinstall --no-cache-dir --no-deps llama-cpp-python"
     )
 
 
