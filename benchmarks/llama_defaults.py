@@ -11,6 +11,7 @@ Prints per run: the seconds from the command's start to its exit (the server's s
 counted), the exit code, the session's last line, and the load average (the machine is shared:
 a loaded one decodes several times slower). Needs the llama extra: pip install -e ".[llama]".
 Run: python benchmarks/llama_defaults.py [--runs N] [--chat-format none|gemma] [--n-ctx 4096]
+     [--keep DIR]
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def main() -> None:
     parser.add_argument(
         "--chat-format", default="none", help="'none' (the default): the server's own"
     )
+    parser.add_argument(
+        "--keep", type=Path, help="keep each run's sample repo (and its run record) under KEEP"
+    )
     args = parser.parse_args()
     fmt = None if args.chat_format == "none" else args.chat_format
     started = time.monotonic()
@@ -75,7 +79,7 @@ def main() -> None:
     try:
         for run in range(1, args.runs + 1):
             with tempfile.TemporaryDirectory() as tmp:
-                seconds, code, said = one_session(base_url, Path(tmp))
+                seconds, code, said = one_session(base_url, args.keep or Path(tmp))
             times.append(seconds)
             load = os.getloadavg()[0]
             print(f"run {run}: {seconds:.1f} s, exit {code}, load {load:.1f}\n    {said}")
