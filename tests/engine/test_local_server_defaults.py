@@ -113,6 +113,25 @@ MUSING = "\n".join(
 )
 
 
+# gemma3-270m under llama-2's format (read from a kept run record): our own correction written
+# back inside its prose, so "```json" and "steps" came with no plan, for 2,000 tokens.
+OUR_WORDS_BACK = "\n".join(
+    f"Test-{i}: This plan is invalid: No plan found: reply with one ```json block holding "
+    f'{{"steps": [...]}}. Send the fixed plan for case {i}. [/INST]'
+    for i in range(400)
+)
+
+
+async def test_a_plan_sign_inside_a_sentence_is_no_plan(make_repo, llama_cpp_python):
+    repo = make_repo()
+    llama_cpp_python.script(Reply(text=OUR_WORDS_BACK), Reply(text=OUR_WORDS_BACK))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.message.startswith("Stopped: the replies of gemma are unusable: asked twice")
+    stopped = seen.of(ev.ModelCallFailed)
+    assert [f.purpose for f in stopped] == ["plan", "plan"]
+    assert all(f.stopped and f.completion_tokens < 300 for f in stopped)
+
+
 async def test_a_model_that_writes_no_edit_ends_the_session_saying_why(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(

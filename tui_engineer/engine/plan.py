@@ -20,7 +20,14 @@ NO_PLAN = 'No plan found: reply with one ```json block holding {"steps": [...]}.
 # model that wrote 200 without one is writing something else (gemma3-270m rambled on for
 # 19,000). Thinking (<think>…</think>) does not count.
 PLAN_SIGN_TOKENS = 200
-PLAN_SHOWS = Expected("a plan", ('"steps"', "```json", "```JSON"), PLAN_SIGN_TOKENS)
+# A sign only where a line starts: a small model writes our own "reply with one ```json block
+# holding {"steps": [...]}" back inside its prose, and went on for 2,000 tokens unstopped.
+PLAN_SHOWS = Expected(
+    "a plan",
+    (),
+    PLAN_SIGN_TOKENS,
+    sign_line=r'^[ \t]*(?:```[ \t]*(?i:json)|\{?[ \t]*"steps"[ \t]*:)',
+)
 
 
 class PlanError(Exception):
