@@ -42,6 +42,15 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def write_hook(root: Path, name: str, body: str) -> Path:
+    """The git hook `name` of the repo at `root`: a shell script running `body`."""
+    path = root / ".git" / "hooks" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
 def write_files(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, write_hook
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.timing_support import REACHED, slow_hook, titles, wait_for_file
@@ -101,15 +101,14 @@ async def test_a_branch_moved_while_the_hooks_ran_is_refused_then_committed_on_t
     repo = make_repo()
     once = repo.parent / "move-once"
     once.touch()
-    hook = repo / ".git" / "hooks" / "pre-commit"
-    hook.parent.mkdir(exist_ok=True)
     # As if the user committed from another terminal while our hooks ran.
-    hook.write_text(
-        f"#!/bin/sh\nif [ -e '{once}' ]; then rm '{once}'\n"
+    write_hook(
+        repo,
+        "pre-commit",
+        f"if [ -e '{once}' ]; then rm '{once}'\n"
         "  c=$(git commit-tree 'HEAD^{tree}' -p HEAD -m 'theirs')\n"
-        "  git update-ref refs/heads/main $c\nfi\n"
+        "  git update-ref refs/heads/main $c\nfi\n",
     )
-    hook.chmod(0o755)
     refused, _ = await refused_then_accepted(repo, scripted_server, lambda: None, lambda: None)
     assert "refs/heads/main moved while the step was being committed" in refused[0].message
     assert titles(repo) == ["add sub", "theirs", "initial"]  # theirs kept, the step on top

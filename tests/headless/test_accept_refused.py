@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import git
+from tests.conftest import git, write_hook
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply, ScriptedServer
 from tests.timing_support import run_to_the_end
@@ -21,10 +21,7 @@ def refusing_hook(repo: Path, name: str, says: str) -> Path:
     user "fixes the cause" by removing it."""
     block = repo.parent / f"{name}-blocks"
     block.touch()
-    hook = repo / ".git" / "hooks" / name
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(f"#!/bin/sh\nif [ -e '{block}' ]; then echo '{says}' >&2; exit 1; fi\n")
-    hook.chmod(0o755)
+    write_hook(repo, name, f"if [ -e '{block}' ]; then echo '{says}' >&2; exit 1; fi\n")
     return block
 
 

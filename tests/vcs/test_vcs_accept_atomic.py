@@ -14,7 +14,7 @@ from pathlib import Path
 import git as git_errors
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, write_hook
 from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.journal import JOURNAL
@@ -34,13 +34,6 @@ shadow = Shadow.create(Path(sys.argv[1]), session_id="killed")
 (shadow.path / "util.py").write_text("X = 1\\n")
 print(accept(shadow, title="Subtract"), flush=True)
 """
-
-
-def hook(root: Path, name: str, body: str) -> None:
-    path = root / ".git" / "hooks" / name
-    path.parent.mkdir(exist_ok=True)
-    path.write_text("#!/bin/sh\n" + body)
-    path.chmod(0o755)
 
 
 def files(root: Path) -> dict[str, str]:
@@ -71,7 +64,7 @@ def kill_after_the_branch_moved(root: Path, tmp_path: Path) -> None:
     hook that held it there away again, as a next start would find the repo."""
     marker = tmp_path / "ref-moved"
     # git runs this hook once the branch has moved: the accept has not written any file yet.
-    hook(
+    write_hook(
         root,
         "reference-transaction",
         f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\nexit 0\n',
@@ -88,9 +81,9 @@ def kill_during_the_pre_commit_hook(root: Path, tmp_path: Path) -> None:
     """Kill an accept (after its decision) while the pre-commit hook runs; the hook is quick
     again at the next start, or the recovery would wait on it."""
     marker = tmp_path / "in-hook"
-    hook(root, "pre-commit", f"touch {marker}\nsleep 30\n")
+    write_hook(root, "pre-commit", f"touch {marker}\nsleep 30\n")
     kill_when(root, marker)
-    hook(root, "pre-commit", "exit 0\n")
+    write_hook(root, "pre-commit", "exit 0\n")
 
 
 def test_a_kill_during_the_pre_commit_hook_leaves_everything_as_before_then_commits_it(
@@ -129,7 +122,7 @@ def test_an_interrupted_decision_whose_hook_now_refuses_is_rolled_back(make_repo
     root = make_repo()
     before, head = files(root), git(root, "rev-parse", "HEAD")
     kill_during_the_pre_commit_hook(root, tmp_path)
-    hook(root, "pre-commit", "echo 'lint failed' >&2\nexit 1\n")
+    write_hook(root, "pre-commit", "echo 'lint failed' >&2\nexit 1\n")
     said = recover_interrupted_accept(root)
     assert said is not None and "rolled back" in said and "lint failed" in said
     assert git(root, "rev-parse", "HEAD") == head and files(root) == before
@@ -216,7 +209,7 @@ def test_hooks_run_without_git_hook_run_too(make_repo):
     from tui_engineer.vcs.commit_objects import _run_hook_file
 
     root = make_repo()
-    hook(root, "pre-commit", "echo 'lint: no' >&2\nexit 1\n")
+    write_hook(root, "pre-commit", "echo 'lint: no' >&2\nexit 1\n")
     with pytest.raises(git_errors.GitCommandError, match="lint: no"):
         _run_hook_file(root, "pre-commit", (), {})
     _run_hook_file(root, "post-commit", (), {})  # a missing hook is not an error

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, start_conflicting_merge
+from tests.conftest import git, start_conflicting_merge, write_hook
 from tui_engineer.vcs.commit import accept, undo_last
 from tui_engineer.vcs.repo import GitRefused, repo_state
 from tui_engineer.vcs.shadow import Shadow
@@ -96,9 +96,7 @@ def test_include_dirty_leaves_other_user_changes_uncommitted(make_repo):
 
 
 def failing_hook(root: Path) -> None:
-    hook = root / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\necho 'flake: util.py is not allowed' >&2\nexit 1\n")
-    hook.chmod(0o755)
+    write_hook(root, "pre-commit", "echo 'flake: util.py is not allowed' >&2\nexit 1\n")
 
 
 def test_a_failing_pre_commit_hook_leaves_the_tree_as_before(shadow):
@@ -116,9 +114,7 @@ def test_a_failing_pre_commit_hook_leaves_the_tree_as_before(shadow):
 
 def test_a_failing_commit_msg_hook_is_named_and_nothing_is_written(shadow):
     root = shadow.root
-    hook = root / ".git" / "hooks" / "commit-msg"
-    hook.write_text("#!/bin/sh\necho 'the subject needs a ticket id' >&2\nexit 1\n")
-    hook.chmod(0o755)
+    write_hook(root, "commit-msg", "echo 'the subject needs a ticket id' >&2\nexit 1\n")
     propose(shadow)
     with pytest.raises(GitRefused, match=r"Your commit-msg hook refused the commit \(exit 1\)"):
         accept(shadow, title="Subtract")
@@ -139,9 +135,7 @@ def test_signing_without_gpg_is_refused_with_what_to_do(shadow):
 def test_a_failing_post_commit_hook_does_not_undo_or_hide_the_commit(shadow):
     # git ignores post-commit's exit status: the commit is made and stays made.
     root = shadow.root
-    hook = root / ".git" / "hooks" / "post-commit"
-    hook.write_text("#!/bin/sh\nexit 1\n")
-    hook.chmod(0o755)
+    write_hook(root, "post-commit", "exit 1\n")
     propose(shadow)
     sha = accept(shadow, title="Subtract")
     assert git(root, "rev-parse", "HEAD") == sha and git(root, "status", "--porcelain") == ""

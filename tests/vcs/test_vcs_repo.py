@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, start_conflicting_merge
+from tests.conftest import git, start_conflicting_merge, write_hook
 from tui_engineer.vcs.dirty import DirtyTree, handle_dirty
 from tui_engineer.vcs.identity import commit_config, config_bool
 from tui_engineer.vcs.repo import (
@@ -21,9 +21,7 @@ from tui_engineer.vcs.repo import (
 
 
 def failing_hook(root: Path, name: str = "pre-commit") -> None:
-    hook = root / ".git" / "hooks" / name
-    hook.write_text("#!/bin/sh\necho 'lint says no: calc.py is ugly' >&2\nexit 1\n")
-    hook.chmod(0o755)
+    write_hook(root, name, "echo 'lint says no: calc.py is ugly' >&2\nexit 1\n")
 
 
 def test_finds_the_root_from_a_subfolder(make_repo):
