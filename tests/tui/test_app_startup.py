@@ -170,14 +170,15 @@ def test_theme_choice_is_saved_in_the_user_config_keeping_other_settings(tmp_pat
 async def test_an_interrupted_accept_is_finished_at_start_and_said_in_the_chat(
     make_repo, scripted_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from tests.conftest import write_hook
     from tests.tui.app_support import chat_text
-    from tests.vcs.test_vcs_accept_atomic import MINUS, hook, kill_when
+    from tests.vcs.test_vcs_accept_atomic import MINUS, kill_when
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     repo = make_repo()
     marker = tmp_path / "ref-moved"
     ref_hook = f'[ "$1" = committed ] && grep -q refs/heads/main && touch {marker} && sleep 30\n'
-    hook(repo, "reference-transaction", ref_hook + "exit 0\n")
+    write_hook(repo, "reference-transaction", ref_hook + "exit 0\n")
     kill_when(repo, marker)  # killed after the branch moved, before any file was written
     (repo / ".git" / "hooks" / "reference-transaction").unlink()
     app = make_app(repo, scripted_server.base_url)
