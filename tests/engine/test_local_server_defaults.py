@@ -6,16 +6,27 @@ scripted server answering as llama-cpp-python does), real git and pytest."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, SUB, Collector, plan_reply, run_headless
-from tests.scripted_server import Reply, ScriptedServer
+from tests.engine_support import (
+    KEY,
+    MUL_ON_SUB,
+    SUB,
+    Collector,
+    edit,
+    plan_reply,
+    run_headless,
+)
+from tests.scripted_server import Reply, ScriptedServer, unused_base_url
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.session import SessionResult
+from tui_engineer.llm.client import CONTINUE_PROMPT
 
 MODEL = "/models/gemma-3-270m-q4_k_m.gguf"  # llama-cpp-python lists the file it loaded
 RAMBLE = "def f(x):\n    return x + 1\n" * 800  # what a tiny base model writes instead
@@ -165,18 +176,28 @@ async def test_a_stopped_edit_reply_is_told_why_and_a_good_one_goes_on(make_repo
 
 
 async def run_then_replay(
-    repo: Path, server: ScriptedServer, copy: Path, *replies: Reply
+    repo: Path, server: ScriptedServer, copy: Path, *replies: Reply, **flags: object
 ) -> tuple[SessionResult, SessionResult, Collector]:
     """A session with `replies`, then its record replayed (`run --replay`, as `bench --replay`
-    does) on `copy`, the same starting commit: both results, and the replay's events."""
+    does) on `copy`, the same starting commit, with no server listening at its base URL: both
+    results, and the replay's events."""
     shutil.copytree(repo, copy)
     server.script(*replies)
-    result, _ = await run_headless(repo, "add sub", server.base_url, model="gemma")
+    result, _ = await run_headless(repo, "add sub", server.base_url, model="gemma", **flags)
     [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
     asked = len(server.chat_requests)
-    again, seen = await run_headless(copy, "add sub", server.base_url, model="gemma", replay=record)
+    nowhere = unused_base_url()
+    again, seen = await run_headless(
+        copy, "add sub", nowhere, model="gemma", replay=record, **flags
+    )
     assert len(server.chat_requests) == asked  # no model server was asked
     return result, again, seen
+
+
+def same_commits(repo: Path, copy: Path) -> bool:
+    """The replay's branch holds the recorded session's commits: the same titles, files."""
+    log = git(copy, "log", "--format=%s") == git(repo, "log", "--format=%s")
+    return log and git(copy, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
 
 
 async def test_a_record_with_a_stopped_reply_replays_to_the_same_commit(
@@ -204,6 +225,161 @@ async def test_a_record_ended_by_two_stops_replays_to_the_same_sentence(
     result, again, _ = await run_then_replay(make_repo(), llama_cpp_python, copy, *replies)
     assert "the second repeating its own lines" in result.message  # the watch's reasons, kept
     assert again.message == result.message
+
+
+# Replies cut by the token limit. One cut at its reply cap is continued (llm/client.py) and recorded
+# whole, as one reply; one cut at the window (or still cut after its continuations) is not used:
+# the session ends saying so, or, for a step prepared ahead, the step is proposed again in its turn.
+HALF = len(MUL_ON_SUB) // 2
+# An edit that runs past the 4,096-token window: llama-cpp-python cuts it there ("length").
+MUL_TABLE = edit(
+    "calc.py",
+    "    return a - b\n",
+    "    return a - b\n"
+    + "".join(f"\n\ndef mul_{n}(a):\n    return a * {n}\n" for n in range(600)),
+)
+
+
+async def test_a_reply_continued_after_its_cap_replays_to_the_same_commits(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    repo, copy = make_repo(), tmp_path / "copy"
+    replies = (
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB[:HALF], finish_reason="length"),  # cut at its 600-token cap
+        Reply(text=MUL_ON_SUB[HALF:]),
+    )
+    flags = {"reply_tokens_propose": 600}
+    result, again, seen = await run_then_replay(repo, llama_cpp_python, copy, *replies, **flags)
+    assert result.exit_code == 0, result.message
+    continued = llama_cpp_python.chat_requests[3].messages
+    assert continued[-1]["content"] == CONTINUE_PROMPT  # the cut reply was continued
+    assert again.exit_code == 0, again.message
+    assert (again.outcome, again.message) == (result.outcome, result.message)
+    assert same_commits(repo, copy)
+    assert git(copy, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    replayed = [e.reply for e in seen.of(ev.ModelExchange)]
+    assert replayed[-1] == MUL_ON_SUB  # the two parts, one reply
+
+
+async def test_a_record_ended_by_a_reply_cut_at_the_window_replays_to_the_same_sentence(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    # The session ended on the cut reply, its sentence in the record: the replay ran out of
+    # replies there instead, and ended saying the session "went differently".
+    repo, copy = make_repo(), tmp_path / "copy"
+    replies = Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_TABLE)
+    result, again, seen = await run_then_replay(repo, llama_cpp_python, copy, *replies)
+    assert result.outcome == "failed"
+    assert "was cut off at the model's context window (4,096 tokens" in result.message
+    assert (again.outcome, again.exit_code) == ("failed", 1)
+    assert again.message == result.message
+    assert [e.message for e in seen.of(ev.ErrorEvent)] == [result.message]
+    assert same_commits(repo, copy)  # step 1 committed, nothing of the cut reply
+    assert git(copy, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    [failed] = seen.of(ev.ModelCallFailed)
+    assert failed.purpose == "propose" and failed.step == 2
+    assert failed.partial_reply.startswith(MUL_TABLE[:200])  # what streamed, streamed again
+
+
+@pytest.mark.parametrize(
+    ("in_its_turn", "commits"),
+    [(MUL_ON_SUB, ["Add mul", "Add sub", "initial"]), (MUL_TABLE, ["Add sub", "initial"])],
+    ids=["made-in-its-turn", "cut-again-in-its-turn"],
+)
+async def test_a_step_whose_prepared_reply_was_cut_replays_to_the_same_end(
+    make_repo, llama_cpp_python, tmp_path: Path, in_its_turn: str, commits: list[str]
+) -> None:
+    # Step 2, prepared while step 1 was reviewed, got a reply cut at the window: it was
+    # proposed again in its turn. The preparation's failed call is never recorded (its held
+    # events are dropped): where the turn's reply was cut too, the replay's preparation took
+    # the turn's recorded failure, and the turn found no reply left ("went differently").
+    repo, copy = make_repo(), tmp_path / "copy"
+    replies = (
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_TABLE),
+        Reply(text=in_its_turn),
+    )
+    flags = {"pipeline": True}
+    result, again, _ = await run_then_replay(repo, llama_cpp_python, copy, *replies, **flags)
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    assert "Step 2 could not be prepared ahead (The reply from gemma was cut off" in (
+        record.read_text()
+    )
+    assert (again.outcome, again.message) == (result.outcome, result.message)
+    assert same_commits(repo, copy)
+    assert git(copy, "log", "--format=%s").splitlines() == commits
+
+
+# Budgets. A session whose budget ran out ends "budget", saying which one; the replay has no
+# budget of its own, so it ran out of replies there instead, and ended "failed" saying the
+# session "went differently". Step 1 leaves 550 tokens used; step 2's prompt is ~770 tokens.
+STEP_1 = (
+    Reply(text=plan_reply("Add sub", "Add mul"), usage=(100, 50)),
+    Reply(text=SUB, usage=(300, 100)),
+)
+# Step 2's reply in chunks of ~50 tokens: past what a 2,000-token budget leaves it in a few.
+BIG_CHUNKS = [MUL_TABLE[i : i + 200] for i in range(0, len(MUL_TABLE), 200)]
+
+
+async def test_a_record_ended_by_the_budget_before_a_call_replays_to_the_same_sentence(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    repo, copy = make_repo(), tmp_path / "copy"
+    flags = {"max_tokens": 1500}  # step 2's call would cross it: not made
+    result, again, seen = await run_then_replay(repo, llama_cpp_python, copy, *STEP_1, **flags)
+    assert len(llama_cpp_python.chat_requests) == 2
+    assert (result.outcome, result.exit_code) == ("budget", 1)
+    assert result.message.startswith("Token budget reached: 550 of 1,500 tokens used")
+    assert "The call was not made." in result.message
+    assert (again.outcome, again.exit_code) == ("budget", 1)
+    assert again.message == result.message
+    assert [e.message for e in seen.of(ev.ErrorEvent)] == [result.message]
+    used = seen.of(ev.UsageUpdated)[-1]
+    assert used.prompt_tokens + used.completion_tokens == 550  # the refused call cost nothing
+    assert same_commits(repo, copy)
+    assert git(copy, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+
+
+async def test_a_record_ended_by_the_budget_mid_reply_replays_to_the_same_sentence(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    repo, copy = make_repo(), tmp_path / "copy"
+    replies = *STEP_1, Reply(text=MUL_TABLE, chunks=BIG_CHUNKS)
+    flags = {"max_tokens": 2000}  # step 2's call is made, and cut as it crosses the budget
+    result, again, seen = await run_then_replay(repo, llama_cpp_python, copy, *replies, **flags)
+    assert (result.outcome, result.exit_code) == ("budget", 1)
+    assert result.message.startswith("Token budget reached during a reply: about 2,0")
+    assert (again.outcome, again.exit_code) == ("budget", 1)
+    assert again.message == result.message
+    assert [e.message for e in seen.of(ev.ErrorEvent)] == [result.message]
+    assert same_commits(repo, copy)
+    assert git(copy, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+    [failed] = seen.of(ev.ModelCallFailed)
+    assert failed.purpose == "propose" and failed.step == 2
+    assert failed.partial_reply.startswith("".join(BIG_CHUNKS[:3]))  # streamed again
+
+
+async def test_a_record_ended_by_the_budget_while_preparing_ahead_replays_to_the_same_sentence(
+    make_repo, llama_cpp_python, tmp_path: Path
+) -> None:
+    # Step 2, prepared while step 1 was reviewed, was refused by the budget (its events held
+    # back, so not recorded), then refused again in its turn: the session ended there.
+    repo, copy = make_repo(), tmp_path / "copy"
+    flags = {"max_tokens": 1500, "pipeline": True}
+    result, again, seen = await run_then_replay(repo, llama_cpp_python, copy, *STEP_1, **flags)
+    [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
+    assert "Step 2 could not be prepared ahead (Token budget reached" in record.read_text()
+    assert result.outcome == "budget"
+    assert (again.outcome, again.exit_code) == ("budget", 1)
+    assert again.message == result.message
+    assert [e.message for e in seen.of(ev.ErrorEvent)] == [result.message]
+    ahead = [n.message for n in seen.of(ev.Notice) if "could not be prepared ahead" in n.message]
+    assert len(ahead) == 1 and "(Token budget reached" in ahead[0]  # as recorded
+    assert same_commits(repo, copy)
+    assert git(copy, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
 
 async def test_an_edit_after_a_long_explanation_is_not_stopped(make_repo, llama_cpp_python):
@@ -263,3 +439,110 @@ async def test_a_whole_file_in_a_bare_fence_stopped_early_is_taught_the_file_blo
     assert "Your reply was stopped after" in told
     assert "shows `calc.py` in a fenced block without edit markers" in told
     assert "<<<<<<< FILE" in told
+
+
+# gemma3-270m under llama-2's format (read from a kept run record, 2026-11-25): a few lines of
+# prose, then the prompt's own example plan copied into a real ```json block at a line's start,
+# then paragraphs half-repeating each other and our test-first rule, to the 2,048-token cap.
+RUN_ON = "".join(
+    f"If we wanted to produce a test suite where step {n} differs from the one before, it "
+    f'would be best to run them in separate tests.\n<img src="test/tests/test_{n}.png">\n'
+    f"The {n} lines are test_first. The test is run on the old version of the code, where it "
+    "must fail, and after the change, where it must pass.\n\n"
+    for n in range(60)
+)
+
+
+def copy_the_example(request) -> Reply:
+    asked = next(m["content"] for m in request.messages if m["role"] == "user")
+    example = re.search(r"^```json\n.*?\n```$", asked, re.DOTALL | re.MULTILINE)
+    assert example is not None, "the plan prompt shows no example plan"
+    prose = "Test-second: mark a step that changes behaviour with a test.\n\n"
+    return Reply(text=prose + example.group(0) + "\n\nThe steps: small ones.\n\n" + RUN_ON)
+
+
+async def test_a_copy_of_the_prompts_example_plan_is_an_echo(make_repo, llama_cpp_python):
+    repo = make_repo()
+    llama_cpp_python.script(copy_the_example, copy_the_example)
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.outcome == "failed" and result.exit_code == 1
+    assert "asked twice for a plan, it repeated the prompt back both times" in result.message
+    stopped = seen.of(ev.ModelCallFailed)
+    assert [f.purpose for f in stopped] == ["plan", "plan"]
+    assert all(f.stopped and f.completion_tokens < 200 for f in stopped)  # at the block's end
+    assert len(llama_cpp_python.chat_requests) == 2  # no one-step fallback, no edit asked
+
+
+async def test_a_plan_is_whole_once_its_block_closed_and_the_rest_rambles(
+    make_repo, llama_cpp_python
+):
+    """A plan followed by more than the reply cap of talk is used, the talk not waited for."""
+    repo = make_repo()
+    talk = "".join(f"Note {n}: sub could also take a third argument.\n" for n in range(600))
+    llama_cpp_python.script(Reply(text=plan_reply("Add sub") + talk), Reply(text=SUB))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0, result.message
+    assert git(repo, "log", "--format=%s").splitlines()[0].endswith("Add sub")
+    [plan] = [x for x in seen.of(ev.ModelExchange) if x.purpose == "plan"]
+    assert plan.finish_reason == "complete"
+    assert plan.reply.startswith(plan_reply("Add sub")) and len(plan.reply) < len(talk) // 4
+
+
+async def test_a_stopped_plan_reply_then_one_with_no_plan_ends_the_session(
+    make_repo, llama_cpp_python
+):
+    """Told why its reply was stopped, gemma wrote 79 tokens of no plan: not worth two edit
+    calls of 30 s each (read from a kept run record; the session took 61.5 s)."""
+    repo = make_repo()
+    llama_cpp_python.script(Reply(text=RAMBLE), Reply(text=NOT_A_PLAN))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.outcome == "failed" and result.exit_code == 1
+    assert result.message.startswith(
+        "Stopped: the replies of gemma are unusable: asked twice for a plan, it wrote 84 and "
+        "then 16 tokens with no plan in them"
+    )
+    assert 'it began: "I can help with that.' in result.message
+    assert len(llama_cpp_python.chat_requests) == 2  # no edit asked for
+    assert not seen.of(ev.PlanReady)
+
+
+# A model sent back the same invalid plan after the correction: that is no echo of the prompt
+# but its own reply again, and the session says what is wrong with it.
+INVALID_PLAN = (
+    "Here is the plan.\n\n```json\n"
+    '{"steps": [{"title": "Add sub to calc.py",\n'
+    '  "description": "sub(a, b) returns a - b, with its test",\n'
+    '  "files": ["calc.py", "tests/test_calc.py"],\n'
+    '  "depends_on": [1]}]}\n```\n'
+)
+
+
+async def test_the_same_invalid_plan_twice_is_said_as_invalid(make_repo, llama_cpp_python):
+    repo = make_repo()
+    llama_cpp_python.script(Reply(text=INVALID_PLAN), Reply(text=INVALID_PLAN), Reply(text=SUB))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0, result.message
+    notes = [e.message for e in seen.of(ev.Notice)]
+    assert any(n.startswith("Plan unusable (steps[0].depends_on may only") for n in notes), notes
+    assert not seen.of(ev.ModelCallFailed)
+
+
+def one_line_plan(fence: str) -> str:
+    """A plan written as one line of JSON whose first key is not "steps", long enough that its
+    "steps" comes past the 200-token bound of a plan's sign (a key inside a line is no sign)."""
+    goal = "Add a sub function to calc.py, next to add, with a test. " * 20
+    steps = [{"title": "Add sub", "description": "sub(a, b) returns a - b", "files": ["calc.py"]}]
+    plan = json.dumps({"goal": goal, "steps": steps})
+    return f"Here is the plan.\n\n{fence}{plan}\n```\n" if fence else plan
+
+
+@pytest.mark.parametrize("fence", ["```\n", "```json\n", ""], ids=["bare-fence", "json", "bare"])
+async def test_a_plan_whose_steps_come_late_in_one_line_is_not_stopped(
+    make_repo, llama_cpp_python, fence: str
+):
+    repo = make_repo()
+    llama_cpp_python.script(Reply(text=one_line_plan(fence)), Reply(text=SUB))
+    result, seen = await run_headless(repo, "add sub", llama_cpp_python.base_url, model="gemma")
+    assert result.exit_code == 0, result.message
+    assert not seen.of(ev.ModelCallFailed)
+    assert len(llama_cpp_python.chat_requests) == 2

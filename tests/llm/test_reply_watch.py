@@ -117,3 +117,42 @@ async def test_code_that_repeats_lines_after_the_sign_is_not_a_loop(scripted_ser
     scripted_server.script(Reply(text=reply))
     done = await client.complete(ASK, expect=PLAN_WITHIN_500)
     assert done.text == reply
+
+
+FENCED_PLAN = Expected(
+    "a plan",
+    (),
+    within_tokens=200,
+    sign_line=r"^```json",
+    closed_by=r"^```$",
+    tail_tokens=100,
+)
+TALK = "".join(f"Note {n}: sub could take a third argument later on.\n" for n in range(400))
+
+
+async def test_a_reply_is_whole_once_its_block_closed_and_talk_followed(scripted_server, client):
+    scripted_server.script(Reply(text=A_PLAN + "\n" + TALK))
+    done = await client.complete(ASK, expect=FENCED_PLAN, max_output_tokens=8000)
+    assert done.finish_reason == "complete"
+    assert done.text.startswith(A_PLAN)
+    assert 100 * 4 <= len(done.text) - len(A_PLAN) < 100 * 4 + 200  # the tail, then no more
+
+
+async def test_a_second_block_within_the_tail_is_waited_for(scripted_server, client):
+    """A model that revises its plan after a few words: the last block counts (parse_plan)."""
+    revised = A_PLAN.replace("Add sub", "Add sub and its test")
+    reply = A_PLAN + "\nOn second thought, with its test:\n" + revised + "\nDone."
+    scripted_server.script(Reply(text=reply))
+    done = await client.complete(ASK, expect=FENCED_PLAN)
+    assert done.text == reply and done.finish_reason == "stop"
+
+
+async def test_a_block_copied_from_the_prompt_is_stopped_where_it_closes(scripted_server, client):
+    example = PROMPT[PROMPT.index("```json\n{") :]
+    copied = "Sure, test-second steps are the ones that matter most here.\n" + example
+    scripted_server.script(Reply(text=copied + TALK))
+    with pytest.raises(OffTrackReply, match="it repeated the prompt back") as err:
+        await client.complete(
+            [{"role": "user", "content": PROMPT}], expect=FENCED_PLAN, max_output_tokens=8000
+        )
+    assert err.value.partial.startswith(copied) and err.value.tokens < 100

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tui_engineer.edits.shapes import unmarked_file_feedback
 from tui_engineer.engine import prompts
-from tui_engineer.llm.reply_watch import CHARS_PER_TOKEN, NO_SIGN, Expected, OffTrackReply
+from tui_engineer.llm.reply_watch import Expected, OffTrackReply, without_sign
 
 # Real models open their first edit block after a sentence or a short paragraph (a few dozen
 # tokens; a long analysis runs to 200-300). 400 tokens is ~25 lines of prose; past it without
@@ -60,7 +60,4 @@ def shows_an_edit(reply: str) -> bool:
 
 def no_edit(reply: str) -> OffTrackReply:
     """A whole reply with no edit in it, as the stopped ones are described."""
-    tokens = len(reply) // CHARS_PER_TOKEN
-    return OffTrackReply(
-        "no edit", partial=reply, tokens=tokens, reason=NO_SIGN, what=EDIT_SHOWS.what
-    )
+    return without_sign(EDIT_SHOWS, reply)

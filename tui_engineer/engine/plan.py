@@ -20,13 +20,21 @@ NO_PLAN = 'No plan found: reply with one ```json block holding {"steps": [...]}.
 # model that wrote 200 without one is writing something else (gemma3-270m rambled on for
 # 19,000). Thinking (<think>…</think>) does not count.
 PLAN_SIGN_TOKENS = 200
+# The plan is whole once its block closed and this many tokens of talk followed with no new
+# block: the same model copied the prompt's example plan, then talked on to the reply cap.
+PLAN_TAIL_TOKENS = 200
 # A sign only where a line starts: a small model writes our own "reply with one ```json block
-# holding {"steps": [...]}" back inside its prose, and went on for 2,000 tokens unstopped.
+# holding {"steps": [...]}" back inside its prose, and went on for 2,000 tokens unstopped. The
+# signs: a ```json fence, a line opening with the "steps" key, a bare fence opening an object,
+# or a reply that is an object (a plan on one line may name "steps" after 200 tokens of "goal").
 PLAN_SHOWS = Expected(
     "a plan",
     (),
     PLAN_SIGN_TOKENS,
-    sign_line=r'^[ \t]*(?:```[ \t]*(?i:json)|\{?[ \t]*"steps"[ \t]*:)',
+    sign_line=r'^[ \t]*(?:```[ \t]*(?i:json)|\{?[ \t]*"steps"[ \t]*:|```[ \t]*\r?\n[ \t]*\{)'
+    r"|\A\s*\{",
+    closed_by=r"^[ \t]*```[ \t]*$",
+    tail_tokens=PLAN_TAIL_TOKENS,
 )
 
 

@@ -1,6 +1,7 @@
 """Asking the model for a plan: one correction round for a plan that does not parse, then the
 request as one step; a reply with no plan at all is stopped early (engine/plan.py PLAN_SHOWS),
-and two of them end the session: that model cannot do the work."""
+and one more with no plan at all after it, stopped or not, ends the session: that model cannot
+do the work."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tui_engineer.engine.plan import (
 )
 from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.llm.reply_watch import OffTrackReply, unusable
+from tui_engineer.llm.reply_watch import OffTrackReply, unusable, without_sign
 
 
 async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> list[Step]:
@@ -62,6 +63,9 @@ async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> l
             raise unusable(rt.model.model, first_off, off) from None
         problem = NO_PLAN
     except PlanError as again:
+        if first_off is not None and not PLAN_SHOWS.shown_in(reply):
+            # Told why its reply was stopped, it again wrote no plan at all.
+            raise unusable(rt.model.model, first_off, without_sign(PLAN_SHOWS, reply)) from None
         problem = str(again)
     rt.emit(ev.Notice(message=f"Plan unusable ({problem}); doing it as one step."))
     return [single_step(request, first, asked=asked)]

@@ -7,9 +7,12 @@ stopped (`OffTrackReply`, its tokens counted) once that many tokens came without
 as soon as the reply is plainly the prompt repeated back: gemma3-270m, a base model, answered a
 plan request by copying the request, its example plan included (so the signs were there), over
 and over until the window was full; or, before any sign, as soon as it plainly loops on its own
-lines (the same model under a chat format it was not trained on). Text inside <think>…</think>
-(a reasoning model's thoughts, where a server leaves them in the reply) does not count: the
-answer comes after it.
+lines (the same model under a chat format it was not trained on). Where the expected part
+closes (a plan's ```json block), the block is checked for an echo as soon as it closes (the same
+model copied the prompt's example plan, then talked on), and the reply is whole once a bounded
+tail of talk followed it: the stream ends there (`COMPLETE`), the rest is not waited for. Text
+inside <think>…</think> (a reasoning model's thoughts, where a server leaves them in the reply)
+does not count: the answer comes after it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ _THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 ECHOED = "repeated the prompt back"
 LOOPED = "kept repeating itself"
 NO_SIGN = "no sign of one"
+# What `ReplyWatch.feed` says: go on (""), stop the reply as off track, or end it as whole.
+OFF_TRACK = "off track"
+COMPLETE = "complete"
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,10 @@ class Expected:
     within_tokens: int
     echo: bool = True  # a reply copying the prompt is off track (not for edits: SEARCH copies)
     sign_line: str = ""
+    # A line closing the expected part after a sign (a plan's closing fence): what follows
+    # it is talk, and the reply is whole after `tail_tokens` of it with no new sign.
+    closed_by: str = ""
+    tail_tokens: int = 0
 
     def shown_in(self, text: str) -> bool:
         """Whether `text` holds a sign of the expected reply."""
@@ -93,33 +103,63 @@ class ReplyWatch:
         self._done = False  # watched long enough
         self.reason = ""
 
-    def feed(self, piece: str) -> bool:
-        """True when the reply is off track: stop it."""
+    def feed(self, piece: str) -> str:
+        """OFF_TRACK when the reply is off track, COMPLETE when it is whole (stop it either
+        way), else ""."""
         if self._done:
-            return False
+            return ""
         self._parts.append(piece)
         self._chars += len(piece)
         if self._chars - self._checked_at < CHECK_EVERY_CHARS:
-            return False
+            return ""
         self._checked_at = self._chars
         visible = self.visible()
         tokens = self.tokens(visible)
         long = _long_lines(visible)
         if self.expected.echo and self._echoes(long):
-            self.reason = ECHOED
-            return True
+            return self._off(ECHOED)
         if not self._signed and self.expected.shown_in(visible):
             self._signed = True
         if self._signed:
-            self._done = tokens >= WATCHED_TOKENS
-            return False
+            return self._after_sign(visible, tokens)
         if self._loops(long):
-            self.reason = LOOPED
-            return True
+            return self._off(LOOPED)
         if tokens >= self.expected.within_tokens:
-            self.reason = NO_SIGN
-            return True
-        return False
+            return self._off(NO_SIGN)
+        return ""
+
+    def _off(self, reason: str) -> str:
+        self.reason = reason
+        return OFF_TRACK
+
+    def _after_sign(self, visible: str, tokens: int) -> str:
+        """Once signed: a closed block copied from the prompt is an echo; a closed block
+        followed by `tail_tokens` of talk is the whole reply."""
+        closed = self._closed(visible)
+        if closed is None:
+            # Watched to the end where a block may yet close; else a while, then let go.
+            self._done = not self.expected.closed_by and tokens >= WATCHED_TOKENS
+            return ""
+        block, tail = closed
+        if self.expected.echo and self._echoes(_long_lines(block + "\n")):
+            return self._off(ECHOED)
+        if len(tail) // CHARS_PER_TOKEN >= self.expected.tail_tokens:
+            return COMPLETE
+        return ""
+
+    def _closed(self, visible: str) -> tuple[str, str] | None:
+        """(the block, the text after it) where the last sign's block has closed, else None."""
+        if not self.expected.closed_by or not self.expected.sign_line:
+            return None
+        whole = visible[: visible.rfind("\n") + 1]  # a line still streaming may go on
+        signs = list(re.finditer(self.expected.sign_line, whole, re.MULTILINE))
+        if not signs:
+            return None
+        closing = re.compile(self.expected.closed_by, re.MULTILINE)
+        close = closing.search(whole, signs[-1].end())
+        if close is None:
+            return None
+        return whole[signs[-1].start() : close.start()], visible[close.end() :]
 
     def visible(self) -> str:
         """The reply so far, without its thinking."""
@@ -175,6 +215,17 @@ def _long_lines(visible: str) -> list[str]:
     shorter ones ("```json", "}") prove nothing about an echo or a loop."""
     lines = (line.strip() for line in visible.splitlines()[:-1])
     return [line for line in lines if len(line) >= ECHO_LINE_CHARS]
+
+
+def without_sign(expected: Expected, reply: str) -> OffTrackReply:
+    """A whole reply with nothing of `expected` in it, described as a stopped one is."""
+    return OffTrackReply(
+        f"no sign of {expected.what}",
+        partial=reply,
+        tokens=len(reply) // CHARS_PER_TOKEN,
+        reason=NO_SIGN,
+        what=expected.what,
+    )
 
 
 def unusable(model: str, first: OffTrackReply, second: OffTrackReply) -> ModelReplyError:

@@ -25,7 +25,7 @@ from tui_engineer.llm.accounting import CallAccounts, Message
 from tui_engineer.llm.error_mapping import ErrorMapper, server_message
 from tui_engineer.llm.errors import LLMError, ModelReplyError
 from tui_engineer.llm.reply_cap import ReplyCap
-from tui_engineer.llm.reply_watch import Expected, ReplyWatch
+from tui_engineer.llm.reply_watch import COMPLETE, OFF_TRACK, Expected, ReplyWatch
 from tui_engineer.llm.usage import CallUsage
 
 TextCallback = Callable[[str], None]
@@ -159,7 +159,7 @@ class ChatCalls:
         while stream and self._streaming_ok:
             watch = None
             if expected is not None:
-                watch = ReplyWatch(expected, (str(m.get("content", "")) for m in conversation))
+                watch = ReplyWatch(expected, _asked(conversation))
             try:
                 return await self._streamed(params, conversation, on_text, watch)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
@@ -230,10 +230,10 @@ class ChatCalls:
                             if on_text is not None:
                                 on_text(delta)
                             self.accounts.check_mid_stream(conversation, prompt, parts)
-                            if watch is not None and watch.feed(delta):
-                                finish = "off track"
+                            if watch is not None:
+                                finish = watch.feed(delta) or finish
                         finish = choice.finish_reason or finish
-                    if finish == "off track":
+                    if finish in (OFF_TRACK, COMPLETE):
                         break  # closing the stream stops the server generating
                     if self.cap.stream_overran(len(parts), cap):
                         finish, usage = "length", None  # cut here; its usage never comes
@@ -248,7 +248,7 @@ class ChatCalls:
                 raise StreamDropped("".join(parts), err, "error event") from None
         if finish is None:  # the body ended without saying why: treat as a cut connection
             raise StreamDropped("".join(parts), None)
-        if finish == "off track" and watch is not None:
+        if finish == OFF_TRACK and watch is not None:
             self.accounts.ledger.add(self.accounts.usage(conversation, "".join(parts), None))
             raise watch.off_track(self.model)
         return self._reply(conversation, "".join(parts), finish, model, usage)
@@ -274,3 +274,9 @@ class ChatCalls:
         self, conversation: list[Message], text: str, finish: str, model: str, usage: Any
     ) -> Reply:
         return Reply(text, finish, model, self.accounts.usage(conversation, text, usage, model))
+
+
+def _asked(conversation: list[Message]) -> list[str]:
+    """What the reply was asked with, to tell an echo of it: the model's own earlier replies
+    are not (sent back after a correction, an invalid plan is that plan, not an echo)."""
+    return [str(m.get("content", "")) for m in conversation if m.get("role") != "assistant"]
