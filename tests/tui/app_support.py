@@ -23,7 +23,13 @@ MUL_FIX = edit("calc.py", "    return a + b  # x\n", "    return a * b\n")
 
 
 def make_app(
-    repo: Path, base_url: str, request: str = "", *, plan: bool = True, **flags: object
+    repo: Path,
+    base_url: str,
+    request: str = "",
+    *,
+    plan: bool = True,
+    app_class: type[TuiEngineerApp] = TuiEngineerApp,
+    **flags: object,
 ) -> TuiEngineerApp:
     options = RunOptions(
         request=request,
@@ -41,7 +47,7 @@ def make_app(
         },
         plan=plan,
     )
-    return TuiEngineerApp(options, deterministic=True)
+    return app_class(options, deterministic=True)
 
 
 @contextmanager

@@ -5,17 +5,31 @@ events never touch the reply on screen, its spinner or the token counter."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
+from textual.events import Key
 
 from tests.conftest import git
 from tests.engine_support import plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import hold_step_2, slow_hook, titles, wait_for_file
-from tests.tui.app_support import KEY, SIZE, SUB, finish_session, make_app, reviewing, wait_for
+from tests.tui.app_support import (
+    KEY,
+    SIZE,
+    SUB,
+    finish_session,
+    make_app,
+    reviewing,
+    wait_for,
+    wait_for_screen,
+)
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.pipeline import _Held
+from tui_engineer.tui import app as tui_app
+from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.bridge import EngineEvent
+from tui_engineer.tui.screens import RejectReasonScreen
 
 
 @pytest.fixture(autouse=True)
@@ -126,3 +140,37 @@ async def test_quitting_during_a_slow_pre_commit_hook_waits_for_the_commit(
     assert titles(repo) == ["Add sub", "initial"]
     assert git(repo, "status", "--porcelain") == ""
     assert "def sub" in (repo / "calc.py").read_text()
+
+
+class PressesOnSight(TuiEngineerApp):
+    """A user who presses `r` the instant step 1's proposal is drawn, as the tmux walk of the
+    demo does (it reads the screen, then types)."""
+
+    CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")  # else looked for beside this file
+
+    async def _on_proposal_ready(self, event: ev.ProposalReady) -> None:
+        await super()._on_proposal_ready(event)
+        if self.proposals_seen == 1:
+            self.post_message(Key("r", "r"))
+
+
+async def test_a_key_pressed_as_soon_as_the_proposal_shows_is_not_lost(
+    make_repo, scripted_server
+) -> None:
+    """The step prepared ahead is (re)started while step 1 goes to review. The review keys
+    were dead from the diff being drawn until the engine asked (the preparation's git work
+    lay between): `r` pressed in that moment did nothing, and CI's tmux walk of the demo
+    waited 180 s for the reject dialog."""
+    repo = make_repo()
+    gate = hold_step_2(scripted_server)
+    app = make_app(
+        repo, scripted_server.base_url, "add sub and mul", pipeline=True, app_class=PressesOnSight
+    )
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, reviewing(app, 1))
+            await wait_for_screen(pilot, app, RejectReasonScreen)
+            await pilot.press("escape")
+            await pilot.press("q")
+    finally:
+        gate.open()

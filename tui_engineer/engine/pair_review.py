@@ -46,8 +46,10 @@ class PairReview:
             # hand edit is answered (a front end answers at once), so nothing more is saved.
             changes = await asyncio.to_thread(self.rt.shadow.changes)
             reruns = self._reruns
-            self._emit_proposal(step, proposal, changes)
             await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
+            # Shown, then asked with nothing awaited between: a front end draws the proposal
+            # as the question opens, so a key pressed on sight always has a question to answer.
+            self._emit_proposal(step, proposal, changes)
             decision = await self._review(step, proposal)
             if decision.kind == "edited":
                 whole = await self._edited(step, whole)
