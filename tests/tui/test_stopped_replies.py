@@ -4,10 +4,12 @@ what it is, once, with the numbers the session's last sentence gives: not as a f
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Static
 
 from tests.engine_support import plan_reply
 from tests.scripted_server import Reply
-from tests.tui.app_support import KEY, SIZE, chat_text, make_app, wait_for
+from tests.tui.app_support import KEY, SIZE, chat_text, make_app, wait_for, wait_for_screen
+from tui_engineer.tui.screens import VerdictScreen
 
 # Prose that never loops and never edits or plans: stopped at its bound.
 MUSING = "\n".join(
@@ -49,4 +51,16 @@ async def test_a_stopped_edit_reply_is_said_once(make_repo, scripted_server) -> 
         assert chat.count("was not an edit: 40") == 1 and "Edit refused (step 1)" in chat
         first = chat.split("was not an edit: ")[1].split(" tokens")[0]
         assert f"asked twice for an edit, it wrote {first} and then" in " ".join(chat.split())
+        await app.stop_work()
+
+
+async def test_the_verdict_dialog_says_why_the_session_stopped(make_repo, scripted_server) -> None:
+    """The dialog opens over the chat, where the session's one sentence on why it ended is: so
+    the dialog says it too (it was hidden under the dialog, and its toast gone after 15 s)."""
+    scripted_server.script(Reply(text=MUSING), Reply(text=MUSING))
+    app = make_app(make_repo(), scripted_server.base_url, "add sub")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, VerdictScreen)
+        said = " ".join(str(app.screen.query_one("#dialog-body", Static).render()).split())
+        assert said.startswith("Stopped: the replies of test-model are unusable: asked twice")
         await app.stop_work()

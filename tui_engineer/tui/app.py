@@ -140,6 +140,7 @@ class TuiEngineerApp(
         self.ready = False  # start-up checks passed
         self.proposals_seen = 0  # tests and scripts wait on these counters
         self.finished_sessions = 0
+        self.stopped_by = ""  # the error that ended the session, for its verdict dialog
         self.server_paused = False  # the model server went away mid-step (ServerPaused)
         self._tests_running = False
         self._changes: set[str] = set()

@@ -55,6 +55,7 @@ class EngineEventView:
     options: RunOptions
     deterministic: bool
     proposals_seen: int
+    stopped_by: str
     server_paused: bool
     _tests_running: bool
     _changes: set[str]
@@ -77,6 +78,7 @@ class EngineEventView:
             await handler(message.event)
 
     async def _on_session_started(self, event: ev.SessionStarted) -> None:
+        self.stopped_by = ""
         self.status.model = event.model
         self.status.sandbox = event.sandbox
         self.status.bwrap = event.bwrap
@@ -347,6 +349,7 @@ class EngineEventView:
         # rather than left at "fixing 2/3".
         self.status.busy = ""
         self.status.phase = "stopped"
+        self.stopped_by = event.message
         current = self.plan_pane.current
         if current is not None and self.plan_pane.status_of(current) in {
             "proposing",

@@ -57,6 +57,7 @@ class ReviewActions:
     plan_pane: PlanPane
     diff: ReviewDiffView
     ready: bool
+    stopped_by: str  # event_view.py
     accept_reviewed: Callable[[], None]  # pair_keys.py (an annotation: no stub in the MRO)
 
     async def on_asked(self, message: Asked) -> None:
@@ -69,7 +70,7 @@ class ReviewActions:
             # The work is over (also after a server error): no spinner, no step "in progress".
             self.plan_pane.stop_active()
             self.status.busy = ""
-            self.push_screen(VerdictScreen(), self.reviewer.answer)
+            self.push_screen(VerdictScreen(self.stopped_by), self.reviewer.answer)
 
     def committed_summary(self) -> str:
         """From the plan's rows as they are now (an undo turns "accepted" into "undone")."""

@@ -102,11 +102,18 @@ LEVELS = [
 
 
 class VerdictScreen(Dialog[Verdict | None]):
-    """How did the session go? Saved in the run record. Result: the verdict, or None to skip."""
+    """How did the session go? Saved in the run record. Result: the verdict, or None to skip.
+    `stopped_by`: the error that ended the session, said on top (the chat that says it too is
+    under the dialog)."""
 
     title_text = "How did it go?"
     buttons = [("save", "Save verdict", "primary"), ("skip", "Skip", "default")]
     escape_decides = False
+
+    def __init__(self, stopped_by: str = "") -> None:
+        # The watch's end ("Stopped: the replies of …") says it already; other errors do not.
+        said = stopped_by.startswith("Stopped") or not stopped_by
+        super().__init__(stopped_by if said else f"The session stopped: {stopped_by}")
 
     def body_widgets(self) -> list[Widget]:
         # Nothing preselected: an Enter must not record "it works" for you.
