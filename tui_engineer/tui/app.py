@@ -46,6 +46,7 @@ from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
+from tui_engineer.tui.suite_view import SuiteView
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
 from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 
@@ -82,6 +83,7 @@ FOOTER_DROP_ORDER = [
 class TuiEngineerApp(
     StartupFlow,
     EngineEventView,
+    SuiteView,
     ReviewActions,
     PairActions,
     PaneActions,
