@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import (
     KEY,
     MUL_ON_SUB,
@@ -546,3 +546,37 @@ async def test_a_plan_whose_steps_come_late_in_one_line_is_not_stopped(
     assert result.exit_code == 0, result.message
     assert not seen.of(ev.ModelCallFailed)
     assert len(llama_cpp_python.chat_requests) == 2
+
+
+# What a user pastes into a request (a failure to fix, a style rule), and code in the repository:
+# a capable model quotes them before its plan. Neither is an echo of the prompt.
+PASTED = (
+    "E       AssertionError: sub(3, 5) returned 8, expected -2\n"
+    "E        +  where 8 = sub(3, 5)\n"
+    "tests/test_calc.py:9: AssertionError in test_sub_negative\n"
+    "FAILED tests/test_calc.py::test_sub_negative - AssertionError\n"
+)
+DOCUMENTED = (
+    "def add(a, b):\n"
+    '    """Add two numbers.\n\n'
+    "    Both may be negative; the result is their plain sum.\n"
+    '    """\n'
+    "    return a + b\n"
+)
+
+
+@pytest.mark.parametrize("quoted", ["the request", "the code"])
+async def test_a_plan_reply_quoting_the_request_or_the_code_is_not_an_echo(
+    make_repo, scripted_server, quoted: str
+) -> None:
+    """A plan reply that first quotes what the human pasted, or the function it builds on, is
+    a plan: it was stopped as "repeated the prompt back", and the session ended unusable."""
+    repo = make_repo({**SAMPLE_FILES, "calc.py": DOCUMENTED})
+    request = f"add sub to calc.py; the sub I had failed with:\n{PASTED}"
+    quote = PASTED if quoted == "the request" else DOCUMENTED
+    plan = f"You showed:\n\n```\n{quote}```\n\nSo the plan:\n\n" + plan_reply("Add sub")
+    scripted_server.script(Reply(text=plan), Reply(text=SUB))
+    result, seen = await run_headless(repo, request, scripted_server.base_url)
+    assert result.exit_code == 0, result.message
+    assert git(repo, "log", "--format=%s").splitlines()[0].endswith("Add sub")
+    assert not seen.of(ev.ModelCallFailed)

@@ -5,6 +5,8 @@ do the work."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.plan import (
@@ -41,9 +43,11 @@ async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> l
         write_tests=writes,
         conventions=options.conventions,
     )
+    # Quoting the human's words or the code is no echo: only the instructions around them are.
+    expect = replace(PLAN_SHOWS, quotable=(request, context.listing, context.contents))
     first_off: OffTrackReply | None = None
     try:
-        reply = await rt.call_model(messages, "plan", expect=PLAN_SHOWS)
+        reply = await rt.call_model(messages, "plan", expect=expect)
         return parse_plan(reply, first_index=first)
     except OffTrackReply as off:  # stopped early: no plan at all
         first_off, reply, problem = off, off.partial, NO_PLAN
@@ -56,7 +60,7 @@ async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> l
         {"role": "user", "content": f"That plan is invalid: {problem}\nSend the fixed plan."},
     ]
     try:
-        reply = await rt.call_model(messages, "plan", expect=PLAN_SHOWS)
+        reply = await rt.call_model(messages, "plan", expect=expect)
         return parse_plan(reply, first_index=first)
     except OffTrackReply as off:
         if first_off is not None:

@@ -62,6 +62,9 @@ class Expected:
     # it is talk, and the reply is whole after `tail_tokens` of it with no new sign.
     closed_by: str = ""
     tail_tokens: int = 0
+    # Parts of the prompt a right reply may quote word for word (the human's words, the
+    # repository's code): an echo copies the rest, the instructions around them.
+    quotable: tuple[str, ...] = ()
 
     def shown_in(self, text: str) -> bool:
         """Whether `text` holds a sign of the expected reply."""
@@ -89,12 +92,7 @@ class ReplyWatch:
 
     def __init__(self, expected: Expected, prompt: Iterable[str] = ()) -> None:
         self.expected = expected
-        self._prompt_lines = {
-            line.strip()
-            for text in prompt
-            for line in text.splitlines()
-            if len(line.strip()) >= ECHO_LINE_CHARS
-        }
+        self._prompt_lines = _lines(prompt) - _lines(expected.quotable)
         self._parts: list[str] = []
         self._chars = 0
         self._checked_at = 0
@@ -208,6 +206,16 @@ class ReplyWatch:
             reason=self.reason or NO_SIGN,
             what=self.expected.what,
         )
+
+
+def _lines(texts: Iterable[str]) -> set[str]:
+    """The long lines of `texts`, stripped: what an echo is told by."""
+    return {
+        line.strip()
+        for text in texts
+        for line in text.splitlines()
+        if len(line.strip()) >= ECHO_LINE_CHARS
+    }
 
 
 def _long_lines(visible: str) -> list[str]:
