@@ -580,3 +580,23 @@ async def test_a_plan_reply_quoting_the_request_or_the_code_is_not_an_echo(
     assert result.exit_code == 0, result.message
     assert git(repo, "log", "--format=%s").splitlines()[0].endswith("Add sub")
     assert not seen.of(ev.ModelCallFailed)
+
+
+async def test_a_plan_the_human_pasted_and_the_model_kept_is_not_an_echo(
+    make_repo, scripted_server
+) -> None:
+    """A request that brings its own plan (from another tool, say) in the plan's JSON shape,
+    sent back as it was: it is the plan, not the prompt's example copied."""
+    repo = make_repo()
+    step = {
+        "title": "Add sub",
+        "description": "sub(a, b) returns a minus b",
+        "verify": "pytest tests/test_calc.py",
+    }
+    pasted = "```json\n" + json.dumps({"steps": [step]}, indent=2) + "\n```\n"
+    scripted_server.script(Reply(text=pasted), Reply(text=SUB))
+    request = "add sub, following this plan:\n" + pasted
+    result, seen = await run_headless(repo, request, scripted_server.base_url)
+    assert result.exit_code == 0, result.message
+    assert git(repo, "log", "--format=%s").splitlines()[0].endswith("Add sub")
+    assert not seen.of(ev.ModelCallFailed)
