@@ -124,8 +124,9 @@ async def type_text(pilot: Pilot, text: str) -> None:
 
 def reviewing(app: TuiEngineerApp, count: int = 1) -> Callable[[], bool]:
     def check() -> bool:
-        """the app to show proposal number `count` for review"""
-        return app.reviewer.question == "review" and app.proposals_seen >= count
+        """the app to show proposal number `count` for review, long enough for a decision"""
+        asked = app.reviewer.question == "review" and app.proposals_seen >= count
+        return asked and app.review_settled
 
     return check
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tui_engineer.tui.review_keys import REVIEW_SETTLE
+
 NO_TMUX = "tmux is not installed (.ci/run installs it): this test runs the app in a terminal"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason=NO_TMUX)]
 
@@ -46,6 +48,12 @@ class TmuxPane:
         for key in keys:
             self.tmux("send-keys", "-t", "demo", key)
             time.sleep(0.3)  # a person's pace; the app handles keys in order either way
+
+    def decide(self, key: str) -> None:
+        """`a` or `s` as a person presses it: after a look at the proposal (pressed as it
+        appears, it is not taken: REVIEW_SETTLE)."""
+        time.sleep(REVIEW_SETTLE)
+        self.keys(key)
 
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "demo", "-l", text)
@@ -130,7 +138,7 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     # The new proposal follows the reason: sub documented, a negative result tested.
     pane.wait("the proposal after the reason", lambda s: after_reason(s) and "a minus b" in s)
 
-    pane.keys("a")
+    pane.decide("a")
     shown = pane.wait("step 2 after its fix loop", review_shown(2, "Add mul"))
     assert "1. Add sub  test first  accepted" in shown
     assert "step 2 · diagnose" in shown and "step 2 · fix" in shown
@@ -142,7 +150,7 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     pane.wait_text("Diff — step 2 · edited by you", "Step 2 edited by you")  # tested again
     pane.keys("n", "n", "Space")  # pytest.ini's hunk
     pane.wait_text("(dropped)", "2 of 3 hunks kept")
-    pane.keys("a")
+    pane.decide("a")
     pane.wait_text("Accept the kept hunks", "Dropped: pytest.ini hunk 1")
     pane.type("keep warnings visible")
     pane.keys("Enter")
@@ -150,7 +158,7 @@ def test_the_demo_walks_through_every_decision_in_a_real_terminal(
     pane.type("no way to divide")
     pane.keys("Enter")
     pane.wait("a step planned from 'still wrong'", review_shown(3, "Add div"))
-    pane.keys("a")
+    pane.decide("a")
     pane.wait_text("What is still wrong?", "3 committed")
     pane.keys("Tab", "Tab", "Enter")  # from the box to "Undo last step"
     pane.wait_text("3. Add div  undone", "2 committed")  # the open dialog says the new count

@@ -11,7 +11,7 @@ import pytest
 from textual.events import Key
 
 from tests.conftest import git
-from tests.engine_support import plan_reply
+from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import hold_step_2, slow_hook, titles, wait_for_file
 from tests.tui.app_support import (
@@ -174,3 +174,32 @@ async def test_a_key_pressed_as_soon_as_the_proposal_shows_is_not_lost(
             await pilot.press("q")
     finally:
         gate.open()
+
+
+async def test_a_double_tapped_a_does_not_accept_the_step_that_just_appeared(
+    make_repo, scripted_server
+) -> None:
+    """Step 2, prepared ahead, is under review a moment after step 1's accept. A second `a`
+    pressed in that moment (a double tap, a key held down) committed step 2 unseen; it is now
+    said, and `a` pressed once the proposal was on screen a while accepts it."""
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB)
+    )
+    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    app.review_settle = 5.0  # the second tap falls within it even on a loaded machine
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: app.reviewer.question == "review" and app.proposals_seen == 2)
+        await pilot.press("a")  # the second tap
+        await pilot.pause(0.2)
+        assert titles(repo) == ["Add sub", "initial"]
+        assert app.reviewer.question == "review"
+        said = [str(note.message) for note in app._notifications]
+        assert "Step 2 just appeared: look it over, then press a." in said
+        await wait_for(pilot, reviewing(app, 2))  # on screen a while
+        await pilot.press("a")
+        await finish_session(pilot, app)
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]

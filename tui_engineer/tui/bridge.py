@@ -7,6 +7,7 @@ The engine runs as a worker in the app's own event loop, so both directions stay
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Literal
 
@@ -44,6 +45,7 @@ class TuiReviewer:
         self._pending: asyncio.Future[object] | None = None
         self.question: Question | None = None
         self.proposal: Proposal | None = None
+        self.asked_at = 0.0  # when the open question was asked (time.monotonic)
 
     @property
     def waiting(self) -> bool:
@@ -60,6 +62,7 @@ class TuiReviewer:
     async def _ask(self, question: Question, proposal: Proposal | None = None) -> object:
         self._pending = asyncio.get_running_loop().create_future()
         self.question, self.proposal = question, proposal
+        self.asked_at = time.monotonic()
         self._post(Asked(question, proposal))
         try:
             return await self._pending

@@ -4,6 +4,7 @@ accept / reject / skip / edit-plan / undo / re-run-tests actions that answer the
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,9 @@ if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engin
     from tui_engineer.engine.session import Session
 
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
+# Seconds a proposal is on screen before `a` or `s` decide it. A step prepared ahead is under
+# review a moment after the last accept: a double tap or a held key must not decide it unseen.
+REVIEW_SETTLE = 0.5
 AFTER_DECISION = {
     "accept": "accepted: committing",
     "reject": "rejected: the model writes a new proposal",
@@ -59,6 +63,10 @@ class ReviewActions:
     ready: bool
     stopped_by: str  # event_view.py
     accept_reviewed: Callable[[], None]  # pair_keys.py (an annotation: no stub in the MRO)
+
+    review_settle = REVIEW_SETTLE  # a test of a loaded machine may widen it
+    _held_until = 0.0  # a press too soon keeps `a` and `s` waiting (a key held down)
+    _said_for = -1.0  # the question (its `asked_at`) the wait was said for
 
     async def on_asked(self, message: Asked) -> None:
         self.refresh_bindings()
@@ -120,11 +128,33 @@ class ReviewActions:
         }
         self.notify(f"Approval: {mode} — {meaning[mode]}.", timeout=4)
 
+    @property
+    def review_settled(self) -> bool:
+        """The proposal under review was on screen long enough for `a` and `s` to decide it
+        (counted from the engine's question, which opens as the proposal is shown)."""
+        opened = self.reviewer.asked_at + self.review_settle
+        return time.monotonic() >= max(opened, self._held_until)
+
+    def _too_soon(self, key: str) -> bool:
+        """A decision key pressed as the proposal appeared: not taken, said once. Each such
+        press starts the wait again, so a key held down never decides."""
+        if self.review_settled:
+            return False
+        self._held_until = time.monotonic() + self.review_settle
+        proposal = self.reviewer.proposal
+        if self._said_for != self.reviewer.asked_at and proposal is not None:
+            self._said_for = self.reviewer.asked_at
+            step = proposal.step.index
+            self.notify(f"Step {step} just appeared: look it over, then press {key}.", timeout=4)
+        return True
+
     def action_accept(self) -> None:
-        self.accept_reviewed()  # pair_keys.py: hunks left out, comments
+        if not self._too_soon("a"):
+            self.accept_reviewed()  # pair_keys.py: hunks left out, comments
 
     def action_skip(self) -> None:
-        self._answer(Decision("skip", "skipped by the human"))
+        if not self._too_soon("s"):
+            self._answer(Decision("skip", "skipped by the human"))
 
     def action_reject(self) -> None:
         proposal = self.reviewer.proposal
