@@ -111,9 +111,7 @@ class VerdictScreen(Dialog[Verdict | None]):
     escape_decides = False
 
     def __init__(self, stopped_by: str = "") -> None:
-        # The watch's end ("Stopped: the replies of …") says it already; other errors do not.
-        said = stopped_by.startswith("Stopped") or not stopped_by
-        super().__init__(stopped_by if said else f"The session stopped: {stopped_by}")
+        super().__init__(stopped_by)  # the error's own sentence, as the chat says it
 
     def body_widgets(self) -> list[Widget]:
         # Nothing preselected: an Enter must not record "it works" for you.
