@@ -58,11 +58,18 @@ class StepInfo:
     depends_on: tuple[int, ...]
     test_first: bool = False  # its test is written first and must fail on the old code
     asked: str = ""  # the human's words it was planned from ("what is still wrong?")
+    # Tests red on the starting commit that it is to make pass (verify/targets.py).
+    fixes: tuple[str, ...] = ()
 
     @property
     def listed(self) -> str:
-        """How a plan list names it: "Add sub (test first)"."""
-        return self.title + (" (test first)" if self.test_first else "")
+        """How a plan list names it: "Add sub (test first)", "Fix add (fixes test_add)"."""
+        fixes = f" (fixes {', '.join(f.rsplit('::', 1)[-1] for f in self.fixes)})"
+        return (
+            self.title
+            + (" (test first)" if self.test_first else "")
+            + (fixes if self.fixes else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -259,6 +266,8 @@ class TestsFinished(Event):
     output_tail: str = ""
     # Tests failing here that failed on the starting commit too (not in `failing`).
     old_failing: tuple[str, ...] = ()
+    # Tests that failed on the starting commit and pass here: the step fixed them.
+    fixed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -292,6 +301,11 @@ class ProposalReady(Event):
     unverified: bool = False  # no test command: no tests ran (summary says so)
     # Tests that fail here but failed on the starting commit too: not this step's doing.
     old_failures: tuple[str, ...] = ()
+    # Tests red on the starting commit that pass with this step: it fixed them.
+    fixed: tuple[str, ...] = ()
+    # Old failures this step's change reaches (its narrowed runs chose them, or it changed
+    # their test file) that still fail: said apart, never hidden under "tests passed".
+    still_failing: tuple[str, ...] = ()
     # A kept subset of the hunks was tested ("partial: 3 of 5 hunks, tests re-run"); the hunks
     # left out as (path, index) (engine/hunks.py), shown dimmed.
     partial: str = ""

@@ -107,6 +107,8 @@ class PairReview:
                 test_runs=proposal.test_runs,
                 unverified=proposal.unverified,
                 old_failures=proposal.old_failures(),
+                fixed=tuple(proposal.report.fixed) if proposal.report else (),
+                still_failing=tuple(proposal.report.reached) if proposal.report else (),
                 partial=proposal.partial,
                 dropped=tuple((h.path, h.index) for h in proposal.dropped),
                 edited=proposal.edited,

@@ -53,6 +53,8 @@ class Step:
     # The step adds behaviour: its test is written first and must fail on the old code.
     test_first: bool = False
     asked: str = ""  # the human's words it was planned from ("what is still wrong?")
+    # Tests red on the starting commit it is to make pass: it passes only when they do.
+    fixes: list[str] = field(default_factory=list)
     status: str = "pending"  # pending | proposing | testing | review | accepted | skipped | failed
     commit: str | None = None
 
@@ -66,6 +68,7 @@ class Step:
             depends_on=tuple(self.depends_on),
             test_first=self.test_first,
             asked=self.asked,
+            fixes=tuple(self.fixes),
         )
 
     @classmethod
@@ -73,6 +76,7 @@ class Step:
         """The step again from what its events said (a resumed session's plan): `info`'s inverse."""
         said = asdict(info)
         said["files"], said["depends_on"] = list(info.files), list(info.depends_on)
+        said["fixes"] = list(info.fixes)
         return cls(**said, status=status, commit=commit)
 
 
@@ -115,6 +119,7 @@ def _parse_step(raw: object, number: int, first_index: int) -> Step:
         verify=str(raw.get("verify") or ""),
         depends_on=[first_index + d - 1 for d in deps],
         test_first=test_first,
+        fixes=_str_list(raw.get("fixes"), f"{where}.fixes"),
     )
 
 
@@ -137,6 +142,24 @@ def parse_plan(reply: str, *, first_index: int = 1) -> list[Step]:
             f"The plan has {len(raw_steps)} steps; merge them into at most {MAX_STEPS}."
         )
     return [_parse_step(raw, n, first_index) for n, raw in enumerate(raw_steps, start=1)]
+
+
+_FIXES_TAIL = re.compile(r"\s*\[fixes:\s*([^\]]*)\]\s*$")
+
+
+def edit_line(step: Step) -> str:
+    """A step as the plan editor shows it: its title, then `[fixes: id, …]` when it is to make
+    tests that fail at the start pass (the human may change or remove that part)."""
+    return step.title + (f"  [fixes: {', '.join(step.fixes)}]" if step.fixes else "")
+
+
+def read_edit_line(line: str) -> tuple[str, list[str]]:
+    """`edit_line`'s inverse: (title, fixes)."""
+    found = _FIXES_TAIL.search(line)
+    if found is None:
+        return line.strip(), []
+    fixes = [f.strip() for f in found.group(1).split(",") if f.strip()]
+    return line[: found.start()].strip(), fixes
 
 
 def single_step(request: str, index: int = 1, *, asked: str = "") -> Step:

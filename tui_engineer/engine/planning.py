@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
+from tui_engineer.engine.old_failures import failing_at_start
 from tui_engineer.engine.plan import (
     NO_PLAN,
     PLAN_SHOWS,
@@ -20,12 +21,14 @@ from tui_engineer.engine.plan import (
 from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.llm.reply_watch import OffTrackReply, unusable, without_sign
+from tui_engineer.verify.targets import StepAim
 
 
 async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> list[Step]:
     """The model's plan for `request`, its steps numbered from `first`."""
     options = rt.options
     writes = options.test_command if options.write_tests and first == 1 else ""
+    failing = await failing_at_start(rt, StepAim(request, request), planning=True)
     bare = prompts.plan_messages(
         request,
         "",
@@ -33,6 +36,7 @@ async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> l
         test_first=options.test_first,
         write_tests=writes,
         conventions=options.conventions,
+        failing=failing,
     )
     context = await context_for(rt, "plan", request, bare)
     messages = prompts.plan_messages(
@@ -42,9 +46,10 @@ async def make_plan(rt: Runtime, request: str, first: int, asked: str = "") -> l
         test_first=options.test_first,
         write_tests=writes,
         conventions=options.conventions,
+        failing=failing,
     )
     # Quoting the human's words or the code is no echo: only the instructions around them are.
-    expect = replace(PLAN_SHOWS, quotable=(request, context.listing, context.contents))
+    expect = replace(PLAN_SHOWS, quotable=(request, context.listing, context.contents, failing))
     first_off: OffTrackReply | None = None
     try:
         reply = await rt.call_model(messages, "plan", expect=expect)

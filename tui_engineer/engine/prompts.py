@@ -93,13 +93,16 @@ def plan_messages(
     test_first: bool = False,
     write_tests: str = "",
     conventions: str = "",
+    failing: str = "",
 ) -> list[Message]:
     """`listing`: the repository map (context/); `contents`: the relevant files or regions.
     `test_first`: teach the plan's `test_first` flag (the test_first setting). `write_tests`:
-    the repo has no tests; the first step writes them, run with this command."""
+    the repo has no tests; the first step writes them, run with this command. `failing`: the
+    tests red on the starting commit (engine/old_failures.py)."""
     user = (
         f"Request from the human:\n{request}\n\nFiles in the repository:\n{listing}\n\n"
         + (f"Relevant files:\n{contents}\n\n" if contents else "")
+        + (f"{failing}\n\n" if failing else "")
         + PLAN_FORMAT
         + (f"\n\n{TEST_FIRST_PLAN}" if test_first else "")
         + (f"\n\n{WRITE_TESTS_PLAN.format(command=write_tests)}" if write_tests else "")
@@ -128,9 +131,11 @@ def propose_messages(
     show: tuple[int, int] = (0, 0),
     test_first: bool = False,
     conventions: str = "",
+    failing: str = "",
 ) -> list[Message]:
     """`show`: (rounds, lines) of SHOW requests the model may make; (0, _) does not teach it.
-    `test_first`: the step writes its test first (the plan marked it, the setting is on)."""
+    `test_first`: the step writes its test first (the plan marked it, the setting is on).
+    `failing`: the tests red on the starting commit, and which of them the step is to fix."""
     parts = [
         f"Overall request:\n{request}",
         f"Plan:\n{_plan_overview(plan, step)}",
@@ -138,6 +143,8 @@ def propose_messages(
     ]
     if step.verify:
         parts.append(f"How it is verified: {step.verify}")
+    if failing:
+        parts.append(failing)
     if test_first:
         parts.append(TEST_FIRST_STEP)
     parts.append(f"Files in the repository:\n{listing}")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tui_engineer.verify import TestReport
     from tui_engineer.verify.baseline import Baseline
     from tui_engineer.verify.selection import TestSelection
+    from tui_engineer.verify.targets import StepAim
 
 
 class Model(Protocol):
@@ -99,9 +100,9 @@ class Runtime:
     # The suite on the starting commit (engine/baseline.py): its run, and its outcome once known.
     baseline_task: asyncio.Task[Baseline] | None = None
     baseline: Baseline | None = None
-    # Per step: the request and the step's own words. A test they name is the step's to fix
-    # even if it failed before the session.
-    about: dict[int, str] = field(default_factory=dict)
+    # Per step: what it is about (verify/targets.py). The tests red at the start that it
+    # names, points at or lists under `fixes` are its to make pass.
+    aims: dict[int, StepAim] = field(default_factory=dict)
     # What the human's reviews decided that the model should know (hunks dropped, hand edits,
     # line comments: engine/review_notes.py), delivered with its next call.
     review_notes: list[str] = field(default_factory=list)
@@ -299,7 +300,9 @@ class Runtime:
         )
         baseline = self.known_baseline()
         if baseline is not None and scope != "before":
-            report = baseline.judge(report, self.about.get(step or 0, ""))
+            aim = self.aims.get(step or 0)
+            targets = aim.targets(baseline.failing) if aim is not None else frozenset()
+            report = baseline.judge(report, targets)
         self.emit(
             ev.TestsFinished(
                 step=step,
@@ -315,6 +318,7 @@ class Runtime:
                 scope=scope,
                 output_tail="" if report.ok else tail_lines(report.output_tail, FAILED_TAIL_LINES),
                 old_failing=tuple(f.test_id for f in report.old),
+                fixed=tuple(report.fixed),
             )
         )
         return report

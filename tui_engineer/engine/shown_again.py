@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import Sequence
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.old_failures import step_aim
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import UNVERIFIED, Proposal
 from tui_engineer.engine.runtime import Runtime
@@ -21,7 +22,7 @@ async def proposal_shown_again(
 ) -> Proposal | None:
     """The recorded proposal for `step`, applied and tested again; None to propose it anew."""
     step.status = "testing"
-    rt.about[step.index] = "\n".join([request, step.title, step.description, step.verify])
+    rt.aims[step.index] = step_aim(request, plan, step)
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     if rt.baseline_task is not None:
         # The starting commit's suite runs in the shadow too (engine/baseline.py): the diff

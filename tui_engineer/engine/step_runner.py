@@ -19,6 +19,7 @@ from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.baseline import baseline_ready
 from tui_engineer.engine.edit_watch import no_edit, shows_an_edit, stopped_messages
+from tui_engineer.engine.old_failures import failing_at_start, step_aim
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.repo_context import context_for, failing_code
 from tui_engineer.engine.review import UNVERIFIED, Proposal
@@ -303,10 +304,9 @@ async def propose_step(
     ledger = rt.model.ledger
     start_prompt, start_completion = ledger.prompt_tokens, ledger.completion_tokens
     step.status = "proposing"
-    # What the step is about: a test named here that failed before the session is its to fix.
-    rt.about[step.index] = "\n".join(
-        [request, step.title, step.description, step.verify, *step.files]
-    )
+    # What the step is about: the tests red at the start that it is to make pass.
+    aim = rt.aims[step.index] = step_aim(request, plan, step)
+    failing = await failing_at_start(rt, aim)
 
     def messages_with(listing: str, contents: str) -> list[prompts.Message]:
         return prompts.propose_messages(
@@ -320,6 +320,7 @@ async def propose_step(
             show=(rt.options.show_rounds, rt.options.show_lines),
             test_first=_test_first(rt, step),
             conventions=rt.options.conventions,
+            failing=failing,
         )
 
     context = await context_for(rt, "propose", request, messages_with("", ""), step)

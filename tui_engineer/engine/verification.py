@@ -108,6 +108,25 @@ def _turn_off(rt: Runtime, selection: TestSelection, run: TestRun, reason: str) 
 async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) -> Verified:
     """Run the attempt's tests. `failing`: test ids that failed in the previous attempt and
     whose coverage the fix stayed inside (they run first)."""
+    verified = await _verify(rt, step, failing)
+    if verified.report.old:
+        await _mark_reached(rt, verified)
+    return verified
+
+
+async def _mark_reached(rt: Runtime, verified: Verified) -> None:
+    """The old failures the step's change reaches: chosen by a narrowed run of this attempt
+    (they depend on what changed), or in a test file the step changed."""
+    narrowed = {f.test_id for scope, r in verified.runs if scope != "full" for f in r.old}
+    changed = {path for _, path in await asyncio.to_thread(rt.shadow.changed_files)}
+    verified.report.reached = [
+        f.test_id
+        for f in verified.report.old
+        if f.test_id in narrowed or f.test_id.split("::", 1)[0] in changed
+    ]
+
+
+async def _verify(rt: Runtime, step: int, failing: Sequence[str]) -> Verified:
     selection = rt.selection
     if selection is None:
         report = await rt.run_tests(step)

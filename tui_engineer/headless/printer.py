@@ -235,6 +235,13 @@ class ProgressPrinter:
         self._stop_waiting()  # the error line that follows says what to do
 
     def _on_proposal_ready(self, e: ev.ProposalReady) -> None:
+        if e.fixed:
+            self._line(f"  now passes (failed before this session): {_shown(e.fixed)}")
+        if e.still_failing:
+            self._line(
+                f"  still failing (before this session too; this step reaches it): "
+                f"{_shown(e.still_failing)}"
+            )
         if e.old_failures:
             self._line(f"  {_old_line(e.old_failures)} (not this step's)")
 
@@ -298,6 +305,9 @@ def _last_lines(tail: str) -> list[str]:
     return [line[:_LINE_CHARS] for line in lines[-SHOWN_TAIL_LINES:]]
 
 
+def _shown(ids: tuple[str, ...]) -> str:
+    return ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+
+
 def _old_line(ids: tuple[str, ...]) -> str:
-    shown = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
-    return f"{len(ids)} failing before this session: {shown}"
+    return f"{len(ids)} failing before this session: {_shown(ids)}"

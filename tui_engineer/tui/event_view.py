@@ -19,6 +19,29 @@ from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 
 
+def _ids(ids: tuple[str, ...]) -> str:
+    return ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+
+
+def old_failure_notes(event: ev.ProposalReady) -> list[str]:
+    """What the review says of the tests red on the starting commit: fixed, still failing
+    where the step reaches them, and the rest (not this step's)."""
+    notes = []
+    if event.fixed:
+        notes.append(f"Now passes (failed before this session): {_ids(event.fixed)}")
+    if event.still_failing:
+        notes.append(
+            f"Still failing (before this session too; this step's change reaches it): "
+            f"{_ids(event.still_failing)}"
+        )
+    if event.old_failures:
+        notes.append(
+            f"{len(event.old_failures)} failing before this session (not this step's): "
+            f"{_ids(event.old_failures)}"
+        )
+    return notes
+
+
 class EngineEventView:
     """Mixed into `TuiEngineerApp` (before `App`): the app's panes are its attributes."""
 
@@ -202,13 +225,8 @@ class EngineEventView:
         self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:
             await self.chat.note(note)
-        if event.old_failures:
-            shown = ", ".join(event.old_failures[:3])
-            more = " …" if len(event.old_failures) > 3 else ""
-            await self.chat.note(
-                f"{len(event.old_failures)} failing before this session (not this step's): "
-                f"{shown}{more}"
-            )
+        for note in old_failure_notes(event):
+            await self.chat.note(note)
         self._show_pane("diff")
         if not self.chat_input.value and self.focused is self.chat_input:
             self.diff.focus()  # the review keys work at once; a half-typed message keeps focus

@@ -12,7 +12,7 @@ from textual import work
 from textual.worker import Worker
 
 from tui_engineer.engine.approval import other
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plan import Step, edit_line, read_edit_line
 from tui_engineer.engine.review import Decision
 from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
@@ -175,12 +175,12 @@ class ReviewActions:
         steps = [proposal.step] + [s for s in proposal.plan if s.status == "pending"]
         known = {s.title: s for s in steps}
 
-        def done(titles: list[str] | None) -> None:
-            if titles is not None:
-                new = [_step_for(title, known.get(title)) for title in titles]
+        def done(lines: list[str] | None) -> None:
+            if lines is not None:
+                new = [_step_for(*read_edit_line(line), known) for line in lines]
                 self._answer(Decision("edit_plan", "plan edited by the human", new_steps=new))
 
-        self.push_screen(EditPlanScreen([s.title for s in steps]), done)
+        self.push_screen(EditPlanScreen([edit_line(s) for s in steps]), done)
 
     @property
     def undo_possible(self) -> bool:
@@ -239,14 +239,17 @@ class ReviewActions:
         self.refresh_bindings()
 
 
-def _step_for(title: str, old: Step | None) -> Step:
-    """A step for the edited plan; a kept title keeps its description and files."""
+def _step_for(title: str, fixes: list[str], known: dict[str, Step]) -> Step:
+    """A step for the edited plan; a kept title keeps its description and files. `fixes`: the
+    line's `[fixes: …]`, as the human left it."""
+    old = known.get(title)
     if old is None:
-        return Step(index=0, title=title, description=title)
+        return Step(index=0, title=title, description=title, fixes=fixes)
     return Step(
         index=0,
         title=title,
         description=old.description,
         files=list(old.files),
         test_first=old.test_first,
+        fixes=fixes,
     )

@@ -36,6 +36,9 @@ def _finished_label(event: ev.TestsFinished) -> str:
     # The counts are in the header already: only a narrowed run says which it was, and failures
     # that predate the session are said apart (the run is green without them).
     label = "" if event.scope == "full" else f"{event.scope} tests"
+    if event.fixed:
+        fixed = "now passes: " + ", ".join(i.rsplit("::", 1)[-1] for i in event.fixed[:3])
+        label = f"{label} · {fixed}" if label else fixed
     if event.old_failing:
         old = f"{len(event.old_failing)} of them failing before this session"
         label = f"{label} · {old}" if label else old

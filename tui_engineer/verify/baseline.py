@@ -18,6 +18,7 @@ from pathlib import Path
 import platformdirs
 
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
+from tui_engineer.verify.targets import failures_for_model
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
 BAD_START_LINES = 15  # lines of output shown when the suite cannot run at all
@@ -30,6 +31,8 @@ class Baseline:
     command: str
     passing: frozenset[str]
     failing: tuple[str, ...]  # ids of the tests (or modules) red before the session
+    # (id, its one-line reason) of each failing one: what the model is told fails at the start.
+    lines: tuple[tuple[str, str], ...] = ()
 
     def line(self) -> str:
         """'2 failing before this session: tests/test_x.py::test_mul, …' ('' when none)."""
@@ -39,36 +42,51 @@ class Baseline:
         more = " …" if len(self.failing) > SHOWN_IDS else ""
         return f"{len(self.failing)} failing before this session: {shown}{more}"
 
+    def for_model(self, targets: frozenset[str], who: str = "This step") -> str:
+        """What failed at the start, one line each, and which of it `who` is to fix."""
+        lines = self.lines or tuple((i, "") for i in self.failing)
+        return failures_for_model(lines, targets, who)
+
     def to_dict(self) -> dict[str, object]:
-        return {"command": self.command, "passing": sorted(self.passing), "failing": self.failing}
+        return {
+            "command": self.command,
+            "passing": sorted(self.passing),
+            "failing": self.failing,
+            "lines": [list(pair) for pair in self.lines],
+        }
 
     @classmethod
     def from_report(cls, report: TestReport) -> Baseline:
+        reasons: dict[str, str] = {}
+        for f in report.failures:
+            reasons.setdefault(f.test_id, _one_line(f.message))
+        failing = tuple(sorted(reasons))
         return cls(
             report.command,
             frozenset(report.passing),
-            tuple(sorted({f.test_id for f in report.failures})),
+            failing,
+            tuple((i, reasons[i]) for i in failing),
         )
 
-    def judge(self, report: TestReport, about: str = "") -> TestReport:
-        """`report` with the failures already red at the start moved to `report.old`, unless
-        `about` (the request and the step) names them: then they are the step's to fix."""
+    def judge(self, report: TestReport, targets: frozenset[str] = frozenset()) -> TestReport:
+        """`report` with the failures already red at the start moved to `report.old`, except
+        the step's `targets` (verify/targets.py): those stay its failures until they pass.
+        Old failures that pass now are listed in `report.fixed`."""
         if not report.structured or not self.failing:
             return report
-        old_ids = {i for i in self.failing if not _named(i, about)}
+        passing = set(report.passing)
+        report.fixed = [i for i in self.failing if i in passing]
         kept: list[FailingTest] = []
         for failure in report.failures:
-            (report.old if failure.test_id in old_ids else kept).append(failure)
+            mine = failure.test_id not in self.failing or failure.test_id in targets
+            (kept if mine else report.old).append(failure)
         report.failures = kept
         return report
 
 
-def _named(test_id: str, text: str) -> bool:
-    """Does `text` name this test (its id, or its function name as a word)?"""
-    if not text:
-        return False
-    name = test_id.rsplit("::", 1)[-1].split("[", 1)[0]
-    return test_id in text or bool(re.search(rf"\b{re.escape(name)}\b", text))
+def _one_line(message: str) -> str:
+    first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    return first[:160]
 
 
 JUNIT_NOT_UTF8 = (
@@ -148,7 +166,8 @@ def recorded(root: Path, command: str, tree: str) -> Baseline | None:
     """The baseline kept for this tree and command, if any."""
     try:
         data = json.loads(_cache_file(root, command, tree).read_text(encoding="utf-8"))
-        return Baseline(command, frozenset(data["passing"]), tuple(data["failing"]))
+        lines = tuple((str(i), str(m)) for i, m in data.get("lines", ()))
+        return Baseline(command, frozenset(data["passing"]), tuple(data["failing"]), lines)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

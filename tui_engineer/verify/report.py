@@ -49,6 +49,11 @@ class TestReport:
     # Failures of tests that already failed on the starting commit (verify/baseline.py): taken
     # out of `failures`, shown apart, not the step's to fix. Counted in `failed`/`errors`.
     old: list[FailingTest] = field(default_factory=list)
+    # Ids of tests red on the starting commit that pass in this run: the step fixed them.
+    fixed: list[str] = field(default_factory=list)
+    # Old failures this step's change reaches (its narrowed runs chose them, or it changed
+    # their file) that still fail: shown as "still failing", not hidden among the old ones.
+    reached: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -78,6 +83,10 @@ class TestReport:
             if n
         ]
         text = f"{', '.join(counts) or 'no tests ran'} in {_seconds(self.duration)}"
+        if self.fixed:
+            text += f" (now passes: {_listed(self.fixed)})"
+        if self.reached:
+            text += f" (still failing: {_listed(self.reached)})"
         if self.old:
             text += f" ({len(self.old)} failing before this session)"
         if self.exit_code != 0 and not (self.failed or self.errors):
@@ -111,6 +120,11 @@ class TestReport:
         data["ok"] = self.ok
         data["summary"] = self.summary()
         return data
+
+
+def _listed(ids: list[str], shown: int = 3) -> str:
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
 
 
 _SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")

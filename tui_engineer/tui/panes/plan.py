@@ -121,6 +121,9 @@ class PlanPane(OptionList):
         text = Text.assemble((f"{icon} ", style), f"{row.info.index}. {row.info.title}  ")
         if row.info.test_first:  # its new test must fail on the old code, then pass
             text.append("test first  ", style="dim italic")
+        if row.info.fixes:  # tests red at the start that it must make pass
+            names = ", ".join(i.rsplit("::", 1)[-1] for i in row.info.fixes)
+            text.append(f"fixes {names}  ", style="dim italic")
         text.append(label, style=style)
         return text
 

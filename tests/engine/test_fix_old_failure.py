@@ -1,0 +1,218 @@
+"""A "fix this" request whose failure was already red at the start (issue 33, part 1): the model
+is told what fails, the step is judged by the failure it is meant to fix, and a first attempt
+that fixes nothing goes to the fix loop instead of being committed as "tests passed".
+
+Models whose first answer is wrong, over real HTTP; each repository's tests with its own runner
+(pytest in the repo's own venv, cargo, node's test runner) in the local sandbox."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.engine_support import KEY, edit, run_headless
+from tests.env_support import activate, project_venv
+from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
+from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.engine import events as ev
+from tui_engineer.headless.printer import ProgressPrinter
+
+ADD_ID = "tests/test_calc.py::test_add"
+MUL_ID = "tests/test_calc.py::test_mul"
+CALC = {
+    ".gitignore": ".venv/\n",
+    "calc.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+    "tests/test_calc.py": (
+        "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_mul():\n    assert mul(4, 3) == 12\n"
+    ),
+}
+WRONG = edit("calc.py", "    return a - b\n", "    return a * b\n")
+RIGHT = edit("calc.py", "def add(a, b):\n    return a * b\n", "def add(a, b):\n    return a + b\n")
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+@pytest.fixture
+def calc_repo(make_repo, monkeypatch: pytest.MonkeyPatch, pytest_wheels):
+    def make(files: dict[str, str] = CALC) -> tuple[Path, str]:
+        repo = make_repo(files)
+        return repo, activate(monkeypatch, project_venv(repo, pytest_wheels))
+
+    return make
+
+
+async def test_a_wrong_first_fix_of_an_old_failure_goes_to_the_fix_loop_and_the_right_one_commits(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    repo, command = calc_repo()
+    scripted_server.script(
+        Reply(text=WRONG), Reply(text="add multiplies: 2 * 3 is 6."), Reply(text=RIGHT)
+    )
+    out = io.StringIO()
+    result, seen = await run_headless(
+        repo, "fix add", scripted_server.base_url, plan=False, test_command=command,
+        sandbox="local", sink=ProgressPrinter(out),
+    )  # fmt: skip
+    printed = out.getvalue()
+    assert result.exit_code == 0, printed
+    # The model was told what fails on the starting commit, and that this step is to fix it.
+    propose = scripted_server.chat_requests[0].messages[-1]["content"]
+    assert ADD_ID in propose and "assert" in propose
+    # The wrong edit (a * b) did not pass: test_add is the step's, not "failing before".
+    first = seen.of(ev.TestsFinished)[0]  # the starting commit's run is BaselineReady
+    assert not first.ok and first.failing == (ADD_ID,)
+    assert len(scripted_server.chat_requests) == 3  # propose, diagnose, fix
+    assert ADD_ID in scripted_server.chat_requests[2].messages[-1]["content"]
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.old_failures == ()
+    assert f"now passes: {ADD_ID}" in proposal.summary
+    assert printed.count("accepted: auto (tests passed)") == 1
+    assert "return a + b" in git(repo, "show", "HEAD:calc.py")
+
+
+async def test_a_fix_that_never_fixes_the_old_failure_is_not_committed(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    repo, command = calc_repo()
+    scripted_server.script(Reply(text=WRONG), Reply(text="add multiplies."), Reply(text="no"))
+    out = io.StringIO()
+    result, seen = await run_headless(
+        repo, "fix add", scripted_server.base_url, plan=False, test_command=command,
+        sandbox="local", sink=ProgressPrinter(out), max_fix_attempts=1,
+    )  # fmt: skip
+    assert result.exit_code == 1 and not result.commits
+    assert "tests passed" not in out.getvalue()
+    assert git(repo, "log", "--format=%s") == "initial"
+
+
+async def test_the_failing_tests_are_the_steps_when_the_request_asks_to_make_them_pass(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    repo, command = calc_repo()
+    scripted_server.script(Reply(text=WRONG), Reply(text="add multiplies."), Reply(text=RIGHT))
+    result, seen = await run_headless(
+        repo, "make the failing tests pass", scripted_server.base_url, plan=False,
+        test_command=command, sandbox="local",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == 3
+    assert seen.of(ev.TestsFinished)[0].failing == (ADD_ID,)
+
+
+async def test_a_request_that_does_not_point_at_an_old_failure_is_not_held_by_it(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    """The old failure of toolz's kind: red before, unrelated to the request, never blocks."""
+    repo, command = calc_repo()
+    doc = edit("calc.py", "def mul(a, b):\n", 'def mul(a, b):\n    """a times b"""\n')
+    scripted_server.script(Reply(text=doc))
+    result, seen = await run_headless(
+        repo, "document mul", scripted_server.base_url, plan=False, test_command=command,
+        sandbox="local",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == 1
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.old_failures == (ADD_ID,)
+
+
+async def test_the_plan_says_which_old_failure_each_step_fixes(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    repo, command = calc_repo()
+    steps = [
+        {"title": "Document mul", "files": ["calc.py"]},
+        {"title": "Repair the sum", "files": ["calc.py"], "fixes": [ADD_ID]},
+    ]
+    plan = "```json\n" + json.dumps({"steps": steps}) + "\n```\n"
+    doc = edit("calc.py", "def mul(a, b):\n", 'def mul(a, b):\n    """a times b"""\n')
+    scripted_server.script(
+        Reply(text=plan), Reply(text=doc), Reply(text=WRONG), Reply(text="no."), Reply(text=RIGHT)
+    )
+    result, seen = await run_headless(
+        repo,
+        "tidy calc and fix what fails",
+        scripted_server.base_url,
+        test_command=command,
+        sandbox="local",
+    )
+    assert result.exit_code == 0, result.message
+    planned = seen.of(ev.PlanReady)[0].steps
+    assert [s.fixes for s in planned] == [(), (ADD_ID,)]
+    # The plan call knew what failed at the start; so did step 2's proposal.
+    assert ADD_ID in scripted_server.chat_requests[0].messages[-1]["content"]
+    assert (
+        "This step is to make these pass"
+        in scripted_server.chat_requests[2].messages[-1]["content"]
+    )
+    first, second = seen.of(ev.ProposalReady)
+    assert first.old_failures == (ADD_ID,)  # step 1 is not held by it
+    assert second.old_failures == () and f"now passes: {ADD_ID}" in second.summary
+    assert len(result.commits) == 2
+
+
+# --- other runners: the same first-wrong-then-right session ------------------------------------
+
+CARGO = shutil.which("cargo") or (
+    "/root/.cargo/bin/cargo" if Path("/root/.cargo/bin/cargo").exists() else None
+)
+NODE = shutil.which("node")
+
+RUST = {
+    "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n\n'
+    "[dependencies]\n",
+    ".gitignore": "target/\n",
+    "src/lib.rs": "pub fn add(a: i64, b: i64) -> i64 {\n    a - b\n}\n\n"
+    "#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
+    "    #[test]\n    fn test_add() {\n        assert_eq!(add(2, 3), 5);\n    }\n}\n",
+}
+NODE_FILES = {
+    "package.json": json.dumps(
+        {"name": "calc", "version": "1.0.0", "scripts": {"test": "node --test"}}
+    ),
+    "calc.js": "exports.add = (a, b) => a - b;\n",
+    "test/calc.test.js": "const test = require('node:test');\n"
+    "const assert = require('node:assert');\nconst { add } = require('../calc');\n"
+    "test('add', () => { assert.strictEqual(add(2, 3), 5); });\n",
+}
+
+
+@pytest.mark.skipif(CARGO is None, reason="cargo is not installed")
+async def test_cargo_a_wrong_first_fix_goes_to_the_fix_loop(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if shutil.which("cargo") is None:
+        monkeypatch.setenv("PATH", f"{Path(CARGO).parent}:{__import__('os').environ['PATH']}")
+    repo = make_repo(RUST)
+    wrong = edit("src/lib.rs", "    a - b\n}\n", "    a * b\n}\n")
+    right = edit("src/lib.rs", "    a * b\n}\n", "    a + b\n}\n")
+    scripted_server.script(Reply(text=wrong), Reply(text="add multiplies."), Reply(text=right))
+    result, seen = await run_headless(repo, "fix add", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == 3
+    assert seen.of(ev.TestsFinished)[0].failing == ("tests::test_add",)
+    assert "a + b" in git(repo, "show", "HEAD:src/lib.rs")
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+async def test_node_a_wrong_first_fix_goes_to_the_fix_loop(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(NODE_FILES)
+    wrong = edit("calc.js", "exports.add = (a, b) => a - b;\n", "exports.add = (a, b) => a * b;\n")
+    right = edit("calc.js", "exports.add = (a, b) => a * b;\n", "exports.add = (a, b) => a + b;\n")
+    scripted_server.script(Reply(text=wrong), Reply(text="add multiplies."), Reply(text=right))
+    result, seen = await run_headless(repo, "fix add", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == 3
+    assert not seen.of(ev.TestsFinished)[0].ok
+    assert "a + b" in git(repo, "show", "HEAD:calc.js")

@@ -1,0 +1,40 @@
+"""The tests red on the starting commit, as a step's work sees them: which of them a step is
+meant to make pass (its aim, verify/targets.py), and what the model is told of them when it
+plans and proposes. A fix request waits for the baseline before its prompt: the model cannot fix
+what it was never told fails (the step would still be judged by it, one fix round later)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tui_engineer.engine.baseline import baseline_ready
+from tui_engineer.engine.plan import Step
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.verify.targets import StepAim, fix_intent
+
+PLAN_FIXES = (
+    'A step meant to make some of these pass lists their ids in its "fixes" (e.g. "fixes": '
+    '["tests/test_x.py::test_y"]); it passes only when they do.'
+)
+
+
+def step_aim(request: str, plan: Sequence[Step], step: Step) -> StepAim:
+    """A step's aim. The request points for the step only when the step is the whole of it;
+    a planned step points with its own title and check, and lists its `fixes`."""
+    text = "\n".join([request, step.title, step.description, step.verify])
+    pointing = request if len(plan) <= 1 else "\n".join([step.title, step.verify])
+    return StepAim(text, pointing, tuple(step.fixes))
+
+
+async def failing_at_start(rt: Runtime, aim: StepAim, *, planning: bool = False) -> str:
+    """What fails on the starting commit, for a prompt ('' when nothing does, or when it is
+    not known yet and the request is no fix)."""
+    if aim.fixes or fix_intent(aim.pointing):
+        await baseline_ready(rt)
+    baseline = rt.known_baseline()
+    if baseline is None or not baseline.failing:
+        return ""
+    text = baseline.for_model(
+        aim.targets(baseline.failing), who="The request" if planning else "This step"
+    )
+    return f"{text}\n{PLAN_FIXES}" if planning else text
