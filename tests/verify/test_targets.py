@@ -11,7 +11,8 @@ MUL = "tests/test_calc.py::test_mul"
 EXPORT = "tests/test_export.py::test_csv_header"
 RUST = "tests::adds"
 NODE = "add returns the sum"
-FAILING = (ADD, MUL, EXPORT, RUST)
+SIMPLE_TAKE = "tests/test_recipes.py::TakeTests::test_simple_take"
+FAILING = (ADD, MUL, EXPORT, RUST, SIMPLE_TAKE)
 
 
 def targets(request: str, *, fixes: tuple[str, ...] = ()) -> set[str]:
@@ -23,9 +24,11 @@ def targets(request: str, *, fixes: tuple[str, ...] = ()) -> set[str]:
     [
         ("fix add", {ADD, RUST}),  # the code the test is named for ("adds": add)
         ("add is broken", {ADD, RUST}),
+        ("testAdd fails", {ADD, RUST}),
         ("make test_mul pass", {MUL}),  # named by its function
         (f"{EXPORT} fails", {EXPORT}),  # named by its id
-        ("fix the csv export", {EXPORT}),  # by the words of its file and name
+        ("fix the csv export", {EXPORT}),  # by its file's module
+        ("fix the grammar of take's docstring", set()),  # not test_simple_take: a longer name
         ("fix calc.py", {ADD, MUL}),  # by its test file's module
         ("make the failing tests pass", set(FAILING)),
         ("fix the tests", set(FAILING)),
@@ -37,6 +40,12 @@ def targets(request: str, *, fixes: tuple[str, ...] = ()) -> set[str]:
 )
 def test_a_request_points_at_the_old_failures_it_means(request_: str, expected: set[str]) -> None:
     assert targets(request_) == expected
+
+
+def test_a_fix_request_points_by_a_whole_name_not_a_word_inside_one() -> None:
+    take = "tests/test_recipes.py::TakeTests::test_take"
+    aim = StepAim("fix take's docstring", "fix take's docstring")
+    assert aim.targets((take, SIMPLE_TAKE)) == {take}
 
 
 def test_a_plans_fixes_name_tests_by_id_or_function() -> None:

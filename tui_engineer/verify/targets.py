@@ -5,9 +5,9 @@ that failure counted as "not the step's", a first attempt that fixes nothing wou
 step's targets are the old failures that:
 - its plan entry lists under `fixes` (the model's plan, or the human's edit of it);
 - its text names, by test id or test function (`test_add`), anywhere in the request or step;
-- a fix request points at (it says fix, failing, broken, …): by the code it tests ("fix add"
-  → `test_add`, `tests::adds`), by its test file or module ("fix calc.py" → tests/test_calc.py),
-  or all of them ("make the failing tests pass").
+- a fix request points at (it says fix, failing, broken, …): by the code its function is named
+  for ("fix add" → `test_add`, `tests::adds`), by its test file's module ("fix calc.py" →
+  tests/test_calc.py), or all of them ("make the failing tests pass").
 Every other old failure stays the repository's: shown apart, never blocking the step."""
 
 from __future__ import annotations
@@ -69,8 +69,10 @@ def names(test_id: str, text: str) -> bool:
 
 
 def _function(test_id: str) -> str:
-    """`test_add` of `tests/test_calc.py::test_add[1]`, `adds` of `tests::adds`."""
-    return re.split(r"::|\.", test_id.split("[", 1)[0])[-1].split(" ")[-1]
+    """`test_add` of `tests/test_calc.py::test_add[1]`, `adds` of `tests::adds`, a node test's
+    name in words as it is."""
+    name = test_id.split("[", 1)[0].split("::")[-1]
+    return name if " " in name.strip() else re.split(r"[./]", name)[-1]
 
 
 def _stem(word: str) -> str:
@@ -78,23 +80,34 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
-def _words(text: str) -> list[str]:
-    """Identifier parts: snake_case and camelCase split, `test` prefixes dropped."""
-    parts: list[str] = []
-    for token in _WORD.findall(text):
-        for piece in re.split(r"_+|(?<=[a-z0-9])(?=[A-Z])", token):
-            if piece and piece.lower() not in ("test", "tests", "spec", "py", "rs", "js", "ts"):
-                parts.append(piece)
-    return parts
+_AFFIX = re.compile(r"^(?:tests?_?)|(?:_?tests?)$", re.IGNORECASE)
+
+
+def _core(name: str) -> str:
+    """`add` of `test_add`, `testAdd`, `add_test`; `calc` of `test_calc`."""
+    return _stem(_AFFIX.sub("", name))
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text) if len(w) >= 3 and w.lower() not in _PLAIN}
+    """The request's identifiers, whole (`take_all` stays one), stemmed, glue words left out."""
+    return {_core(w) for w in _WORD.findall(text) if len(w) >= 3 and w.lower() not in _PLAIN}
 
 
 def _parts(test_id: str) -> set[str]:
-    """What a test id can be pointed at by: its function's words and its file's or module's."""
-    return {_stem(w) for w in _words(test_id.split("[", 1)[0]) if len(w) >= 3}
+    """What a fix request can point at this test by: the code its function is named for
+    (`test_add` → add) or, for a test named in words (node, jest), those words; and its test
+    file's module (`tests/test_calc.py` → calc). Never a class or a word inside a longer name:
+    "take's docstring" does not point at `test_simple_take`."""
+    bare = test_id.split("[", 1)[0]
+    name = _function(bare)
+    parts = {_stem(w) for w in _WORD.findall(name) if len(w) >= 3 and w.lower() not in _PLAIN}
+    if " " not in name:
+        parts = {_core(name)}
+    path = bare.split("::", 1)[0]
+    if "/" in path or path.endswith((".py", ".js", ".ts", ".rs", ".go")):
+        module = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        parts.add(_core(module))
+    return {p for p in parts if len(p) >= 3}
 
 
 def failures_for_model(
