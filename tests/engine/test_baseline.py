@@ -127,6 +127,20 @@ async def test_a_suite_that_cannot_run_stops_the_session_before_the_model_answer
     assert not seen.of(ev.ModelExchange)  # no model reply was waited for, or paid
 
 
+async def test_a_suite_that_cannot_start_costs_no_model_call(
+    command, scripted_server: ScriptedServer
+) -> None:
+    """Issue 33, part 4: the propose call waits until the tests have started (a test's result
+    in the baseline's output), so a setup that fails a second in costs nothing, every time."""
+    slow_broken = "import time\n\ntime.sleep(1.5)\nimport calcplugin\n"
+    repo, test_command = command({**FILES, "tests/conftest.py": slow_broken})
+    scripted_server.script(Reply(text=BREAK_SUB))
+    result, seen = await _session(repo, scripted_server, test_command, "simplify sub")
+    assert result.exit_code == 2, result.message
+    assert "No module named 'calcplugin'" in result.message
+    assert scripted_server.chat_requests == []  # not asked, not paid
+
+
 async def test_a_second_session_on_the_same_tree_reuses_the_baseline(
     command, scripted_server: ScriptedServer
 ) -> None:

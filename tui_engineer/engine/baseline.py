@@ -25,6 +25,7 @@ from tui_engineer.verify.baseline import (
     start_problem,
 )
 from tui_engineer.verify.report import TestReport, is_pytest_command
+from tui_engineer.verify.started import shows_a_test_ran
 
 UNREADABLE = (
     "The tests fail on the starting commit and their report cannot be read test by test, so "
@@ -71,10 +72,16 @@ async def _baseline(rt: Runtime) -> Baseline:
         _ready(rt, kept, "", started, recorded_before=True)
         return kept
     rt.emit(ev.BaselineStarted(command))
+
+    def watch(line: str) -> None:
+        if shows_a_test_ran(line):
+            rt.baseline_started.set()
+
     try:
         report = await rt.sandbox.run_tests(
-            rt.workdir, command, timeout=rt.options.test_timeout, **beside_steps(rt)
-        )
+            rt.workdir, command, timeout=rt.options.test_timeout, on_output=watch,
+            **beside_steps(rt),
+        )  # fmt: skip
     except CommandNotFound as err:
         report = TestReport(command, 127, time.monotonic() - started, False, output_tail=str(err))
     problem = start_problem(report, is_pytest_command(command))
@@ -105,6 +112,22 @@ def _ready(
             seconds=round(time.monotonic() - started, 3),
         )
     )
+
+
+async def suite_started(rt: Runtime) -> None:
+    """Wait until the starting commit's suite has run a test (or finished): the first propose
+    call goes out only then, so a suite that cannot start stops the session before a model
+    call is paid for. Raises BaselineFailed when it cannot run."""
+    task = rt.baseline_task
+    if task is None or rt.baseline is not None:
+        return
+    started = asyncio.ensure_future(rt.baseline_started.wait())
+    try:
+        await asyncio.wait({started, task}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        started.cancel()
+    if task.done() and not task.cancelled() and task.exception() is not None:
+        raise task.exception()  # type: ignore[misc]
 
 
 async def baseline_ready(rt: Runtime) -> None:

@@ -100,6 +100,8 @@ class Runtime:
     # The suite on the starting commit (engine/baseline.py): its run, and its outcome once known.
     baseline_task: asyncio.Task[Baseline] | None = None
     baseline: Baseline | None = None
+    # Set once the baseline's run shows a test's result (verify/started.py): the suite starts.
+    baseline_started: asyncio.Event = field(default_factory=asyncio.Event)
     # Per step: what it is about (verify/targets.py). The tests red at the start that it
     # names, points at or lists under `fixes` are its to make pass.
     aims: dict[int, StepAim] = field(default_factory=dict)

@@ -17,7 +17,7 @@ from tui_engineer.edits.shapes import ReplyShape, describe_reply, unmarked_file_
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
-from tui_engineer.engine.baseline import baseline_ready
+from tui_engineer.engine.baseline import baseline_ready, suite_started
 from tui_engineer.engine.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.old_failures import failing_at_start, step_aim
 from tui_engineer.engine.plan import Step
@@ -306,6 +306,7 @@ async def propose_step(
     step.status = "proposing"
     # What the step is about: the tests red at the start that it is to make pass.
     aim = rt.aims[step.index] = step_aim(request, plan, step)
+    await suite_started(rt)  # no model call before the tests are known to start
     failing = await failing_at_start(rt, aim)
 
     def messages_with(listing: str, contents: str) -> list[prompts.Message]:
