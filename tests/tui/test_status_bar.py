@@ -44,3 +44,27 @@ async def test_everything_shows_when_it_fits() -> None:
         bar.tokens, bar.usd = 100, 0.0015
         await pilot.pause()
         assert line(app) == "review step 1 │ test-model │ sandbox: local │ 100 tok │ $0.0015"
+
+
+class LiveBar(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StatusBar(deterministic=False, id="status")
+
+
+async def test_a_long_wait_for_the_model_says_for_how_long() -> None:
+    """Issue 37, part 3: a call that waits 10–30 s for its first token shows its own seconds,
+    counted through the reply's streaming, and starts again with the next piece of work."""
+    app = LiveBar()
+    async with app.run_test(size=(120, 3)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.phase = "step 2: Add mul"
+        bar.busy = "model: propose"
+        await pilot.pause()
+        assert "model: propose  step 2" in line(app)  # no count in the first seconds
+        bar.busy_since -= 14.2  # as if the call had started 14 s ago
+        await pilot.pause(0.15)  # the bar redraws ten times a second
+        assert "model: propose · 14 s  step 2: Add mul" in line(app)
+        bar.busy = ""
+        bar.busy = "tests running"
+        await pilot.pause(0.15)
+        assert "tests running  step 2" in line(app)

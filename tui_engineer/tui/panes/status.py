@@ -48,6 +48,7 @@ class StatusBar(Static):
         super().__init__(id=id)
         self.deterministic = deterministic
         self.started: float | None = None
+        self.busy_since: float | None = None  # when what is under way began (a model call)
         self._frame = 0
 
     def on_mount(self) -> None:
@@ -59,6 +60,22 @@ class StatusBar(Static):
         if self.busy or self.started is not None:
             self.refresh()
 
+    def watch_busy(self, old: str, new: str) -> None:
+        """The wait is counted from when work began, through its changes of wording (waiting
+        for the model, then its reply streaming), until idle."""
+        if not new:
+            self.busy_since = None
+        elif not old or self.busy_since is None:
+            self.busy_since = time.monotonic()
+
+    def busy_text(self) -> str:
+        """'step 2 · waiting for the model · 14 s': what is under way and for how long (from
+        2 s on; never in snapshots)."""
+        if self.busy_since is None or self.deterministic:
+            return self.busy
+        seconds = int(time.monotonic() - self.busy_since)
+        return f"{self.busy} · {seconds} s" if seconds >= 2 else self.busy
+
     def start_clock(self) -> None:
         self.started = time.monotonic()
 
@@ -69,7 +86,7 @@ class StatusBar(Static):
         head = Text()
         if self.busy:
             spin = "●" if self.deterministic else SPINNER[self._frame % len(SPINNER)]
-            head.append(f"{spin} {self.busy}  ", style="bold")
+            head.append(f"{spin} {self.busy_text()}  ", style="bold")
         head.append(self.phase)
         facts = self._facts()
         width = self.content_size.width or 10_000
