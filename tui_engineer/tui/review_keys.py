@@ -105,8 +105,8 @@ class ReviewActions:
         if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
             reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
             return reviewing and self.diff.showing_diff
-        if action == "run_tests":
-            return True if self.reviewer.waiting and not self._tests_running else None
+        if action == "run_tests":  # pressable in a session: when it cannot run now, it says why
+            return True if self.session is not None else None
         return True
 
     def _answer(self, decision: Decision) -> None:
@@ -229,7 +229,18 @@ class ReviewActions:
 
     def action_run_tests(self) -> None:
         session = self.session
-        if session is None or not self.reviewer.waiting or self._tests_running:
+        if session is None:
+            self.notify("No session yet: the tests run once a request starts.", title="Tests")
+            return
+        if self._tests_running:
+            self.notify("The tests are running now: their result shows in Tests.", title="Tests")
+            return
+        if not self.reviewer.waiting:
+            self.notify(
+                "The model is working: the tests run on its step as soon as it is written. "
+                "Press t while the engine waits for you (a review) to run them again.",
+                title="Tests",
+            )
             return
         if session.rt.options.unverified:
             self.notify("No test command: this session is unverified.", title="Tests")
