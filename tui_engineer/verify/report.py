@@ -14,6 +14,7 @@ from typing import Any
 
 from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
+from tui_engineer.verify.runners import unittest
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80
@@ -118,19 +119,27 @@ _SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")
 
 def _without_old(tail: str, old: list[FailingTest]) -> str:
     """The output without what it says about failures that predate the session: pytest's
-    section of each ("____ test_mul ____" up to the next section) and its summary line. The
+    section of each ("____ test_mul ____" up to the next section) and its summary line,
+    unittest's block of each ("FAIL: test_mul (…)" up to the next) and its `-v` line. The
     model is not asked about them; they are shown to the user apart."""
     if not old:
         return tail
     ids = {f.test_id for f in old}
     names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
+    dotted = {unittest.dotted(i) for i in ids}
     kept: list[str] = []
     skipping = False
     for line in tail.splitlines():
         section = _SECTION.match(line.strip())
         if section:
             skipping = (section.group("name") or "") in names
+        elif unittest.ends_blocks(line):
+            skipping = False
+        elif (block := unittest.block_test(line)) is not None:
+            skipping = block in dotted
         if skipping or any(line.startswith(f"{word} {i}") for i in ids for word in _OUTCOMES):
+            continue
+        if unittest.verbose_test(line) in dotted:
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -349,4 +358,5 @@ def apply_runner_result(report: TestReport, parsed: RunnerResult) -> None:
     report.failures = [
         FailingTest(f.test_id, f.message, f.traceback or f.message) for f in parsed.failures
     ]
+    report.passing = list(parsed.passing)
     report.structured = True
