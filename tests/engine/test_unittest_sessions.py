@@ -9,14 +9,13 @@ from __future__ import annotations
 import io
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
 from tests.engine_support import KEY, edit, run_headless
+from tests.env_support import project_venv
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -52,8 +51,7 @@ def unittest_project(make_repo, monkeypatch: pytest.MonkeyPatch, files=FILES) ->
     """The repository with its own .venv (no pytest in it), activated: VIRTUAL_ENV set and its
     bin/ first on PATH, as `source .venv/bin/activate` leaves them."""
     repo = make_repo(files)
-    venv = repo / ".venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    venv = project_venv(repo, [])  # no wheels: nothing installed in it
     monkeypatch.setenv("VIRTUAL_ENV", str(venv))
     monkeypatch.setenv("PATH", f"{venv}/bin:" + os.environ.get("PATH", ""))
     return repo
@@ -130,3 +128,37 @@ def test_the_advice_for_another_runner_names_it() -> None:
     message = start_failure_message("cargo test", "its program could not be started", report)
     assert "make sure cargo test is installed and on PATH" in message
     assert "pytest" not in message and "virtualenv" not in message
+
+
+RUNTESTS = (
+    "import os\nimport sys\nimport unittest\n\n"
+    "here = os.path.dirname(os.path.abspath(__file__))\n"
+    "sys.path.insert(0, os.path.dirname(here))\n"
+    "suite = unittest.defaultTestLoader.discover(here)\n"
+    "sys.exit(not unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful())\n"
+)
+TOX_PROJECT = {
+    **{k: v for k, v in FILES.items() if k != "tests/__init__.py"},
+    "tox.ini": "[tox]\nenvlist = py3, lint\n\n[testenv]\ndeps = -e .\n"
+    "commands =\n    {envpython} tests/runtests.py {posargs}\n\n"
+    "[testenv:lint]\ncommands = ruff check .\n",
+    "tests/runtests.py": RUNTESTS,
+    "package.json": '{"scripts": {"test": "eslint . && grunt test"}}',  # for its JavaScript
+}
+
+
+async def test_the_script_tox_runs_is_the_test_command_and_its_report_is_read(
+    make_repo, monkeypatch: pytest.MonkeyPatch, scripted_server: ScriptedServer
+) -> None:
+    """Django's shape: tox.ini runs tests/runtests.py (which prints unittest's report); the
+    package.json for its JavaScript has a test script that runs eslint, not the tests."""
+    repo = unittest_project(make_repo, monkeypatch, TOX_PROJECT)
+    scripted_server.script(Reply(text=FIX_ADD))
+    result, seen, out = await _session(repo, scripted_server, "fix add")
+    assert result.exit_code == 0, out
+    (baseline,) = seen.of(ev.BaselineReady)
+    assert baseline.command == "python tests/runtests.py"
+    assert baseline.failing == (f"{TESTS}test_add", f"{TESTS}test_mul")
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.old_failures == (f"{TESTS}test_mul",)
+    assert "eslint" not in out and git(repo, "log", "-1", "--format=%s") == "fix add"
