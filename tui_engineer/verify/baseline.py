@@ -20,6 +20,7 @@ import platformdirs
 
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
 from tui_engineer.verify.runners import runner_for, runner_name, unittest
+from tui_engineer.verify.runners.command import words
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
 BAD_START_LINES = 15  # lines of output shown when the suite cannot run at all
@@ -151,7 +152,7 @@ def start_failure_message(command: str, problem: str, report: TestReport) -> str
 
 def _environment_advice(command: str) -> str:
     runner = runner_name(command)
-    program = Path((shlex.split(command) or [""])[0]).name if _splits(command) else ""
+    program = Path((words(command.rsplit("&&", 1)[-1]) or [""])[0]).name
     if not (program.startswith("python") or runner in ("pytest", "unittest")):
         return f"make sure {runner} is installed and on PATH where tui-engineer starts"
     active = os.environ.get("VIRTUAL_ENV")
@@ -161,13 +162,6 @@ def _environment_advice(command: str) -> str:
             f"{runner} and the project's packages are found"
         )
     return f"make sure {runner} runs in the active virtualenv ({active})"
-
-
-def _splits(command: str) -> bool:
-    try:
-        return bool(shlex.split(command))
-    except ValueError:
-        return False
 
 
 def _cache_file(root: Path, command: str, tree: str) -> Path:

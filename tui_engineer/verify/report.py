@@ -15,6 +15,7 @@ from typing import Any
 from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
 from tui_engineer.verify.runners import unittest
+from tui_engineer.verify.runners.command import words
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80
@@ -198,7 +199,6 @@ def trim_traceback(text: str, max_lines: int = TRACEBACK_LINES) -> str:
 
 # --- pytest: recognising the command and reading its JUnit XML -------------------------------
 
-_SHELL_OPERATORS = {"&&", "||", ";", "|", "&", ">", ">>", "<", "2>", "2>&1", "(", ")"}
 _RUNNER_PREFIXES = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"))
 
 
@@ -206,14 +206,7 @@ def is_pytest_command(command: str) -> bool:
     """True for a simple command that runs pytest: `pytest ...`, `python -m pytest ...`,
     `.venv/bin/python -m pytest`, `uv run pytest`, optionally after `VAR=value` assignments.
     Pipelines and compound commands are left alone (extra args could land in the wrong place)."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return False
-    if not tokens or any(t in _SHELL_OPERATORS or t.endswith(";") for t in tokens):
-        return False
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
+    tokens = words(command)
     for prefix in _RUNNER_PREFIXES:
         if tuple(tokens[:2]) == prefix:
             tokens = tokens[2:]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tui_engineer.verify.runner_result import (
     trim_lines,
 )
 from tui_engineer.verify.runners import cargo, unittest
+from tui_engineer.verify.runners.command import words
 
 
 def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult | None:
@@ -253,12 +253,7 @@ def with_go_verbose(command: str) -> str:
     """`go test …` with -v, so every test's result is printed (plain `go test` prints only the
     failures, and passing runs would have no counts); other commands, or one with -v or -json
     already, as they are."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return command
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
+    tokens = words(command)
     if tokens[:2] != ["go", "test"] or {"-v", "-json", "-v=true"} & set(tokens):
         return command
     return re.sub(r"(^|\s)go\s+test(\s|$)", r"\1go test -v\2", command, count=1)
