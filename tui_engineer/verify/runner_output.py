@@ -181,6 +181,7 @@ def _go_result(
         action = outcome[key]
         if action == "pass":
             result.passed += 1
+            result.passing.append(f"{key[0]}::{key[1]}")
         elif action == "skip":
             result.skipped += 1
         else:
