@@ -9,11 +9,13 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
+from tests.engine.test_baseline import more_itertools_sdist as more_itertools_sdist  # a fixture
 from tests.engine_support import KEY, edit, run_headless
 from tests.env_support import project_venv
 from tests.scripted_server import Reply, ScriptedServer
@@ -162,3 +164,47 @@ async def test_the_script_tox_runs_is_the_test_command_and_its_report_is_read(
     (proposal,) = seen.of(ev.ProposalReady)
     assert proposal.tests_ok and proposal.old_failures == (f"{TESTS}test_mul",)
     assert "eslint" not in out and git(repo, "log", "-1", "--format=%s") == "fix add"
+
+
+TAKE_TEST = "tests/test_recipes.py::TakeTests::test_simple_take"
+
+
+@pytest.mark.slow  # its 929 tests run twice: 37 s of CPU each (8 min in all at load 14)
+async def test_more_itertools_runs_the_unittest_its_tox_ini_declares_in_a_venv_without_pytest(
+    more_itertools_sdist: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    scripted_server: ScriptedServer,
+) -> None:  # fmt: skip
+    """A real project from the package index, nobody here wrote it: its tox.ini runs
+    `{envpython} -m unittest -v`; one of its tests fails before the session."""
+    repo = tmp_path / "more-itertools"
+    shutil.copytree(more_itertools_sdist, repo)
+    (repo / ".gitignore").write_text((repo / ".gitignore").read_text() + "\n.venv/\n")
+    tests = repo / "tests" / "test_recipes.py"
+    tests.write_text(
+        tests.read_text().replace(
+            "self.assertEqual(t, [0, 1, 2, 3, 4])", "self.assertEqual(t, [0, 1, 2, 3])", 1
+        )
+    )
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more-itertools 11.2.1, a test that fails")
+    venv = project_venv(repo, [])
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    monkeypatch.setenv("PATH", f"{venv}/bin:" + os.environ.get("PATH", ""))
+    docstring = edit(
+        "more_itertools/recipes.py",
+        '    """Return first *n* items of the *iterable* as a list.\n',
+        '    """Return the first *n* items of the *iterable* as a list.\n',
+    )
+    scripted_server.script(Reply(text=docstring))
+    result, seen, out = await _session(
+        repo, scripted_server, "fix the grammar of take's docstring", test_timeout=600
+    )
+    assert result.exit_code == 0, out
+    (baseline,) = seen.of(ev.BaselineReady)
+    assert baseline.command == "python -m unittest -v"
+    assert baseline.failing == (TAKE_TEST,)
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.old_failures == (TAKE_TEST,)
+    assert f"1 failing before this session: {TAKE_TEST}" in out
+    assert len(scripted_server.chat_requests) == 1
