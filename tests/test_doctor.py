@@ -86,3 +86,24 @@ def test_it_shows_the_agents_md_it_read_and_the_test_command_from_it(
     assert "the model is given its first" in out  # the cut is said
     tests = line(out, "tests")
     assert "`python -m pytest -x tests`, from AGENTS.md" in tests and "1 passed" in tests
+
+
+def test_a_unittest_project_in_a_venv_without_pytest_is_tried_with_unittest(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Its own .venv holds no pytest and is active: the line names unittest and why."""
+    from tests.engine.test_unittest_sessions import FILES
+
+    repo = make_repo(FILES)
+    venv = repo / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    done = doctor(
+        repo, "--base-url", scripted_server.base_url, "--model", "test-model",
+        OPENAI_API_KEY=KEY, VIRTUAL_ENV=str(venv), PATH=f"{venv}/bin:{os.environ['PATH']}",
+    )  # fmt: skip
+    tests = line(done.stdout, "tests")
+    assert tests.startswith(
+        "! tests: `python -m unittest` (unittest), auto-detected (tests/ folder: unittest "
+        f"tests, no pytest in the active virtualenv ({venv}))"
+    ), done.stdout
+    assert "1 passed, 2 failed" in tests

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tui_engineer.config import LoadedSettings, Settings, load_settings
 from tui_engineer.errors import UserError
+from tui_engineer.verify.runners import runner_name
 
 OK, WARN, FAIL = "✓", "!", "✗"
 
@@ -321,19 +322,20 @@ def check_tests(report: Report, root: Path, loaded: LoadedSettings, *, run: bool
             "the first step write tests (--write-tests), or work unverified (--unverified).",
         )
         return
-    source = loaded.sources.get("test_command", "")
+    # The runner named as the user knows it: (unittest), (cargo test), (tests/runtests.py).
+    source = f"({runner_name(command)}), {loaded.sources.get('test_command', '')}"
     if settings.sandbox != "docker":
         program = missing_program(command, os.environ, root)
         if program is not None:
             report.add(
                 "tests",
                 FAIL,
-                f"`{command}`, {source}: `{program}` was not found",
+                f"`{command}` {source}: `{program}` was not found",
                 "Install it, or pass --test-cmd / set test_command in .tui-engineer.toml.",
             )
             return
     if not run:
-        report.add("tests", WARN, f"`{command}`, {source}: not tried (no sandbox)")
+        report.add("tests", WARN, f"`{command}` {source}: not tried (no sandbox)")
         return
     _try_tests(report, root, settings, command, source)
 
@@ -348,19 +350,19 @@ def _try_tests(report: Report, root: Path, settings: Settings, command: str, sou
     try:
         shadow = Shadow.create(root, session_id=session_id)
     except UserError as err:
-        report.add("tests", WARN, f"`{command}`, {source}: not tried ({err})")
+        report.add("tests", WARN, f"`{command}` {source}: not tried ({err})")
         return
     try:
         sandbox = make_sandbox(settings, root, session_id)
         outcome = asyncio.run(_run(sandbox, shadow.path, command, settings.test_timeout))
     except UserError as err:
-        report.add("tests", FAIL, f"`{command}`, {source}: {err}")
+        report.add("tests", FAIL, f"`{command}` {source}: {err}")
         return
     finally:
         shadow.remove()
     seconds = time.monotonic() - started
     ok, summary = outcome
-    detail = f"`{command}`, {source}, on the current commit: {summary} ({seconds:.1f} s in all)"
+    detail = f"`{command}` {source}, on the current commit: {summary} ({seconds:.1f} s in all)"
     if ok:
         report.add("tests", OK, detail)
     else:

@@ -465,10 +465,22 @@ NPM_INIT = '{"scripts": {"test": "echo \\"Error: no test specified\\" && exit 1"
             {"Makefile": "all: build\n\ncheck test: build\n\tgo vet\n"},
             ("make test", "a test target in Makefile"),
         ),
-        # pytest's own config wins over a Makefile or package.json that happen to be there.
+        # pytest's own config wins over a Makefile test target run whole or package.json.
         (
-            {"pytest.ini": "[pytest]\n", "Makefile": "test:\n\tpytest\n", "package.json": NPM_INIT},
+            {
+                "pytest.ini": "[pytest]\n",
+                "Makefile": "test: deps\n\tpytest\n",
+                "package.json": '{"scripts": {"test": "jest"}}',
+            },
             ("python -m pytest", "pytest.ini"),
+        ),
+        # The one command of a Makefile's test target is what the project runs.
+        (
+            {
+                "pytest.ini": "[pytest]\n",
+                "Makefile": "PY ?= python3\ntest:\n\t@$(PY) -m pytest -q\n",
+            },
+            ("python3 -m pytest -q", "the test target of Makefile"),
         ),
         # npm's placeholder is no test script; the JavaScript test folder is not pytest's.
         ({"package.json": NPM_INIT, "test/a.test.js": ""}, None),

@@ -101,3 +101,27 @@ def test_two_sessions_from_a_users_install_commit_in_a_repo_without_testmon(
     assert "by name and imports" in second.stdout  # narrowed without testmon, and said so
     assert len(scripted_server.chat_requests) == 2  # one edit per session, no fix loop
     assert git(repo, "log", "--format=%s").splitlines() == ["change calc", "change calc", "initial"]
+
+
+def test_a_unittest_project_whose_venv_has_no_pytest_commits_from_a_users_install(
+    installed: Path, make_repo, scripted_server: ScriptedServer
+) -> None:
+    """No --test-cmd: the command is found as a user's would be. The project's venv has nothing
+    installed (no pytest), and is active."""
+    from tests.engine.test_unittest_sessions import FILES as UNITTEST_FILES
+    from tests.engine.test_unittest_sessions import FIX_ADD
+
+    repo = make_repo(UNITTEST_FILES)
+    venv = project_venv(repo, [])
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "VIRTUAL_ENV": str(venv),
+           "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
+    scripted_server.script(Reply(text=FIX_ADD))
+    done = _run(
+        [str(installed), "run", "fix add", "--yes", "--no-plan", "--model", "test-model",
+         "--base-url", scripted_server.base_url],
+        env=env, timeout=300, cwd=repo,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tests: python -m unittest" in done.stdout
+    assert "1 failing before this session: tests/test_calc.py::CalcTests::test_mul" in done.stdout
+    assert git(repo, "log", "-1", "--format=%s") == "fix add"

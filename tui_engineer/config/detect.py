@@ -1,16 +1,25 @@
-"""Guess the test command of a repository from a few cheap, bounded looks: pytest's own config
-first, then a Rust crate, a Go module, a JavaScript package's `test` script, then Python test
-files, then a Makefile's `test` target."""
+"""Find the test command of a repository from a few cheap, bounded looks, most specific first:
+what the project declares for its own tools (tox.ini's commands, a pyproject script, a Makefile
+test target's one command: config/declared.py), pytest's own config, a Rust crate, a Go module,
+a JavaScript package's `test` script, then Python test files (pytest, or unittest when the tests
+are unittest's and the environment has no pytest), then a Makefile's `test` target run whole.
+The reason is returned with the command and shown to the user."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shlex
+import shutil
+import subprocess
 import tomllib
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+
+from tui_engineer.config import declared
+from tui_engineer.verify.runners.command import words
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.
@@ -31,12 +40,15 @@ def detect_test_command(repo_root: Path, *, repo_venv: bool = True) -> tuple[str
     """(command, reason) for the repo's tests, else None. `repo_venv`: pytest may run from the
     repository's own .venv (not in a container: a host's venv does not run there)."""
     checks: list[Callable[[Path], tuple[str, str] | None]] = [
+        _declared(declared.tox, repo_venv),
+        _declared(declared.pyproject_script, repo_venv),
+        _declared(declared.makefile_recipe, repo_venv),
         _pytest(_pytest_config, repo_venv),
         _cargo,
         _go,
         _package_json,
-        _pytest(_test_folder, repo_venv),
-        _pytest(_test_files, repo_venv),
+        _python(_test_folder, repo_venv),
+        _python(_test_files, repo_venv),
         _makefile,
     ]
     for check in checks:
@@ -59,6 +71,116 @@ def _pytest(
         return f"{venv}/bin/python -m pytest", f"{reason}; the repository's own {venv}/"
 
     return found
+
+
+def _declared(
+    check: Callable[[Path], tuple[str, str] | None], repo_venv: bool
+) -> Callable[[Path], tuple[str, str] | None]:
+    """A declared command, its `python`/`pytest` taken from the repository's own venv when no
+    virtualenv is active (as the pytest command found from files is)."""
+
+    def found(root: Path) -> tuple[str, str] | None:
+        got = check(root)
+        if got is None:
+            return None
+        command, reason = got
+        venv = _repo_venv(root) if repo_venv else None
+        tokens = words(command)
+        if venv is None or not tokens or tokens[0] not in _VENV_PROGRAMS:
+            return command, reason
+        if not (root / venv / "bin" / tokens[0]).exists():
+            return command, reason
+        tokens[0] = f"{venv}/bin/{tokens[0]}"
+        return shlex.join(tokens), f"{reason}; the repository's own {venv}/"
+
+    return found
+
+
+_VENV_PROGRAMS = ("python", "python3", "pytest")
+
+
+def _python(
+    check: Callable[[Path], str | None], repo_venv: bool
+) -> Callable[[Path], tuple[str, str] | None]:
+    """Python tests found by their files: pytest, unless they are unittest's and the
+    environment they run in has no pytest (then `python -m unittest`, which needs nothing)."""
+    as_pytest = _pytest(check, repo_venv)
+
+    def found(root: Path) -> tuple[str, str] | None:
+        chosen = as_pytest(root)
+        if chosen is None or not repo_venv:  # a container's environment is not looked into
+            return chosen
+        venv = _repo_venv(root)
+        python = f"{venv}/bin/python" if venv else "python"
+        where = _environment(venv)
+        if not _unittest_only(root) or _has_pytest(root, venv):
+            return chosen
+        command = f"{python} -m unittest{_discovery(root)}"
+        return command, f"{check(root)}: unittest tests, no pytest in {where}"
+
+    return found
+
+
+def _environment(venv: str | None) -> str:
+    if venv:
+        return f"the repository's own {venv}/"
+    active = os.environ.get("VIRTUAL_ENV")
+    return f"the active virtualenv ({active})" if active else "the `python` on PATH"
+
+
+def _has_pytest(root: Path, venv: str | None) -> bool:
+    """Can the tests' python import pytest? Asked of that python (a fraction of a second); a
+    python that cannot be asked counts as having it (pytest stays the default)."""
+    active = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        python = str(root / venv / "bin" / "python")
+    elif active and (Path(active) / "bin" / "python").exists():
+        python = str(Path(active) / "bin" / "python")
+    else:
+        python = shutil.which("python") or shutil.which("python3") or ""
+    if not python:
+        return True
+    code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('pytest') is None)"
+    try:
+        done = subprocess.run(
+            [python, "-c", code], cwd=root, capture_output=True, timeout=15, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    return done.returncode != 1
+
+
+_UNITTEST = re.compile(r"^\s*(?:import unittest|from unittest\b)", re.M)
+_PYTEST_USE = re.compile(r"^\s*(?:import pytest|from pytest\b|from _pytest\b)|@pytest\.", re.M)
+_MAX_TEST_FILES = 50  # test files read to tell unittest's tests from pytest's
+_MAX_READ = 64 * 1024
+
+
+def _unittest_only(root: Path) -> bool:
+    """Do the test files use unittest, and none of them pytest?"""
+    files = _find_all(root, _is_test_file, _MAX_TEST_FILES)
+    uses_unittest = False
+    for path in files:
+        try:
+            with path.open("rb") as handle:
+                text = handle.read(_MAX_READ).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if _PYTEST_USE.search(text):
+            return False
+        uses_unittest = uses_unittest or bool(_UNITTEST.search(text))
+    return uses_unittest
+
+
+def _discovery(root: Path) -> str:
+    """unittest's discovery from the root enters packages only: a tests/ folder that is not
+    one is searched from itself (`discover -s tests`)."""
+    for name in ("tests", "test"):
+        folder = root / name
+        if folder.is_dir() and not (folder / "__init__.py").is_file():
+            if _find(folder, _is_test_file) is not None:
+                return f" discover -s {name}"
+    return ""
 
 
 def _repo_venv(root: Path) -> str | None:
@@ -96,7 +218,7 @@ def _package_json(root: Path) -> tuple[str, str] | None:
 
 
 def _makefile(root: Path) -> tuple[str, str] | None:
-    for name in ("GNUmakefile", "makefile", "Makefile"):
+    for name in declared.MAKEFILES:
         if _has_make_target(root / name, "test"):
             return "make test", f"a test target in {name}"
     return None
@@ -167,8 +289,15 @@ def _is_test_file(name: str) -> bool:
 
 def _find(top: Path, wanted: Callable[[str], bool]) -> Path | None:
     """Breadth-first search for a file, bounded in depth and entries; symlinks not followed."""
+    found = _find_all(top, wanted, 1)
+    return found[0] if found else None
+
+
+def _find_all(top: Path, wanted: Callable[[str], bool], limit: int) -> list[Path]:
+    """Up to `limit` files, breadth first, bounded in depth and entries."""
     queue: deque[tuple[Path, int]] = deque([(top, 0)])
     budget = MAX_ENTRIES
+    found: list[Path] = []
     while queue and budget > 0:
         folder, depth = queue.popleft()
         try:
@@ -178,10 +307,12 @@ def _find(top: Path, wanted: Callable[[str], bool]) -> Path | None:
         for entry in sorted(entries, key=lambda e: e.name)[:budget]:
             budget -= 1
             if entry.is_file(follow_symlinks=False) and wanted(entry.name):
-                return Path(entry.path)
+                found.append(Path(entry.path))
+                if len(found) >= limit:
+                    return found
             if depth < MAX_DEPTH and _worth_entering(entry):
                 queue.append((Path(entry.path), depth + 1))
-    return None
+    return found
 
 
 def _worth_entering(entry: os.DirEntry[str]) -> bool:

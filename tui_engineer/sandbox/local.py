@@ -36,6 +36,7 @@ from tui_engineer.verify.runner import (
     start_command,
 )
 from tui_engineer.verify.runner_output import with_go_verbose
+from tui_engineer.verify.runners import report_command
 
 # Words the shell runs itself: a 127 exit after one of these came from something else.
 _SHELL_BUILTINS = {
@@ -186,7 +187,8 @@ class LocalSandbox:
         with tempfile.TemporaryDirectory(prefix="tui-engineer-report-") as tmp:
             jest_file = Path(tmp) / "jest.json"
             asked = with_jest_report_args(command, workdir, jest_file)
-            full = self._contained(asked or with_go_verbose(command), workdir, Path(tmp))
+            run_as = asked or with_go_verbose(report_command(command))
+            full = self._contained(run_as, workdir, Path(tmp))
             run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
             self._check_started(command, run, env, workdir)
             report = report_from_run(command, run, root=workdir)

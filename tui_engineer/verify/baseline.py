@@ -9,6 +9,7 @@ cache, so a second session on the same commit does not run the suite again."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from pathlib import Path
 import platformdirs
 
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
+from tui_engineer.verify.runners import runner_for, runner_name, unittest
+from tui_engineer.verify.runners.command import words
 from tui_engineer.verify.targets import failures_for_model
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
@@ -122,6 +125,14 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
             return "pytest wrote no report of its tests"
         if report.exit_code == 2 and not report.passing:
             return "pytest was interrupted before running any test (an error collecting them)"
+    elif runner_for(report.command) is unittest:
+        if not report.structured:
+            return "unittest printed no report of its tests"
+        if report.passed + report.failed + report.errors + report.skipped == 0:
+            return (
+                "unittest found no tests (its discovery looks for test*.py files in packages: "
+                "folders with an __init__.py)"
+            )
     return None
 
 
@@ -145,16 +156,30 @@ def _hidden_program(command: str, report: TestReport) -> str:
 
 
 def start_failure_message(command: str, problem: str, report: TestReport) -> str:
-    """What the user reads when the suite cannot run: which command, its last lines, what to do."""
+    """What the user reads when the suite cannot run: which command, its last lines, what to do
+    (in the words of the command's runner: no pytest advice for a project that runs unittest)."""
     tail = tail_lines(report.output_tail, BAD_START_LINES) or "(no output)"
     return (
         f"The tests cannot run on the starting commit, so no step could be verified: "
         f"`{command}`: {problem}.\n\nIts last lines:\n{tail}{_hidden_program(command, report)}\n\n"
         "What to do: set test_command to a command that runs your tests (--test-cmd, or "
-        "test_command in .tui-engineer.toml), activate the project's virtualenv before starting "
-        "tui-engineer so its pytest and packages are found, or work without tests with "
-        "--unverified."
+        f"test_command in .tui-engineer.toml), {_environment_advice(command)}, or work without "
+        "tests with --unverified."
     )
+
+
+def _environment_advice(command: str) -> str:
+    runner = runner_name(command)
+    program = Path((words(command.rsplit("&&", 1)[-1]) or [""])[0]).name
+    if not (program.startswith("python") or runner in ("pytest", "unittest")):
+        return f"make sure {runner} is installed and on PATH where tui-engineer starts"
+    active = os.environ.get("VIRTUAL_ENV")
+    if not active:
+        return (
+            "activate the project's virtualenv before starting tui-engineer so that "
+            f"{runner} and the project's packages are found"
+        )
+    return f"make sure {runner} runs in the active virtualenv ({active})"
 
 
 def _cache_file(root: Path, command: str, tree: str) -> Path:

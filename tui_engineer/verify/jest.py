@@ -10,20 +10,12 @@ from pathlib import Path
 
 from tui_engineer.verify.report import TestReport, apply_runner_result
 from tui_engineer.verify.runner_output import parse_jest_json
+from tui_engineer.verify.runners.command import words
 
 _NPM_TEST = (("npm", "test"), ("npm", "t"), ("npm", "run", "test"))
 
 
-def _tokens(command: str) -> list[str]:
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return []
-    if any(t in {"&&", "||", ";", "|", ">", "<"} for t in tokens):
-        return []  # compound commands are left alone: extra args could land anywhere
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]  # VAR=value prefixes
-    return tokens
+_tokens = words  # compound commands read as none: extra args could land anywhere
 
 
 def _script_runs_jest(workdir: Path) -> bool:

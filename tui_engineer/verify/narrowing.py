@@ -12,20 +12,10 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.verify.runners.command import words
+
 _NPM_RUNNERS = ("npm", "yarn", "pnpm")
-_COMPOUND = {"&&", "||", ";", "|", ">", "<", "&"}
-
-
-def _tokens(command: str) -> list[str]:
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return []
-    if any(t in _COMPOUND for t in tokens):
-        return []
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
-    return tokens
+_tokens = words  # the one reading of a command (verify/runners/command.py)
 
 
 def _test_script(root: Path) -> str:

@@ -14,6 +14,8 @@ from typing import Any
 
 from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
+from tui_engineer.verify.runners import unittest
+from tui_engineer.verify.runners.command import words
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80
@@ -132,19 +134,27 @@ _SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")
 
 def _without_old(tail: str, old: list[FailingTest]) -> str:
     """The output without what it says about failures that predate the session: pytest's
-    section of each ("____ test_mul ____" up to the next section) and its summary line. The
+    section of each ("____ test_mul ____" up to the next section) and its summary line,
+    unittest's block of each ("FAIL: test_mul (…)" up to the next) and its `-v` line. The
     model is not asked about them; they are shown to the user apart."""
     if not old:
         return tail
     ids = {f.test_id for f in old}
     names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
+    dotted = {unittest.dotted(i) for i in ids}
     kept: list[str] = []
     skipping = False
     for line in tail.splitlines():
         section = _SECTION.match(line.strip())
         if section:
             skipping = (section.group("name") or "") in names
+        elif unittest.ends_blocks(line):
+            skipping = False
+        elif (block := unittest.block_test(line)) is not None:
+            skipping = block in dotted
         if skipping or any(line.startswith(f"{word} {i}") for i in ids for word in _OUTCOMES):
+            continue
+        if unittest.verbose_test(line) in dotted:
             continue
         kept.append(line)
     return "\n".join(kept)
@@ -203,7 +213,6 @@ def trim_traceback(text: str, max_lines: int = TRACEBACK_LINES) -> str:
 
 # --- pytest: recognising the command and reading its JUnit XML -------------------------------
 
-_SHELL_OPERATORS = {"&&", "||", ";", "|", "&", ">", ">>", "<", "2>", "2>&1", "(", ")"}
 _RUNNER_PREFIXES = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"))
 
 
@@ -211,14 +220,7 @@ def is_pytest_command(command: str) -> bool:
     """True for a simple command that runs pytest: `pytest ...`, `python -m pytest ...`,
     `.venv/bin/python -m pytest`, `uv run pytest`, optionally after `VAR=value` assignments.
     Pipelines and compound commands are left alone (extra args could land in the wrong place)."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return False
-    if not tokens or any(t in _SHELL_OPERATORS or t.endswith(";") for t in tokens):
-        return False
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
+    tokens = words(command)
     for prefix in _RUNNER_PREFIXES:
         if tuple(tokens[:2]) == prefix:
             tokens = tokens[2:]
@@ -363,4 +365,5 @@ def apply_runner_result(report: TestReport, parsed: RunnerResult) -> None:
     report.failures = [
         FailingTest(f.test_id, f.message, f.traceback or f.message) for f in parsed.failures
     ]
+    report.passing = list(parsed.passing)
     report.structured = True

@@ -38,8 +38,8 @@ class CommandNotFound(UserError):
             f"The test command `{command}` could not start: `{program}` was not found "
             "(the shell exited with code 127).\n"
             "Set `test_command` in .tui-engineer.toml (or [tool.tui-engineer] in pyproject.toml) "
-            "to a command that runs this repository's tests, e.g. `python -m pytest`, or install "
-            f"`{program}` so it is on PATH."
+            f"to the command that runs this repository's tests, or install `{program}` so it is "
+            "on PATH."
         )
 
 

@@ -1,6 +1,7 @@
 """Counts and failing test names from the output of test runners other than pytest: cargo test,
 node's built-in test runner (TAP or spec reporter), `go test -json` (and `go test -v`), jest's
-JSON report, and Catch2's console report (runner_catch.py). The runner is recognised by its
+JSON report, Catch2's console report (runner_catch.py), and those of the runners with a module
+of their own (verify/runners/: cargo, unittest). The runner is recognised by its
 output, not by the command, so `npm test`, `make test` or a script that runs one of them is read
 as well.
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,17 +24,20 @@ from tui_engineer.verify.runner_result import (
     relative,
     trim_lines,
 )
+from tui_engineer.verify.runners import cargo, unittest
+from tui_engineer.verify.runners.command import words
 
 
 def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult | None:
     """The result the output shows, or None when no known runner's summary is in it."""
     parsers: list[Callable[[str, Path | None], RunnerResult | None]] = [
         _go_json,
-        _cargo,
+        cargo.read,
         _node_tap,
         _node_spec,
         _go_verbose,
         parse_catch2,
+        unittest.read,
     ]
     for parse in parsers:
         result = parse(output, root)
@@ -46,58 +49,6 @@ def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult |
 def _message(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return (lines[0] if lines else "")[:MESSAGE_CHARS]
-
-
-# --- cargo test ------------------------------------------------------------------------------
-
-_CARGO_RESULT = re.compile(
-    r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored; \d+ measured", re.M
-)
-_CARGO_FAILED = re.compile(r"^test (.+?) \.\.\. FAILED$", re.M)
-_CARGO_BLOCK = re.compile(r"^---- (.+?) stdout ----$", re.M)
-
-
-def _cargo(output: str, _root: Path | None) -> RunnerResult | None:
-    results = _CARGO_RESULT.findall(output)
-    names = _CARGO_FAILED.findall(output)
-    if not results and not names:
-        return None
-    result = RunnerResult("cargo")
-    for passed, failed, ignored in results:
-        result.passed += int(passed)
-        result.failed += int(failed)
-        result.skipped += int(ignored)
-    blocks = _cargo_blocks(output)
-    for name in dict.fromkeys(names):
-        details = blocks.get(name, "")
-        result.failures.append(Failure(name, _cargo_message(details), details))
-    # A binary cut short (a crash, the output cap) has FAILED lines but no result line.
-    result.failed = max(result.failed, len(result.failures))
-    return result
-
-
-def _cargo_blocks(output: str) -> dict[str, str]:
-    """The `---- name stdout ----` sections: what each failing test printed (its panic)."""
-    blocks: dict[str, str] = {}
-    marks = list(_CARGO_BLOCK.finditer(output))
-    for index, mark in enumerate(marks):
-        end = marks[index + 1].start() if index + 1 < len(marks) else len(output)
-        body = output[mark.end() : end]
-        cut = re.search(r"^failures:$|^test result:", body, re.M)
-        lines = (body[: cut.start()] if cut else body).strip("\n").splitlines()
-        blocks[mark.group(1)] = trim_lines(lines)
-    return blocks
-
-
-def _cargo_message(details: str) -> str:
-    """The panic's message: the lines after `panicked at file:line:col:`."""
-    lines = details.splitlines()
-    for index, line in enumerate(lines):
-        if " panicked at " in line:
-            rest = [ln.strip() for ln in lines[index + 1 : index + 4] if ln.strip()]
-            rest = [ln for ln in rest if not ln.startswith(("stack backtrace", "note:"))]
-            return " ".join(rest)[:MESSAGE_CHARS] or _message(line)
-    return _message(details)
 
 
 # --- node --test: TAP (the default when output is not a terminal) and spec ------------------
@@ -230,6 +181,7 @@ def _go_result(
         action = outcome[key]
         if action == "pass":
             result.passed += 1
+            result.passing.append(f"{key[0]}::{key[1]}")
         elif action == "skip":
             result.skipped += 1
         else:
@@ -302,12 +254,7 @@ def with_go_verbose(command: str) -> str:
     """`go test …` with -v, so every test's result is printed (plain `go test` prints only the
     failures, and passing runs would have no counts); other commands, or one with -v or -json
     already, as they are."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return command
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
+    tokens = words(command)
     if tokens[:2] != ["go", "test"] or {"-v", "-json", "-v=true"} & set(tokens):
         return command
     return re.sub(r"(^|\s)go\s+test(\s|$)", r"\1go test -v\2", command, count=1)

@@ -20,12 +20,13 @@ class Failure:
 
 @dataclass
 class RunnerResult:
-    runner: str  # "cargo", "node", "go", "jest", "catch2"
+    runner: str  # "cargo", "node", "go", "jest", "catch2", "unittest"
     passed: int = 0
     failed: int = 0
     errors: int = 0  # a build that failed (go), a test file that could not load (jest)
     skipped: int = 0
     failures: list[Failure] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)  # ids of passed tests, where printed
 
 
 def trim_lines(lines: list[str]) -> str:

@@ -50,6 +50,7 @@ from tui_engineer.verify.report import (
 )
 from tui_engineer.verify.runner import CommandNotFound, RunResult
 from tui_engineer.verify.runner_output import with_go_verbose
+from tui_engineer.verify.runners import report_command
 
 OutputCallback = Callable[[str], None]
 _OOM_COUNTERS = "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control"
@@ -200,7 +201,7 @@ class DockerSandbox:
             jest = (
                 None if pytest else with_jest_report_args(command, workdir, Path(JEST_REPORT_PATH))
             )
-            other = jest or with_go_verbose(command)
+            other = jest or with_go_verbose(report_command(command))
             full = with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else other
             result = await self._exec_as_user(full, timeout, on_output)
             await self._kill_leftovers()
