@@ -99,6 +99,7 @@ class RecordingClient:
     policy: Policy = lambda call, options: "accept"
     updates: list[Any] = field(default_factory=list)
     permissions: list[ToolCallUpdate] = field(default_factory=list)
+    offered: list[list[PermissionOption]] = field(default_factory=list)  # each request's options
     on_permission: Callable[[ToolCallUpdate], Any] | None = None
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -109,6 +110,7 @@ class RecordingClient:
         **kwargs: Any,
     ) -> RequestPermissionResponse:  # fmt: skip
         self.permissions.append(tool_call)
+        self.offered.append(options)
         if self.on_permission is not None:
             self.on_permission(tool_call)
         chosen = self.policy(tool_call, options)

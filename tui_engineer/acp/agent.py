@@ -215,7 +215,10 @@ class EngineerAgent:
             raise user_error(err) from None
         history = [e for path in parts for e in events_from_record(path)]
         session = await self._open(session_id, cwd, prepared)
-        await session.tell(HistoryTranslator(prepared.root).told(history))
+        told = HistoryTranslator(prepared.root)
+        updates = told.told(history)
+        session.translator.go_on_from(told)  # the plan as it stood, tool call ids counted on
+        await session.tell(updates)
         return LoadSessionResponse(modes=modes(session.approval))
 
     def _session(self, session_id: str) -> AcpSession:

@@ -34,6 +34,11 @@ OPTIONS = [
     PermissionOption(option_id=REJECT, name="Reject: propose it again", kind="reject_once"),
     PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_once"),
 ]
+# A proposal with no change (the model sent no edit): nothing to accept.
+NOTHING_OPTIONS = [
+    PermissionOption(option_id=REJECT, name="Ask the model again", kind="reject_once"),
+    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_once"),
+]
 # Rejections of one step after which it is skipped: a permission answer carries no reason, so the
 # model has little to go on, and a client that rejects everything must still see the turn end.
 MAX_REJECTIONS = 3
@@ -148,34 +153,52 @@ class AcpSession:
             prepared, self._prepared = self._prepared, None
             if prepared is None:
                 prepared = await self._next_run(text)
-            resumed = prepared.resumed
-            if resumed is None:
-                prepared.options.request = text
-            elif resumed.under_review is not None:
-                # Its proposal comes back for review (tests rerun, no model call); the prompt
-                # goes with the next model call after that, a re-proposal if it is rejected.
-                self._held = text
-            elif resumed.pending is not None:
-                self.inbox.put_nowait(text)  # chat for the step proposed again
-            else:
-                self._answered = text  # it stopped at "what is still wrong?"
-            self.translator.root = prepared.root
+            self._going_on(prepared, text)
             result = await run_prepared(
                 prepared, self, self.emit, self.inbox, on_session=self._started
             )
-            self.say(_finished(result))
+            ending = _finished(result)
         except UserError as err:
-            self.say(str(err))
+            ending = str(err)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - a bug of ours: say_text, never a traceback
             from tui_engineer.crash import internal_error_message
 
-            self.say(internal_error_message(err))
+            ending = internal_error_message(err)
         finally:
             self.engine = None
+        # Ended (a cancel says its own): chat no call took is dropped, and a run the session
+        # ended before it finished (the suite on the starting commit, say) is not left open.
+        self._drop_undelivered()
+        for update in self.translator.cut_off("the session ended before it finished"):
+            self._outbox.put_nowait(update)
+        self.say(ending)
         await self.flush()
         self._end_turn("end_turn")
+
+    def _going_on(self, prepared: Prepared, text: str) -> None:
+        """Where the prompt `text` goes: a new request, or the user's word to a resumed run."""
+        resumed = prepared.resumed
+        if resumed is None:
+            prepared.options.request = text
+            self.translator.new_plan()
+        elif resumed.under_review is not None:
+            # Its proposal comes back for review (tests rerun, no model call); the prompt
+            # goes with the next model call after that, a re-proposal if it is rejected.
+            self._held = text
+        elif resumed.pending is not None:
+            self.inbox.put_nowait(text)  # chat for the step proposed again
+        else:
+            self._answered = text  # it stopped at "what is still wrong?"
+        self.translator.root = prepared.root
+
+    def _drop_undelivered(self) -> None:
+        """Chat no model call took is for the steps it was typed for only: once they are done,
+        it never goes with a later request's calls (said, so nothing is lost unseen)."""
+        while not self.inbox.empty():
+            text = self.inbox.get_nowait()
+            self.say(f"(Not sent to the model: “{text}”; the steps it was for are done.)")
 
     async def _next_run(self, text: str) -> Prepared:
         stopped, self._stopped = self._stopped, None
@@ -242,7 +265,7 @@ class AcpSession:
             answer = await self.client.request_permission(
                 session_id=self.id,
                 tool_call=ToolCallUpdate(tool_call_id=call, title=title),
-                options=OPTIONS,
+                options=OPTIONS if proposal.diff.strip() else NOTHING_OPTIONS,
             )
         except ConnectionError:  # the editor went away: stop, nothing committed
             return Decision("stop", "the editor went away")
@@ -269,6 +292,7 @@ class AcpSession:
         if self._answered is not None:  # given by the prompt that went on with the session
             answer, self._answered = self._answered, None
             return answer
+        self._drop_undelivered()
         self.say(STILL_WRONG)
         await self.flush()
         self._answer = asyncio.get_running_loop().create_future()

@@ -64,6 +64,16 @@ class Translator:
         handler = getattr(self, f"_on_{event.type}", None)
         return handler(event) if handler is not None else []
 
+    def go_on_from(self, told: Translator) -> None:
+        """Go on where a told history (session/load) ended: its plan entries as they stood, so
+        the plan never goes back, and its count of tool calls, so no id comes twice."""
+        self.entries = {i: Entry(e.title, e.status, e.note) for i, e in told.entries.items()}
+        self._count = max(self._count, told._count)
+
+    def new_plan(self) -> None:
+        """A new request (a run of its own): its plan replaces the last request's."""
+        self.entries = {}
+
     def _on_session_started(self, event: ev.SessionStarted) -> list[Update]:
         return [titled(event.request)]
 
@@ -99,7 +109,8 @@ class Translator:
 
     def _on_step_skipped(self, event: ev.StepSkipped) -> list[Update]:
         note = f"skipped: {event.reason}" if event.reason != "stop" else "stopped"
-        return self._step(event.step, "completed", readable(note))
+        closed = self._close_proposal(event.step, "failed", readable(note))
+        return [*closed, *self._step(event.step, "completed", readable(note))]
 
     def _on_step_undone(self, event: ev.StepUndone) -> list[Update]:
         steps = self._step(event.step, "pending", "undone") if event.step is not None else []
@@ -194,6 +205,8 @@ class Translator:
     def _on_proposal_ready(self, event: ev.ProposalReady) -> list[Update]:
         call = self._new_id("step")
         self._proposals[event.step] = call
+        if not event.diff.strip():
+            return [nothing_proposed(call, event)]
         diffs = [self._file_diff(status, path) for status, path in event.changes]
         summary = tool_content(text_block(proposal_text(event)))
         title = f"Step {event.step}: {event.title} ({event.summary})"
@@ -244,6 +257,17 @@ class Translator:
         if call is None:
             return []
         return [update_tool_call(call, status=status, content=None, raw_output={"result": said})]
+
+
+def nothing_proposed(call: str, event: ev.ProposalReady) -> Update:
+    """A proposal with no change (the model sent no edit): nothing to accept, so not an edit;
+    the review offers to ask again or to skip the step."""
+    title = f"Step {event.step}: {event.title} (no change to commit)"
+    text = f"The model proposed no change for this step.\n{proposal_text(event)}"
+    return start_tool_call(
+        call, readable(title), kind="other", status="pending",
+        content=[tool_content(text_block(readable(text)))], raw_input={"step": event.step},
+    )  # fmt: skip
 
 
 def titled(request: str) -> Update:
