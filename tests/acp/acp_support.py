@@ -24,6 +24,7 @@ from acp.schema import (
     Error,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
@@ -48,6 +49,7 @@ RESPONSES: dict[str, type[BaseModel]] = {
     "session/load": LoadSessionResponse,
     "session/prompt": PromptResponse,
     "session/set_mode": SetSessionModeResponse,
+    "session/list": ListSessionsResponse,
 }
 REQUESTS: dict[str, type[BaseModel]] = {
     "session/update": SessionNotification,

@@ -11,6 +11,7 @@ from tui_engineer.acp.updates import (
     SHOWN_REPLIES,
     Translator,
     Update,
+    hunk_locations,
     nothing_proposed,
     proposal_text,
     say_text,
@@ -81,6 +82,7 @@ class HistoryTranslator(Translator):
                 kind="edit",
                 status="pending",
                 content=[diff, summary],
+                locations=hunk_locations(self.root, event),
                 raw_input={"step": event.step, "diff": event.diff},
             )  # fmt: skip
         ]

@@ -15,9 +15,11 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from acp.helpers import update_current_mode
 from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
+from tui_engineer.acp import slash
 from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision, Proposal, Verdict
@@ -28,17 +30,28 @@ from tui_engineer.session.run import run_prepared
 
 log = logging.getLogger("tui_engineer.acp")
 
-ACCEPT, REJECT, SKIP = "accept", "reject", "skip"
+ACCEPT, ALWAYS, REJECT, SKIP = "accept", "always", "reject", "skip"
+# One option of each of the protocol's kinds, so a client that answers by kind (or shows the
+# kind) tells them apart: Reject proposes the step again, Skip leaves it for good.
 OPTIONS = [
     PermissionOption(option_id=ACCEPT, name="Accept: commit this step", kind="allow_once"),
+    PermissionOption(
+        option_id=ALWAYS,
+        name="Accept, and commit steps whose tests pass unasked from now on (auto)",
+        kind="allow_always",
+    ),  # fmt: skip
     PermissionOption(option_id=REJECT, name="Reject: propose it again", kind="reject_once"),
-    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_once"),
+    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_always"),
 ]
 # A proposal with no change (the model sent no edit): nothing to accept.
 NOTHING_OPTIONS = [
     PermissionOption(option_id=REJECT, name="Ask the model again", kind="reject_once"),
-    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_once"),
+    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_always"),
 ]
+AUTO_FROM_NOW = (
+    "Mode: auto from now on in this session: a step whose tests pass is committed unasked; "
+    "one that fails, or that no test verified, is still asked about (`/mode ask` goes back)."
+)
 # Rejections of one step after which it is skipped: a permission answer carries no reason, so the
 # model has little to go on, and a client that rejects everything must still see the turn end.
 MAX_REJECTIONS = 3
@@ -49,7 +62,7 @@ STILL_WRONG = (
 )
 
 
-class AcpSession:
+class AcpSession(slash.SlashCommands):
     def __init__(
         self,
         session_id: str,
@@ -72,6 +85,7 @@ class AcpSession:
         self.engine: Session | None = None
         self.translator = Translator(prepared.root if prepared else None)  # type: ignore[arg-type]
         self.translator.shadow = self._shadow_path
+        self.translator.window = self._window
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self._outbox: asyncio.Queue[Update] = asyncio.Queue()
         self._loop, self._thread = asyncio.get_running_loop(), threading.get_ident()
@@ -80,6 +94,7 @@ class AcpSession:
         self._turn: asyncio.Future[str] | None = None
         self._answer: asyncio.Future[str] | None = None  # "what is still wrong?" awaits a prompt
         self._rejections: dict[int, int] = {}
+        self._skip = False  # /skip: the next review skips its step unasked
 
     # ----- updates, in order
 
@@ -97,6 +112,14 @@ class AcpSession:
         else:  # an event from a worker thread: the queue belongs to the loop
             for update in updates:
                 self._loop.call_soon_threadsafe(self._outbox.put_nowait, update)
+
+    def offer_commands(self) -> None:
+        """The slash commands, for the editor's prompt box (queued: sent in order)."""
+        self._outbox.put_nowait(slash.available())
+
+    def _window(self) -> int | None:
+        engine = self.engine
+        return getattr(engine.rt.model, "context_window", None) if engine is not None else None
 
     def say(self, text: str) -> None:
         self._outbox.put_nowait(say_text(text))
@@ -130,11 +153,19 @@ class AcpSession:
     # ----- turns
 
     async def prompt(self, text: str) -> str:
-        """One turn: returns its stop reason ("end_turn" or "cancelled")."""
+        """One turn: returns its stop reason ("end_turn" or "cancelled"). A slash command
+        (acp/slash.py) is done, never sent to the model."""
+        if (command := slash.parse(text)) is not None:
+            return await self.command(*command)
         if self._turn is not None and not self._turn.done():
             # A prompt while a turn runs: chat for the model's next call (as in the TUI).
             self.inbox.put_nowait(text)
             return await asyncio.shield(self._turn)
+        return await self._start_turn(text)
+
+    async def _start_turn(self, text: str | None) -> str:
+        """A turn that answers the question asked, or (re)starts the engine's run; `text`
+        None: going on with a stopped run with no word for the model (/skip)."""
         self._turn = asyncio.get_running_loop().create_future()
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(text)  # "what is still wrong?" answered: the session goes on
@@ -146,7 +177,7 @@ class AcpSession:
         if self._turn is not None and not self._turn.done():
             self._turn.set_result(reason)
 
-    async def _run(self, text: str) -> None:
+    async def _run(self, text: str | None) -> None:
         """A whole engine session: for the request of the turn that started it, or going on
         with a stopped (or loaded) one, `text` then being the user's word to it."""
         try:
@@ -171,15 +202,19 @@ class AcpSession:
         # Ended (a cancel says its own): chat no call took is dropped, and a run the session
         # ended before it finished (the suite on the starting commit, say) is not left open.
         self._drop_undelivered()
+        self._skip = False
         for update in self.translator.cut_off("the session ended before it finished"):
             self._outbox.put_nowait(update)
         self.say(ending)
         await self.flush()
         self._end_turn("end_turn")
 
-    def _going_on(self, prepared: Prepared, text: str) -> None:
+    def _going_on(self, prepared: Prepared, text: str | None) -> None:
         """Where the prompt `text` goes: a new request, or the user's word to a resumed run."""
         resumed = prepared.resumed
+        self.translator.root = prepared.root
+        if text is None:  # no word for the model
+            return
         if resumed is None:
             prepared.options.request = text
             self.translator.new_plan()
@@ -191,7 +226,6 @@ class AcpSession:
             self.inbox.put_nowait(text)  # chat for the step proposed again
         else:
             self._answered = text  # it stopped at "what is still wrong?"
-        self.translator.root = prepared.root
 
     def _drop_undelivered(self) -> None:
         """Chat no model call took is for the steps it was typed for only: once they are done,
@@ -200,23 +234,32 @@ class AcpSession:
             text = self.inbox.get_nowait()
             self.say(f"(Not sent to the model: “{text}”; the steps it was for are done.)")
 
-    async def _next_run(self, text: str) -> Prepared:
+    async def _next_run(self, text: str | None) -> Prepared:
         stopped, self._stopped = self._stopped, None
         if stopped is not None:
             try:
-                return await self._prepare(text, stopped)
+                return await self._prepare(text or "", stopped)
             except UserError as err:  # nothing to go on with (stopped before its plan, say)
+                if text is None:
+                    raise
                 log.info("not resuming %s: %s", stopped, err)
+        if text is None:
+            raise UserError("No stopped step to go on with.")
         return await self._prepare(text, None)
 
     def _started(self, session: Session) -> None:
         self.engine = session
         session.approval = self.approval
 
-    def set_mode(self, approval: str) -> None:
+    def set_mode(self, approval: str, said: str = "") -> None:
+        """The approval mode from the next proposal on. `said`: switched by the agent (an
+        "always" answer, /mode), so the editor's mode picker is told, and the thread."""
         self.approval = approval
         if self.engine is not None:
-            self.engine.approval = approval  # from the next proposal on
+            self.engine.approval = approval
+        if said:
+            self._outbox.put_nowait(update_current_mode(approval))
+            self.say(said)
 
     async def cancel(self) -> None:
         """Stop the turn at once: the engine's task is cancelled (its shadow removed, its
@@ -252,6 +295,9 @@ class AcpSession:
     # ----- the Reviewer protocol, as permission requests
 
     async def review(self, proposal: Proposal) -> Decision:
+        if self._skip:  # /skip said for the step in hand
+            self._skip = False
+            return Decision("skip", "skipped in the editor (/skip)")
         if self._held is not None:  # a proposal shown again: the prompt goes with the next call
             self.inbox.put_nowait(self._held)
             self._held = None
@@ -261,10 +307,11 @@ class AcpSession:
         if call is None:  # not shown (cannot happen), asked all the same
             call = f"step-{step}-review"
         title = f"Commit step {step}: {proposal.step.title}? Tests: {proposal.summary()}"
+        asked = self.translator.asked_about(step, title)
         try:
             answer = await self.client.request_permission(
                 session_id=self.id,
-                tool_call=ToolCallUpdate(tool_call_id=call, title=title),
+                tool_call=asked or ToolCallUpdate(tool_call_id=call, title=title),
                 options=OPTIONS if proposal.diff.strip() else NOTHING_OPTIONS,
             )
         except ConnectionError:  # the editor went away: stop, nothing committed
@@ -279,6 +326,9 @@ class AcpSession:
             await asyncio.Event().wait()  # cancelled by it: the step stops here
         chosen = outcome.option_id  # type: ignore[union-attr]
         if chosen == ACCEPT:
+            return Decision.accept()
+        if chosen == ALWAYS:
+            self.set_mode("auto", said=AUTO_FROM_NOW)
             return Decision.accept()
         if chosen == SKIP:
             return Decision("skip", "skipped in the editor")
