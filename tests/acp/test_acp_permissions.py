@@ -108,3 +108,26 @@ async def test_slash_commands_act_and_never_reach_the_model_and_the_session_is_l
         "auto"
     ]
     assert [(s.session_id, s.title) for s in listed.sessions] == [(session, "add sub")]
+
+
+async def test_skip_after_a_cancel_at_a_review_skips_that_step_unasked(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    from tests.acp.test_acp_load import CancelAt
+
+    repo = make_repo()
+    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    cancel = CancelAt(1)
+    client = RecordingClient(policy=cancel)
+    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
+        cancel.agent, cancel.session = agent, session
+        assert await agent.prompt(session, "add sub") == "cancelled"
+        assert await agent.prompt(session, "/skip") == "end_turn"
+        assert "What is still wrong?" in client.text()
+
+    assert commits(repo) == ["initial"]
+    assert len(client.permissions) == 1  # the step shown again was skipped unasked
+    assert client.plans()[-1] == [
+        ("1. Add sub (skipped: skipped in the editor (/skip))", "completed")
+    ]
+    assert len(scripted_server.chat_requests) == 2  # no model call for the command
