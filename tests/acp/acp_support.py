@@ -24,6 +24,7 @@ from acp.schema import (
     Error,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
@@ -48,6 +49,7 @@ RESPONSES: dict[str, type[BaseModel]] = {
     "session/load": LoadSessionResponse,
     "session/prompt": PromptResponse,
     "session/set_mode": SetSessionModeResponse,
+    "session/list": ListSessionsResponse,
 }
 REQUESTS: dict[str, type[BaseModel]] = {
     "session/update": SessionNotification,
@@ -99,6 +101,7 @@ class RecordingClient:
     policy: Policy = lambda call, options: "accept"
     updates: list[Any] = field(default_factory=list)
     permissions: list[ToolCallUpdate] = field(default_factory=list)
+    offered: list[list[PermissionOption]] = field(default_factory=list)  # each request's options
     on_permission: Callable[[ToolCallUpdate], Any] | None = None
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
@@ -109,6 +112,7 @@ class RecordingClient:
         **kwargs: Any,
     ) -> RequestPermissionResponse:  # fmt: skip
         self.permissions.append(tool_call)
+        self.offered.append(options)
         if self.on_permission is not None:
             self.on_permission(tool_call)
         chosen = self.policy(tool_call, options)

@@ -105,4 +105,8 @@ async def test_an_accept_your_hook_refuses_is_asked_again_and_commits_once_fixed
     assert "still under review" in client.text()
     edits = client.tool_calls("edit")
     assert client.progress(edits[0].tool_call_id)[-1].status == "failed"  # not committed
+    # Asked again about the same diff shown anew: a tool call that the commit completes.
+    assert [p.tool_call_id for p in client.permissions] == [e.tool_call_id for e in edits]
+    assert edits[1].content == edits[0].content
+    assert client.progress(edits[1].tool_call_id)[-1].status == "completed"
     assert len(scripted_server.chat_requests) == 2  # no new model call

@@ -20,11 +20,14 @@ from acp.schema import (
     EmbeddedResourceContentBlock,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    SessionCapabilities,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -119,6 +122,7 @@ class EngineerAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(
                 name="tui-engineer", title="tui-engineer", version=__version__
@@ -173,6 +177,7 @@ class EngineerAgent:
         except UserError as err:
             raise user_error(err) from None
         session = await self._open(session_id, cwd, prepared)
+        session.offer_commands()  # sent once this answer is (the client knows the id then)
         return NewSessionResponse(session_id=session_id, modes=modes(session.approval))
 
     async def _open(self, session_id: str, cwd: str, prepared: Any) -> AcpSession:
@@ -215,8 +220,23 @@ class EngineerAgent:
             raise user_error(err) from None
         history = [e for path in parts for e in events_from_record(path)]
         session = await self._open(session_id, cwd, prepared)
-        await session.tell(HistoryTranslator(prepared.root).told(history))
+        told = HistoryTranslator(prepared.root)
+        updates = told.told(history)
+        session.translator.go_on_from(told)  # the plan as it stood, tool call ids counted on
+        await session.tell(updates)
+        session.offer_commands()
         return LoadSessionResponse(modes=modes(session.approval))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The sessions recorded in `cwd`'s repository (acp/listing.py), for session/load."""
+        if cwd is None:  # the records live in each repository: nothing to list without one
+            return ListSessionsResponse(sessions=[])
+        await self._engine()
+        from tui_engineer.acp.listing import recorded_sessions
+
+        return ListSessionsResponse(sessions=await asyncio.to_thread(recorded_sessions, cwd))
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)

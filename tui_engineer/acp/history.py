@@ -11,6 +11,8 @@ from tui_engineer.acp.updates import (
     SHOWN_REPLIES,
     Translator,
     Update,
+    hunk_locations,
+    nothing_proposed,
     proposal_text,
     say_text,
     titled,
@@ -34,6 +36,7 @@ class HistoryTranslator(Translator):
         if event.request == self._request:  # a resumed run starts with the same request
             return []
         self._request = event.request
+        self.new_plan()
         return [titled(event.request), user_said(event.request)]
 
     def _on_session_resumed(self, event: ev.SessionResumed) -> list[Update]:
@@ -67,6 +70,8 @@ class HistoryTranslator(Translator):
     def _on_proposal_ready(self, event: ev.ProposalReady) -> list[Update]:
         call = self._new_id("step")
         self._proposals[event.step] = call
+        if not event.diff.strip():
+            return [nothing_proposed(call, event)]
         diff = tool_content(text_block(f"```diff\n{readable(event.diff)}\n```"))
         summary = tool_content(text_block(proposal_text(event)))
         title = f"Step {event.step}: {event.title} ({event.summary})"
@@ -77,6 +82,7 @@ class HistoryTranslator(Translator):
                 kind="edit",
                 status="pending",
                 content=[diff, summary],
+                locations=hunk_locations(self.root, event),
                 raw_input={"step": event.step, "diff": event.diff},
             )  # fmt: skip
         ]

@@ -15,9 +15,11 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from acp.helpers import update_current_mode
 from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
+from tui_engineer.acp import slash
 from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision, Proposal, Verdict
@@ -28,12 +30,28 @@ from tui_engineer.session.run import run_prepared
 
 log = logging.getLogger("tui_engineer.acp")
 
-ACCEPT, REJECT, SKIP = "accept", "reject", "skip"
+ACCEPT, ALWAYS, REJECT, SKIP = "accept", "always", "reject", "skip"
+# One option of each of the protocol's kinds, so a client that answers by kind (or shows the
+# kind) tells them apart: Reject proposes the step again, Skip leaves it for good.
 OPTIONS = [
     PermissionOption(option_id=ACCEPT, name="Accept: commit this step", kind="allow_once"),
+    PermissionOption(
+        option_id=ALWAYS,
+        name="Accept, and commit steps whose tests pass unasked from now on (auto)",
+        kind="allow_always",
+    ),  # fmt: skip
     PermissionOption(option_id=REJECT, name="Reject: propose it again", kind="reject_once"),
-    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_once"),
+    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_always"),
 ]
+# A proposal with no change (the model sent no edit): nothing to accept.
+NOTHING_OPTIONS = [
+    PermissionOption(option_id=REJECT, name="Ask the model again", kind="reject_once"),
+    PermissionOption(option_id=SKIP, name="Skip this step", kind="reject_always"),
+]
+AUTO_FROM_NOW = (
+    "Mode: auto from now on in this session: a step whose tests pass is committed unasked; "
+    "one that fails, or that no test verified, is still asked about (`/mode ask` goes back)."
+)
 # Rejections of one step after which it is skipped: a permission answer carries no reason, so the
 # model has little to go on, and a client that rejects everything must still see the turn end.
 MAX_REJECTIONS = 3
@@ -44,7 +62,7 @@ STILL_WRONG = (
 )
 
 
-class AcpSession:
+class AcpSession(slash.SlashCommands):
     def __init__(
         self,
         session_id: str,
@@ -67,6 +85,7 @@ class AcpSession:
         self.engine: Session | None = None
         self.translator = Translator(prepared.root if prepared else None)  # type: ignore[arg-type]
         self.translator.shadow = self._shadow_path
+        self.translator.window = self._window
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self._outbox: asyncio.Queue[Update] = asyncio.Queue()
         self._loop, self._thread = asyncio.get_running_loop(), threading.get_ident()
@@ -75,6 +94,7 @@ class AcpSession:
         self._turn: asyncio.Future[str] | None = None
         self._answer: asyncio.Future[str] | None = None  # "what is still wrong?" awaits a prompt
         self._rejections: dict[int, int] = {}
+        self._skip = False  # /skip: the next review skips its step unasked
 
     # ----- updates, in order
 
@@ -92,6 +112,14 @@ class AcpSession:
         else:  # an event from a worker thread: the queue belongs to the loop
             for update in updates:
                 self._loop.call_soon_threadsafe(self._outbox.put_nowait, update)
+
+    def offer_commands(self) -> None:
+        """The slash commands, for the editor's prompt box (queued: sent in order)."""
+        self._outbox.put_nowait(slash.available())
+
+    def _window(self) -> int | None:
+        engine = self.engine
+        return getattr(engine.rt.model, "context_window", None) if engine is not None else None
 
     def say(self, text: str) -> None:
         self._outbox.put_nowait(say_text(text))
@@ -125,11 +153,19 @@ class AcpSession:
     # ----- turns
 
     async def prompt(self, text: str) -> str:
-        """One turn: returns its stop reason ("end_turn" or "cancelled")."""
+        """One turn: returns its stop reason ("end_turn" or "cancelled"). A slash command
+        (acp/slash.py) is done, never sent to the model."""
+        if (command := slash.parse(text)) is not None:
+            return await self.command(*command)
         if self._turn is not None and not self._turn.done():
             # A prompt while a turn runs: chat for the model's next call (as in the TUI).
             self.inbox.put_nowait(text)
             return await asyncio.shield(self._turn)
+        return await self._start_turn(text)
+
+    async def _start_turn(self, text: str | None) -> str:
+        """A turn that answers the question asked, or (re)starts the engine's run; `text`
+        None: going on with a stopped run with no word for the model (/skip)."""
         self._turn = asyncio.get_running_loop().create_future()
         if self._answer is not None and not self._answer.done():
             self._answer.set_result(text)  # "what is still wrong?" answered: the session goes on
@@ -141,59 +177,89 @@ class AcpSession:
         if self._turn is not None and not self._turn.done():
             self._turn.set_result(reason)
 
-    async def _run(self, text: str) -> None:
+    async def _run(self, text: str | None) -> None:
         """A whole engine session: for the request of the turn that started it, or going on
         with a stopped (or loaded) one, `text` then being the user's word to it."""
         try:
             prepared, self._prepared = self._prepared, None
             if prepared is None:
                 prepared = await self._next_run(text)
-            resumed = prepared.resumed
-            if resumed is None:
-                prepared.options.request = text
-            elif resumed.under_review is not None:
-                # Its proposal comes back for review (tests rerun, no model call); the prompt
-                # goes with the next model call after that, a re-proposal if it is rejected.
-                self._held = text
-            elif resumed.pending is not None:
-                self.inbox.put_nowait(text)  # chat for the step proposed again
-            else:
-                self._answered = text  # it stopped at "what is still wrong?"
-            self.translator.root = prepared.root
+            self._going_on(prepared, text)
             result = await run_prepared(
                 prepared, self, self.emit, self.inbox, on_session=self._started
             )
-            self.say(_finished(result))
+            ending = _finished(result)
         except UserError as err:
-            self.say(str(err))
+            ending = str(err)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - a bug of ours: say_text, never a traceback
             from tui_engineer.crash import internal_error_message
 
-            self.say(internal_error_message(err))
+            ending = internal_error_message(err)
         finally:
             self.engine = None
+        # Ended (a cancel says its own): chat no call took is dropped, and a run the session
+        # ended before it finished (the suite on the starting commit, say) is not left open.
+        self._drop_undelivered()
+        self._skip = False
+        for update in self.translator.cut_off("the session ended before it finished"):
+            self._outbox.put_nowait(update)
+        self.say(ending)
         await self.flush()
         self._end_turn("end_turn")
 
-    async def _next_run(self, text: str) -> Prepared:
+    def _going_on(self, prepared: Prepared, text: str | None) -> None:
+        """Where the prompt `text` goes: a new request, or the user's word to a resumed run."""
+        resumed = prepared.resumed
+        self.translator.root = prepared.root
+        if text is None:  # no word for the model
+            return
+        if resumed is None:
+            prepared.options.request = text
+            self.translator.new_plan()
+        elif resumed.under_review is not None:
+            # Its proposal comes back for review (tests rerun, no model call); the prompt
+            # goes with the next model call after that, a re-proposal if it is rejected.
+            self._held = text
+        elif resumed.pending is not None:
+            self.inbox.put_nowait(text)  # chat for the step proposed again
+        else:
+            self._answered = text  # it stopped at "what is still wrong?"
+
+    def _drop_undelivered(self) -> None:
+        """Chat no model call took is for the steps it was typed for only: once they are done,
+        it never goes with a later request's calls (said, so nothing is lost unseen)."""
+        while not self.inbox.empty():
+            text = self.inbox.get_nowait()
+            self.say(f"(Not sent to the model: “{text}”; the steps it was for are done.)")
+
+    async def _next_run(self, text: str | None) -> Prepared:
         stopped, self._stopped = self._stopped, None
         if stopped is not None:
             try:
-                return await self._prepare(text, stopped)
+                return await self._prepare(text or "", stopped)
             except UserError as err:  # nothing to go on with (stopped before its plan, say)
+                if text is None:
+                    raise
                 log.info("not resuming %s: %s", stopped, err)
+        if text is None:
+            raise UserError("No stopped step to go on with.")
         return await self._prepare(text, None)
 
     def _started(self, session: Session) -> None:
         self.engine = session
         session.approval = self.approval
 
-    def set_mode(self, approval: str) -> None:
+    def set_mode(self, approval: str, said: str = "") -> None:
+        """The approval mode from the next proposal on. `said`: switched by the agent (an
+        "always" answer, /mode), so the editor's mode picker is told, and the thread."""
         self.approval = approval
         if self.engine is not None:
-            self.engine.approval = approval  # from the next proposal on
+            self.engine.approval = approval
+        if said:
+            self._outbox.put_nowait(update_current_mode(approval))
+            self.say(said)
 
     async def cancel(self) -> None:
         """Stop the turn at once: the engine's task is cancelled (its shadow removed, its
@@ -229,6 +295,9 @@ class AcpSession:
     # ----- the Reviewer protocol, as permission requests
 
     async def review(self, proposal: Proposal) -> Decision:
+        if self._skip:  # /skip said for the step in hand
+            self._skip = False
+            return Decision("skip", "skipped in the editor (/skip)")
         if self._held is not None:  # a proposal shown again: the prompt goes with the next call
             self.inbox.put_nowait(self._held)
             self._held = None
@@ -238,11 +307,12 @@ class AcpSession:
         if call is None:  # not shown (cannot happen), asked all the same
             call = f"step-{step}-review"
         title = f"Commit step {step}: {proposal.step.title}? Tests: {proposal.summary()}"
+        asked = self.translator.asked_about(step, title)
         try:
             answer = await self.client.request_permission(
                 session_id=self.id,
-                tool_call=ToolCallUpdate(tool_call_id=call, title=title),
-                options=OPTIONS,
+                tool_call=asked or ToolCallUpdate(tool_call_id=call, title=title),
+                options=OPTIONS if proposal.diff.strip() else NOTHING_OPTIONS,
             )
         except ConnectionError:  # the editor went away: stop, nothing committed
             return Decision("stop", "the editor went away")
@@ -257,6 +327,9 @@ class AcpSession:
         chosen = outcome.option_id  # type: ignore[union-attr]
         if chosen == ACCEPT:
             return Decision.accept()
+        if chosen == ALWAYS:
+            self.set_mode("auto", said=AUTO_FROM_NOW)
+            return Decision.accept()
         if chosen == SKIP:
             return Decision("skip", "skipped in the editor")
         self._rejections[step] = self._rejections.get(step, 0) + 1
@@ -269,6 +342,7 @@ class AcpSession:
         if self._answered is not None:  # given by the prompt that went on with the session
             answer, self._answered = self._answered, None
             return answer
+        self._drop_undelivered()
         self.say(STILL_WRONG)
         await self.flush()
         self._answer = asyncio.get_running_loop().create_future()

@@ -22,10 +22,19 @@ from acp import (
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import PlanEntryStatus, SessionInfoUpdate, ToolCallLocation
+from acp.schema import (
+    Cost,
+    PlanEntryStatus,
+    SessionInfoUpdate,
+    ToolCallLocation,
+    ToolCallStart,
+    ToolCallUpdate,
+    UsageUpdate,
+)
 
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.hunks import DiffUnreadable, parse
 from tui_engineer.names import readable
 
 Update = object  # one of the SDK's session update models
@@ -53,16 +62,28 @@ class Translator:
 
     root: Path
     shadow: Callable[[], Path | None] = lambda: None
+    window: Callable[[], int | None] = lambda: None  # the model's context window, when known
     entries: dict[int, Entry] = field(default_factory=dict)
     _prose: EditBlockFilter | None = None
     _runs: dict[tuple[int | None, str], str] = field(default_factory=dict)
     _proposals: dict[int, str] = field(default_factory=dict)  # step -> its edit tool call
+    _shown: dict[int, ToolCallStart] = field(default_factory=dict)  # step -> that tool call
     _count: int = 0
     _said: str = ""  # the end of the reply's prose sent so far
 
     def updates(self, event: ev.Event) -> list[Update]:
         handler = getattr(self, f"_on_{event.type}", None)
         return handler(event) if handler is not None else []
+
+    def go_on_from(self, told: Translator) -> None:
+        """Go on where a told history (session/load) ended: its plan entries as they stood, so
+        the plan never goes back, and its count of tool calls, so no id comes twice."""
+        self.entries = {i: Entry(e.title, e.status, e.note) for i, e in told.entries.items()}
+        self._count = max(self._count, told._count)
+
+    def new_plan(self) -> None:
+        """A new request (a run of its own): its plan replaces the last request's."""
+        self.entries = {}
 
     def _on_session_started(self, event: ev.SessionStarted) -> list[Update]:
         return [titled(event.request)]
@@ -99,7 +120,8 @@ class Translator:
 
     def _on_step_skipped(self, event: ev.StepSkipped) -> list[Update]:
         note = f"skipped: {event.reason}" if event.reason != "stop" else "stopped"
-        return self._step(event.step, "completed", readable(note))
+        closed = self._close_proposal(event.step, "failed", readable(note))
+        return [*closed, *self._step(event.step, "completed", readable(note))]
 
     def _on_step_undone(self, event: ev.StepUndone) -> list[Update]:
         steps = self._step(event.step, "pending", "undone") if event.step is not None else []
@@ -132,6 +154,22 @@ class Translator:
             return []  # no blank lines before a reply's first words
         self._said = (self._said + text)[-2:]
         return [update_agent_message_text(text)]
+
+    def _on_usage(self, event: ev.UsageUpdated) -> list[Update]:
+        """Tokens and cost against the budget: `used` is the tokens spent, `size` the token
+        budget (--max-tokens), or without one the model's context window."""
+        size = event.max_tokens or self.window()
+        if not size:
+            return []
+        used = event.prompt_tokens + event.completion_tokens
+        cost = Cost(amount=event.usd, currency="USD") if event.usd is not None else None
+        budget = {"maxTokens": event.max_tokens, "maxUsd": event.max_usd,
+                  "estimated": event.estimated}  # fmt: skip
+        return [UsageUpdate(session_update="usage_update", used=used, size=size, cost=cost,
+                            field_meta={"tui-engineer": budget})]  # fmt: skip
+
+    def _on_budget_warning(self, event: ev.BudgetWarning) -> list[Update]:
+        return [say_text(readable(event.message))]
 
     def _on_feedback_delivered(self, event: ev.FeedbackDelivered) -> list[Update]:
         return [say_text(f"(Your message went to the model with its {event.purpose} call.)")]
@@ -194,23 +232,43 @@ class Translator:
     def _on_proposal_ready(self, event: ev.ProposalReady) -> list[Update]:
         call = self._new_id("step")
         self._proposals[event.step] = call
+        if not event.diff.strip():
+            return [self._keep(event.step, nothing_proposed(call, event))]
         diffs = [self._file_diff(status, path) for status, path in event.changes]
         summary = tool_content(text_block(proposal_text(event)))
         title = f"Step {event.step}: {event.title} ({event.summary})"
         return [
-            start_tool_call(
-                call,
-                readable(title),
-                kind="edit",
-                status="pending",
-                content=[*diffs, summary],
-                locations=[ToolCallLocation(path=str(self.root / p)) for _, p in event.changes],
-                raw_input={"step": event.step, "diff": event.diff},
+            self._keep(
+                event.step,
+                start_tool_call(
+                    call,
+                    readable(title),
+                    kind="edit",
+                    status="pending",
+                    content=[*diffs, summary],
+                    locations=hunk_locations(self.root, event),
+                    raw_input={"step": event.step, "diff": event.diff},
+                ),
             )
         ]
 
+    def _keep(self, step: int, shown: ToolCallStart) -> ToolCallStart:
+        self._shown[step] = shown
+        return shown
+
     def proposal_call(self, step: int) -> str | None:
         return self._proposals.get(step)
+
+    def asked_about(self, step: int, question: str) -> ToolCallUpdate | None:
+        """Step `step`'s proposal as a permission request carries it: its kind, diffs, test
+        result and locations, so a client that shows the request alone shows what is asked."""
+        shown = self._shown.get(step)
+        if shown is None or self._proposals.get(step) != shown.tool_call_id:
+            return None
+        return ToolCallUpdate(
+            tool_call_id=shown.tool_call_id, title=question, kind=shown.kind, status="pending",
+            content=shown.content, locations=shown.locations, raw_input=shown.raw_input,
+        )  # fmt: skip
 
     def _file_diff(self, status: str, path: str) -> object:
         shadow = self.shadow()
@@ -237,13 +295,26 @@ class Translator:
         calls = [*self._runs.values(), *self._proposals.values()]
         self._runs.clear()
         self._proposals.clear()
+        self._shown.clear()
         return [update_tool_call(c, status="failed", raw_output={"result": why}) for c in calls]
 
     def _close_proposal(self, step: int, status: str, said: str) -> list[Update]:
         call = self._proposals.pop(step, None)
+        self._shown.pop(step, None)
         if call is None:
             return []
         return [update_tool_call(call, status=status, content=None, raw_output={"result": said})]
+
+
+def nothing_proposed(call: str, event: ev.ProposalReady) -> Update:
+    """A proposal with no change (the model sent no edit): nothing to accept, so not an edit;
+    the review offers to ask again or to skip the step."""
+    title = f"Step {event.step}: {event.title} (no change to commit)"
+    text = f"The model proposed no change for this step.\n{proposal_text(event)}"
+    return start_tool_call(
+        call, readable(title), kind="other", status="pending",
+        content=[tool_content(text_block(readable(text)))], raw_input={"step": event.step},
+    )  # fmt: skip
 
 
 def titled(request: str) -> Update:
@@ -301,6 +372,37 @@ def proposal_text(event: ev.ProposalReady) -> str:
     lines += [f"Sandbox action: {action}" for action in event.actions]
     lines += [f"Note: {note}" for note in event.notes]
     return "\n".join(lines)
+
+
+def hunk_locations(root: Path, event: ev.ProposalReady) -> list[ToolCallLocation]:
+    """Where a proposal changes each file: the first changed line (1-based, in the new text)
+    of each hunk, so an editor's "jump to change" lands on it; a file without hunks (binary,
+    deleted, renamed only) by its path alone."""
+    try:
+        files = parse(event.diff)
+    except DiffUnreadable:
+        return [ToolCallLocation(path=str(root / p)) for _, p in event.changes]
+    found = []
+    for file in files:
+        path = str(root / file.path)
+        lines = [] if file.is_removed_file else [_first_changed(hunk) for hunk in file]
+        found += [ToolCallLocation(path=path, line=n) for n in lines] or [
+            ToolCallLocation(path=path)
+        ]
+    return found
+
+
+def _first_changed(hunk: object) -> int:
+    """The new text's line where `hunk` first changes something (a removal: the line that now
+    stands where the removed one was)."""
+    line = hunk.target_start  # type: ignore[attr-defined]
+    for row in hunk:  # type: ignore[attr-defined]
+        if row.is_added:
+            return row.target_line_no
+        if row.is_removed:
+            return max(line, 1)
+        line += 1
+    return max(hunk.target_start, 1)  # type: ignore[attr-defined]
 
 
 def _read(path: Path) -> str | None:
