@@ -69,6 +69,23 @@ def test_a_test_first_proposal_shows_both_runs_and_its_files_old_and_new(tmp_pat
     assert "after the change (full): 2 passed" in summary.content.text
 
 
+def test_a_proposal_says_which_old_failures_it_fixed_and_which_it_still_fails(tmp_path) -> None:
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    shown = Translator(tmp_path, shadow=lambda: shadow)
+    (call,) = shown.updates(
+        ev.ProposalReady(
+            step=1, title="Fix add", diff="…", tests_ok=True, summary="2 passed", attempts=1,
+            fixed=("tests/test_calc.py::test_add",),
+            still_failing=("tests/test_calc.py::test_div",),
+            old_failures=("tests/test_calc.py::test_div", "tests/test_io.py::test_net"),
+        )
+    )  # fmt: skip
+    text = call.content[-1].content.text
+    assert "Now passes (failed before the session): tests/test_calc.py::test_add" in text
+    assert "Still failing (before the session too; this step reaches it): " in text
+
+
 def test_plan_entries_follow_the_steps(tmp_path) -> None:
     shown = Translator(tmp_path)
     shown.updates(ev.PlanReady(steps=(step(1, "Add sub"), step(2, "Add mul"))))

@@ -367,6 +367,13 @@ def proposal_text(event: ev.ProposalReady) -> str:
     runs), old failures, sandbox actions and notes."""
     lines = [f"Tests: {event.summary}"]
     lines += [f"- {run}" for run in event.test_runs]
+    if event.fixed:
+        lines.append("Now passes (failed before the session): " + ", ".join(event.fixed))
+    if event.still_failing:
+        lines.append(
+            "Still failing (before the session too; this step reaches it): "
+            + ", ".join(event.still_failing)
+        )
     if event.old_failures:
         lines.append("Failing before the session too: " + ", ".join(event.old_failures))
     lines += [f"Sandbox action: {action}" for action in event.actions]
