@@ -208,3 +208,22 @@ async def test_more_itertools_runs_the_unittest_its_tox_ini_declares_in_a_venv_w
     assert proposal.tests_ok and proposal.old_failures == (TAKE_TEST,)
     assert f"1 failing before this session: {TAKE_TEST}" in out
     assert len(scripted_server.chat_requests) == 1
+
+
+async def test_the_changed_modules_unittest_tests_run_first(
+    make_repo, monkeypatch: pytest.MonkeyPatch, scripted_server: ScriptedServer
+) -> None:
+    other = (
+        "import unittest\n\n\nclass Other(unittest.TestCase):\n"
+        "    def test_it(self):\n        pass\n"
+    )
+    repo = unittest_project(make_repo, monkeypatch, {**FILES, "tests/test_other.py": other})
+    scripted_server.script(Reply(text=FIX_ADD))
+    result, seen, out = await _session(
+        repo, scripted_server, "fix add", full_tests_always=False, affected_after_seconds=0
+    )
+    assert result.exit_code == 0, out
+    assert [e.scope for e in seen.of(ev.TestsStarted)] == ["affected", "full"]
+    finished = [(e.passed, e.failed) for e in seen.of(ev.TestsFinished)]
+    # tests.test_calc's three (test_mul failed before the session), then all four.
+    assert finished == [(2, 1), (3, 1)]

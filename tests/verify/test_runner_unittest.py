@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.verify.runners import report_command, runner_name, unittest
 
@@ -148,3 +150,22 @@ async def test_a_sandbox_run_reads_it_test_by_test(tmp_path: Path) -> None:
     assert report.structured and not report.ok
     assert report.summary().startswith("2 passed, 2 failed, 1 error, 1 skipped")
     assert f"{ID}test_ok" in report.passing
+
+
+@pytest.mark.parametrize(
+    ("command", "files", "narrowed"),
+    [
+        ("python -m unittest", ["tests/test_calc.py"], "python -m unittest tests.test_calc"),
+        (".venv/bin/python -m unittest -v", ["tests/test_a.py", "tests/b/test_c.py"],
+         ".venv/bin/python -m unittest -v tests.b.test_c tests.test_a"),
+        ("python -m unittest discover -s tests", ["tests/test_calc.py"],
+         "python -m unittest discover -s tests -p test_calc.py"),
+        ("python -m unittest discover -s tests", ["tests/test_a.py", "tests/test_b.py"], None),
+        ("python -m unittest tests.test_calc", ["tests/test_calc.py"], None),  # the user's
+        ("python -m unittest", [], None),
+    ],
+)  # fmt: skip
+def test_a_unittest_command_narrowed_to_test_files(
+    command: str, files: list[str], narrowed: str | None
+) -> None:
+    assert unittest.narrowed(command, files) == narrowed

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.verify.runners import unittest
 from tui_engineer.verify.runners.command import words
 
 _NPM_RUNNERS = ("npm", "yarn", "pnpm")
@@ -27,8 +28,11 @@ def _test_script(root: Path) -> str:
 
 
 def runner_kind(command: str, root: Path) -> str | None:
-    """'cargo', 'jest', 'go' or 'node' for a command this module can narrow, else None."""
+    """'cargo', 'jest', 'go', 'node' or 'unittest' for a command that can be narrowed, else
+    None (unittest by the test files related to a change: verify/selection.py)."""
     tokens = _tokens(command)
+    if unittest.claims(command):
+        return "unittest"
     if tokens[:2] == ["cargo", "test"]:
         return "cargo"
     if _node_test(tokens) or (_npm_test(tokens) and _node_test(_test_script(root).split())):

@@ -37,6 +37,7 @@ from tui_engineer.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.verify.narrowing import narrowed_command, runner_kind
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport, is_pytest_command
+from tui_engineer.verify.runners import unittest
 
 # `-p pytest-testmon` names the entry point: it loads with plugin autoloading off, and is not
 # registered twice when autoloading is on. testmon needs pytest's cache plugin, so the cache is
@@ -213,6 +214,10 @@ class TestSelection:
         """The run that goes first, or a full run saying why there is none."""
         changed = set(changed)
         self.touched |= changed
+        if self.runner == "unittest":
+            tests = related_tests(workdir, changed, list(tree_fingerprint(workdir)))
+            command = unittest.narrowed(self.test_command, tests)
+            return TestRun(command, "affected") if command else self.full_run()
         if self.runner is not None:
             files = list(tree_fingerprint(workdir)) if self.runner == "node" else []
             command = narrowed_command(self.runner, self.test_command, changed, files)

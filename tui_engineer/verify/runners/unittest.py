@@ -11,7 +11,7 @@ moves between the two runners; unittest's dotted name otherwise."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
 from tui_engineer.verify.runners.command import python_module, words
@@ -40,6 +40,36 @@ def report_command(command: str) -> str:
     if python_module(tokens) != "unittest" or _VERBOSE & set(tokens):
         return command
     return f"{command} -v"
+
+
+def narrowed(command: str, test_files: list[str]) -> str | None:
+    """`command` running only `test_files` (paths from the root), or None (run it whole): by
+    module (`python -m unittest -v tests.test_calc`) when it discovers from the root, by
+    pattern (`discover -s tests -p test_calc.py`) for one file of a discovered folder."""
+    tokens = words(command)
+    if python_module(tokens) != "unittest" or not test_files:
+        return None
+    args = tokens[tokens.index("unittest") + 1 :]
+    positional = [a for a in args if not a.startswith("-")]
+    if not positional:
+        modules = [f.removesuffix(".py").replace("/", ".") for f in sorted(test_files)]
+        return f"{command} {' '.join(modules)}"
+    if positional[0] != "discover" or "-p" in args or "--pattern" in args:
+        return None  # the user's own selection: leave it
+    start = _option(args, "-s", "--start-directory")
+    if len(test_files) != 1 or start is None or "-t" in args or "--top-level-directory" in args:
+        return None
+    file = PurePosixPath(test_files[0])
+    if str(file.parent) != start.strip("/").removeprefix("./"):
+        return None
+    return f"{command} -p {file.name}"
+
+
+def _option(args: list[str], short: str, long: str) -> str | None:
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag in (short, long):
+            return value
+    return None
 
 
 def read(output: str, root: Path | None) -> RunnerResult | None:
