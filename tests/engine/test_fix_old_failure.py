@@ -3,7 +3,8 @@ is told what fails, the step is judged by the failure it is meant to fix, and a 
 that fixes nothing goes to the fix loop instead of being committed as "tests passed".
 
 Models whose first answer is wrong, over real HTTP; each repository's tests with its own runner
-(pytest in the repo's own venv, cargo, node's test runner) in the local sandbox."""
+(pytest in the repo's own venv, unittest in a venv with no pytest, cargo, node's test runner, go)
+in the local sandbox."""
 
 from __future__ import annotations
 
@@ -216,3 +217,47 @@ async def test_node_a_wrong_first_fix_goes_to_the_fix_loop(
     assert len(scripted_server.chat_requests) == 3
     assert not seen.of(ev.TestsFinished)[0].ok
     assert "a + b" in git(repo, "show", "HEAD:calc.js")
+
+
+async def test_unittest_a_wrong_first_fix_goes_to_the_fix_loop(
+    make_repo, monkeypatch: pytest.MonkeyPatch, scripted_server: ScriptedServer
+) -> None:
+    from tests.engine.test_unittest_sessions import ADD as UT_ADD
+    from tests.engine.test_unittest_sessions import TESTS, unittest_project
+
+    repo = unittest_project(make_repo, monkeypatch)  # its own venv, no pytest in it
+    path = "calc/__init__.py"
+    wrong = edit(path, f"{UT_ADD}    return a - b\n", f"{UT_ADD}    return a * b\n")
+    right = edit(path, f"{UT_ADD}    return a * b\n", f"{UT_ADD}    return a + b\n")
+    scripted_server.script(Reply(text=wrong), Reply(text="add multiplies."), Reply(text=right))
+    result, seen = await run_headless(
+        repo, "fix add", scripted_server.base_url, plan=False, sandbox="local"
+    )
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == 3
+    assert seen.of(ev.TestsFinished)[0].failing == (f"{TESTS}test_add",)
+    (proposal,) = seen.of(ev.ProposalReady)
+    # test_sub passes, test_mul was red at the start and is not this step's.
+    assert proposal.fixed == (f"{TESTS}test_add",)
+    assert proposal.old_failures == (f"{TESTS}test_mul",)
+
+
+@pytest.mark.skipif(
+    shutil.which("go") is None, reason="go is not installed (apt-get install golang-go)"
+)
+async def test_go_a_wrong_first_fix_goes_to_the_fix_loop(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    from tests.engine.test_go_sessions import FILES as GO_FILES
+    from tests.engine.test_go_sessions import OLD
+
+    repo = make_repo(GO_FILES)
+    wrong = edit("calc.go", "\treturn a - b\n", "\treturn a * b\n")
+    right = edit("calc.go", "\treturn a * b\n", "\treturn a + b\n")
+    scripted_server.script(Reply(text=wrong), Reply(text="Add multiplies."), Reply(text=right))
+    result, seen = await run_headless(repo, "fix Add", scripted_server.base_url, plan=False)
+    assert result.exit_code == 0, result.message
+    assert len(scripted_server.chat_requests) == 3
+    assert seen.of(ev.TestsFinished)[0].failing == ("example.com/calc::TestAdd",)
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.old_failures == (OLD,)  # mul's, red before, not this step's
