@@ -85,7 +85,7 @@ def test_it_shows_the_agents_md_it_read_and_the_test_command_from_it(
     assert str(repo / "AGENTS.md") in read and "test command: python -m pytest -x tests" in read
     assert "the model is given its first" in out  # the cut is said
     tests = line(out, "tests")
-    assert "`python -m pytest -x tests`, from AGENTS.md" in tests and "1 passed" in tests
+    assert "`python -m pytest -x tests` (pytest), from AGENTS.md" in tests and "1 passed" in tests
 
 
 def test_a_unittest_project_in_a_venv_without_pytest_is_tried_with_unittest(
