@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,9 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
     for key, value in GIT_IDENTITY.items():
         monkeypatch.setenv(key, value)
+    # `python` in the sessions' test commands is the one running these tests, activated or not
+    # (`/path/to/venv/bin/python -m pytest`): a user's PATH may have no `python` at all.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     # The pytest runs our tests start in temp repos need none of this machine's plugins; loading
     # them (textual, syrupy...) costs about a second per run.
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
