@@ -111,13 +111,24 @@ from tests.docker_support import (  # noqa: E402, F401
 from tests.llama_support import llama_server  # noqa: E402, F401
 from tests.scripted_server import scripted_server  # noqa: E402, F401
 
-# The slow tier (`python -m pytest -m "not slow"` is the quick loop; CONTRIBUTING.md says how long
-# each takes): the whole-process tests under tests/e2e/, and every test that starts a real Docker
-# container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they are.
+# The slow tier (tests/tiers.py: skipped unless asked for with --slow or -m; CONTRIBUTING.md says
+# how long each takes): the whole-process tests under tests/e2e/, and every test that starts a real
+# Docker container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they
+# are. tests/tiers.py also writes what a run skipped for .ci/run's full pass.
+from tests.tiers import (  # noqa: E402, F401
+    pytest_addoption,
+    pytest_collectreport,
+    pytest_deselected,
+    pytest_runtest_logreport,
+    pytest_sessionfinish,
+    skip_slow_unless_asked,
+)
+
 SLOW_FIXTURES = {"docker_client", "llama_server"}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.parent.name == "e2e" or SLOW_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+    skip_slow_unless_asked(config, items)
