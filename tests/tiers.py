@@ -5,7 +5,7 @@ the crash harness, a fresh venv from the built wheel) run when asked for: `--slo
 expression (`-m slow`). Without, they skip and say how to run them, so the README's
 `python -m pytest -q` stays within minutes on a small machine.
 
-With TUI_ENGINEER_SKIPPED_TO=FILE a run appends to FILE the node ids of what it did not run: each
+With SKIPPED_TESTS_TO=FILE a run appends to FILE the node ids of what it did not run: each
 skipped test, each module skipped whole at collection (an extra's `importorskip`), each
 deselected test; one a line, possibly repeated (every pytest-xdist worker writes what it saw).
 .ci/run's full pass runs exactly those, once each: `python -m pytest -q --slow @FILE`.
@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-SKIPPED_TO = "TUI_ENGINEER_SKIPPED_TO"
+SKIPPED_TO = "SKIPPED_TESTS_TO"
 SLOW_REASON = "slow: starts a real process (run with --slow, or -m slow)"
 
 _not_run: list[str] = []
@@ -56,7 +56,7 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Append the ids to $TUI_ENGINEER_SKIPPED_TO in one write (O_APPEND: xdist's workers and
+    """Append the ids to $SKIPPED_TESTS_TO in one write (O_APPEND: xdist's workers and
     their controller may finish at once; the reader drops repeats)."""
     path = os.environ.get(SKIPPED_TO)
     if not path or not _not_run:
