@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,9 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
     for key, value in GIT_IDENTITY.items():
         monkeypatch.setenv(key, value)
+    # `python` in the sessions' test commands is the one running these tests, activated or not
+    # (`/path/to/venv/bin/python -m pytest`): a user's PATH may have no `python` at all.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     # The pytest runs our tests start in temp repos need none of this machine's plugins; loading
     # them (textual, syrupy...) costs about a second per run.
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
@@ -107,13 +111,24 @@ from tests.docker_support import (  # noqa: E402, F401
 from tests.llama_support import llama_server  # noqa: E402, F401
 from tests.scripted_server import scripted_server  # noqa: E402, F401
 
-# The slow tier (`python -m pytest -m "not slow"` is the quick loop; CONTRIBUTING.md says how long
-# each takes): the whole-process tests under tests/e2e/, and every test that starts a real Docker
-# container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they are.
+# The slow tier (tests/tiers.py: skipped unless asked for with --slow or -m; CONTRIBUTING.md says
+# how long each takes): the whole-process tests under tests/e2e/, and every test that starts a real
+# Docker container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they
+# are. tests/tiers.py also writes what a run skipped for .ci/run's full pass.
+from tests.tiers import (  # noqa: E402, F401
+    pytest_addoption,
+    pytest_collectreport,
+    pytest_deselected,
+    pytest_runtest_logreport,
+    pytest_sessionfinish,
+    skip_slow_unless_asked,
+)
+
 SLOW_FIXTURES = {"docker_client", "llama_server"}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.parent.name == "e2e" or SLOW_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+    skip_slow_unless_asked(config, items)

@@ -6,8 +6,10 @@ bubblewrap: the user's ignored folders (node_modules, a repo's own .venv, genera
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +35,15 @@ def shadow_of() -> Iterator:
     yield _make
     for shadow in made:
         shadow.remove()
+
+
+@pytest.fixture
+def cleanup() -> Iterator[list[Path]]:
+    """Folders outside the test's temp folder to remove afterwards."""
+    folders: list[Path] = []
+    yield folders
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def _sh(root: Path, workdir: Path, script: str, **settings: object) -> str:
@@ -136,6 +147,31 @@ async def test_an_active_venv_under_tmp_is_visible(
         root, shadow.path, 'python -c "import sys; print(sys.prefix)"; echo $VIRTUAL_ENV'
     )
     assert out.split() == [str(venv), str(venv)]
+
+
+@pytest.mark.parametrize("where", ["tmp", "home"])
+async def test_a_venv_on_path_not_activated_keeps_its_packages(
+    make_repo, shadow_of, monkeypatch, tmp_path: Path, cleanup: list[Path], where: str
+) -> None:
+    """A virtualenv's bin on PATH without VIRTUAL_ENV (`export PATH=~/envs/work/bin:$PATH`,
+    a script's throwaway venv under /tmp): only bin/ was shown, so its python ran as the base
+    interpreter without the venv's packages ("No module named pytest")."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    if where == "home":  # a home the sandbox hides, outside /tmp (which it hides anyway)
+        home = Path(tempfile.mkdtemp(prefix="tui-engineer-home-", dir="/var/tmp"))
+        cleanup.append(home)
+        monkeypatch.setenv("HOME", str(home))
+        venv = _venv(home / "envs" / "work")
+    else:
+        venv = _venv(tmp_path / "work")
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "only_in_the_venv.py").write_text("WHERE = 'venv'\n")
+    monkeypatch.setenv("PATH", f"{venv}/bin:" + os.environ["PATH"])
+    root = make_repo()
+    out = await _sh(
+        root, shadow_of(root).path, 'python -c "import only_in_the_venv as m; print(m.WHERE)"'
+    )
+    assert out.split() == ["venv"], out
 
 
 async def test_uncontained_runs_get_the_ignored_folders_linked(make_repo, shadow_of) -> None:

@@ -126,10 +126,19 @@ def private_home(env: Mapping[str, str]) -> tuple[list[Path], list[Path], Path]:
     hidden = [Path("/root"), Path("/home")] + [p for p in private if p.resolve() not in _SYSTEM]
     homes = {home, Path("/root"), _account_home()}
     shown = [h / rel for h in homes for rel in TOOLCHAIN_DIRS]
-    shown += [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/")]
+    shown += [_venv_of(Path(p)) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/")]
     shown += [Path(sys.prefix), Path(sys.base_prefix)]
     inside = [p.resolve() for p in shown if _shown_again(p.resolve(), hidden)]
     return _outermost(hidden), _outermost(inside), home if home in hidden else _SPARE_HOME
+
+
+def _venv_of(entry: Path) -> Path:
+    """A PATH entry, or the whole virtualenv when it is one's bin/: its python reads pyvenv.cfg
+    and site-packages beside bin/, and shown alone ran as the base interpreter without the
+    venv's packages ("No module named pytest")."""
+    if entry.name == "bin" and (entry.parent / "pyvenv.cfg").is_file():
+        return entry.parent
+    return entry
 
 
 def _shown_again(path: Path, hidden: Sequence[Path]) -> bool:
@@ -183,7 +192,9 @@ def jail_for(
     # The interpreter's venv, wherever it lives: in the repository, a hidden home, or /tmp
     # (private inside); and PATH entries under /tmp (a venv's bin made by a script).
     covered = [root, *hidden, Path("/tmp")]
-    paths = [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/tmp/")]
+    paths = [
+        _venv_of(Path(p)) for p in env.get("PATH", "").split(os.pathsep) if p.startswith("/tmp/")
+    ]
     for folder in [*venvs, *paths]:
         if any(_below(folder.resolve(), c) for c in covered):
             shown.append(folder.resolve())
