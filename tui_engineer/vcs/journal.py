@@ -51,12 +51,19 @@ class Journal:
 
 
 def write_journal(gitdir: Path, journal: Journal) -> None:
+    """Whole or absent, and on disk when this returns: the file is fsynced, and so is the
+    folder after the rename, which would otherwise be lost with a power cut."""
     temp = gitdir / (JOURNAL + ".tmp")
     with open(temp, "w", encoding="utf-8") as out:
         json.dump(asdict(journal), out)
         out.flush()
         os.fsync(out.fileno())
     os.replace(temp, gitdir / JOURNAL)
+    folder = os.open(gitdir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def read_journal(gitdir: Path) -> Journal | None:
