@@ -30,6 +30,7 @@ class Baseline:
     command: str
     passing: frozenset[str]
     failing: tuple[str, ...]  # ids of the tests (or modules) red before the session
+    unreadable: bool = False  # red, and no report test by test: judged by the exit code alone
 
     def line(self) -> str:
         """'2 failing before this session: tests/test_x.py::test_mul, …' ('' when none)."""
@@ -40,7 +41,10 @@ class Baseline:
         return f"{len(self.failing)} failing before this session: {shown}{more}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"command": self.command, "passing": sorted(self.passing), "failing": self.failing}
+        return {
+            "command": self.command, "passing": sorted(self.passing), "failing": self.failing,
+            "unreadable": self.unreadable,
+        }  # fmt: skip
 
     @classmethod
     def from_report(cls, report: TestReport) -> Baseline:
@@ -48,6 +52,7 @@ class Baseline:
             report.command,
             frozenset(report.passing),
             tuple(sorted({f.test_id for f in report.failures})),
+            unreadable=report.exit_code != 0 and not report.structured,
         )
 
     def judge(self, report: TestReport, about: str = "") -> TestReport:
@@ -148,7 +153,8 @@ def recorded(root: Path, command: str, tree: str) -> Baseline | None:
     """The baseline kept for this tree and command, if any."""
     try:
         data = json.loads(_cache_file(root, command, tree).read_text(encoding="utf-8"))
-        return Baseline(command, frozenset(data["passing"]), tuple(data["failing"]))
+        passing, failing = frozenset(data["passing"]), tuple(data["failing"])
+        return Baseline(command, passing, failing, bool(data.get("unreadable")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
