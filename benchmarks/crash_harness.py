@@ -7,6 +7,8 @@ process group — at one phase:
 
   plan          as soon as the plan is printed (model calls in flight)
   tests         while a test run prints slowly (a test printing a line every 50 ms)
+  announced     the moment the `decision` line of `--json` appears (read as it is written):
+                an announced accept must be on disk, committed now or by the next start
   decided       after the decision, before the commit: as soon as the accept journal is
                 written (a slow pre-commit hook keeps the commit from being made yet)
   pre-commit    during a silent, slow pre-commit hook
@@ -23,7 +25,7 @@ finishes (exit 0) and leaves a clean tree, no lock, no journal and a clean `git 
 killed after its decision and before its commit is committed by the next start (a decision is
 never lost: DESIGN.md invariant 8).
 
-Run: python benchmarks/crash_harness.py [--sessions 56] [--seed 1] [--json]
+Run: python benchmarks/crash_harness.py [--sessions 56] [--seed 1] [--json] [--phase announced]
 Prints one line per session and the counts; exits 1 if any check failed.
 """
 
@@ -50,7 +52,8 @@ from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, make_sample_repo  # n
 from tui_engineer.vcs.journal import JOURNAL  # noqa: E402
 
 PHASES = [
-    "plan", "tests", "decided", "pre-commit", "accept", "ref-moved", "post-commit", "random"
+    "plan", "tests", "announced", "decided", "pre-commit", "accept", "ref-moved", "post-commit",
+    "random",
 ]  # fmt: skip
 MODES = ["process", "group"]
 SLOW_TEST = """import sys, time
@@ -114,11 +117,11 @@ def prepare_repo(parent: Path, phase: str, marker: Path) -> Path:
     return root
 
 
-def command(root: Path, base_url: str) -> list[str]:
+def command(root: Path, base_url: str, json_lines: bool = False) -> list[str]:
     return [
         sys.executable, "-m", "tui_engineer", "run", DEFAULT_REQUEST, "--yes", "--no-record",
         "-C", str(root), "--base-url", base_url, "--model", "demo-model",
-        "--test-cmd", f"{sys.executable} -m pytest",
+        "--test-cmd", f"{sys.executable} -m pytest", *(["--json"] if json_lines else []),
     ]  # fmt: skip
 
 
@@ -149,6 +152,11 @@ def wait_for_kill_point(
             time.sleep(rng.uniform(0.0, 0.04))
             return True
         text = output.read_text(errors="replace") if phase in ("plan", "tests") else ""
+        if phase == "announced":
+            if '"type": "decision"' in output.read_text(errors="replace"):
+                return True
+            time.sleep(0.0005)  # read as it is written: the kill comes at the announcement
+            continue
         if phase == "plan" and "Plan (" in text:
             return True
         if phase == "tests" and "edited:" in text:
@@ -213,6 +221,11 @@ def next_run(root: Path, base_url: str, outcome: Outcome) -> None:
     outcome.recovery = notes[0] if notes else ""
     if outcome.phase == "decided" and outcome.killed and "committed now" not in outcome.recovery:
         outcome.problems.append(f"the decided step was not committed: {outcome.recovery!r}")
+    if outcome.phase == "announced" and outcome.killed:
+        said = outcome.recovery
+        kept = outcome.state == "committed" or "committed now" in said or "now written" in said
+        if not kept:
+            outcome.problems.append("LOST: the announced accept was neither committed nor kept")
     if done.returncode != 0 or "Finished" not in done.stdout:
         outcome.problems.append(f"next run exit {done.returncode}: {done.stderr[-400:]}")
     if git(root, "status", "--porcelain", "--untracked-files=all"):
@@ -232,7 +245,7 @@ def one_session(parent: Path, base_url: str, phase: str, mode: str, rng: random.
     before = git(root, "rev-parse", "HEAD")
     with open(marker.with_suffix(".out"), "w") as out:
         child = subprocess.Popen(
-            command(root, base_url),
+            command(root, base_url, json_lines=phase == "announced"),
             env=environment(),
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -307,8 +320,12 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=56)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print every outcome as JSON too")
+    parser.add_argument("--phase", choices=PHASES, help="kill at this phase only")
     args = parser.parse_args()
-    outcomes, counts = run(every_phase(args.sessions), args.seed)
+    plan = every_phase(args.sessions)
+    if args.phase:
+        plan = [(args.phase, MODES[i % 2]) for i in range(args.sessions)]
+    outcomes, counts = run(plan, args.seed)
     if args.json:
         print(json.dumps([asdict(o) for o in outcomes], indent=1))
     print(json.dumps(counts, indent=1))

@@ -199,8 +199,12 @@ class ScriptedServer:
         report_window: bool = True,
         tokens_per_char: float | None = None,
         flavour: str | Flavour | None = None,
+        html_page: bool = False,
     ) -> None:
         self.models = list(models)
+        # True: every request is answered 200 with a web page (a web UI, a proxy's login
+        # page, a base URL without /v1), as such servers do.
+        self.html_page = html_page
         if isinstance(flavour, str):
             flavour = Flavour(flavour, context_window)
         self.flavour = flavour  # None: the plain scripted server (llama.cpp-like /props)
@@ -363,6 +367,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         request = self._read_request()
+        if self.scripted.html_page:
+            return self._send_html()
         flavour = self.scripted.flavour
         if flavour is not None:
             answer = flavour.get(request.path, self.scripted.models)
@@ -384,13 +390,19 @@ class _Handler(BaseHTTPRequestHandler):
         data = [
             flavour.model_entry(m)
             if flavour is not None
-            else {"id": m, "object": "model", "created": 0, "owned_by": "scripted"}
+            else {"id": m, "object": "model", "created": 0, "owned_by": self._owner()}
             for m in self.scripted.models
         ]
         self._send_json(200, {"object": "list", "data": data})
 
+    def _owner(self) -> str:
+        """Who lists the models: llama.cpp's server when it tokenizes (POST /tokenize)."""
+        return "scripted" if self.scripted.tokens_per_char is None else "llamacpp"
+
     def do_POST(self) -> None:
         request = self._read_request()
+        if self.scripted.html_page:
+            return self._send_html()
         ratio = self.scripted.tokens_per_char
         if request.path == "/tokenize" and ratio is not None:
             content = str((request.body or {}).get("content", ""))
@@ -572,6 +584,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+    def _send_html(self) -> None:
+        page = b"<!doctype html>\n<html><head><title>Sign in</title></head><body>UI</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
 
     def _sse(self, payload: dict[str, Any]) -> None:
         self._chunk(f"data: {json.dumps(payload)}\n\n".encode())

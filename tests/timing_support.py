@@ -88,10 +88,17 @@ def wait_for_file_now(path: Path) -> None:
 
 class RunProcess:
     """`tui-engineer run REQUEST --yes --json` in its own session; its JSON events are read
-    as they come. No REQUEST (None): the flags say what to do (`--resume`)."""
+    as they come. No REQUEST (None): the flags say what to do (`--resume`). `kill_at`: an
+    event type at whose line the process group is SIGKILLed the moment it is read (a kill at
+    that announcement, before anything else happens)."""
 
     def __init__(
-        self, repo: Path, server: ScriptedServer, request: str | None, *flags: str
+        self,
+        repo: Path,
+        server: ScriptedServer,
+        request: str | None,
+        *flags: str,
+        kill_at: str | None = None,
     ) -> None:
 
         command = [sys.executable, "-m", "tui_engineer", "run", *([request] if request else [])]
@@ -108,8 +115,11 @@ class RunProcess:
         def read() -> None:
             assert self.proc.stdout is not None
             for line in self.proc.stdout:
+                event = json.loads(line)
+                if kill_at is not None and event["type"] == kill_at:
+                    self.kill()
                 with self._new:
-                    self.events.append(json.loads(line))
+                    self.events.append(event)
                     self._new.notify_all()
 
         self._reader = threading.Thread(target=read, daemon=True)

@@ -263,3 +263,28 @@ async def test_an_old_failure_the_plans_verify_names_is_the_steps_to_fix(
     assert "test_mul" in scripted_server.chat_requests[3].messages[-1]["content"]  # the fix call
     (proposal,) = seen.of(ev.ProposalReady)
     assert proposal.old_failures == ()
+
+
+async def test_a_reused_baseline_that_could_not_be_read_test_by_test_says_so_again(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """A test command whose output names no tests (a script) failing on the starting commit:
+    each step is judged by the exit code alone, and the session says so, also when that
+    result is reused from an earlier session on the same tree."""
+    from tests.conftest import SAMPLE_FILES
+    from tests.engine_support import SUB
+    from tui_engineer.engine.baseline import UNREADABLE
+
+    check = "import sys\n\nimport calc\n\nsys.exit(0 if hasattr(calc, 'sub') else 1)\n"
+    repo = make_repo({**SAMPLE_FILES, "check.py": check})
+    test_command = f"{sys.executable} check.py"
+    nothing = edit("calc.py", "    return a + b\n", "    return b + a\n")
+    scripted_server.script(Reply(text=nothing))
+    first, seen = await _session(repo, scripted_server, test_command, "x", max_fix_attempts=0)
+    assert not seen.of(ev.BaselineReady)[0].recorded
+    assert UNREADABLE in [n.message for n in seen.of(ev.Notice)]
+    scripted_server.script(Reply(text=SUB))
+    second, seen = await _session(repo, scripted_server, test_command, "add sub")
+    assert second.exit_code == 0, second.message
+    assert seen.of(ev.BaselineReady)[0].recorded  # reused: not run again
+    assert UNREADABLE in [n.message for n in seen.of(ev.Notice)]

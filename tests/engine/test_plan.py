@@ -62,3 +62,12 @@ def test_single_step_uses_first_line_as_title() -> None:
     step = single_step("Add a --json flag\nto the export command")
     assert step.title == "Add a --json flag"
     assert "export command" in step.description
+
+
+def test_a_long_request_titles_its_step_cut_after_a_whole_word() -> None:
+    request = "Rename the export helpers to snake case in the whole package; fix the imports too"
+    title = single_step(request).title
+    assert title == "Rename the export helpers to snake case in the whole package; fix the…"
+    assert len(title) <= 72
+    assert single_step("x" * 100).title == "x" * 71 + "…"  # one word: cut where it must be
+    assert single_step("Add a --json flag").title == "Add a --json flag"

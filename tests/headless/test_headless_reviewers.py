@@ -63,3 +63,20 @@ async def test_a_test_first_review_shows_the_run_on_the_old_code_and_the_run_aft
     )
     assert shown[2].startswith("  before the change: 2 passed in 0.1s (the new test passes")
     assert shown[3] == "  after the change (full): 2 passed in 0.1s"
+
+
+async def test_a_stop_or_skip_by_yes_is_recorded_as_auto_not_by_you() -> None:
+    from tui_engineer.engine import events as ev
+    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.review import Proposal
+    from tui_engineer.headless.reviewers import AutoReviewer
+    from tui_engineer.verify import TestReport
+
+    failing = TestReport("python -m pytest", 1, 0.1, False, failed=1, structured=True)
+    passing = TestReport("python -m pytest", 0, 0.1, False, passed=1, structured=True)
+    stuck = Proposal(step=Step(1, "Add mul"), plan=[], diff="+x", report=failing, attempts=3)
+    empty = Proposal(step=Step(2, "Tidy"), plan=[], diff="", report=passing, attempts=0)
+    for proposal, kind in ((stuck, "stop"), (empty, "skip")):
+        decision = await AutoReviewer().review(proposal)
+        said = ev.DecisionMade(step=1, decision=decision.kind, reason="", by=decision.by)
+        assert (said.decision, said.to_dict()["by"]) == (kind, "auto")

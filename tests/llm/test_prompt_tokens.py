@@ -32,7 +32,8 @@ async def test_a_prompt_over_the_window_by_the_servers_count_is_not_sent() -> No
 
 async def test_without_a_tokenizer_endpoint_the_estimate_is_used() -> None:
     """The same prompt to a server with no /tokenize: chars / 4 says it fits, so it is sent (and
-    this server, counting chars / 4 too, answers). The endpoints are looked for once."""
+    this server, counting chars / 4 too, answers). Its model list says it is no server with a
+    tokenizer endpoint, so none is asked for."""
     with ScriptedServer(context_window=WINDOW) as server:
         server.script(Reply(text="answered"), Reply(text="again"))
         client = client_for(server)
@@ -41,8 +42,7 @@ async def test_without_a_tokenizer_endpoint_the_estimate_is_used() -> None:
             await client.complete(CODE, max_output_tokens=256)
         finally:
             await client.aclose()
-        probes = [r.path for r in server.requests if "tokenize" in r.path]
-        assert probes == ["/extras/tokenize/count", "/tokenize"]  # llama-cpp-python, llama.cpp
+        assert [r.path for r in server.requests if "tokenize" in r.path] == []
 
 
 async def test_usage_without_server_numbers_counts_the_prompt_with_the_servers_tokenizer() -> None:
@@ -83,3 +83,28 @@ async def test_a_server_that_is_down_still_gives_the_usual_error() -> None:
             await client.complete(CODE, max_output_tokens=64)
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize(
+    ("flavour", "probes"),
+    [(None, []), ("vllm", []), ("llama-cpp-python", ["/extras/tokenize/count"])],
+)
+async def test_only_a_server_with_a_tokenizer_is_asked_once_per_server(
+    flavour: str | None, probes: list[str]
+) -> None:
+    """Three sessions (clients) in one process: a hosted API (the plain server, vLLM) is sent
+    no token-count probe; llama-cpp-python is asked at its own endpoint only. Its kind is read
+    once from its model list, whether the window is discovered or configured."""
+    ratio = 1 / 3 if flavour else None
+    with ScriptedServer(flavour=flavour, context_window=WINDOW, tokens_per_char=ratio) as server:
+        server.script(*(Reply(text="ok") for _ in range(3)))
+        for window in (None, WINDOW, None):
+            client = client_for(server, context_window=window)
+            try:
+                await client.complete([{"role": "user", "content": "hi"}], max_output_tokens=8)
+            finally:
+                await client.aclose()
+        asked = [r.path for r in server.requests if "tokenize" in r.path]
+        assert asked == probes * (3 if probes else 0)  # each session counts its prompt there
+        # The list was read by the two discoveries only: not again for the configured one.
+        assert [r.path for r in server.requests].count("/v1/models") == 2

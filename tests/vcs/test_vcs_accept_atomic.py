@@ -4,6 +4,7 @@ never go through a symlink in the user's tree (real git, real hooks, real SIGKIL
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -17,7 +18,8 @@ import pytest
 from tests.conftest import git, write_hook
 from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.commit import accept
-from tui_engineer.vcs.journal import JOURNAL
+from tui_engineer.vcs.journal import JOURNAL, take_accept_lock
+from tui_engineer.vcs.owner import release
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Shadow
 
@@ -223,3 +225,38 @@ def test_finishing_an_interrupted_accept_keeps_edits_made_since(make_repo, tmp_p
     assert said is not None and "Kept your edits to calc.py" in said
     assert (root / "calc.py").read_text() == "# edited after the crash\n"
     assert (root / "util.py").read_text() == "X = 1\n"  # the step's other file is written
+
+
+def test_a_dead_sessions_journal_is_finished_though_its_pid_now_names_a_live_process(
+    make_repo, tmp_path
+):
+    """Process ids are reused: the journal's pid pointing at an unrelated live process does
+    not keep the next start from committing the decided step."""
+    root = make_repo()
+    kill_during_the_pre_commit_hook(root, tmp_path)
+    journal = root / ".git" / JOURNAL
+    unrelated = subprocess.Popen(["sleep", "60"])
+    try:
+        data = json.loads(journal.read_text())
+        journal.write_text(json.dumps({**data, "pid": unrelated.pid}))
+        said = recover_interrupted_accept(root)
+    finally:
+        unrelated.kill()
+        unrelated.wait()
+    assert said is not None and "committed now" in said
+    assert git(root, "log", "--format=%s").splitlines() == ["Subtract", "initial"]
+    assert not journal.exists()
+
+
+def test_a_journal_whose_session_still_accepts_is_left_to_it(make_repo, tmp_path):
+    """The accepting session holds the accept lock: a start meanwhile leaves its journal."""
+    root = make_repo()
+    kill_during_the_pre_commit_hook(root, tmp_path)
+    held = take_accept_lock(root / ".git")  # as a live session accepting now holds it
+    assert held is not None
+    try:
+        assert recover_interrupted_accept(root) is None
+        assert (root / ".git" / JOURNAL).exists()
+    finally:
+        release(held)
+    assert "committed now" in (recover_interrupted_accept(root) or "")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -11,8 +13,13 @@ import pytest
 
 from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.cleanup import cleanup_leftovers
-from tui_engineer.vcs.repo import GitRefused
-from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.repo import GitRefused, open_repo
+from tui_engineer.vcs.shadow import Shadow, owner_file, shadow_home
+
+
+def shadow_home_of(root: Path) -> Path:
+    with open_repo(root) as repo:
+        return shadow_home(repo)
 
 
 def worktrees(root: Path) -> list[str]:
@@ -131,10 +138,43 @@ def test_a_merge_in_progress_is_refused(make_repo):
         Shadow.create(root, session_id="m")
 
 
+def crash(shadow: Shadow) -> None:
+    """What a kill -9 of its session leaves: the shadow, its owner lock no longer held."""
+    assert shadow.owner is not None
+    os.close(shadow.owner)
+
+
+# A session in a process of its own: it makes its shadow, says so, and lives on.
+HOLD_A_SHADOW = """
+import sys, time
+from pathlib import Path
+from tui_engineer.vcs.repo import open_repo
+from tui_engineer.vcs.shadow import Shadow, owner_file, shadow_home
+
+
+def shadow_home_of(root: Path) -> Path:
+    with open_repo(root) as repo:
+        return shadow_home(repo)
+Shadow.create(Path(sys.argv[1]), session_id=sys.argv[2])
+print("made", flush=True)
+time.sleep(120)
+"""
+
+
+def session_process(root: Path, session: str) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_SHADOW, str(root), session],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert child.stdout is not None and child.stdout.readline() == "made\n"
+    return child
+
+
 def test_cleanup_removes_a_crashed_sessions_worktree_only(make_repo, tmp_path):
     root = make_repo()
-    crashed = Shadow.create(root, session_id="crashed1")  # never removed: a simulated crash
+    crashed = Shadow.create(root, session_id="crashed1")
     (crashed.path / "half.py").write_text("half-done\n")
+    crash(crashed)
     current = Shadow.create(root, session_id="current")
     git(root, "worktree", "add", "-q", "--detach", str(tmp_path / "users-own"))
 
@@ -142,27 +182,53 @@ def test_cleanup_removes_a_crashed_sessions_worktree_only(make_repo, tmp_path):
 
     assert len(said) == 1
     assert said[0].startswith("removed leftover worktree from session crashed1 (crashed;")
-    assert not crashed.path.exists()
+    assert not crashed.path.exists() and not owner_file(crashed.path).exists()
     assert current.path.exists()
     assert sorted(worktrees(root)) == sorted([str(root), str(tmp_path / "users-own")])
     assert cleanup_leftovers(root, active_session="current") == []
     current.remove()
 
 
-def test_cleanup_leaves_a_session_of_another_live_process(make_repo):
+def test_a_live_sessions_shadow_is_told_by_its_lock_not_its_process_id(make_repo):
+    """Kept while its session lives, though the id in its reason names no process; removed
+    at once when the session is killed, though that id now names a live unrelated one."""
     root = make_repo()
-    other = Shadow.create(root, session_id="other")
-    live = subprocess.Popen(["sleep", "30"])
+    session = session_process(root, "other")
+    unrelated = subprocess.Popen(["sleep", "60"])
     try:
+        other = Shadow(shadow_home_of(root) / "other", root, "other", "")
         marker = other.path / ".git" / "tui-engineer-session"
-        own_pid = f"pid {os.getpid()} "
-        marker.write_text(marker.read_text().replace(own_pid, f"pid {live.pid} "))
+        no_such = f"pid {2**22 + 1} "  # above any pid_max: no such process
+        marker.write_text(re.sub(r"pid \d+ ", no_such, marker.read_text()))
         assert cleanup_leftovers(root) == []
         assert other.path.exists()
+
+        session.kill()  # kill -9
+        session.wait()
+        marker.write_text(marker.read_text().replace(no_such, f"pid {unrelated.pid} "))
+        said = cleanup_leftovers(root)
     finally:
-        live.kill()
-        live.wait()
-    assert cleanup_leftovers(root)[0].startswith("removed leftover worktree from session other")
+        for process in (session, unrelated):
+            process.kill()
+            process.wait()
+    assert said and said[0].startswith("removed leftover worktree from session other")
+    assert not other.path.exists() and not owner_file(other.path).exists()
+
+
+def test_a_shadow_half_removed_by_a_kill_is_cleaned_at_once(make_repo):
+    """A kill during the end-of-session cleanup leaves part of the folder (its reason gone):
+    the next start removes it at once, however young it is."""
+    root = make_repo()
+    dead = Shadow.create(root, session_id="dead")
+    (dead.path / ".git" / "tui-engineer-session").unlink()
+    crash(dead)
+    live = Shadow.create(root, session_id="live")  # a live session's, as young
+    (live.path / ".git" / "tui-engineer-session").unlink()
+    said = cleanup_leftovers(root)
+    assert said == [f"removed leftover folder of session dead ({dead.path})"]
+    assert not dead.path.exists() and live.path.exists()
+    live.remove()
+    assert not owner_file(live.path).exists()
 
 
 def test_cleanup_removes_an_old_unregistered_folder(make_repo):

@@ -10,6 +10,7 @@ from tui_engineer.engine.review import Decision, Proposal
 Approval = Literal["ask", "auto"]
 APPROVALS: tuple[Approval, ...] = ("ask", "auto")
 AUTO_PASSED = "auto (tests passed)"
+AUTO = "auto"  # a stop or skip `run --yes` decided, with nobody to ask
 
 
 def auto_decision(approval: str, proposal: Proposal) -> Decision | None:

@@ -92,8 +92,6 @@ async def _baseline(rt: Runtime) -> Baseline:
         rt.emit(ev.BaselineFailed(command, problem, report.output_tail, message))
         raise BaselineFailed(message)
     baseline = Baseline.from_report(report)
-    if report.exit_code != 0 and not report.structured:
-        rt.emit(ev.Notice(message=UNREADABLE))
     await asyncio.to_thread(record, rt.root, tree, baseline)
     _ready(rt, baseline, report.summary(), started)
     return baseline
@@ -103,6 +101,8 @@ def _ready(
     rt: Runtime, baseline: Baseline, summary: str, started: float, *, recorded_before=False
 ) -> None:
     rt.baseline = baseline
+    if baseline.unreadable:  # run now or reused from an earlier session: it holds either way
+        rt.emit(ev.Notice(message=UNREADABLE))
     rt.emit(
         ev.BaselineReady(
             command=baseline.command,

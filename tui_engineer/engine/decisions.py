@@ -15,7 +15,8 @@ from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.review_notes import commit_lines
 from tui_engineer.errors import UserError
-from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.accept_journal import decide
+from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Change
 
@@ -56,7 +57,7 @@ class Decisions:
         with the same proposal."""
         auto = None if step.index in self._ask_human else auto_decision(self.approval, proposal)
         if auto is not None:
-            self._decided(step, auto, proposal)
+            self._said_at_once(step, auto, proposal)
             return auto
         while True:
             asking = asyncio.ensure_future(self.reviewer.review(proposal))
@@ -73,8 +74,7 @@ class Decisions:
                 except UserError as err:
                     self.rt.emit(ev.UndoRefused(message=str(err)))
                     continue
-            if not decision.dropped:  # hunks left out: said once the kept ones pass their tests
-                self._decided(step, decision, proposal)
+            self._said_at_once(step, decision, proposal)
             return decision
 
     async def _stopped_in_review(
@@ -92,10 +92,8 @@ class Decisions:
                 self.rt.emit(ev.Notice(message=f"Step {step.index} not committed: stopped "
                                        "before its kept hunks were tested."))  # fmt: skip
                 return
-            self._decided(step, decision, proposal)
-            note = _review_note(decision, proposal)
             try:
-                await self._commit(step, proposal, by=decision.by, note=note)
+                await self._commit(step, proposal, decision)
             except GitRefused as err:
                 self._refused(step, err, AGAIN_ON_RESUME)
 
@@ -131,8 +129,14 @@ class Decisions:
             )
         )
 
+    def _said_at_once(self, step: Step, decision: Decision, proposal: Proposal) -> None:
+        """A decision is said as it is given, except an accept of a change: that is said once
+        it is on disk (`_commit`), and one with hunks left out once the kept hunks pass."""
+        if decision.kind != "accept" or not proposal.diff.strip():
+            self._decided(step, decision, proposal)
+
     def _decided(self, step: Step, decision: Decision, proposal: Proposal | None = None) -> None:
-        """Said at once (the record keeps the review's marks: hunks left out, comments)."""
+        """Said (the record keeps the review's marks: hunks left out, comments)."""
         self.rt.emit(
             ev.DecisionMade(
                 step=step.index,
@@ -154,10 +158,7 @@ class Decisions:
         changes: list[Change] | None = None,
     ) -> None:
         if decision.kind == "accept" and proposal.diff.strip():
-            if decision.dropped:  # the kept hunks passed their tests: final now
-                self._decided(step, decision, proposal)
-            note = _review_note(decision, proposal)
-            await self._commit(step, proposal, changes, by=decision.by, note=note)
+            await self._commit(step, proposal, decision, changes)
             return
         await asyncio.to_thread(self.rt.shadow.reset)
         if decision.kind == "accept":  # nothing to commit: the step needed no change
@@ -179,22 +180,27 @@ class Decisions:
         self,
         step: Step,
         proposal: Proposal,
+        decision: Decision,
         changes: list[Change] | None = None,
-        *,
-        by: str = BY_YOU,
-        note: str = "",
     ) -> None:
-        """Commit the accepted step. To its end even when the session is stopped meanwhile
-        (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
-        counted and said, before the stop goes on and anything reports how the session ended."""
-        work = asyncio.to_thread(
-            accept,
-            self.rt.shadow,
-            title=step.title,
-            body=self._commit_body(step, by, note),
-            model=self.rt.model.model,
-            changes=changes,
-        )
+        """Commit the accepted step. The decision is made durable first (the accept journal,
+        fsynced: vcs/accept_journal.py) and only then announced, so whoever hears "accepted"
+        (a script reading --json, the TUI, an editor) can count on it: from there a kill of
+        any kind ends with the step committed, now or at the next start. To its end even when
+        the session is stopped meanwhile (Ctrl-C, SIGTERM, a closed terminal): the branch
+        stops moving, and the commit is counted and said, before the stop goes on and
+        anything reports how the session ended."""
+        shadow = self.rt.shadow
+        body = self._commit_body(step, decision.by, _review_note(decision, proposal))
+
+        async def decide_then_commit() -> str:
+            journal = await asyncio.to_thread(
+                decide, shadow, title=step.title, body=body, model=self.rt.model.model,
+                changes=changes,
+            )  # fmt: skip
+            self._decided(step, decision, proposal)  # on disk: now it may be said
+            return await asyncio.to_thread(commit_accepted, shadow, journal)
+
         waiting = ev.Notice(
             message=f"Stopping once step {step.index}'s commit is made (your hooks are running); "
             "the accept is not lost."
@@ -206,7 +212,10 @@ class Decisions:
             self.rt.emit(waiting)
 
         try:
-            await to_the_end(work, keep=lambda sha: self._committed(step, proposal, sha), held=hold)
+            await to_the_end(
+                decide_then_commit(), keep=lambda sha: self._committed(step, proposal, sha),
+                held=hold,
+            )  # fmt: skip
         except GitRefused as err:
             if not held:
                 raise  # the caller says it, and what happens next

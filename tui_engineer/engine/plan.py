@@ -167,4 +167,16 @@ def single_step(request: str, index: int = 1, *, asked: str = "") -> Step:
     the human's words `asked`, not from the prompt wrapped around them)."""
     words = asked.strip() or request.strip()
     title = words.splitlines()[0] if words else "Requested change"
-    return Step(index=index, title=title[:72], description=request.strip())
+    return Step(index=index, title=cut_at_word(title, 72), description=request.strip())
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut after a whole word (and its punctuation) with an
+    ellipsis: "add a flag; fix …", never "add a flag; fi" or "...; fix ". A single word longer
+    than `limit` is cut where it must be."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    whole = head.rsplit(" ", 1)[0] if text[limit - 1] != " " and " " in head else head
+    return whole.rstrip(" ;,:-") + "…"

@@ -6,7 +6,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 
-from tui_engineer.engine.approval import AUTO_PASSED
+from tui_engineer.engine.approval import AUTO, AUTO_PASSED
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 from tui_engineer.headless.hunk_prompts import per_hunk
 
@@ -30,9 +30,10 @@ class AutoReviewer:
             # The human chose a session without tests, and --yes to accept its steps.
             return Decision.accept(by="auto (--yes, unverified)")
         if proposal.tests_ok:
-            return Decision("skip", "the step needed no change")
+            return Decision("skip", "the step needed no change", by=AUTO)
         why = proposal.summary() if proposal.report else "no usable edit"
-        return Decision("stop", f"step {proposal.step.index} could not be made to pass ({why})")
+        reason = f"step {proposal.step.index} could not be made to pass ({why})"
+        return Decision("stop", reason, by=AUTO)  # recorded as --yes's, not "by you"
 
     async def still_wrong(self) -> str | None:
         return None

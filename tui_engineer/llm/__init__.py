@@ -9,6 +9,7 @@ from tui_engineer.llm.errors import (
     LLMError,
     MissingApiKey,
     ModelReplyError,
+    NotTheApi,
     ServerUnreachable,
     UnknownModel,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "MissingApiKey",
     "ModelClient",
     "ModelReplyError",
+    "NotTheApi",
     "ServerUnreachable",
     "UnknownModel",
     "UsageLedger",

@@ -262,9 +262,11 @@ class ModelClient:
     async def check_connection(self) -> None:
         """Make sure the server answers, accepts the key and serves the model (GET /models)."""
         try:
-            page = await self._sdk.models.list()
+            raw = await self._sdk.models.with_raw_response.list()
         except openai.OpenAIError as err:
             raise self._errors.sdk_error(err) from None
+        self._errors.refuse_web_page(raw.headers)
+        page = raw.parse()
         names = [m.id for m in page.data]
         if not model_is_served(self.model, names):
             shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")

@@ -32,6 +32,7 @@ import openai
 
 from tui_engineer.llm.error_mapping import server_message
 from tui_engineer.llm.models import names_model_file
+from tui_engineer.llm.tokens import server_listed
 
 ASK_TIMEOUT = 5.0  # seconds per discovery request
 # llama-cpp-python: a prompt of this many tokens (" x" is one token) is over any window it
@@ -81,6 +82,8 @@ class WindowDiscovery:
     async def discover(self) -> WindowReport | None:
         listing = await self._get(f"{self._base}/models")
         entries = _entries(listing)
+        if listing is not None:
+            server_listed(self._base, _owner(entries))  # whether it counts tokens (tokens.py)
         for reader in self._readers(_owner(entries)):
             report = await reader(entries)
             if report is not None:

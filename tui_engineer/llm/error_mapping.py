@@ -4,6 +4,7 @@ says what went wrong and what to do, naming the server URL and never containing 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import openai
@@ -12,6 +13,7 @@ from tui_engineer.llm.errors import (
     AuthRejected,
     LLMError,
     ModelReplyError,
+    NotTheApi,
     ServerUnreachable,
     UnknownModel,
 )
@@ -129,6 +131,16 @@ class ErrorMapper:
             f"The connection to {self.base_url} was cut in the middle of the reply {tries} "
             f"times in a row.{likely}"
         )
+
+    def refuse_web_page(self, headers: Mapping[str, str]) -> None:
+        """Raise NotTheApi when a reply is a web page (HTML), whatever its status: the base
+        URL points at a web UI, a proxy's login page, or the server's root instead of /v1.
+        Checked before the body is read, so before any retry."""
+        if "text/html" in headers.get("content-type", "").lower():
+            raise NotTheApi(
+                f"The server at {self.base_url} answered with an HTML page, not the OpenAI "
+                "API: is the base URL right, ending in /v1? (OPENAI_BASE_URL / --base-url)"
+            )
 
     def redact(self, text: str) -> str:
         text = text.replace(self.api_key, "***")

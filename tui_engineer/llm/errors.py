@@ -28,6 +28,11 @@ class ServerUnreachable(LLMError):
     """Nothing answered at the base URL (refused, DNS, timeouts after retries)."""
 
 
+class NotTheApi(LLMError):
+    """The base URL answers, but with a web page (a web UI, a proxy's login page, a URL
+    without /v1): asking again changes nothing, the address must."""
+
+
 class ModelReplyError(LLMError):
     """The server answered, but the reply is unusable (empty, cut off, filtered, dropped)."""
 

@@ -214,6 +214,7 @@ class ChatCalls:
         if self._stream_options_ok:
             extra["stream_options"] = {"include_usage": True}
         chunks = await self._sdk.chat.completions.create(**params, **extra)
+        self._errors().refuse_web_page(chunks.response.headers)
         finish: str | None = None
         model, usage = self.model, None
         prompt = self.accounts.prompt_tokens(conversation)
@@ -256,7 +257,9 @@ class ChatCalls:
     async def _whole(
         self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
     ) -> Reply:
-        response = await self._sdk.chat.completions.create(**params)
+        raw = await self._sdk.chat.completions.with_raw_response.create(**params)
+        self._errors().refuse_web_page(raw.headers)
+        response = raw.parse()
         if not response.choices:
             raise ModelReplyError(f"The server at {self.base_url} returned a reply with no text.")
         choice = response.choices[0]

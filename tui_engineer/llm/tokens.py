@@ -6,7 +6,13 @@ a prompt must fit a small context window: code runs ~3.5 characters per token th
 3.48 on this project's sources), so chars / 4 under-counts by ~13% and a prompt "that fits"
 overflows. A hosted API has no such endpoint (and no window that small); tiktoken would need
 its encoding files downloaded at run time, which an offline machine cannot do, so the
-estimate stays chars / 4 there (docs/configuration.md)."""
+estimate stays chars / 4 there (docs/configuration.md).
+
+Only a server that has the endpoint is asked: which one it is comes from its model list's
+`owned_by` (llama-server: "llamacpp", llama-cpp-python: "me"), as window discovery reads it
+(llm/discovery.py), else from one GET of that list. What each server has is remembered for
+the process, by base URL: a hosted API is never sent a probe it answers 404, and a server is
+looked at once however many sessions talk to it."""
 
 from __future__ import annotations
 
@@ -22,7 +28,21 @@ MESSAGE_FRAMING = 4  # tokens a chat format adds around each message (role marke
 PROBE_TIMEOUT = 3.0
 CACHE_SIZE = 512  # messages remembered: a conversation is re-counted only for its new turns
 # (path under the server root, the text's field, how the answer gives the count)
-_ROUTES = (("/extras/tokenize/count", "input", "count"), ("/tokenize", "content", "tokens"))
+Route = tuple[str, str, str]
+# The servers that have one, by their model list's owned_by.
+_ROUTE_BY_OWNER: dict[str, Route] = {
+    "me": ("/extras/tokenize/count", "input", "count"),  # llama-cpp-python
+    "llamacpp": ("/tokenize", "content", "tokens"),  # llama.cpp's llama-server
+}
+# What each server (base URL) has, once known: its route, or None for none (per process).
+_KNOWN: dict[str, Route | None] = {}
+_COUNTED: set[str] = set()  # servers that counted a message (a later failure is passing)
+
+
+def server_listed(base_url: str, owner: str) -> None:
+    """The server at `base_url` listed its models as `owner`'s: whether it can count tokens is
+    known from now on (unless already learned)."""
+    _KNOWN.setdefault(base_url.rstrip("/"), _ROUTE_BY_OWNER.get(owner))
 
 
 def _count_in(body: Any, answer: str) -> int | None:
@@ -38,25 +58,26 @@ class PromptCounter:
 
     def __init__(self, sdk: openai.AsyncOpenAI, base_url: str, model: str) -> None:
         self._sdk = sdk.with_options(max_retries=0, timeout=PROBE_TIMEOUT)
-        self._root = base_url.rstrip("/").removesuffix("/v1")
+        self._base = base_url.rstrip("/")
+        self._root = self._base.removesuffix("/v1")
         self._model = model
-        self._route: tuple[str, str, str] | None = None
-        self._available: bool | None = None  # None: not asked yet
+        self._available = False  # True once the server counted a message
         self._known: OrderedDict[str, int] = OrderedDict()
 
     @property
     def uses_server(self) -> bool:
-        return bool(self._available)
+        return self._available
 
     async def measure(self, conversation: Sequence[dict[str, str]]) -> None:
         for message in conversation:
             text = str(message.get("content", ""))
-            if self._available is False:
+            route = await self._route()
+            if route is None:
                 return
             if text in self._known:
                 self._known.move_to_end(text)
                 continue
-            tokens = await self._ask(text)
+            tokens = await self._ask(route, text)
             if tokens is not None:
                 self._remember(text, tokens)
 
@@ -73,19 +94,36 @@ class PromptCounter:
         if len(self._known) > CACHE_SIZE:
             self._known.popitem(last=False)
 
-    async def _ask(self, text: str) -> int | None:
-        routes = [self._route] if self._route else list(_ROUTES)
-        for route in routes:
-            path, field, answer = route
-            body = {field: text, "model": self._model}
+    async def _route(self) -> Route | None:
+        """The server's counting endpoint, None if it has none: from its model list (read by
+        discovery already, or asked here once)."""
+        if self._base not in _KNOWN:
             try:
-                reply = await self._sdk.post(f"{self._root}{path}", body=body, cast_to=object)
+                listing = await self._sdk.get(f"{self._base}/models", cast_to=object)
             except (openai.OpenAIError, ValueError):
-                continue
-            tokens = _count_in(reply, answer)
-            if tokens is not None:
-                self._route, self._available = route, True
-                return tokens
-        if self._available is None:
-            self._available = False  # asked once: the server has no tokenizer endpoint
-        return None
+                listing = None
+            server_listed(self._base, list_owner(listing))
+        return _KNOWN[self._base]
+
+    async def _ask(self, route: Route, text: str) -> int | None:
+        path, field, answer = route
+        body = {field: text, "model": self._model}
+        try:
+            reply = await self._sdk.post(f"{self._root}{path}", body=body, cast_to=object)
+        except (openai.OpenAIError, ValueError):
+            reply = None
+        tokens = _count_in(reply, answer)
+        if tokens is not None:
+            _COUNTED.add(self._base)
+            self._available = True
+        elif self._base not in _COUNTED:
+            _KNOWN[self._base] = None  # it never counted: not asked again
+        return tokens
+
+
+def list_owner(listing: Any) -> str:
+    """The one `owned_by` of a model list's entries ("" when none or several)."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+    owners = {str(e.get("owned_by", "")) for e in entries}
+    return owners.pop() if len(owners) == 1 else ""

@@ -13,6 +13,7 @@ import git
 from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.bubblewrap import Jail, jail_for
 from tui_engineer.sandbox.ignored import build_cache, build_env, ignored_paths, parse_paths
+from tui_engineer.vcs.cleanup import session_reports
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.submodules import local_submodule_objects
 from tui_engineer.verify.environment import parse_allow
@@ -60,6 +61,7 @@ def make_sandbox(
         extra_env=build_env(cache),
         # Uncontained, the ignored folders are linked into the shadow instead of mounted.
         links=(repo_root, ignored) if jail is None else None,
+        reports=session_reports(repo_root, session_id) if session_id else None,
     )
 
 

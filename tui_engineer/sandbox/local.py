@@ -102,6 +102,7 @@ class LocalSandbox:
         jail: Jail | None = None,
         extra_env: Mapping[str, str] | None = None,
         links: tuple[Path, Sequence[str]] | None = None,
+        reports: Path | None = None,
     ) -> None:
         # Names never passed (the variable the API key is configured in), values never passed
         # under any name (the key itself), and the user's additions to the allow list.
@@ -117,6 +118,10 @@ class LocalSandbox:
         self._links = links
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
+        # Where each run's report folder is made: the session's own, which the next start
+        # cleans once the session is gone (vcs/cleanup.py), so a kill mid-run leaves nothing
+        # in the system's temp folder. None: the system's temp folder.
+        self._reports = reports
 
     @property
     def kind(self) -> str:
@@ -168,7 +173,7 @@ class LocalSandbox:
         elif warm is not None:
             await self._discard(warm)
         # The JUnit file lives outside the worktree so it never shows up in the step's diff.
-        with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-", dir=self._folder()) as tmp:
             junit = Path(tmp) / "report.xml"
             full = self._contained(with_pytest_report_args(command, junit), workdir, Path(tmp))
             run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
@@ -184,7 +189,7 @@ class LocalSandbox:
         on_output: Callable[[str], None] | None,
     ) -> TestReport:
         """Another runner: its output is read (runner_output.py); jest writes a JSON report."""
-        with tempfile.TemporaryDirectory(prefix="tui-engineer-report-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="tui-engineer-report-", dir=self._folder()) as tmp:
             jest_file = Path(tmp) / "jest.json"
             asked = with_jest_report_args(command, workdir, jest_file)
             run_as = asked or with_go_verbose(report_command(command))
@@ -203,7 +208,7 @@ class LocalSandbox:
         it and runs as usual), and `close` ends one never used."""
         if self._warm is not None or not workdir.is_dir() or not is_pytest_command(command):
             return
-        report_dir = Path(tempfile.mkdtemp(prefix="tui-engineer-junit-"))
+        report_dir = Path(tempfile.mkdtemp(prefix="tui-engineer-junit-", dir=self._folder()))
         paused = warm_command(with_pytest_report_args(command, report_dir / "report.xml"))
         if paused is None:
             shutil.rmtree(report_dir, ignore_errors=True)
@@ -282,6 +287,12 @@ class LocalSandbox:
             env.update(self._jail.environment())  # its private /tmp and empty home
         return env
 
+    def _folder(self) -> Path | None:
+        """The folder report folders are made in (made first), or None for the system's."""
+        if self._reports is not None:
+            self._reports.mkdir(parents=True, exist_ok=True)
+        return self._reports
+
     def _contained(self, command: str, workdir: Path, *writable: Path) -> str:
         if self._jail is None:
             return command
@@ -296,5 +307,8 @@ class LocalSandbox:
             raise CommandNotFound(command, program)
 
     async def close(self) -> None:
-        """End a run started early and never used (every other run cleans up after itself)."""
+        """End a run started early and never used (every other run cleans up after itself),
+        and remove the session's report folder."""
         await self._drop_warm()
+        if self._reports is not None:
+            shutil.rmtree(self._reports, ignore_errors=True)

@@ -215,6 +215,10 @@ def _read_history(state: Resumed) -> None:
     state.last_ok = _last_ok(state)
     pending = state.pending
     proposal = shown.get(pending.index) if pending else None
+    if pending is not None and pending.index in state.accepted_uncommitted:
+        # Accepted, and no commit recorded: the next start made it (adopted), or could not
+        # (a hook refused, files edited since): then it is shown again, never asked again.
+        proposal = answered.get(pending.index)
     if proposal is not None and (proposal.tests_ok or proposal.unverified):
         state.under_review = proposal  # one that failed gets a new attempt instead
     state.queued = [text for text in queued if text not in delivered]
@@ -260,19 +264,15 @@ def where_to_go_on(root: Path, state: Resumed, now: str) -> GoingOn:
     committed (it goes on on the new HEAD), or a step's commit is gone from the branch.
     `now`: HEAD, as the start-up checks read it."""
     going = GoingOn(now)
-    review = state.under_review
-    if review is not None and _still_applies(root, state, now, review, going):
-        going.shown_again[review.step] = review.diff
-    if not state.head or not now or state.head == now:
-        return going
-    if not _is_ancestor(root, state.head, now):
+    moved = bool(state.head and now and state.head != now)
+    if moved and not _is_ancestor(root, state.head, now):
         going.sentences.append(
             f"HEAD is no longer where this session left it ({state.head[:8]}): it goes on "
             f"from HEAD {now[:8]}."
         )
-    else:
+    elif moved:
         new = _commits_between(root, state.head, now)
-        going.adopted = _adopt(state, new)
+        going.adopted = _adopt(root, state, new)
         mine = {sha for _, sha in going.adopted}
         theirs = [(sha, subject) for sha, subject, _ in new if sha not in mine]
         if theirs:
@@ -283,6 +283,11 @@ def where_to_go_on(root: Path, state: Resumed, now: str) -> GoingOn:
                 f"commit(s) ({more}{listed}); it goes on from HEAD {now[:8]}, and the steps "
                 "left are worked on top of it."
             )
+    review = state.under_review
+    adopted = {step.index for step, _ in going.adopted}
+    if review is not None and review.step not in adopted:
+        if _still_applies(root, state, now, review, going):
+            going.shown_again[review.step] = review.diff
     for step in state.plan:
         if step.commit and not _is_ancestor(root, step.commit, now):
             going.sentences.append(
@@ -331,10 +336,16 @@ def _commits_between(root: Path, old: str, new: str) -> list[tuple[str, str, str
     return found
 
 
-def _adopt(state: Resumed, new: list[tuple[str, str, str]]) -> list[tuple[Step, str]]:
-    """Steps accepted without a recorded commit, matched to our commits made since."""
+def _adopt(root: Path, state: Resumed, new: list[tuple[str, str, str]]) -> list[tuple[Step, str]]:
+    """Steps accepted without a recorded commit, matched to our commits made since: those
+    the record says were accepted, and the one under review, when a kill came after its
+    decision was on disk and before it was said (the commit then changes only its files)."""
     adopted = []
-    for index in state.accepted_uncommitted:
+    review = state.under_review
+    candidates = [*state.accepted_uncommitted]
+    if review is not None and review.step not in candidates:
+        candidates.append(review.step)
+    for index in candidates:
         step = next((s for s in state.plan if s.index == index), None)
         match = next(
             (
@@ -343,9 +354,19 @@ def _adopt(state: Resumed, new: list[tuple[str, str, str]]) -> list[tuple[Step, 
             ),
             None,
         )  # fmt: skip
+        unsaid = index not in state.accepted_uncommitted
+        if unsaid and match is not None and review is not None:
+            match = match if _within(root, match, review) else None
         if step is not None and match is not None:
             adopted.append((step, match))
     return adopted
+
+
+def _within(root: Path, sha: str, review: ev.ProposalReady) -> bool:
+    """Whether commit `sha` changes only files of the proposal `review`."""
+    out = git_text(root, "diff-tree", "-r", "--no-commit-id", "--name-only", "--root", sha)
+    shown = {path for _, path in review.changes}
+    return bool(out) and set(out.splitlines()) <= shown
 
 
 def restore(session: Session, state: Resumed, going: GoingOn) -> None:

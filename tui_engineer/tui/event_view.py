@@ -244,6 +244,8 @@ class EngineEventView:
         if event.decision == "edited":  # tested again, then reviewed again: the marks stay
             self.diff.pause_review()
             return
+        if event.decision == "accept":  # on disk: a kill from here on still commits it
+            self.status.phase = "accepted: committing"
         if event.decision == "reject":
             self.plan_pane.set_status(event.step, "rejected")
             await self.chat.note(f"Step {event.step} rejected: {event.reason}")

@@ -37,7 +37,8 @@ REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 # review a moment after the last accept: a double tap or a held key must not decide it unseen.
 REVIEW_SETTLE = 0.5
 AFTER_DECISION = {
-    "accept": "accepted: committing",
+    # Said "accepted" once the engine has the decision on disk (event_view.py's _on_decision).
+    "accept": "accepting: keeping your decision",
     "reject": "rejected: the model writes a new proposal",
     "skip": "skipped",
     "undo": "undoing the last accepted step",

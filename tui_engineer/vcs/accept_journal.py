@@ -44,15 +44,18 @@ from tui_engineer.vcs.commit_objects import (
 from tui_engineer.vcs.file_blobs import conflicts
 from tui_engineer.vcs.identity import commit_config, config_bool, require_identity
 from tui_engineer.vcs.journal import (
+    JOURNAL,
     Journal,
     journal_time,
-    owner_alive,
     read_journal,
+    release_accept_lock,
     remove_journal,
     stale_locks,
+    take_accept_lock,
     write_journal,
 )
 from tui_engineer.vcs.merge_in import edits_included
+from tui_engineer.vcs.owner import release
 from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, rev, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
@@ -212,8 +215,37 @@ def decide(
         sign=config_bool(config.get("commit.gpgsign", "false")),
         entries=[(e.path, e.mode, e.sha) for e in entries],
     )  # fmt: skip
-    write_journal(gitdir, journal)
+    journal.lock = _accept_lock(gitdir)
+    try:
+        write_journal(gitdir, journal)
+    except BaseException:
+        release_accept_lock(journal)
+        raise
     return journal
+
+
+_ACCEPT_WAIT = 30.0  # seconds another session's accept (its hooks) may take before refusing
+
+
+def _accept_lock(gitdir: Path) -> int:
+    """The accept lock, held until the journal is gone (journal.py). Refused while another
+    session accepts for longer than _ACCEPT_WAIT, or when a journal of a dead session waits
+    to be finished (it would be overwritten)."""
+    lock = take_accept_lock(gitdir, _ACCEPT_WAIT)
+    if lock is None:
+        raise GitRefused(
+            "Another tui-engineer session is committing in this repository; nothing was "
+            "written. Accept again once it is done."
+        )
+    pending = read_journal(gitdir)
+    if pending is not None:
+        release(lock)
+        raise GitRefused(
+            f"An earlier accept of '{pending.subject}' in this repository was interrupted and "
+            "is not finished yet; nothing was written. Start tui-engineer again: it finishes "
+            "that one first."
+        )
+    return lock
 
 
 def _taken_in(shadow: Shadow, path: str) -> bool:
@@ -225,19 +257,22 @@ def commit_decided(root: Path, journal: Journal) -> str:
     its sha. A refusal (a hook, the branch moved) removes the journal: nothing was written."""
     gitdir = git_dir(root)
     try:
-        sha = _build(root, journal, gitdir)
-        journal.new = sha
-        write_journal(gitdir, journal)
-        _move_ref(root, journal, sha)
-    except BaseException as err:
-        remove_journal(gitdir)  # the branch did not move: nothing of the user's was written
-        if isinstance(err, git.GitCommandError):
-            raise GitRefused(
-                "git refused the commit; your files are as they were before accepting.\n"
-                + git_output(err)
-            ) from None
-        raise
-    _finish(root, gitdir, journal, sha)
+        try:
+            sha = _build(root, journal, gitdir)
+            journal.new = sha
+            write_journal(gitdir, journal)
+            _move_ref(root, journal, sha)
+        except BaseException as err:
+            remove_journal(gitdir)  # the branch did not move: nothing of the user's was written
+            if isinstance(err, git.GitCommandError):
+                raise GitRefused(
+                    "git refused the commit; your files are as they were before accepting.\n"
+                    + git_output(err)
+                ) from None
+            raise
+        _finish(root, gitdir, journal, sha)
+    finally:
+        release_accept_lock(journal)  # the journal is gone, or left to the next start
     with contextlib.suppress(GitRefused):  # like git: after the commit; its status is ignored
         run_hook(root, "post-commit")
     return sha
@@ -266,12 +301,25 @@ def _edited_since(root: Path, journal: Journal, new: str) -> frozenset[str]:
 def recover_interrupted_accept(root: Path) -> str | None:
     """Finish or roll back an accept a crash interrupted (see accept_journal); say which."""
     gitdir = git_dir(root)
-    journal = read_journal(gitdir)
-    if journal is None:
-        remove_journal(gitdir)  # an unreadable or half-written one
+    if not (gitdir / JOURNAL).exists():
         return None
-    if owner_alive(journal):
+    lock = take_accept_lock(gitdir)
+    if lock is None:
         return None  # another session is accepting right now
+    journal = read_journal(gitdir)  # read under the lock: its owner may have just finished
+    if journal is None:
+        remove_journal(gitdir)  # none, or an unreadable or half-written one
+        release(lock)
+        return None
+    journal.lock = lock
+    try:
+        return _recover(root, gitdir, journal)
+    finally:
+        release_accept_lock(journal)
+
+
+def _recover(root: Path, gitdir: Path, journal: Journal) -> str:
+    """Finish or roll back the journal of a session that is gone (its lock is ours now)."""
     common = Path(git_text(root, "rev-parse", "--path-format=absolute", "--git-common-dir"))
     for lock in stale_locks(gitdir, common, journal.ref, journal_time(gitdir)):
         lock.unlink(missing_ok=True)

@@ -3,7 +3,9 @@
 Ours are recognised by the reason every shadow is created with ("tui-engineer session <id> pid
 <pid> host <host> started <time>", in its `.git/tui-engineer-session`; older versions put it on a
 linked worktree's lock) or by living under this repository's shadow folder. A shadow whose
-process still runs on this machine (another session) is left alone.
+session still runs (another process holds its `<id>.owner` lock: vcs/owner.py) is left alone;
+any other is removed at once, even one a kill left half made or half removed. Only a shadow of
+an older version, which held no lock, is told by the process id in its reason.
 Sessions make no branches, so there are none to clean: baselines are kept alive only by the
 worktree's detached HEAD and go with it. The one ref accept writes (refs/tui-engineer/undo/<sha>,
 what undo restores) is not a leftover: accept keeps exactly one and undo deletes it.
@@ -15,21 +17,25 @@ import os
 import re
 import shutil
 import socket
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import git
 
+from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import LOCK_PREFIX, remove_worktree, session_reason, shadow_home
+from tui_engineer.vcs.shadow import (
+    LOCK_PREFIX,
+    owner_file,
+    remove_worktree,
+    session_reason,
+    shadow_home,
+)
 
 _REASON = re.compile(
     rf"^{LOCK_PREFIX} (?P<session>\S+) pid (?P<pid>\d+) host (?P<host>\S+) started (?P<started>\S+)"
 )
-# A folder this young may belong to a session being created right now in another process.
-_GRACE_SECONDS = 60
 
 
 @dataclass
@@ -53,8 +59,18 @@ def _worktrees(repo: git.Repo) -> list[_Worktree]:
     return found
 
 
+def _live(folder: Path, match: re.Match[str] | None) -> bool:
+    """Whether a live session owns the shadow `folder`: its owner lock is held; a shadow of an
+    older version (no lock file) by the process id in its reason."""
+    held = alive(owner_file(folder))
+    if held is not None:
+        return held
+    return match is not None and _running_elsewhere(int(match["pid"]), match["host"])
+
+
 def _running_elsewhere(pid: int, host: str) -> bool:
-    """Whether another live process on this machine owns the worktree."""
+    """Whether another live process on this machine has the id an older version's shadow
+    names (an older version held no owner lock)."""
     if host != socket.gethostname() or pid == os.getpid():
         return False  # our own process only reaches here for sessions it no longer runs
     try:
@@ -81,7 +97,7 @@ def _clean_worktree(repo: git.Repo, tree: _Worktree, home: Path, active: str | N
     if session == active:
         return None
     if match and _running_elsewhere(int(match["pid"]), match["host"]):
-        return None
+        return None  # linked worktrees are an older version's: it held no owner lock
     remove_worktree(repo, tree.path)
     when = f" (crashed; it started on {_when(match['started'])})" if match else ""
     if tree.prunable:
@@ -105,10 +121,38 @@ def cleanup_leftovers(root: Path, *, active_session: str | None = None) -> list[
         for folder in sorted(home.iterdir()) if home.is_dir() else []:
             if folder.resolve() in known or folder.name == active_session:
                 continue
+            if folder.suffix == ".owner":
+                _clean_owner_file(folder)
+                continue
+            if folder.suffix == REPORTS:
+                _clean_reports(folder)
+                continue
             sentence = _clean_shadow(folder)
             if sentence:
                 done.append(sentence)
     return done
+
+
+REPORTS = ".reports"  # a session's test report folders, beside its shadow
+
+
+def session_reports(root: Path, session_id: str) -> Path:
+    """Where session `session_id`'s test runs write their reports (JUnit files): beside its
+    shadow, so that a kill mid-run leaves them where the next start cleans them."""
+    with open_repo(root) as repo:
+        return shadow_home(repo) / f"{session_id}{REPORTS}"
+
+
+def _clean_owner_file(lock: Path) -> None:
+    """An owner lock whose shadow is gone and whose process too (a kill during cleanup)."""
+    if not lock.with_suffix("").exists() and alive(lock) is False:
+        lock.unlink(missing_ok=True)
+
+
+def _clean_reports(folder: Path) -> None:
+    """A session's report folders, once the session is gone (its owner lock not held)."""
+    if not alive(owner_file(folder.with_suffix(""))):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def running_session(root: Path, session_id: str) -> int | None:
@@ -117,7 +161,7 @@ def running_session(root: Path, session_id: str) -> int | None:
     with open_repo(root) as repo:
         folder = shadow_home(repo) / session_id
     match = _REASON.match(session_reason(folder) or "")
-    if match is None or not _running_elsewhere(int(match["pid"]), match["host"]):
+    if match is None or not _live(folder, match):
         return None
     return int(match["pid"])
 
@@ -125,15 +169,12 @@ def running_session(root: Path, session_id: str) -> int | None:
 def _clean_shadow(folder: Path) -> str | None:
     """Remove a shadow repository whose session is gone; say so, or None if it was kept."""
     match = _REASON.match(session_reason(folder) or "")
-    if match is None:
-        # A crash between making the folder and writing its reason leaves a bare folder.
-        if time.time() - folder.stat().st_mtime <= _GRACE_SECONDS:
-            return None
-        shutil.rmtree(folder, ignore_errors=True)
-        return f"removed leftover folder of session {folder.name} ({folder})"
-    if _running_elsewhere(int(match["pid"]), match["host"]):
+    if _live(folder, match):
         return None
     shutil.rmtree(folder, ignore_errors=True)
+    owner_file(folder).unlink(missing_ok=True)
+    if match is None:  # a kill while it was made, or while it was removed
+        return f"removed leftover folder of session {folder.name} ({folder})"
     when = _when(match["started"])
     return (
         f"removed leftover worktree from session {match['session']} (crashed; it started on {when})"

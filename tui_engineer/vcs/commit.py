@@ -19,6 +19,7 @@ import git
 from tui_engineer.vcs.accept_journal import UNDO_REFS, commit_decided, decide
 from tui_engineer.vcs.commit_objects import TRAILER_KEY, TRAILER_TOOL
 from tui_engineer.vcs.file_blobs import tree_blobs
+from tui_engineer.vcs.journal import Journal
 from tui_engineer.vcs.repo import GitRefused, literal, open_repo, read_state, refuse_in_progress
 from tui_engineer.vcs.shadow import Change, Shadow
 
@@ -35,6 +36,12 @@ def accept(
     `changes`: the shadow's changes if the caller has just listed them (nothing ran in the
     shadow since), else they are listed here."""
     journal = decide(shadow, title=title, body=body, model=model, changes=changes)
+    return commit_accepted(shadow, journal)
+
+
+def commit_accepted(shadow: Shadow, journal: Journal) -> str:
+    """The commit of a decided step (`decide`: its journal is on disk), then the shadow
+    rebased on it; its sha."""
     sha = commit_decided(shadow.root, journal)
     shadow.rebaseline()
     return sha

@@ -19,6 +19,12 @@ Either way the journal is removed and one sentence says what happened. Lock file
 made for the accept's own ref updates, and that a kill of the whole process group left, are
 removed too: only those newer than the journal, in a repository where the accepting process is
 gone.
+
+The accepting process holds `.git/tui-engineer-accept.owner` (an flock: owner.py) from before
+the journal is written until it is removed. The next start finishes a journal only if it can
+take that lock: a live session's accept is left alone, a dead one's finished at once, whatever
+process ids are in use (the journal's `pid` is not relied on: ids are reused). It also keeps
+two sessions of one repository from accepting at the same instant.
 """
 
 from __future__ import annotations
@@ -30,7 +36,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tui_engineer.vcs.owner import hold, release
+
 JOURNAL = "tui-engineer-accept.json"
+LOCK = "tui-engineer-accept.owner"  # flocked by the process whose accept it is (owner.py)
 
 
 @dataclass
@@ -46,22 +55,32 @@ class Journal:
     # (path, mode, blob sha) of each step path, blobs already in the user's object store; no
     # mode and no sha: the step removes it. Empty in a journal of an older version.
     entries: list[tuple[str, str, str | None]] = field(default_factory=list)
-    pid: int = field(default_factory=os.getpid)
+    pid: int = field(default_factory=os.getpid)  # said, not relied on: the lock tells
     host: str = field(default_factory=socket.gethostname)
+    # The accept lock's descriptor while this process works on the journal (never written).
+    lock: int | None = field(default=None, repr=False, compare=False)
 
 
 def write_journal(gitdir: Path, journal: Journal) -> None:
+    """Whole or absent, and on disk when this returns: the file is fsynced, and so is the
+    folder after the rename, which would otherwise be lost with a power cut."""
     temp = gitdir / (JOURNAL + ".tmp")
     with open(temp, "w", encoding="utf-8") as out:
-        json.dump(asdict(journal), out)
+        json.dump({k: v for k, v in asdict(journal).items() if k != "lock"}, out)
         out.flush()
         os.fsync(out.fileno())
     os.replace(temp, gitdir / JOURNAL)
+    folder = os.open(gitdir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def read_journal(gitdir: Path) -> Journal | None:
     try:
         data = json.loads((gitdir / JOURNAL).read_text(encoding="utf-8"))
+        data.pop("lock", None)
         return Journal(**data)
     except FileNotFoundError:
         return None
@@ -74,17 +93,16 @@ def remove_journal(gitdir: Path) -> None:
     (gitdir / (JOURNAL + ".tmp")).unlink(missing_ok=True)
 
 
-def owner_alive(journal: Journal) -> bool:
-    """Whether the process that wrote the journal still runs (another session accepting now)."""
-    if journal.host != socket.gethostname() or journal.pid == os.getpid():
-        return False
-    try:
-        os.kill(journal.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def take_accept_lock(gitdir: Path, wait: float = 0.0) -> int | None:
+    """The lock an accepting process holds from its decision until its journal is gone (or
+    None: another process holds it longer than `wait` seconds). Whoever can take it knows the
+    journal's writer is gone, whatever process ids are in use (owner.py)."""
+    return hold(gitdir / LOCK, wait)
+
+
+def release_accept_lock(journal: Journal) -> None:
+    release(journal.lock)
+    journal.lock = None
 
 
 def stale_locks(gitdir: Path, common: Path, ref: str, since: float) -> list[Path]:

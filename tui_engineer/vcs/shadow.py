@@ -10,7 +10,9 @@ The shadow is a repository of its own (`git init`, no hooks) that reads the user
 through git's alternates, read-only: it never shares the user's refs, config, hooks or index, so
 a test running `git branch -D`, `git config` or `git update-ref` in it changes only the shadow.
 Its `.git/tui-engineer-session` file holds a reason naming the session, process and start time,
-which is how cleanup recognises ours.
+which is how cleanup recognises ours. Beside it, `<session_id>.owner` is flocked by the session's
+process before the folder is made and until it is removed (vcs/owner.py): cleanup tells a live
+session's shadow from a dead one's by that lock, at once, whatever process ids are in use.
 
 The shadow has a detached HEAD at the *baseline*: the user's HEAD, or a commit on no branch
 holding HEAD plus the user's uncommitted changes ("include" mode), or a parentless commit in a
@@ -34,6 +36,7 @@ import platformdirs
 
 from tui_engineer.safe_git import index_lock, shadow_git_env, shadow_git_full_env
 from tui_engineer.vcs.dirty import snapshot_commit
+from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
@@ -97,6 +100,7 @@ class Shadow:
     empty_submodules: tuple[str, ...] = ()
     # Paths whose edits in the user's tree were taken into the proposal (vcs/merge_in.py).
     taken: set[str] = field(default_factory=set)
+    owner: int | None = field(default=None, repr=False, compare=False)  # the held owner lock
 
     @classmethod
     def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
@@ -112,13 +116,18 @@ class Shadow:
             objects = Path(repo.common_dir).resolve() / "objects"
         if path.exists():
             raise GitRefused(f"A shadow worktree for session {session_id} already exists.")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        owner = hold(owner_file(path))  # before the folder: no moment it is there unowned
+        if owner is None:
+            raise GitRefused(f"A live process already holds session {session_id}'s shadow.")
         try:
             init_shadow_repo(path, objects, lock_reason(session_id))
         except git.GitCommandError as err:
             shutil.rmtree(path, ignore_errors=True)
+            release(owner, owner_file(path))
             message = f"Could not create the shadow worktree:\n{git_output(err)}"
             raise GitRefused(message) from None
-        shadow = cls(path, root, session_id, baseline, include_dirty)
+        shadow = cls(path, root, session_id, baseline, include_dirty, owner=owner)
         # Detached at the baseline, files filled in; the shadow has no hooks to run.
         shadow._git.update_ref("--no-deref", "HEAD", baseline)
         shadow._git.reset("-q", "--hard", baseline)
@@ -201,8 +210,15 @@ class Shadow:
         return done.returncode == 0
 
     def remove(self) -> None:
-        """Delete the shadow repository. Safe to call more than once."""
+        """Delete the shadow repository, then its owner lock. Safe to call more than once."""
         shutil.rmtree(self.path, ignore_errors=True)
+        release(self.owner, owner_file(self.path))
+        self.owner = None
+
+
+def owner_file(path: Path) -> Path:
+    """The lock a shadow's session holds while it lives (beside the shadow's folder)."""
+    return path.with_name(path.name + ".owner")
 
 
 def empty_submodules_notice(paths: tuple[str, ...]) -> str | None:

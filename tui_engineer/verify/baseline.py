@@ -36,6 +36,7 @@ class Baseline:
     failing: tuple[str, ...]  # ids of the tests (or modules) red before the session
     # (id, its one-line reason) of each failing one: what the model is told fails at the start.
     lines: tuple[tuple[str, str], ...] = ()
+    unreadable: bool = False  # red, and no report test by test: judged by the exit code alone
 
     def line(self) -> str:
         """'2 failing before this session: tests/test_x.py::test_mul, …' ('' when none)."""
@@ -56,6 +57,7 @@ class Baseline:
             "passing": sorted(self.passing),
             "failing": self.failing,
             "lines": [list(pair) for pair in self.lines],
+            "unreadable": self.unreadable,
         }
 
     @classmethod
@@ -69,6 +71,7 @@ class Baseline:
             frozenset(report.passing),
             failing,
             tuple((i, reasons[i]) for i in failing),
+            unreadable=report.exit_code != 0 and not report.structured,
         )
 
     def judge(self, report: TestReport, targets: frozenset[str] = frozenset()) -> TestReport:
@@ -191,8 +194,9 @@ def recorded(root: Path, command: str, tree: str) -> Baseline | None:
     """The baseline kept for this tree and command, if any."""
     try:
         data = json.loads(_cache_file(root, command, tree).read_text(encoding="utf-8"))
+        passing, failing = frozenset(data["passing"]), tuple(data["failing"])
         lines = tuple((str(i), str(m)) for i, m in data.get("lines", ()))
-        return Baseline(command, frozenset(data["passing"]), tuple(data["failing"]), lines)
+        return Baseline(command, passing, failing, lines, bool(data.get("unreadable")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -1,0 +1,55 @@
+"""A base URL that answers 200 with a web page (a web UI, a proxy's login page, a URL without
+/v1) is named for what it is, at once: not "the connection was cut" after three tries. The
+real openai client over real HTTP to the scripted server answering every request with HTML;
+doctor says the same from a real `tui-engineer doctor` process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.scripted_server import ScriptedServer
+from tests.test_doctor import KEY, doctor, line
+from tui_engineer.llm import LLMError, ModelClient
+
+ASK = [{"role": "user", "content": "Say hi."}]
+SAID = "answered with an HTML page, not the OpenAI API: is the base URL right, ending in /v1?"
+
+
+@pytest.fixture
+def web_page() -> Iterator[ScriptedServer]:
+    with ScriptedServer(html_page=True) as server:
+        yield server
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_chat_call_to_a_web_page_says_so_before_any_retry(
+    web_page: ScriptedServer, stream: bool
+) -> None:
+    client = ModelClient(
+        model="test-model", base_url=web_page.base_url, api_key=KEY, max_retries=2, timeout=5.0
+    )
+    try:
+        with pytest.raises(LLMError) as raised:
+            await client.complete(ASK, stream=stream)
+    finally:
+        await client.aclose()
+    assert f"The server at {web_page.base_url} {SAID}" in str(raised.value)
+    assert len(web_page.chat_requests) == 1  # no retry: asking again changes nothing
+
+
+async def test_the_connection_check_says_so(web_page: ScriptedServer) -> None:
+    client = ModelClient(model="test-model", base_url=web_page.base_url, api_key=KEY)
+    try:
+        with pytest.raises(LLMError, match="answered with an HTML page"):
+            await client.check_connection()
+    finally:
+        await client.aclose()
+
+
+def test_doctor_says_so(make_repo, web_page: ScriptedServer) -> None:
+    done = doctor(make_repo(), "--base-url", web_page.base_url, OPENAI_API_KEY=KEY)
+    assert "Traceback" not in done.stdout + done.stderr
+    said = line(done.stdout, "model server")
+    assert said.startswith("✗") and SAID in done.stdout, done.stdout
