@@ -17,7 +17,7 @@ from tui_engineer.engine.review_notes import commit_lines
 from tui_engineer.errors import UserError
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.repo import GitRefused
-from tui_engineer.vcs.shadow import Change
+from tui_engineer.vcs.shadow import Change, Shadow
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
@@ -86,7 +86,7 @@ class Decisions:
             asking.cancel()
             await settle(asking)
         made = not asking.cancelled() and asking.exception() is None
-        if made and asking.result().kind == "accept" and proposal.diff.strip():
+        if made and asking.result().kind == "accept" and _commits(asking.result(), proposal):
             decision = asking.result()
             if decision.dropped:  # the kept hunks were never tested: nothing is committed
                 self.rt.emit(ev.Notice(message=f"Step {step.index} not committed: stopped "
@@ -95,7 +95,9 @@ class Decisions:
             self._decided(step, decision, proposal)
             note = _review_note(decision, proposal)
             try:
-                await self._commit(step, proposal, by=decision.by, note=note)
+                await self._commit(
+                    step, proposal, by=decision.by, note=note, kept=decision.kept_written
+                )
             except GitRefused as err:
                 self._refused(step, err, AGAIN_ON_RESUME)
 
@@ -143,6 +145,7 @@ class Decisions:
                 kept=proposal.partial if proposal is not None and decision.dropped else "",
                 comments=tuple((c.path, c.line, c.text) for c in decision.comments),
                 edited=proposal is not None and proposal.edited,
+                kept_written=decision.kept_written,
             )
         )
 
@@ -153,11 +156,13 @@ class Decisions:
         decision: Decision,
         changes: list[Change] | None = None,
     ) -> None:
-        if decision.kind == "accept" and proposal.diff.strip():
+        if decision.kind == "accept" and _commits(decision, proposal):
             if decision.dropped:  # the kept hunks passed their tests: final now
                 self._decided(step, decision, proposal)
             note = _review_note(decision, proposal)
-            await self._commit(step, proposal, changes, by=decision.by, note=note)
+            await self._commit(
+                step, proposal, changes, by=decision.by, note=note, kept=decision.kept_written
+            )
             return
         await asyncio.to_thread(self.rt.shadow.reset)
         if decision.kind == "accept":  # nothing to commit: the step needed no change
@@ -183,10 +188,14 @@ class Decisions:
         *,
         by: str = BY_YOU,
         note: str = "",
+        kept: tuple[str, ...] = (),
     ) -> None:
-        """Commit the accepted step. To its end even when the session is stopped meanwhile
-        (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and the commit is
-        counted and said, before the stop goes on and anything reports how the session ended."""
+        """Commit the accepted step: the step's changes, and of the files its test runs wrote
+        only those `kept`. To its end even when the session is stopped meanwhile (Ctrl-C,
+        SIGTERM, a closed terminal): the branch stops moving, and the commit is counted and
+        said, before the stop goes on and anything reports how the session ended."""
+        if kept:
+            changes = await asyncio.to_thread(_with_kept, self.rt.shadow, changes, kept)
         work = asyncio.to_thread(
             accept,
             self.rt.shadow,
@@ -230,4 +239,19 @@ class Decisions:
 
 def _review_note(decision: Decision, proposal: Proposal) -> str:
     """What an accepted step's commit says about its review (engine/review_notes.py)."""
-    return commit_lines(decision.dropped, proposal.partial, proposal.edited, decision.comments)
+    return commit_lines(
+        decision.dropped, proposal.partial, proposal.edited, decision.comments,
+        decision.kept_written,
+    )  # fmt: skip
+
+
+def _commits(decision: Decision, proposal: Proposal) -> bool:
+    """An accept with something to commit: the step's change, or files the tests wrote that
+    the human keeps."""
+    return bool(proposal.diff.strip() or decision.kept_written)
+
+
+def _with_kept(shadow: Shadow, changes: list[Change] | None, kept: tuple[str, ...]) -> list[Change]:
+    """The step's changes and, of the files its test runs wrote, those the human keeps."""
+    step = shadow.changes() if changes is None else changes
+    return step + [c for c in shadow.written_changes() if c.path in kept]
