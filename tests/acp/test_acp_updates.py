@@ -116,3 +116,25 @@ def test_a_reply_streams_its_prose_without_the_edit_blocks(tmp_path) -> None:
     said = "".join(u.content.text for u in updates if isinstance(u, AgentMessageChunk))
     assert "Adding sub." in said and "Done." in said
     assert "SEARCH" not in said and "calc.py" not in said
+
+
+def test_files_the_tests_wrote_are_named_apart_from_the_steps_diff(tmp_path) -> None:
+    """Not offered as the step's file diffs (never committed from an editor's review)."""
+    (tmp_path / "calc.py").write_text("old\n")
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "calc.py").write_text("new\n")
+    (shadow / "coverage.dat").write_text("1\n")
+    shown = Translator(tmp_path, shadow=lambda: shadow)
+    (call,) = shown.updates(
+        ev.ProposalReady(
+            step=1, title="Fix add", diff="…", tests_ok=True, summary="2 passed", attempts=0,
+            changes=(("M", "calc.py"),), written_by_tests=(("A", "coverage.dat"),),
+            written_diff="diff --git a/coverage.dat b/coverage.dat\n",
+        )
+    )  # fmt: skip
+    modified, summary = call.content
+    assert modified.path == str(tmp_path / "calc.py")
+    text = summary.content.text
+    assert "Written by the tests, not committed: coverage.dat (new)" in text
+    assert call.raw_input["written_by_tests"] == ["coverage.dat"]

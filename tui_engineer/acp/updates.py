@@ -35,6 +35,7 @@ from acp.schema import (
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.hunks import DiffUnreadable, parse
+from tui_engineer.engine.review import written_line
 from tui_engineer.names import readable
 
 Update = object  # one of the SDK's session update models
@@ -247,7 +248,11 @@ class Translator:
                     status="pending",
                     content=[*diffs, summary],
                     locations=hunk_locations(self.root, event),
-                    raw_input={"step": event.step, "diff": event.diff},
+                    raw_input={
+                        "step": event.step,
+                        "diff": event.diff,
+                        "written_by_tests": [path for _, path in event.written_by_tests],
+                    },
                 ),
             )
         ]
@@ -364,7 +369,8 @@ def test_result_text(event: ev.TestsFinished) -> str:
 
 def proposal_text(event: ev.ProposalReady) -> str:
     """What the review says beside the diff: the tests (a test-first step's before and after
-    runs), old failures, sandbox actions and notes."""
+    runs), old failures, the files the tests wrote (not in the diff or the commit), sandbox
+    actions and notes."""
     lines = [f"Tests: {event.summary}"]
     lines += [f"- {run}" for run in event.test_runs]
     if event.fixed:
@@ -376,6 +382,9 @@ def proposal_text(event: ev.ProposalReady) -> str:
         )
     if event.old_failures:
         lines.append("Failing before the session too: " + ", ".join(event.old_failures))
+    if event.written_by_tests:
+        line = written_line(event.written_by_tests)
+        lines.append(f"{line[0].upper()}{line[1:]}")
     lines += [f"Sandbox action: {action}" for action in event.actions]
     lines += [f"Note: {note}" for note in event.notes]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from pathlib import Path
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.test_writes import bracketed
 from tui_engineer.errors import UserError
 from tui_engineer.names import is_exact_only, readable
 from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
@@ -78,10 +79,11 @@ async def _baseline(rt: Runtime) -> Baseline:
             rt.baseline_started.set()
 
     try:
-        report = await rt.sandbox.run_tests(
-            rt.workdir, command, timeout=rt.options.test_timeout, on_output=watch,
-            **beside_steps(rt),
-        )  # fmt: skip
+        async with bracketed(rt.shadow):  # what the run writes is not the step's
+            report = await rt.sandbox.run_tests(
+                rt.workdir, command, timeout=rt.options.test_timeout, on_output=watch,
+                **beside_steps(rt),
+            )  # fmt: skip
     except CommandNotFound as err:
         report = TestReport(command, 127, time.monotonic() - started, False, output_tail=str(err))
     problem = start_problem(report, is_pytest_command(command))

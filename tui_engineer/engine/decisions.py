@@ -18,7 +18,7 @@ from tui_engineer.errors import UserError
 from tui_engineer.vcs.accept_journal import decide
 from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused
-from tui_engineer.vcs.shadow import Change
+from tui_engineer.vcs.shadow import Change, Shadow
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
@@ -86,7 +86,7 @@ class Decisions:
             asking.cancel()
             await settle(asking)
         made = not asking.cancelled() and asking.exception() is None
-        if made and asking.result().kind == "accept" and proposal.diff.strip():
+        if made and asking.result().kind == "accept" and _commits(asking.result(), proposal):
             decision = asking.result()
             if decision.dropped:  # the kept hunks were never tested: nothing is committed
                 self.rt.emit(ev.Notice(message=f"Step {step.index} not committed: stopped "
@@ -132,7 +132,7 @@ class Decisions:
     def _said_at_once(self, step: Step, decision: Decision, proposal: Proposal) -> None:
         """A decision is said as it is given, except an accept of a change: that is said once
         it is on disk (`_commit`), and one with hunks left out once the kept hunks pass."""
-        if decision.kind != "accept" or not proposal.diff.strip():
+        if decision.kind != "accept" or not _commits(decision, proposal):
             self._decided(step, decision, proposal)
 
     def _decided(self, step: Step, decision: Decision, proposal: Proposal | None = None) -> None:
@@ -147,6 +147,7 @@ class Decisions:
                 kept=proposal.partial if proposal is not None and decision.dropped else "",
                 comments=tuple((c.path, c.line, c.text) for c in decision.comments),
                 edited=proposal is not None and proposal.edited,
+                kept_written=decision.kept_written,
             )
         )
 
@@ -157,7 +158,7 @@ class Decisions:
         decision: Decision,
         changes: list[Change] | None = None,
     ) -> None:
-        if decision.kind == "accept" and proposal.diff.strip():
+        if decision.kind == "accept" and _commits(decision, proposal):
             await self._commit(step, proposal, decision, changes)
             return
         await asyncio.to_thread(self.rt.shadow.reset)
@@ -183,20 +184,25 @@ class Decisions:
         decision: Decision,
         changes: list[Change] | None = None,
     ) -> None:
-        """Commit the accepted step. The decision is made durable first (the accept journal,
-        fsynced: vcs/accept_journal.py) and only then announced, so whoever hears "accepted"
-        (a script reading --json, the TUI, an editor) can count on it: from there a kill of
-        any kind ends with the step committed, now or at the next start. To its end even when
-        the session is stopped meanwhile (Ctrl-C, SIGTERM, a closed terminal): the branch
-        stops moving, and the commit is counted and said, before the stop goes on and
-        anything reports how the session ended."""
+        """Commit the accepted step: its changes and, of the files its test runs wrote, those
+        the human keeps. The decision is made durable first (the accept journal, fsynced:
+        vcs/accept_journal.py) and only then announced, so whoever hears "accepted" (a script
+        reading --json, the TUI, an editor) can count on it: from there a kill of any kind ends
+        with the step committed, now or at the next start. To its end even when the session is
+        stopped meanwhile (Ctrl-C, SIGTERM, a closed terminal): the branch stops moving, and
+        the commit is counted and said, before the stop goes on and anything reports how the
+        session ended."""
         shadow = self.rt.shadow
         body = self._commit_body(step, decision.by, _review_note(decision, proposal))
+        kept = decision.kept_written
 
         async def decide_then_commit() -> str:
+            step_changes = changes
+            if kept:
+                step_changes = await asyncio.to_thread(_with_kept, shadow, changes, kept)
             journal = await asyncio.to_thread(
                 decide, shadow, title=step.title, body=body, model=self.rt.model.model,
-                changes=changes,
+                changes=step_changes,
             )  # fmt: skip
             self._decided(step, decision, proposal)  # on disk: now it may be said
             return await asyncio.to_thread(commit_accepted, shadow, journal)
@@ -239,4 +245,19 @@ class Decisions:
 
 def _review_note(decision: Decision, proposal: Proposal) -> str:
     """What an accepted step's commit says about its review (engine/review_notes.py)."""
-    return commit_lines(decision.dropped, proposal.partial, proposal.edited, decision.comments)
+    return commit_lines(
+        decision.dropped, proposal.partial, proposal.edited, decision.comments,
+        decision.kept_written,
+    )  # fmt: skip
+
+
+def _commits(decision: Decision, proposal: Proposal) -> bool:
+    """An accept with something to commit: the step's change, or files the tests wrote that
+    the human keeps."""
+    return bool(proposal.diff.strip() or decision.kept_written)
+
+
+def _with_kept(shadow: Shadow, changes: list[Change] | None, kept: tuple[str, ...]) -> list[Change]:
+    """The step's changes and, of the files its test runs wrote, those the human keeps."""
+    step = shadow.changes() if changes is None else changes
+    return step + [c for c in shadow.written_changes() if c.path in kept]

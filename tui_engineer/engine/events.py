@@ -311,6 +311,10 @@ class ProposalReady(Event):
     partial: str = ""
     dropped: tuple[tuple[str, int], ...] = ()
     edited: bool = False  # the human edited the proposal by hand
+    # Files the test runs wrote, not the step's (vcs/written.py): (status letter, path), and
+    # their diff. Not in `changes` or `diff`; committed only when the human keeps them.
+    written_by_tests: tuple[tuple[str, str], ...] = ()
+    written_diff: str = ""
 
 
 @dataclass(frozen=True)
@@ -335,6 +339,7 @@ class DecisionMade(Event):
     kept: str = ""  # "partial: 3 of 5 hunks" when hunks were left out
     comments: tuple[tuple[str, int, str], ...] = ()  # (path, line, text) review comments
     edited: bool = False  # the proposal decided on was edited by the human
+    kept_written: tuple[str, ...] = ()  # files the tests wrote that the accept keeps
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,10 @@ class PairReview:
             # Listing the changes stages them: the index holds this proposal's files until a
             # hand edit is answered (a front end answers at once), so nothing more is saved.
             changes = await asyncio.to_thread(self.rt.shadow.changes)
+            # What the tests wrote, shown apart (a run since the last round may have written).
+            fresh = await _with_written(self.rt, proposal)
+            whole = fresh if whole is proposal else whole
+            proposal = fresh
             reruns = self._reruns
             await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
             # Shown, then asked with nothing awaited between: a front end draws the proposal
@@ -112,8 +116,17 @@ class PairReview:
                 partial=proposal.partial,
                 dropped=tuple((h.path, h.index) for h in proposal.dropped),
                 edited=proposal.edited,
+                written_by_tests=proposal.written,
+                written_diff=proposal.written_diff,
             )
         )
+
+
+async def _with_written(rt: Runtime, proposal: Proposal) -> Proposal:
+    """`proposal` naming the files its shadow's test runs wrote (vcs/written.py)."""
+    written = await asyncio.to_thread(rt.shadow.written_changes)
+    diff = await asyncio.to_thread(rt.shadow.written_diff) if written else ""
+    return replace(proposal, written=tuple((c.status, c.path) for c in written), written_diff=diff)
 
 
 def _passed(proposal: Proposal) -> bool:

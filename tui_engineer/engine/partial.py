@@ -27,6 +27,7 @@ async def verify_kept(
     Raises GitRefused when the kept hunks cannot be put together (the whole is back)."""
     plan = kept_plan(whole.diff, {HunkRef(h.path, h.index) for h in dropped})
     full = await asyncio.to_thread(save_tree, rt.shadow)
+    written = rt.shadow.written.copy()  # who wrote what in it (vcs/written.py)
     await asyncio.to_thread(build_kept, rt.shadow, full, plan)
     diff = await asyncio.to_thread(rt.shadow.diff)
     kept = summary(plan.kept, plan.total)
@@ -45,5 +46,5 @@ async def verify_kept(
     )
     if partial.tests_ok:
         return partial
-    await asyncio.to_thread(restore_tree, rt.shadow, full)
+    await asyncio.to_thread(restore_tree, rt.shadow, full, written)
     return replace(partial, diff=whole.diff)

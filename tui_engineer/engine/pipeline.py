@@ -52,7 +52,6 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY
-from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
 from tui_engineer.vcs.shadow import Shadow
 
 
@@ -89,9 +88,9 @@ def _git(shadow: Shadow, *args: str, env: dict[str, str] | None = None) -> str:
 
 
 def pending_commit(shadow: Shadow) -> tuple[str, str]:
-    """A commit (on no branch) holding the shadow's files, the base to build the next step on;
-    and its tree id."""
-    tree = save_tree(shadow)
+    """A commit (on no branch) holding the step's files (not what its tests wrote: they are
+    not committed unless kept), the base to build the next step on; and its tree id."""
+    tree = shadow.step_tree()
     message = "tui-engineer: proposal under review"
     commit = _git(
         shadow, "commit-tree", tree, "-p", shadow.baseline, "--no-gpg-sign", "-m", message,
@@ -118,8 +117,10 @@ def stacked_shadow(
 
 
 def transplant(source: Shadow, target: Shadow) -> None:
-    """Make `target`'s files show `source`'s proposal (their baselines have equal trees)."""
-    for change in source.changes():
+    """Make `target`'s files show `source`'s proposal (their baselines have equal trees), and
+    the files its test runs wrote, still told apart."""
+    step = source.changes()
+    for change in [*step, *source.written_changes()]:
         if change.old_path:
             (target.path / change.old_path).unlink(missing_ok=True)
         dest = target.path / change.path
@@ -128,6 +129,8 @@ def transplant(source: Shadow, target: Shadow) -> None:
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source.path / change.path, dest)
+    if source.written.tests_ran:
+        target.adopt_written({c.path for c in step} | {c.old_path for c in step if c.old_path})
 
 
 def next_candidate(plan: Sequence[Step], current: Step) -> Step | None:
@@ -208,7 +211,7 @@ class Pipeline:
         failed (`passed` False)."""
         ahead = self._ahead
         if ahead is not None:
-            now = await asyncio.to_thread(save_tree, self.rt.shadow)
+            now = await asyncio.to_thread(self.rt.shadow.step_tree)  # a test run may write
             if passed and now == ahead.tree and ahead.feedback == self.rt.delivered:
                 ahead.passed()
                 return

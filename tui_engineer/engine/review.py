@@ -5,8 +5,11 @@ The TUI implements Reviewer with screens; headless implements it as a policy or 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from tui_engineer.names import readable
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
@@ -21,6 +24,17 @@ DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo", 
 # What every review of a session without a test command says instead of a test result.
 UNVERIFIED = "unverified: no tests ran"
 BY_YOU = "by you"
+# How every front end names the files a step's test runs wrote (vcs/written.py).
+WRITTEN_BY_TESTS = "written by the tests"
+_WRITTEN_HOW = {"A": "new", "M": "changed", "D": "deleted"}
+
+
+def written_line(written: Sequence[tuple[str, str]], note: str = ", not committed") -> str:
+    """The files a step's test runs wrote, in one line: "written by the tests, not committed:
+    coverage.dat (new), Cargo.lock (changed)", the names shown readably."""
+    files = ", ".join(f"{readable(path)} ({_WRITTEN_HOW.get(status, status)})"
+                      for status, path in written)  # fmt: skip
+    return f"{WRITTEN_BY_TESTS}{note}: {files}"
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,10 @@ class Proposal:
     partial: str = ""
     dropped: tuple[DroppedHunk, ...] = ()
     edited: bool = False  # the human edited it by hand (engine/hand_edits.py)
+    # Files the test runs wrote, as (status letter, path), and their diff (vcs/written.py): not
+    # in `diff`, shown apart, committed only when the human keeps them (Decision.kept_written).
+    written: tuple[tuple[str, str], ...] = ()
+    written_diff: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None
@@ -102,6 +120,7 @@ class Decision:
     by: str = BY_YOU
     dropped: tuple[DroppedHunk, ...] = ()  # accept: hunks left out (the kept ones are tested)
     comments: tuple[LineComment, ...] = ()  # accept or reject: review comments on lines
+    kept_written: tuple[str, ...] = ()  # accept: files the tests wrote that go in too
 
     @classmethod
     def accept(cls, by: str = BY_YOU) -> Decision:

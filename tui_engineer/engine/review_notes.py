@@ -60,9 +60,11 @@ def comments_note(step: Step, comments: Sequence[LineComment]) -> str:
 
 
 def commit_lines(dropped: Sequence[DroppedHunk], kept: str, edited: bool,
-                 comments: Sequence[LineComment]) -> str:  # fmt: skip
+                 comments: Sequence[LineComment], written: Sequence[str] = ()) -> str:  # fmt: skip
     """What an accepted step's commit body says about its review ("" when nothing to say)."""
     lines: list[str] = []
+    if written:
+        lines.append(f"Kept files the tests wrote: {', '.join(readable(p) for p in written)}.")
     if edited:
         lines.append("Edited by you during the review.")
     if dropped:

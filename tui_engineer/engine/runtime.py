@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
+from tui_engineer.engine.test_writes import bracketed
 from tui_engineer.errors import UserError
 from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.llm.reply_watch import Expected, OffTrackReply
@@ -294,12 +295,13 @@ class Runtime:
         shown = self.options.test_command
         command = command or shown
         self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
-        report = await self.sandbox.run_tests(
-            self.workdir,
-            command,
-            timeout=self.options.test_timeout,
-            on_output=lambda line: self.emit(ev.TestOutput(line=line)),
-        )
+        async with bracketed(self.shadow):  # what the run writes is not the step's
+            report = await self.sandbox.run_tests(
+                self.workdir,
+                command,
+                timeout=self.options.test_timeout,
+                on_output=lambda line: self.emit(ev.TestOutput(line=line)),
+            )
         baseline = self.known_baseline()
         if baseline is not None and scope != "before":
             aim = self.aims.get(step or 0)

@@ -1,6 +1,7 @@
 """`tui-engineer run`'s per-hunk review (the `p` answer), in the style of `git add -p`: each
 hunk shown in turn, kept or dropped (with an optional reason); the engine then tests the kept
-ones and commits them only if they pass."""
+ones and commits them only if they pass. Then each file the step's test runs wrote, left out
+unless kept."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from tui_engineer.engine.hunks import WHOLE_FILE, Unit, units
-from tui_engineer.engine.review import Decision, DroppedHunk, Proposal
+from tui_engineer.engine.review import WRITTEN_BY_TESTS, Decision, DroppedHunk, Proposal
 from tui_engineer.headless.printer import visible
 from tui_engineer.names import readable
 
@@ -36,13 +37,32 @@ async def per_hunk(proposal: Proposal, ask: Prompt, show: Callable[[str], None])
         if answer in {"n", "d"}:
             why = "" if rest else (await ask("Why drop it? (optional, the model sees it) ") or "")
             dropped.append(DroppedHunk(unit.ref.path, unit.ref.index, unit.text, why.strip()))
-    if not dropped:
-        return Decision.accept()
-    if len(dropped) == len(found):
+    if found and len(dropped) == len(found):
         show("Every hunk dropped: nothing to accept (skip or reject the step instead).")
         return None
-    show(f"Keeping {len(found) - len(dropped)} of {len(found)} hunks: testing them again.")
-    return Decision("accept", dropped=tuple(dropped))
+    kept = await _kept_written(proposal, ask, show)
+    if kept is None:
+        return None
+    if dropped:
+        show(f"Keeping {len(found) - len(dropped)} of {len(found)} hunks: testing them again.")
+    return Decision("accept", dropped=tuple(dropped), kept_written=kept)
+
+
+async def _kept_written(
+    proposal: Proposal, ask: Prompt, show: Callable[[str], None]
+) -> tuple[str, ...] | None:
+    """Of the files the step's test runs wrote, those to commit too (none unless said)."""
+    kept: list[str] = []
+    for _status, path in proposal.written:
+        name = visible(readable(path))
+        answer = await ask(f"Commit {name} too ({WRITTEN_BY_TESTS}) [y,N,q]? ")
+        if answer is None or answer.strip().lower()[:1] == "q":
+            return None
+        if answer.strip().lower()[:1] == "y":
+            kept.append(path)
+    if kept:
+        show(f"Committing too, {WRITTEN_BY_TESTS}: {', '.join(map(readable, kept))}.")
+    return tuple(kept)
 
 
 async def _ask_one(

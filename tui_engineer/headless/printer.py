@@ -13,7 +13,7 @@ import time
 from typing import TextIO
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import BY_YOU
+from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, written_line
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.names import readable
 
@@ -242,6 +242,8 @@ class ProgressPrinter:
                 f"  still failing (before this session too; this step reaches it): "
                 f"{_shown(e.still_failing)}"
             )
+        if e.written_by_tests:  # left out of the step's commit unless the human keeps them
+            self._line(f"  {written_line(e.written_by_tests)}")
         if e.old_failures:
             self._line(f"  {_old_line(e.old_failures)} (not this step's)")
 
@@ -261,6 +263,8 @@ class ProgressPrinter:
             self._line(f"  accepted: {e.by}")
         elif e.decision == "accept" and e.kept:  # hunks left out: the kept ones passed
             self._line(f"  accepted: {e.kept}")
+        if e.kept_written:
+            self._line(f"  kept, {WRITTEN_BY_TESTS}: {', '.join(e.kept_written)}")
 
     def _on_step_committed(self, e: ev.StepCommitted) -> None:
         self._line(f"  ✓ committed {e.sha[:8]} {e.title}")

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 
 from tui_engineer.engine.approval import AUTO, AUTO_PASSED
-from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.review import Decision, Proposal, Verdict, written_line
 from tui_engineer.headless.hunk_prompts import per_hunk
 
 # What a typed verdict means; anything else is asked again (a stray "3" is no verdict).
@@ -68,6 +68,8 @@ class TerminalReviewer:
                 self._show(f"  {run}")
         for action in proposal.actions:
             self._show(f"  sandbox action: {action}")
+        if proposal.written:  # kept, file by file, through p
+            self._show(f"  {written_line(proposal.written)} (p to keep one)")
         for note in proposal.notes:
             self._show(f"  note: {note}")
         while True:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
 from tui_engineer.engine.hunks import HunkRef
-from tui_engineer.engine.review import BY_YOU
+from tui_engineer.engine.review import BY_YOU, written_line
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
@@ -208,7 +208,7 @@ class EngineEventView:
         self.proposals_seen += 1
         # A step prepared ahead shows its held reply just before: it ends here.
         await self.chat.end_reply()
-        self.diff.show_diff(event.diff)
+        self.diff.show_diff(event.diff, event.written_diff)
         self.diff.start_review(event.step, {HunkRef(p, i) for p, i in event.dropped})
         edited = " · edited by you" if event.edited else ""
         self.diff.border_title = f"Diff — step {event.step}{edited}"
@@ -225,6 +225,12 @@ class EngineEventView:
         self.status.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
         for note in event.notes:
             await self.chat.note(note)
+        if event.written_by_tests:
+            line = written_line(event.written_by_tests)
+            await self.chat.note(
+                f"{line[0].upper()}{line[1:]}. To commit one too, press space on it in the "
+                "Diff pane."
+            )
         for note in old_failure_notes(event):
             await self.chat.note(note)
         self._show_pane("diff")

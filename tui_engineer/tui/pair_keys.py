@@ -56,8 +56,9 @@ class PairActions:
         """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
         and committed (or the review goes on, saying they failed)."""
         comments = tuple(self.diff.comments)
+        kept_written = tuple(path for path in self.diff.written() if path in self.diff.kept_written)
         if not self.diff.dropped:
-            self._answer(Decision("accept", comments=comments))
+            self._answer(Decision("accept", comments=comments, kept_written=kept_written))
             return
         order = self.diff.units()
         dropped = [ref for ref in order if ref in self.diff.dropped]
@@ -77,7 +78,9 @@ class PairActions:
                 DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
                 for ref in dropped
             )
-            self._answer(Decision("accept", dropped=left_out, comments=comments))
+            self._answer(
+                Decision("accept", dropped=left_out, comments=comments, kept_written=kept_written)
+            )
 
         screen = PartialAcceptScreen(dropped, kept, len(order))
         self.push_screen(screen, done)  # type: ignore[attr-defined]

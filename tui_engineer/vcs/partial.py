@@ -17,6 +17,7 @@ from tui_engineer.names import raw
 from tui_engineer.safe_git import index_lock
 from tui_engineer.vcs.repo import GitRefused, git_output
 from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.written import Written
 
 if TYPE_CHECKING:  # the engine's hunk model, as data: git's layer does not depend on it
     from tui_engineer.engine.hunks import KeptPlan
@@ -40,11 +41,14 @@ def staged_tree(shadow: Shadow) -> str:
     return _git(shadow, "write-tree")
 
 
-def restore_tree(shadow: Shadow, tree: str) -> None:
-    """The shadow's files exactly as `tree` (saved by `save_tree`); ignored files stay."""
+def restore_tree(shadow: Shadow, tree: str, written: Written | None = None) -> None:
+    """The shadow's files exactly as `tree` (saved by `save_tree`); ignored files stay.
+    `written`: who wrote what in that tree (the shadow's record when it was saved)."""
     _git(shadow, "add", "-A")  # files only in the working tree must be known to be removed
     _git(shadow, "read-tree", "-u", "--reset", tree)
     _git(shadow, "clean", "-fdq")
+    if written is not None:
+        shadow.written = written
 
 
 def build_kept(shadow: Shadow, full_tree: str, plan: KeptPlan) -> None:
@@ -52,6 +56,7 @@ def build_kept(shadow: Shadow, full_tree: str, plan: KeptPlan) -> None:
     from `full_tree`, partly kept ones get their kept hunks applied. On a refusal the whole
     proposal is put back and GitRefused says why."""
     taken = set(shadow.taken)  # the user's edits taken in stay known (vcs/merge_in.py)
+    written = shadow.written.copy()  # what the tests wrote there, for a refusal below
     shadow.reset()
     shadow.taken |= taken
     try:
@@ -65,7 +70,7 @@ def build_kept(shadow: Shadow, full_tree: str, plan: KeptPlan) -> None:
         if plan.patch:
             _apply(shadow, plan.patch)
     except git.GitCommandError as err:
-        restore_tree(shadow, full_tree)
+        restore_tree(shadow, full_tree, written)
         raise GitRefused(
             f"The kept hunks could not be put together: {git_output(err)}\n"
             "The whole proposal is back under review."

@@ -16,7 +16,8 @@ session's shadow from a dead one's by that lock, at once, whatever process ids a
 
 The shadow has a detached HEAD at the *baseline*: the user's HEAD, or a commit on no branch
 holding HEAD plus the user's uncommitted changes ("include" mode), or a parentless commit in a
-repository with no commits yet. A proposal is the difference between the files and the baseline.
+repository with no commits yet. A proposal is the difference between the files and the baseline,
+less what its test runs wrote (vcs/written.py): those files are listed apart.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from hashlib import sha1
@@ -40,11 +42,13 @@ from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
+    literal,
     open_repo,
     read_state,
     refuse_in_progress,
 )
 from tui_engineer.vcs.submodules import check_out_submodules
+from tui_engineer.vcs.written import Written
 
 LOCK_PREFIX = "tui-engineer session"
 # Inside a shadow's own .git: the lock reason, which is how cleanup recognises ours.
@@ -101,6 +105,8 @@ class Shadow:
     # Paths whose edits in the user's tree were taken into the proposal (vcs/merge_in.py).
     taken: set[str] = field(default_factory=set)
     owner: int | None = field(default=None, repr=False, compare=False)  # the held owner lock
+    # Which changes the test runs wrote, not the step's authors (vcs/written.py).
+    written: Written = field(default_factory=Written)
 
     @classmethod
     def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
@@ -159,35 +165,140 @@ class Shadow:
         Ignored files (caches, virtualenvs made by test runs) are kept: they are not proposals.
         """
         self.taken.clear()  # the proposal that held the user's edits is gone
+        self.written = Written()
         # `-C`: git itself refuses a folder removed after the check in `_git`.
         with index_lock(self.path):
             self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
             self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
 
-    def diff(self) -> str:
-        """Unified diff of the proposal against the baseline (new, deleted, renamed files too)."""
-        with index_lock(self.path):  # the baseline may be staging this shadow meanwhile
+    def _tree_now(self) -> str:
+        """The tree id of every file now (the caller holds the index lock)."""
+        self._stage_all()
+        return self._git.write_tree()
+
+    def _between(self, old: str, new: str) -> set[str]:
+        out = self._git.diff_tree(
+            "-r", "--name-only", "-z", "--no-renames", old, new, strip_newline_in_stdout=False
+        )
+        return {path for path in out.split("\0") if path}
+
+    def _count_authors(self) -> str:
+        """What changed since writes were last attributed is an author's; returns the tree."""
+        now = self._tree_now()
+        since = self.written.counted or self.baseline
+        if now != since:
+            self.written.authored |= self._between(since, now)
+        self.written.counted = now
+        return now
+
+    def tests_starting(self) -> None:
+        """A test run starts here: every change made since the last one is its authors'."""
+        with index_lock(self.path):
+            self._count_authors()
+
+    def tests_ended(self) -> None:
+        """A test run ended: what it changed is not counted as anyone's edit."""
+        if not self.path.is_dir():
+            return  # removed meanwhile (a step prepared ahead, dropped): nothing to attribute
+        with index_lock(self.path):
+            self.written.counted = self._tree_now()
+            self.written.tests_ran = True
+
+    def _by_tests(self) -> list[str]:
+        """The changed paths only test runs wrote; stages every file (the caller holds the
+        index lock)."""
+        if not self.written.tests_ran:
             self._stage_all()
-            # quotePath off: a name that is not UTF-8 comes as its bytes (read back exactly,
-            # see names.py), not as git's octal escapes ("caf\\351.txt").
-            return self._git(c="core.quotePath=false").diff(
-                "--cached", "-M", "--no-color", "--no-ext-diff", self.baseline,
-                strip_newline_in_stdout=False,
-            )  # fmt: skip
+            return []
+        tree = self._count_authors()
+        changed = self._between(self.baseline, tree)
+        return sorted(self.written.by_tests(changed))
+
+    def _step_only(self) -> list[str]:
+        """Pathspecs leaving out what the tests wrote (none: the whole tree)."""
+        wrote = self._by_tests()
+        return ["--", *(f":(exclude,literal){path}" for path in wrote)] if wrote else []
+
+    def _diff(self, *args: str) -> str:
+        # quotePath off: a name that is not UTF-8 comes as its bytes (read back exactly,
+        # see names.py), not as git's octal escapes ("caf\\351.txt").
+        return self._git(c="core.quotePath=false").diff(
+            "--cached", "--no-color", "--no-ext-diff", self.baseline, *args,
+            strip_newline_in_stdout=False,
+        )  # fmt: skip
+
+    def diff(self) -> str:
+        """Unified diff of the proposal against the baseline (new, deleted, renamed files too),
+        without the files its test runs wrote (`written_diff`)."""
+        with index_lock(self.path):  # the baseline may be staging this shadow meanwhile
+            return self._diff("-M", *self._step_only())
 
     def changes(self) -> list[Change]:
-        """The proposal's changes, with rename sources."""
+        """The proposal's changes, with rename sources (not what its test runs wrote)."""
         with index_lock(self.path):
-            self._stage_all()
-            out = self._git.diff(
-                "--cached", "-M", "--name-status", "-z", "--no-color", self.baseline,
-                strip_newline_in_stdout=False,
-            )  # fmt: skip
-        return _parse_name_status(out)
+            return _parse_name_status(self._diff("-M", "--name-status", "-z", *self._step_only()))
 
     def changed_files(self) -> list[tuple[str, str]]:
         """(status letter A/M/D/R, path) per changed file; a rename gives its new path."""
         return [(c.status, c.path) for c in self.changes()]
+
+    def written_changes(self) -> list[Change]:
+        """The files the test runs created, changed or deleted, and no author touched."""
+        with index_lock(self.path):
+            wrote = self._by_tests()
+            if not wrote:
+                return []
+            out = self._diff("--no-renames", "--name-status", "-z", "--", *literal(wrote))
+            return _parse_name_status(out)
+
+    def written_diff(self) -> str:
+        """The diff of what the test runs wrote (shown apart from the proposal's)."""
+        with index_lock(self.path):
+            wrote = self._by_tests()
+            return self._diff("--no-renames", "--", *literal(wrote)) if wrote else ""
+
+    def step_tree(self) -> str:
+        """The tree id of the step's files: the shadow's, less what its test runs wrote (which
+        is as it is in the baseline there)."""
+        with index_lock(self.path):
+            wrote = self._by_tests()
+            tree = self._git.write_tree()
+            if not wrote:
+                return tree
+            return self._without(tree, wrote)
+
+    def _without(self, tree: str, wrote: list[str]) -> str:
+        """`tree` with each of `wrote` as the baseline has it (or not there), built in an
+        index of its own from entries only (no file is read: quick on any size of tree)."""
+        run = self._run_git
+        listed = run("ls-tree", "-z", self.baseline, "--", *literal(wrote)).stdout
+        entries = {line.split(b"\t", 1)[1]: line for line in listed.split(b"\0") if line}
+        gone = b"0 " + b"0" * len(self.baseline) + b"\t"
+        names = [os.fsencode(path) for path in wrote]
+        info = b"".join(entries.get(name, gone + name) + b"\0" for name in names)
+        with tempfile.TemporaryDirectory(dir=self.path / ".git", prefix="step-") as scratch:
+            index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            run("read-tree", tree, env=index)
+            run("update-index", "-z", "--index-info", env=index, input=info)
+            return run("write-tree", env=index).stdout.decode().strip()
+
+    def _run_git(
+        self, *args: str, env: dict[str, str] | None = None, input: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        """git in the shadow, its output as bytes (names exactly as they are)."""
+        return subprocess.run(
+            ["git", "-C", str(self.path), *args],
+            input=input,
+            env={**shadow_git_full_env(), **(env or {})},
+            capture_output=True,
+            check=True,
+        )
+
+    def adopt_written(self, authored: set[str]) -> None:
+        """The files now are a proposal whose authors wrote `authored` and whose test runs
+        wrote the rest (a proposal moved here from the shadow it was made in)."""
+        with index_lock(self.path):
+            self.written = Written(set(authored), self._tree_now(), tests_ran=True)
 
     def rebaseline(self) -> None:
         """Start over from the user's current HEAD (plus uncommitted changes in include mode).

@@ -1,6 +1,8 @@
 """The Diff pane during a review: a line cursor, hunk by hunk navigation, each hunk (or whole
 file) kept or dropped (dropped ones dimmed), and comments on lines. What it holds becomes the
 review's decision (review_keys.py); the engine tests the kept hunks before committing them.
+The files the step's test runs wrote come last, each one unit: left out of the commit (dimmed)
+unless kept with the same keys.
 
 Hunks are named as the engine names them (engine/hunks.py): the file's path and the hunk's
 position in it; a file without hunks (binary, a pure rename) is one unit.
@@ -74,6 +76,7 @@ class ReviewDiffView(DiffView):
         self.reviewing = False  # a proposal is under review: its hunks can be kept or dropped
         self.cursor = 0
         self.dropped: set[HunkRef] = set()
+        self.kept_written: set[str] = set()  # files the tests wrote that go in too
         self.comments: list[LineComment] = []
         self._step: int | None = None  # the step under review
         self._dropped_bodies: list[tuple[str, tuple[tuple[str, str], ...]]] = []
@@ -81,8 +84,13 @@ class ReviewDiffView(DiffView):
     # -- what the review holds ------------------------------------------------------------
 
     def units(self) -> list[HunkRef]:
-        """Every unit of the diff, in order (as engine.hunks.units counts them)."""
-        return [ref for file in self._diff_files for ref in _file_units(file)]
+        """Every unit of the step's diff, in order (as engine.hunks.units counts them): not the
+        files its test runs wrote."""
+        return [ref for file in self._diff_files if not file.written for ref in _file_units(file)]
+
+    def written(self) -> list[str]:
+        """The files the step's test runs wrote, in order."""
+        return [file.path for file in self._diff_files if file.written]
 
     def start_review(self, step: int, dropped: set[HunkRef] | None = None) -> None:
         """A proposal is under review (its diff is shown): everything kept, or as the engine
@@ -90,10 +98,13 @@ class ReviewDiffView(DiffView):
         a hunk dropped before stays dropped where it is unchanged."""
         if not dropped and step == self._step:
             dropped = self._same_hunks(self._dropped_bodies)
+        if step != self._step:
+            self.kept_written = set()
         self._step = step
         self.reviewing = True
         known = set(self.units())
         self.dropped = {ref for ref in (dropped or set()) if ref in known}
+        self.kept_written &= set(self.written())
         self.cursor = 0
         self._marks_changed()
 
@@ -107,7 +118,7 @@ class ReviewDiffView(DiffView):
     def end_review(self) -> None:
         self.reviewing = False
         self._step = None
-        self.dropped, self.comments = set(), []
+        self.dropped, self.comments, self.kept_written = set(), [], set()
         self.border_subtitle = ""
         self.refresh_bindings()
 
@@ -150,6 +161,8 @@ class ReviewDiffView(DiffView):
             self._move_to(earlier[-1], top=True)
 
     def action_toggle_hunk(self) -> None:
+        if self._toggle_written():
+            return
         ref = self._ref_at(self.cursor)
         if ref is None:  # the header of a file with hunks: the whole file
             self.action_toggle_file()
@@ -158,7 +171,7 @@ class ReviewDiffView(DiffView):
         self._marks_changed()
 
     def action_toggle_file(self) -> None:
-        if not self._rows:
+        if not self._rows or self._toggle_written():
             return
         refs = set(_file_units(self._files[self._rows[self.cursor].file]))
         if refs <= self.dropped:
@@ -169,16 +182,26 @@ class ReviewDiffView(DiffView):
 
     # -- internals -------------------------------------------------------------------------
 
+    def _toggle_written(self) -> bool:
+        """Keep (or leave out again) the file the tests wrote under the cursor; False when the
+        cursor is on the step's own diff."""
+        file = self._files[self._rows[min(self.cursor, len(self._rows) - 1)].file]
+        if not file.written:
+            return False
+        self.kept_written ^= {file.path}
+        self._marks_changed()
+        return True
+
     def _unit_rows(self) -> list[int]:
-        """Rows where a unit starts: hunk headers, and the headers of files without hunks."""
-        return [
-            y
-            for y, row in enumerate(self._rows)
-            if row.kind == "hunk"
-            and row.hunk >= 0
-            or row.kind == "file"
-            and not self._files[row.file].hunks
-        ]
+        """Rows where a unit starts: hunk headers, the headers of files without hunks, and of
+        the files the tests wrote (one unit each)."""
+        return [y for y, row in enumerate(self._rows) if self._starts_unit(row)]
+
+    def _starts_unit(self, row: Row) -> bool:
+        file = self._files[row.file]
+        if file.written:
+            return row.kind == "file"
+        return row.kind == "hunk" and row.hunk >= 0 or row.kind == "file" and not file.hunks
 
     def _ref_at(self, y: int) -> HunkRef | None:
         if not self._rows or not self.showing_diff:
@@ -192,6 +215,9 @@ class ReviewDiffView(DiffView):
         return None
 
     def _is_dropped(self, row: Row) -> bool:
+        file = self._files[row.file]
+        if file.written:
+            return file.path not in self.kept_written
         ref = self._ref_at_row(row)
         if ref is not None:
             return ref in self.dropped
@@ -241,6 +267,9 @@ class ReviewDiffView(DiffView):
         parts = []
         if self.dropped:
             parts.append(f"{kept} of {len(units)} hunks kept")
+        if self.kept_written:
+            parts.append(f"{len(self.kept_written)} of {len(self.written())} files the tests "
+                         "wrote kept")  # fmt: skip
         if self.comments:
             parts.append(f"{len(self.comments)} comment{'s' if len(self.comments) > 1 else ''}")
         self.border_subtitle = " · ".join(parts)
@@ -251,8 +280,12 @@ class ReviewDiffView(DiffView):
     def decorate(self, row_index: int, row: Row, strip: Strip) -> Strip:
         if self._step is None or not self.showing_diff:  # no proposal under review
             return strip
+        written = self._files[row.file].written
+        if written and row.kind == "file":
+            kept = self._files[row.file].path in self.kept_written
+            strip = _suffix(strip, "  (kept)" if kept else "  (not committed)")
         if self._is_dropped(row):
-            if row.kind in ("file", "hunk"):
+            if row.kind in ("file", "hunk") and not written:
                 strip = _suffix(strip, "  (dropped)")
             strip = _overlay(strip, self.get_component_rich_style("diff-view--dropped"))
         if self._commented(row):

@@ -42,6 +42,7 @@ class FileDiff:
     status: str = "M"
     hunks: list[Hunk] = field(default_factory=list)
     binary: bool = False
+    written: bool = False  # written by the step's test runs, not by its authors (vcs/written.py)
     old_side: list[str] = field(default_factory=list)
     new_side: list[str] = field(default_factory=list)
 

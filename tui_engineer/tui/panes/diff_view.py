@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_engineer.engine.review import WRITTEN_BY_TESTS
 from tui_engineer.names import readable
 from tui_engineer.tui.panes.diff_rows import (
     TAB,
@@ -107,9 +108,13 @@ class DiffView(ScrollView, can_focus=True):
     def showing_diff(self) -> bool:
         return self._files is self._diff_files
 
-    def show_diff(self, diff: str) -> None:
-        """Show a unified git diff; "" shows the quiet placeholder."""
-        self._diff_files = parse_unified_diff(diff) if diff.strip() else []
+    def show_diff(self, diff: str, written: str = "") -> None:
+        """Show a unified git diff, then `written` (the diff of the files the step's test runs
+        wrote), each of its files marked so; "" and "" show the quiet placeholder."""
+        by_tests = parse_unified_diff(written) if written.strip() else []
+        for file in by_tests:
+            file.written = True
+        self._diff_files = (parse_unified_diff(diff) if diff.strip() else []) + by_tests
         self._show(self._diff_files)
 
     def show_file(self, rel_path: str, text: str) -> None:
@@ -326,7 +331,7 @@ class DiffView(ScrollView, can_focus=True):
             text.append(
                 f"−{file.removed}", self.get_component_rich_style("diff-view--removed-sign")
             )
-            text.append(f"  {kind}")
+            text.append(f"  {WRITTEN_BY_TESTS if file.written else kind}")
         else:
             text.append(f" {readable(file.path)}  (not in the diff)")
         strip = Strip(text.render(self.app.console))
