@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
+from tests.engine.test_go_sessions import FILES as GO_FILES
 from tests.engine_support import KEY, edit, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
@@ -187,36 +189,40 @@ NODE_FILES = {
 }
 
 
-@pytest.mark.skipif(CARGO is None, reason="cargo is not installed")
-async def test_cargo_a_wrong_first_fix_goes_to_the_fix_loop(
-    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+def _swap(path: str, line: str, old: str, new: str) -> str:
+    return edit(path, line.replace("OP", old), line.replace("OP", new))
+
+
+# runner: (files, the file to edit, add's line with OP for its operator, the test id red first)
+RUNNERS = {
+    "cargo": (RUST, "src/lib.rs", "    a OP b\n}\n", "tests::test_add"),
+    "node": (NODE_FILES, "calc.js", "exports.add = (a, b) => a OP b;\n", "test/calc.test.js > add"),
+    "go": (GO_FILES, "calc.go", "\treturn a OP b\n", "example.com/calc::TestAdd"),
+}
+NEEDS = {"cargo": CARGO, "node": NODE, "go": shutil.which("go")}
+
+
+@pytest.mark.parametrize("runner", list(RUNNERS))
+async def test_a_wrong_first_fix_goes_to_the_fix_loop_with_each_runner(
+    runner: str, make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if shutil.which("cargo") is None:
-        monkeypatch.setenv("PATH", f"{Path(CARGO).parent}:{__import__('os').environ['PATH']}")
-    repo = make_repo(RUST)
-    wrong = edit("src/lib.rs", "    a - b\n}\n", "    a * b\n}\n")
-    right = edit("src/lib.rs", "    a * b\n}\n", "    a + b\n}\n")
+    if NEEDS[runner] is None:
+        pytest.skip(f"{runner} is not installed")
+    if runner == "cargo" and shutil.which("cargo") is None:
+        monkeypatch.setenv("PATH", f"{Path(CARGO).parent}:{os.environ['PATH']}")
+    files, path, line, first_red = RUNNERS[runner]
+    repo = make_repo(files)
+    wrong, right = _swap(path, line, "-", "*"), _swap(path, line, "*", "+")
     scripted_server.script(Reply(text=wrong), Reply(text="add multiplies."), Reply(text=right))
     result, seen = await run_headless(repo, "fix add", scripted_server.base_url, plan=False)
     assert result.exit_code == 0, result.message
-    assert len(scripted_server.chat_requests) == 3
-    assert seen.of(ev.TestsFinished)[0].failing == ("tests::test_add",)
-    assert "a + b" in git(repo, "show", "HEAD:src/lib.rs")
-
-
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-async def test_node_a_wrong_first_fix_goes_to_the_fix_loop(
-    make_repo, scripted_server: ScriptedServer
-) -> None:
-    repo = make_repo(NODE_FILES)
-    wrong = edit("calc.js", "exports.add = (a, b) => a - b;\n", "exports.add = (a, b) => a * b;\n")
-    right = edit("calc.js", "exports.add = (a, b) => a * b;\n", "exports.add = (a, b) => a + b;\n")
-    scripted_server.script(Reply(text=wrong), Reply(text="add multiplies."), Reply(text=right))
-    result, seen = await run_headless(repo, "fix add", scripted_server.base_url, plan=False)
-    assert result.exit_code == 0, result.message
-    assert len(scripted_server.chat_requests) == 3
-    assert not seen.of(ev.TestsFinished)[0].ok
-    assert "a + b" in git(repo, "show", "HEAD:calc.js")
+    assert len(scripted_server.chat_requests) == 3  # propose, diagnose, fix
+    assert seen.of(ev.TestsFinished)[0].failing == (first_red,)
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and first_red not in proposal.old_failures
+    if runner != "node":  # node's report names only its failing tests: "now passes" unknown
+        assert proposal.fixed == (first_red,)
+    assert "a + b" in git(repo, "show", f"HEAD:{path}")
 
 
 async def test_unittest_a_wrong_first_fix_goes_to_the_fix_loop(
@@ -240,24 +246,3 @@ async def test_unittest_a_wrong_first_fix_goes_to_the_fix_loop(
     # test_sub passes, test_mul was red at the start and is not this step's.
     assert proposal.fixed == (f"{TESTS}test_add",)
     assert proposal.old_failures == (f"{TESTS}test_mul",)
-
-
-@pytest.mark.skipif(
-    shutil.which("go") is None, reason="go is not installed (apt-get install golang-go)"
-)
-async def test_go_a_wrong_first_fix_goes_to_the_fix_loop(
-    make_repo, scripted_server: ScriptedServer
-) -> None:
-    from tests.engine.test_go_sessions import FILES as GO_FILES
-    from tests.engine.test_go_sessions import OLD
-
-    repo = make_repo(GO_FILES)
-    wrong = edit("calc.go", "\treturn a - b\n", "\treturn a * b\n")
-    right = edit("calc.go", "\treturn a * b\n", "\treturn a + b\n")
-    scripted_server.script(Reply(text=wrong), Reply(text="Add multiplies."), Reply(text=right))
-    result, seen = await run_headless(repo, "fix Add", scripted_server.base_url, plan=False)
-    assert result.exit_code == 0, result.message
-    assert len(scripted_server.chat_requests) == 3
-    assert seen.of(ev.TestsFinished)[0].failing == ("example.com/calc::TestAdd",)
-    (proposal,) = seen.of(ev.ProposalReady)
-    assert proposal.old_failures == (OLD,)  # mul's, red before, not this step's

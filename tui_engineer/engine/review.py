@@ -37,6 +37,23 @@ def written_line(written: Sequence[tuple[str, str]], note: str = ", not committe
     return f"{WRITTEN_BY_TESTS}{note}: {files}"
 
 
+def old_failure_lines(fixed: Sequence[str], still: Sequence[str], old: Sequence[str]) -> list[str]:
+    """What a review says of the tests red on the starting commit, a sentence each: those the
+    step fixed, those it reaches that still fail, and the rest (not the step's)."""
+
+    def ids(these: Sequence[str]) -> str:
+        return ", ".join(these[:3]) + (" …" if len(these) > 3 else "")
+
+    lines = []
+    if fixed:
+        lines.append(f"Now passes (failed before this session): {ids(fixed)}")
+    if still:
+        lines.append(f"Still failing (before this session too; this step reaches it): {ids(still)}")
+    if old:
+        lines.append(f"{len(old)} failing before this session (not this step's): {ids(old)}")
+    return lines
+
+
 @dataclass(frozen=True)
 class DroppedHunk:
     """A hunk the human leaves out of an accepted step (engine/hunks.py names hunks)."""

@@ -13,7 +13,7 @@ import time
 from typing import TextIO
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, written_line
+from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, old_failure_lines, written_line
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.names import readable
 
@@ -235,17 +235,10 @@ class ProgressPrinter:
         self._stop_waiting()  # the error line that follows says what to do
 
     def _on_proposal_ready(self, e: ev.ProposalReady) -> None:
-        if e.fixed:
-            self._line(f"  now passes (failed before this session): {_shown(e.fixed)}")
-        if e.still_failing:
-            self._line(
-                f"  still failing (before this session too; this step reaches it): "
-                f"{_shown(e.still_failing)}"
-            )
         if e.written_by_tests:  # left out of the step's commit unless the human keeps them
             self._line(f"  {written_line(e.written_by_tests)}")
-        if e.old_failures:
-            self._line(f"  {_old_line(e.old_failures)} (not this step's)")
+        for line in old_failure_lines(e.fixed, e.still_failing, e.old_failures):
+            self._line(f"  {line}")
 
     def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
         if e.ready:
@@ -309,9 +302,6 @@ def _last_lines(tail: str) -> list[str]:
     return [line[:_LINE_CHARS] for line in lines[-SHOWN_TAIL_LINES:]]
 
 
-def _shown(ids: tuple[str, ...]) -> str:
-    return ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
-
-
 def _old_line(ids: tuple[str, ...]) -> str:
-    return f"{len(ids)} failing before this session: {_shown(ids)}"
+    shown = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+    return f"{len(ids)} failing before this session: {shown}"

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
 from tui_engineer.engine.hunks import HunkRef
-from tui_engineer.engine.review import BY_YOU, written_line
+from tui_engineer.engine.review import BY_YOU, old_failure_lines, written_line
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
@@ -17,29 +17,6 @@ from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
-
-
-def _ids(ids: tuple[str, ...]) -> str:
-    return ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
-
-
-def old_failure_notes(event: ev.ProposalReady) -> list[str]:
-    """What the review says of the tests red on the starting commit: fixed, still failing
-    where the step reaches them, and the rest (not this step's)."""
-    notes = []
-    if event.fixed:
-        notes.append(f"Now passes (failed before this session): {_ids(event.fixed)}")
-    if event.still_failing:
-        notes.append(
-            f"Still failing (before this session too; this step's change reaches it): "
-            f"{_ids(event.still_failing)}"
-        )
-    if event.old_failures:
-        notes.append(
-            f"{len(event.old_failures)} failing before this session (not this step's): "
-            f"{_ids(event.old_failures)}"
-        )
-    return notes
 
 
 class EngineEventView:
@@ -231,7 +208,7 @@ class EngineEventView:
                 f"{line[0].upper()}{line[1:]}. To commit one too, press space on it in the "
                 "Diff pane."
             )
-        for note in old_failure_notes(event):
+        for note in old_failure_lines(event.fixed, event.still_failing, event.old_failures):
             await self.chat.note(note)
         self._show_pane("diff")
         if not self.chat_input.value and self.focused is self.chat_input:
