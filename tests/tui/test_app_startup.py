@@ -126,11 +126,13 @@ async def test_dirty_tree_can_be_stashed_and_the_session_starts(
     assert len(git(repo, "stash", "list").splitlines()) == 1  # kept, not discarded
 
 
-def shadows(repo: Path) -> list[Path]:
-    """The shadow repositories of `repo` on disk (one per running session)."""
+def shadows(repo: Path, *, beside: bool = False) -> list[Path]:
+    """The shadow repositories of `repo` on disk (one per running session); `beside`: with
+    what each keeps beside it (its owner lock, its test reports)."""
     with open_repo(repo) as opened:
         home = shadow_home(opened)
-    return sorted(home.iterdir()) if home.is_dir() else []
+    found = sorted(home.iterdir()) if home.is_dir() else []
+    return found if beside else [p for p in found if p.suffix not in (".owner", ".reports")]
 
 
 async def test_quit_while_tests_run_leaves_the_repo_clean(
@@ -150,7 +152,7 @@ async def test_quit_while_tests_run_leaves_the_repo_clean(
         await pilot.click("#quit")
         await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
     assert not reviewing(app)()
-    assert shadows(repo) == []
+    assert shadows(repo, beside=True) == []
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "log", "--format=%s") == "initial"
 
