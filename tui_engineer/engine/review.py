@@ -50,7 +50,7 @@ def old_failure_lines(fixed: Sequence[str], still: Sequence[str], old: Sequence[
     if still:
         lines.append(f"Still failing (before this session too; this step reaches it): {ids(still)}")
     if old:
-        lines.append(f"{len(old)} failing before this session (not this step's): {ids(old)}")
+        lines.append(f"{len(old)} failing before this session: {ids(old)} (not this step's)")
     return lines
 
 
