@@ -49,8 +49,9 @@ def old_failure_lines(fixed: Sequence[str], still: Sequence[str], old: Sequence[
         lines.append(f"Now passes (failed before this session): {ids(fixed)}")
     if still:
         lines.append(f"Still failing (before this session too; this step reaches it): {ids(still)}")
-    if old:
-        lines.append(f"{len(old)} failing before this session: {ids(old)} (not this step's)")
+    rest = [i for i in old if i not in still]  # those reached are said once, above
+    if rest:
+        lines.append(f"{len(rest)} failing before this session: {ids(rest)} (not this step's)")
     return lines
 
 

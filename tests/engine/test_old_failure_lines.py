@@ -1,0 +1,12 @@
+"""What a review says of the tests red at the start (engine/review.py): each id once."""
+
+from tui_engineer.engine.review import old_failure_lines
+
+
+def test_an_old_failure_the_step_reaches_is_said_once_as_still_failing() -> None:
+    lines = old_failure_lines(("t::add",), ("t::div",), ("t::div", "t::net"))
+    assert lines == [
+        "Now passes (failed before this session): t::add",
+        "Still failing (before this session too; this step reaches it): t::div",
+        "1 failing before this session: t::net (not this step's)",
+    ]
