@@ -65,9 +65,9 @@ def _cmd_run(argv: Sequence[str]) -> int:
 
     from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
     from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer, ask_without_tests
-    from tui_engineer.session.prepare import NoTestCommand
     from tui_engineer.session.run import RunOptions, run_session
     from tui_engineer.session.signals import run_stoppable
+    from tui_engineer.session.start import apply_choice, describe
 
     parser = build_run_parser()
     args = parser.parse_args(argv)
@@ -100,12 +100,15 @@ def _cmd_run(argv: Sequence[str]) -> int:
     try:
         try:
             result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
-        except NoTestCommand:
-            # Answering on the terminal anyway: offer what the TUI offers. --yes stops here.
-            choice = None if args.yes else ask_without_tests()
+        except UserError as err:
+            # Answering on the terminal anyway: offer what the TUI offers when no tests were
+            # found (asked here, outside the event loop, so Ctrl-C stops the question). --yes
+            # stops on every problem.
+            problem = describe(options, err)
+            choice = None if args.yes or problem.kind != "no_tests" else ask_without_tests()
             if choice is None:
                 raise
-            options.no_tests = choice
+            apply_choice(options, problem, choice)
             result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
     except KeyboardInterrupt:
         print(f"tui-engineer: interrupted; {sink.left()}", file=sys.stderr)

@@ -144,8 +144,7 @@ class EngineerAgent:
         """The start-up checks, in a thread, then the model server asked for its models: a
         UserError says what to do. `resume`: a recorded session to go on with; `part_of`: the
         editor's session a new run is a later request of."""
-        from tui_engineer.session.prepare import prepare
-        from tui_engineer.session.run import check_model
+        from tui_engineer.session.start import start
 
         options = RunOptions(
             request=request,
@@ -157,13 +156,7 @@ class EngineerAgent:
             resume=resume,
             part_of=part_of,
         )
-        prepared = await asyncio.to_thread(prepare, options)
-        await check_model(prepared.model)
-        if prepared.settings.sandbox == "docker":  # reached lazily by a session: ask now
-            from tui_engineer.sandbox.docker.client import connect
-
-            await asyncio.to_thread(lambda: connect().close())
-        return prepared
+        return await start(options)  # no one to ask: a problem is the editor's error
 
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any

@@ -23,7 +23,7 @@ from tui_engineer.sandbox.base import Sandbox
 from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
-from tui_engineer.session.prepare import Prepared, make_model, prepare, start_loading_model_client
+from tui_engineer.session.prepare import Prepared, make_model, start_loading_model_client
 from tui_engineer.session.resume import restore, where_to_go_on
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
@@ -216,8 +216,11 @@ async def run_session(
     """Prepare and run one session (the headless command's whole job). The model client (the
     openai SDK) loads in a thread from the start, beside the start-up checks and the shadow's
     creation; it is checked against the server before the session's first call."""
+    from tui_engineer.session.start import start
+
     start_loading_model_client()
-    prepared = await asyncio.to_thread(prepare, options, model=False)
+    # No one to ask here: a start-up problem is raised for the caller to show.
+    prepared = await start(options, server=None, model=False)
     return await run_prepared(prepared, reviewer, sink, inbox)
 
 

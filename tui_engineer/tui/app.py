@@ -245,7 +245,10 @@ class TuiEngineerApp(
     async def _run_session(self) -> None:
         try:
             runner = await load_engine()
-            prepared = self.prepared or await asyncio.to_thread(runner.prepare, self.options)
+            from tui_engineer.session.start import start
+
+            # A later request checks afresh (its server was asked at the first one).
+            prepared = self.prepared or await start(self.options, server=None)
             self.prepared = None  # run_prepared closes its model: the next session re-prepares
             self.options.resume = None  # resumed once; a new request is a new session
             result = await runner.run_prepared(

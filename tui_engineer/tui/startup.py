@@ -23,58 +23,13 @@ from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScr
 
 if TYPE_CHECKING:
     from tui_engineer.session.prepare import Prepared
-
-DEFAULT_URL = "https://api.openai.com/v1"
+    from tui_engineer.session.start import Problem
 
 
 async def load_engine() -> ModuleType:
     """The session runner and the engine under it, imported in a thread: the app paints its
     first frame without them and stays responsive while they load (benchmarks/first_paint.py)."""
     return await asyncio.to_thread(importlib.import_module, "tui_engineer.session.run")
-
-
-def problem_title(err: UserError) -> str:
-    from tui_engineer.config import ConfigError
-    from tui_engineer.llm.errors import (
-        AuthRejected,
-        MissingApiKey,
-        ServerUnreachable,
-        UnknownModel,
-    )
-    from tui_engineer.sandbox.bwrap_program import SandboxUnavailable
-    from tui_engineer.vcs import GitRefused
-
-    titles: list[tuple[type[UserError], str]] = [
-        (ConfigError, "Configuration problem"),
-        (MissingApiKey, "No API key"),
-        (ServerUnreachable, "Model server unreachable"),
-        (AuthRejected, "API key rejected"),
-        (UnknownModel, "Unknown model"),
-        (GitRefused, "Git is in the middle of something"),
-        (SandboxUnavailable, "No sandbox for the tests"),
-    ]
-    for kind, title in titles:
-        if isinstance(err, kind):
-            return title
-    if "test command" in str(err):
-        return "No test command"
-    return "Cannot start"
-
-
-def startup_url(options: RunOptions, err: UserError) -> str | None:
-    """The model server URL a key or server problem is about (None for other problems)."""
-    from tui_engineer.llm.errors import LLMError
-
-    if not isinstance(err, LLMError):
-        return None
-    try:
-        from tui_engineer.config import load_settings
-        from tui_engineer.vcs import find_repo_root
-
-        settings = load_settings(find_repo_root(options.repo), options.flags).settings
-    except UserError:
-        return None
-    return (settings.base_url or DEFAULT_URL).rstrip("/")
 
 
 _THEME_LINE = re.compile(r"^\s*theme\s*=.*$", re.MULTILINE)
@@ -119,93 +74,45 @@ class StartupFlow:
     @work(group="startup", exclusive=True, exit_on_error=False)
     async def startup(self) -> None:
         self.status.phase = "checking the repository and settings"
-        if self.init_first:
-            from tui_engineer.vcs import init_repo
+        await load_engine()
+        from tui_engineer.session.start import ServerCheck, start
 
-            await asyncio.to_thread(init_repo, self.options.repo)
-        prepared = await self._prepare_until_ok()
-        if prepared is None:
+        try:
+            prepared = await start(
+                self.options,
+                self._answer_problem,
+                server=ServerCheck(self.check_retries, self.check_timeout),
+                init_first=self.init_first,
+                busy=self._show_busy,
+                said=self._say_fix,
+            )
+        except UserError:
             self.exit(2, return_code=2)
             return
         await self._became_ready(prepared)
 
-    async def _prepare_until_ok(self) -> Prepared | None:
-        runner = await load_engine()
-        from tui_engineer.session.prepare import WRITE_TESTS_COMMAND, NoTestCommand
-        from tui_engineer.vcs import DirtyTree, NotARepo
+    async def _answer_problem(self, problem: Problem) -> str | None:
+        """Each start-up problem as its screen; the user's choice, or None to give up."""
+        from tui_engineer.session.prepare import WRITE_TESTS_COMMAND
 
-        while True:
-            try:
-                prepared = await asyncio.to_thread(runner.prepare, self.options)
-                await self._check_server(prepared)
-                return prepared
-            except NotARepo:
-                if not await self._offer_init():
-                    return None
-            except DirtyTree:
-                if not await self._ask_dirty():
-                    return None
-            except NoTestCommand:
-                choice = await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
-                if choice is None:
-                    return None
-                if choice != "retry":
-                    self.options.no_tests = choice
-            except UserError as err:
-                url = await asyncio.to_thread(startup_url, self.options, err)
-                screen = ProblemScreen(problem_title(err), str(err), url)
-                if not await self.push_screen_wait(screen):
-                    return None
+        if problem.kind == "not_a_repo":
+            return (
+                "init" if await self.push_screen_wait(InitRepoScreen(self.options.repo)) else None
+            )
+        if problem.kind == "dirty":
+            return await self.push_screen_wait(DirtyTreeScreen(problem.files))
+        if problem.kind == "no_tests":
+            return await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
+        screen = ProblemScreen(problem.title, problem.message, problem.url)
+        return "retry" if await self.push_screen_wait(screen) else None
 
-    async def _check_server(self, prepared: Prepared) -> None:
-        """One quick look at the server, with its own small retry count: a server that is down
-        gets its screen (with Retry) in a second or two, not after the session's backoff."""
-        from tui_engineer.llm import ModelClient
+    def _show_busy(self, text: str) -> None:
+        self.status.busy = text
 
-        if getattr(prepared.model, "check_connection", None) is None:
-            return  # a replayed run needs no server
-        s = prepared.settings
-        checker = ModelClient(
-            model=s.model,
-            base_url=s.base_url,
-            api_key=s.api_key,
-            api_key_env=s.api_key_env,
-            max_retries=self.check_retries,
-            timeout=self.check_timeout,
-        )
-        self.status.busy = f"checking {checker.base_url}"
-        try:
-            await checker.check_connection()
-        except UserError:
-            await prepared.model.aclose()
-            raise
-        finally:
-            await checker.aclose()
-            self.status.busy = ""
-
-    async def _offer_init(self) -> bool:
-        from tui_engineer.vcs import init_repo
-
-        if not await self.push_screen_wait(InitRepoScreen(self.options.repo)):
-            return False
-        root = await asyncio.to_thread(init_repo, self.options.repo)
-        self.notify(f"Created a git repository in {root}", title="git init")
-        return True
-
-    async def _ask_dirty(self) -> bool:
-        from tui_engineer.vcs import find_repo_root, handle_dirty, repo_state
-
-        root = await asyncio.to_thread(find_repo_root, self.options.repo)
-        state = await asyncio.to_thread(repo_state, root)
-        choice = await self.push_screen_wait(DirtyTreeScreen(state.changed_files))
-        if choice is None:
-            return False
-        if choice == "include":
-            self.options.allow_dirty = True
-        done = await asyncio.to_thread(handle_dirty, root, choice)
-        self.notify(done, title="Uncommitted changes", timeout=8)
-        await self.chat.note(done)
-        return True
+    async def _say_fix(self, sentence: str) -> None:
+        title = "git init" if sentence.startswith("Created a git") else "Uncommitted changes"
+        self.notify(sentence, title=title, timeout=8)
+        await self.chat.note(sentence)
 
     async def _became_ready(self, prepared: Prepared) -> None:
         self.prepared = prepared
