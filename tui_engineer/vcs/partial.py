@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import git
 
@@ -19,8 +19,17 @@ from tui_engineer.vcs.repo import GitRefused, git_output
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.vcs.written import Written
 
-if TYPE_CHECKING:  # the engine's hunk model, as data: git's layer does not depend on it
-    from tui_engineer.engine.hunks import KeptPlan
+
+class KeptPlan(Protocol):
+    """What a reviewer kept of a proposal, as git needs it to build the kept tree: files taken
+    whole, and a patch of the kept hunks for files partly kept. engine/hunks.py's KeptPlan
+    has this shape; said here so git's layer needs no engine type."""
+
+    @property
+    def whole(self) -> tuple[tuple[str, str, str | None], ...]: ...  # (status, path, old path)
+
+    @property
+    def patch(self) -> str: ...  # for `git apply` on the baseline; "" if no file is partly kept
 
 
 def _git(shadow: Shadow, *args: str) -> str:
