@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.approval import AutoReviewer
 from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.session import SessionResult
-from tui_engineer.headless.reviewers import AutoReviewer
 from tui_engineer.session.run import RunOptions, run_session
 
 

@@ -63,8 +63,9 @@ def _cmd_config(argv: Sequence[str]) -> int:
 def _cmd_run(argv: Sequence[str]) -> int:
     import asyncio
 
+    from tui_engineer.engine.approval import AutoReviewer
     from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
-    from tui_engineer.headless.reviewers import AutoReviewer, TerminalReviewer, ask_without_tests
+    from tui_engineer.headless.reviewers import TerminalReviewer, ask_without_tests
     from tui_engineer.session.run import RunOptions, run_session
     from tui_engineer.session.signals import run_stoppable
     from tui_engineer.session.start import apply_choice, describe

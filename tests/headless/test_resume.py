@@ -20,9 +20,9 @@ from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.timing_support import RunProcess, hold_step_2, run_to_the_end
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.approval import AutoReviewer
 from tui_engineer.engine.prompts import PLAN_FORMAT
 from tui_engineer.engine.review import Decision
-from tui_engineer.headless.reviewers import AutoReviewer
 from tui_engineer.records.recorder import read_record
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.run import run_session

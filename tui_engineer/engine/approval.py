@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tui_engineer.engine.review import Decision, Proposal
+from tui_engineer.engine.review import Decision, Proposal, Verdict
 
 Approval = Literal["ask", "auto"]
 APPROVALS: tuple[Approval, ...] = ("ask", "auto")
@@ -26,3 +26,26 @@ def auto_decision(approval: str, proposal: Proposal) -> Decision | None:
 def other(approval: str) -> Approval:
     """The mode a switch goes to."""
     return "ask" if approval == "auto" else "auto"
+
+
+class AutoReviewer:
+    """`run --yes`: nobody to ask. Accept every step whose tests pass (an unverified session's
+    steps too); stop at the first one that cannot be made to pass, where "auto" would ask."""
+
+    async def review(self, proposal: Proposal) -> Decision:
+        if proposal.tests_ok and proposal.diff.strip():
+            return Decision.accept(by=AUTO_PASSED)
+        if proposal.unverified and proposal.diff.strip():
+            # The human chose a session without tests, and --yes to accept its steps.
+            return Decision.accept(by="auto (--yes, unverified)")
+        if proposal.tests_ok:
+            return Decision("skip", "the step needed no change", by=AUTO)
+        why = proposal.summary() if proposal.report else "no usable edit"
+        reason = f"step {proposal.step.index} could not be made to pass ({why})"
+        return Decision("stop", reason, by=AUTO)  # recorded as --yes's, not "by you"
+
+    async def still_wrong(self) -> str | None:
+        return None
+
+    async def verdict(self) -> Verdict | None:
+        return None

@@ -1,4 +1,5 @@
-"""Headless Reviewers: an automatic policy (`--yes`) and plain terminal prompts."""
+"""Headless Reviewers: plain terminal prompts (`--yes` is engine/approval.py's AutoReviewer,
+which the bench uses too)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import asyncio
 import sys
 from collections.abc import Callable
 
-from tui_engineer.engine.approval import AUTO, AUTO_PASSED
 from tui_engineer.engine.review import Decision, Proposal, Verdict, written_line
 from tui_engineer.headless.hunk_prompts import per_hunk
 
@@ -17,29 +17,6 @@ VERDICT_ANSWERS = {
     **dict.fromkeys(("w", "works", "work", "worked"), "w"),
     **dict.fromkeys(("p", "perfect"), "p"),
 }
-
-
-class AutoReviewer:
-    """`run --yes`: nobody to ask. Accept every step whose tests pass (an unverified session's
-    steps too); stop at the first one that cannot be made to pass, where "auto" would ask."""
-
-    async def review(self, proposal: Proposal) -> Decision:
-        if proposal.tests_ok and proposal.diff.strip():
-            return Decision.accept(by=AUTO_PASSED)
-        if proposal.unverified and proposal.diff.strip():
-            # The human chose a session without tests, and --yes to accept its steps.
-            return Decision.accept(by="auto (--yes, unverified)")
-        if proposal.tests_ok:
-            return Decision("skip", "the step needed no change", by=AUTO)
-        why = proposal.summary() if proposal.report else "no usable edit"
-        reason = f"step {proposal.step.index} could not be made to pass ({why})"
-        return Decision("stop", reason, by=AUTO)  # recorded as --yes's, not "by you"
-
-    async def still_wrong(self) -> str | None:
-        return None
-
-    async def verdict(self) -> Verdict | None:
-        return None
 
 
 class TerminalReviewer:
