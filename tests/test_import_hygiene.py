@@ -127,6 +127,83 @@ def _layer(module: str) -> str:
     return module.split(".")[1] if "." in module else ""
 
 
+# The layers, lowest first (CONTRIBUTING.md, "How the code is layered"). A module imports only
+# from layers below its own, or from its own top-level package: two packages of one layer never
+# import each other (the front ends among them). A layer's members are top-level packages or
+# modules ("" is the package's own __init__), or a module named whole where it is not its
+# package's layer (the bench's command is the command line's).
+LAYERS: list[tuple[str, set[str]]] = [
+    ("base", {"", "errors", "names"}),
+    ("base tools", {"safe_git", "terminal", "crash", "sample_mark"}),
+    ("services", {"llm", "verify", "vcs"}),
+    ("settings", {"config"}),
+    ("sandbox", {"sandbox"}),
+    ("edits", {"edits"}),
+    ("context", {"context"}),
+    ("engine", {"engine"}),
+    ("records", {"records"}),
+    ("session core", {"session"}),
+    ("bench", {"bench"}),  # drives sessions as a benchmark; the TUI shows its progress
+    ("front ends", {"tui", "headless", "acp", "demo"}),
+    ("command line", {"cli", "arguments", "launch", "web", "web_tab", "doctor", "__main__"}),
+]
+LAYERS[-1][1].add("bench.command")
+# The command line's modules are one whole (to be grouped as one package): they may import
+# each other.
+ONE_WHOLE = {"command line"}
+# Below the session core, the interactive front ends reach only the engine (its events and
+# types) and what only reads: a reply's prose, prices, recorded runs. The repository, the
+# settings, the sandbox and the model go through session/.
+FRONT_END_REACH = {"engine", "edits.prose", "llm.usage", "records", "bench"}
+INTERACTIVE = {"tui", "acp", "headless"}
+
+
+def _member(module: str) -> str:
+    """`module`'s name below the package: "engine.session", "cli", "" for the package."""
+    return module.removeprefix("tui_engineer").removeprefix(".")
+
+
+def _rank(module: str) -> int:
+    name = _member(module)
+    for rank, (_, members) in reversed(list(enumerate(LAYERS))):
+        if name in members:
+            return rank
+    for rank, (_, members) in enumerate(LAYERS):
+        if name.split(".")[0] in members:
+            return rank
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    wrong = []
+    for module, deps in _import_graph().items():
+        for dep in deps:
+            same = _member(module).split(".")[0] == _member(dep).split(".")[0]
+            same = same or LAYERS[_rank(module)][0] in ONE_WHOLE
+            if _rank(dep) < _rank(module) or (same and _rank(dep) == _rank(module)):
+                continue
+            wrong.append(
+                f"{_member(module)} ({LAYERS[_rank(module)][0]}) imports "
+                f"{_member(dep)} ({LAYERS[_rank(dep)][0]})"
+            )
+    assert wrong == []
+
+
+def test_front_ends_reach_the_repository_settings_and_model_through_the_core() -> None:
+    core = LAYERS.index(next(layer for layer in LAYERS if layer[0] == "session core"))
+    wrong = []
+    for module, deps in _import_graph().items():
+        if _member(module).split(".")[0] not in INTERACTIVE:
+            continue
+        for dep in deps:
+            name = _member(dep)
+            if _rank(dep) >= core or _rank(dep) <= 1:  # the core and above, or the base
+                continue
+            if not any(name == r or name.startswith(r + ".") for r in FRONT_END_REACH):
+                wrong.append(f"{_member(module)} imports {name}")
+    assert wrong == []
+
+
 def test_the_session_core_imports_no_front_end() -> None:
     wrong = {
         module: sorted(dep for dep in deps if _layer(dep) in FRONT_ENDS)

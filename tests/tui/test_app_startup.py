@@ -158,7 +158,7 @@ async def test_quit_while_tests_run_leaves_the_repo_clean(
 
 
 def test_theme_choice_is_saved_in_the_user_config_keeping_other_settings(tmp_path: Path) -> None:
-    from tui_engineer.tui.startup import save_theme_choice
+    from tui_engineer.session.preferences import save_theme_choice
 
     config = tmp_path / "config.toml"
     config.write_text('model = "gpt-4o-mini"\n\n[pricing]\nx = 1\n')

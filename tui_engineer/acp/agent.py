@@ -74,10 +74,10 @@ def load_engine() -> None:
 
 
 def user_error(err: UserError) -> RequestError:
-    from tui_engineer.llm.errors import AuthRejected, MissingApiKey
     from tui_engineer.names import readable
+    from tui_engineer.session.start import about_the_key
 
-    code = AUTH_REQUIRED if isinstance(err, MissingApiKey | AuthRejected) else USER_ERROR
+    code = AUTH_REQUIRED if about_the_key(err) else USER_ERROR
     data = {"kind": type(err).__name__, "exit_code": err.exit_code}
     return RequestError(code, readable(str(err)), data)
 
@@ -288,7 +288,7 @@ def prompt_text(blocks: Sequence[Any]) -> str:
 def _session_parts(cwd: str, session_id: str) -> list[Path]:
     """The run records of editor session `session_id` (session/resume.py): NotARepo or
     NothingToResume, said as for session/new, when there are none."""
+    from tui_engineer.session.repository import repo_root
     from tui_engineer.session.resume import session_parts
-    from tui_engineer.vcs.repo import find_repo_root
 
-    return session_parts(find_repo_root(Path(cwd)), session_id)
+    return session_parts(repo_root(Path(cwd)), session_id)

@@ -16,7 +16,7 @@ from tui_engineer.acp.updates import titled
 from tui_engineer.engine import events as ev
 from tui_engineer.records.events_read import event_from_dict
 from tui_engineer.records.recorder import runs_dir
-from tui_engineer.vcs.repo import find_repo_root
+from tui_engineer.session.repository import repo_root
 
 
 @dataclass
@@ -30,7 +30,7 @@ def recorded_sessions(cwd: str) -> list[SessionInfo]:
     """The editor sessions recorded in the repository at `cwd`, newest activity first (none
     outside a repository)."""
     try:
-        root = find_repo_root(Path(cwd))
+        root = repo_root(Path(cwd))
     except Exception:  # noqa: BLE001 - not a repository: nothing recorded there
         return []
     folder = runs_dir(root)

@@ -13,7 +13,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 
 from tui_engineer.engine.approval import APPROVALS, other
 from tui_engineer.errors import UserError
-from tui_engineer.vcs import undo_last
+from tui_engineer.session.repository import undo_last_step
 
 if TYPE_CHECKING:
     from tui_engineer.acp.updates import Translator
@@ -140,7 +140,7 @@ class SlashCommands:
                 await self.flush()
                 return "end_turn"
             root = self.translator.root
-            return await self._told(await asyncio.to_thread(undo_last, root))
+            return await self._told(await asyncio.to_thread(undo_last_step, root))
         except UserError as err:
             return await self._told(f"Cannot undo: {err}")
 

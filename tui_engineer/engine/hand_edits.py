@@ -1,6 +1,7 @@
 """The human takes the keyboard during a review: they edit the proposal's files in its shadow
 (a front end opens their editor there), and the step is tested again on exactly that tree and
-reviewed again, marked "edited by you". The model is told what they changed (review_notes)."""
+reviewed again, marked "edited by you". The model is told what they changed (review_notes).
+Edits made in the user's own files during a review can be taken into the step too."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tui_engineer.engine.review import UNVERIFIED, Proposal
 from tui_engineer.engine.review_notes import hand_edit_note
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.verification import verify_attempt
+from tui_engineer.vcs.merge_in import take_user_edits
 from tui_engineer.vcs.partial import save_tree
 
 
@@ -41,3 +43,10 @@ async def after_hand_edit(
         return replace(edited, test_runs=(UNVERIFIED,))
     verified = await verify_attempt(rt, step.index)
     return replace(edited, report=verified.report, test_runs=verified.summaries())
+
+
+async def take_in_user_edits(rt: Runtime, paths: list[str]) -> list[str]:
+    """Merge the user's edits to `paths` (made in their own files during a review) into the
+    proposal in the shadow; the files that conflict (left with conflict markers) are returned.
+    The front end then answers Decision("edited"), which tests and reviews the result."""
+    return await asyncio.to_thread(take_user_edits, rt.shadow, paths)

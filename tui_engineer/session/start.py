@@ -169,6 +169,13 @@ async def _reach_docker(prepared: Prepared) -> None:
         raise
 
 
+def about_the_key(err: UserError) -> bool:
+    """A missing or rejected API key: an editor offers its own way to give one."""
+    from tui_engineer.llm.errors import AuthRejected, MissingApiKey
+
+    return isinstance(err, MissingApiKey | AuthRejected)
+
+
 def problem_title(err: UserError) -> str:
     from tui_engineer.config import ConfigError
     from tui_engineer.llm.errors import AuthRejected, MissingApiKey, ServerUnreachable, UnknownModel

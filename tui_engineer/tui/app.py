@@ -340,9 +340,9 @@ class TuiEngineerApp(
             # Only the human's edits make it stale, not the commit of the step before (with the
             # next step prepared during review, its proposal can come before that news).
             root = self.screen_stack[0].query_one(RepoTree).root_path
-            from tui_engineer.vcs.repo import uncommitted
+            from tui_engineer.session.repository import edited_by_user
 
-            touched = await asyncio.to_thread(uncommitted, root, touched)
+            touched = await asyncio.to_thread(edited_by_user, root, touched)
         if touched and proposal is not None:
             self.plan_pane.set_status(proposal.step.index, "stale")
             await self.offer_user_edits(touched)  # pair_keys.py: take them into the step

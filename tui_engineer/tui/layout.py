@@ -42,12 +42,6 @@ def plan_rows(steps: int) -> int:
     return min(PLAN_MAX_ROWS, max(1, steps) + 2)
 
 
-def layout_path() -> Path:
-    from tui_engineer.config.layers import user_config_path
-
-    return user_config_path().with_name("layout.json")
-
-
 def load_sizes(path: Path | None = None) -> PaneSizes:
     """The remembered sizes; the defaults when none are saved or the file is unreadable."""
     try:
@@ -69,3 +63,9 @@ def save_sizes(sizes: PaneSizes, path: Path | None = None) -> None:
         path.write_text(json.dumps(asdict(sizes), indent=1) + "\n", encoding="utf-8")
     except OSError:
         pass  # a read-only config folder must not break the app; the sizes still apply
+
+
+def layout_path() -> Path:
+    from tui_engineer.session.preferences import layout_path
+
+    return layout_path()

@@ -198,9 +198,9 @@ class PairActions:
             if not take or not self.reviewing_now():
                 await self.chat.note(f"Your edits to {names} stay in your files, not in the step.")
                 return
-            from tui_engineer.vcs.merge_in import take_user_edits
+            from tui_engineer.engine.hand_edits import take_in_user_edits
 
-            conflicted = await asyncio.to_thread(take_user_edits, session.rt.shadow, paths)
+            conflicted = await take_in_user_edits(session.rt, paths)
             if conflicted:
                 await self.chat.note(
                     f"Your edits to {', '.join(conflicted)} conflict with the proposal: the "

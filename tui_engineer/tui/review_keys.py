@@ -212,10 +212,9 @@ class ReviewActions:
             if self.session is not None:
                 message = await self.session.undo_last()
             else:
-                from tui_engineer.vcs import find_repo_root, undo_last
+                from tui_engineer.session.repository import undo_last_step
 
-                root = await asyncio.to_thread(find_repo_root, self.options.repo)
-                message = await asyncio.to_thread(undo_last, root)
+                message = await asyncio.to_thread(undo_last_step, self.options.repo)
                 await self.chat.note(message)
         except UserError as err:
             self.notify(str(err), title="Cannot undo", severity="error", timeout=12)

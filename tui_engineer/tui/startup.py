@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import re
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -30,30 +28,6 @@ async def load_engine() -> ModuleType:
     """The session runner and the engine under it, imported in a thread: the app paints its
     first frame without them and stays responsive while they load (benchmarks/first_paint.py)."""
     return await asyncio.to_thread(importlib.import_module, "tui_engineer.session.run")
-
-
-_THEME_LINE = re.compile(r"^\s*theme\s*=.*$", re.MULTILINE)
-_TABLE = re.compile(r"^\s*\[", re.MULTILINE)
-
-
-def save_theme_choice(name: str, path: Path | None = None) -> None:
-    """Set `theme = "name"` in the user config file, keeping everything else as written."""
-    from tui_engineer.config.layers import user_config_path
-
-    path = path or user_config_path()
-    try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        line = f'theme = "{name}"'
-        head_end = m.start() if (m := _TABLE.search(text)) else len(text)
-        head, tail = text[:head_end], text[head_end:]
-        if _THEME_LINE.search(head):
-            head = _THEME_LINE.sub(line, head, count=1)
-        else:
-            head = line + "\n" + head
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(head + tail, encoding="utf-8")
-    except OSError:
-        pass  # a read-only config folder must not break the app; the theme still changes
 
 
 class StartupFlow:
@@ -151,4 +125,6 @@ class StartupFlow:
 
     def _theme_changed(self, _theme: object) -> None:
         if not self.deterministic:
+            from tui_engineer.session.preferences import save_theme_choice
+
             save_theme_choice(self.theme)
