@@ -10,52 +10,22 @@ from tui_engineer import __version__
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    """A flag for each setting whose declaration has one (config/settings.py), and -C."""
+    from tui_engineer.config.fields import FIELDS
+
     group = parser.add_argument_group("model and verification")
-    group.add_argument("--model", help="model name (e.g. gpt-4o-mini)")
-    group.add_argument("--base-url", help="OpenAI-compatible server URL")
-    group.add_argument("--test-cmd", dest="test_command", help="command that runs the tests")
-    group.add_argument("--test-timeout", type=float, help="seconds before a test run is killed")
-    group.add_argument("--max-fix-attempts", type=int, help="fix attempts per step (default 3)")
-    group.add_argument(
-        "--sandbox",
-        choices=["local", "docker", "none"],
-        help="where tests run: local (bubblewrap), docker, or none (uncontained)",
-    )
-    group.add_argument(
-        "--allow-network",
-        action="store_const",
-        const=True,
-        help="let the tests reach the network (only you can allow it, never a repo's config)",
-    )
-    group.add_argument(
-        "--full-tests-always",
-        action="store_const",
-        const=True,
-        help="run the whole test suite on every attempt (default: affected tests first)",
-    )
-    group.add_argument(
-        "--no-pipeline",
-        dest="pipeline",
-        action="store_const",
-        const=False,
-        help="do not prepare the next step while you review one",
-    )
-    group.add_argument(
-        "--no-test-first",
-        dest="test_first",
-        action="store_const",
-        const=False,
-        help="do not make steps that add behaviour write a failing test first",
-    )
-    group.add_argument(
-        "--approval",
-        choices=["ask", "auto"],
-        help="ask: review every step (default); auto: a step whose tests pass is committed "
-        "unasked, one that fails or that no test verified is still reviewed",
-    )
-    group.add_argument("--max-tokens", type=int, help="token budget for the session")
-    group.add_argument("--max-usd", type=float, help="money budget for the session (USD)")
-    group.add_argument("--max-minutes", type=float, help="wall-clock budget for the session")
+    for spec in FIELDS.values():
+        flag = spec.flag
+        if flag is None:
+            continue
+        if flag.const is not None:  # a switch: --allow-network, --no-pipeline
+            group.add_argument(flag.name, dest=spec.name, action="store_const", const=flag.const,
+                               help=flag.help)  # fmt: skip
+            continue
+        kind = float if flag.scale != 1.0 else spec.kind
+        dest = spec.name if flag.scale == 1.0 else flag.name.removeprefix("--").replace("-", "_")
+        choices = list(flag.choices) or None
+        group.add_argument(flag.name, dest=dest, type=kind, choices=choices, help=flag.help)
     group.add_argument("-C", "--repo", type=Path, default=None, help="repo folder (default: .)")
 
 
@@ -170,25 +140,19 @@ def build_acp_parser() -> argparse.ArgumentParser:
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, object]:
-    """The settings given on the command line (None means 'not given')."""
-    keys = (
-        "model",
-        "base_url",
-        "test_command",
-        "test_timeout",
-        "max_fix_attempts",
-        "sandbox",
-        "allow_network",
-        "full_tests_always",
-        "pipeline",
-        "test_first",
-        "max_tokens",
-        "max_usd",
-        "approval",
-    )
-    flags = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
-    if getattr(args, "max_minutes", None) is not None:
-        flags["max_wall_seconds"] = args.max_minutes * 60
+    """The settings given on the command line (None means 'not given'), in each setting's own
+    unit (--max-minutes is given in minutes, max_wall_seconds kept in seconds)."""
+    from tui_engineer.config.fields import FIELDS
+
+    flags: dict[str, object] = {}
+    for spec in FIELDS.values():
+        if spec.flag is None:
+            continue
+        scaled = spec.flag.scale != 1.0
+        dest = spec.flag.name.removeprefix("--").replace("-", "_") if scaled else spec.name
+        value = getattr(args, dest, None)
+        if value is not None:
+            flags[spec.name] = value * spec.flag.scale if scaled else value
     return flags
 
 

@@ -2,27 +2,9 @@
 
 from __future__ import annotations
 
+from tui_engineer.config.fields import FIELDS
 from tui_engineer.config.settings import LoadedSettings, Settings
 
-UNITS = {
-    "test_timeout": "s",
-    "max_wall_seconds": "s",
-    "max_usd": "USD",
-    "max_tokens": "tokens",
-    "context_window": "tokens",
-    "context_budget": "tokens",
-    "stream_idle_timeout": "s",
-    "server_wait": "s",
-}
-WHEN_NONE = {
-    "base_url": "SDK default (https://api.openai.com/v1)",
-    "test_command": "not detected — set test_command in .tui-engineer.toml or pass --test-cmd",
-    "max_tokens": "unlimited",
-    "max_usd": "unlimited",
-    "max_wall_seconds": "unlimited",
-    "context_window": "from the server, else 16,384",
-    "context_budget": "30,000 tokens",
-}
 VALUE_WIDTH = 44  # longer values overflow rather than push every source off screen
 
 
@@ -40,11 +22,12 @@ def _value_text(key: str, value: object, loaded: LoadedSettings) -> str:
             return f"not set — export {settings.api_key_env}=…"
         return f"set ({mask_secret(str(value))}, from {loaded.sources[key]})"
     if value is None:
-        return WHEN_NONE.get(key, "none")
+        return FIELDS[key].when_none or "none"
     if isinstance(value, bool):
         return "true" if value else "false"
     text = f"{value:g}" if isinstance(value, float) else str(value)
-    return f"{text} {UNITS[key]}" if key in UNITS else text
+    unit = FIELDS[key].unit
+    return f"{text} {unit}" if unit else text
 
 
 def format_settings(loaded: LoadedSettings) -> str:

@@ -4,137 +4,43 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
-from urllib.parse import urlparse
 
-from tui_engineer.config.settings import ConfigError, Settings
+from tui_engineer.config.checks import anything
+from tui_engineer.config.settings import ConfigError, Flag, Settings, Yours
 
 # Strings that mean "no value" for optional settings (TOML has no null).
 NONE_WORDS = frozenset({"", "none", "null"})
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
-SANDBOXES = ("local", "docker", "none")
-APPROVALS = ("ask", "auto")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ENV_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\*?")
-
-
-def _any(_: Any) -> bool:
-    return True
-
-
-def _inside_paths(value: str) -> bool:
-    parts = value.replace(",", " ").split()
-    return bool(parts) and all(
-        not p.startswith(("/", "~")) and ".." not in p.split("/") and p.strip("/") not in ("", ".")
-        for p in parts
-    )
-
-
-def _is_url(value: str) -> bool:
-    parts = urlparse(value)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+_KINDS = {"str": str, "int": int, "float": float, "bool": bool}
 
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One setting as its declaration in `Settings` says (config/settings.py)."""
+
     name: str
     kind: type  # str, int, float or bool
     optional: bool
     expected: str  # completes "<key> must be …"
-    check: Callable[[Any], bool] = _any
+    check: Callable[[Any], bool] = anything
+    flag: Flag | None = None
+    yours: Yours | None = None  # set only by you, never by a repository's config
+    unit: str = ""
+    when_none: str = ""
 
 
 def _specs() -> dict[str, FieldSpec]:
-    unlimited = ", or 'none' for unlimited"
-    table = [
-        ("model", str, "a non-empty model name such as 'gpt-4o-mini'", bool),
-        (
-            "base_url",
-            str,
-            "an http:// or https:// URL such as 'http://localhost:8000/v1', "
-            "or 'none' for the SDK default",
-            _is_url,
-        ),
-        (
-            "api_key_env",
-            str,
-            "the name of an environment variable, such as 'OPENAI_API_KEY'",
-            _ENV_NAME.fullmatch,
-        ),
-        ("api_key", str, "a non-empty string", bool),
-        ("test_command", str, "a non-empty command such as 'python -m pytest -x'", bool),
-        ("test_timeout", float, "a number of seconds > 0", lambda v: v > 0),
-        ("max_fix_attempts", int, "a whole number ≥ 0", lambda v: v >= 0),
-        ("sandbox", str, "one of 'local', 'docker', 'none'", lambda v: v in SANDBOXES),
-        ("max_tokens", int, "a whole number > 0" + unlimited, lambda v: v > 0),
-        ("max_usd", float, "a number of US dollars > 0" + unlimited, lambda v: v > 0),
-        ("max_wall_seconds", float, "a number of seconds > 0" + unlimited, lambda v: v > 0),
-        ("record_runs", bool, "true or false", _any),
-        ("theme", str, "a non-empty theme name", bool),
-        ("allow_network", bool, "true or false", _any),
-        ("sandbox_template", str, "a template name such as 'python', or 'none' to pick", bool),
-        ("full_tests_always", bool, "true or false", _any),
-        ("pipeline", bool, "true or false", _any),
-        ("test_first", bool, "true or false", _any),
-        ("affected_after_seconds", float, "a number of seconds ≥ 0", lambda v: v >= 0),
-        ("baseline", bool, "true or false", _any),
-        *(
-            (f"reply_tokens_{kind}", int, "a whole number of tokens > 0", lambda v: v > 0)
-            for kind in ("plan", "propose", "diagnose", "fix")
-        ),
-        (
-            "context_window",
-            int,
-            "a whole number of tokens ≥ 1024, or 'none' to ask the server",
-            lambda v: v >= 1024,
-        ),
-        (
-            "context_budget",
-            int,
-            "a whole number of tokens ≥ 256, or 'none' for the default",
-            lambda v: v >= 256,
-        ),
-        ("show_rounds", int, "a whole number ≥ 0 (0: the model cannot ask)", lambda v: v >= 0),
-        ("show_lines", int, "a whole number of lines ≥ 10", lambda v: v >= 10),
-        ("stream_idle_timeout", float, "a number of seconds > 0", lambda v: v > 0),
-        ("server_wait", float, "a number of seconds ≥ 0", lambda v: v >= 0),
-        (
-            "test_env",
-            str,
-            "variable names or PREFIX* patterns, separated by spaces or commas",
-            lambda v: all(_ENV_PATTERN.fullmatch(p) for p in v.replace(",", " ").split()),
-        ),
-        (
-            "show_ignored",
-            str,
-            "paths inside the repository such as 'generated/ vendor/', separated by spaces or "
-            "commas (no absolute paths, no '..')",
-            _inside_paths,
-        ),
-        (
-            "approval",
-            str,
-            "'ask' (review every step) or 'auto' (a step whose tests pass is accepted)",
-            lambda v: v in APPROVALS,
-        ),
-        (
-            "read_only",
-            str,
-            "file paths inside the repository, separated by spaces or commas (no absolute "
-            "paths, no '..')",
-            _inside_paths,
-        ),
-    ]
-    defaults = {f.name: f.default for f in fields(Settings)}
-    assert [row[0] for row in table] == list(defaults), "keep FIELDS in step with Settings"
-    return {
-        name: FieldSpec(name, kind, defaults[name] is None, expected, check)
-        for name, kind, expected, check in table
-    }
+    specs = {}
+    for f in fields(Settings):
+        # The annotation as written (`from __future__ import annotations`): "int | None".
+        names = [part.strip() for part in str(f.type).split("|")]
+        kind = _KINDS[names[0]]
+        specs[f.name] = FieldSpec(f.name, kind, "None" in names, **f.metadata)
+    return specs
 
 
 FIELDS: dict[str, FieldSpec] = _specs()

@@ -24,12 +24,12 @@ Layer = dict[str, tuple[object, str]]
 REPO_FILE = ".tui-engineer.toml"
 PYPROJECT_TABLE = "tui-engineer"
 ENV_PREFIX = "TUI_ENGINEER_"
-# The CLI's spelling of flags whose name differs from the setting (for messages and sources).
-FLAG_NAMES = {"test_command": "--test-cmd", "max_wall_seconds": "--max-minutes"}
 
 
 def flag_name(key: str) -> str:
-    return FLAG_NAMES.get(key, "--" + key.replace("_", "-"))
+    """The CLI's spelling of a setting's flag (for messages and sources)."""
+    flag = FIELDS[key].flag if key in FIELDS else None
+    return flag.name if flag is not None else "--" + key.replace("_", "-")
 
 
 def read_toml(path: Path) -> dict[str, object] | None:
@@ -70,43 +70,8 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
             raise unknown(raw_key, origin, FIELDS)
         if key in layer:
             raise ConfigError(f"{origin}: {key} is set twice (one spelling with '-', one with '_')")
-        if key == "api_key" and user_path is not None:
-            raise _api_key_in_repo(origin, user_path)
-        if key in KEY_ROUTING and user_path is not None:
-            raise _key_routing_in_repo(key, origin, user_path)
-        if key == "sandbox" and value == "none" and user_path is not None:
-            raise ConfigError(
-                f"{origin}: sandbox = 'none' must not be set in a repository's config file — it "
-                "would run the repository's tests uncontained on your machine. Choose it yourself "
-                f"with --sandbox none, TUI_ENGINEER_SANDBOX or your user config {user_path}"
-            )
-        if key == "allow_network" and value is True and user_path is not None:
-            raise ConfigError(
-                f"{origin}: allow_network must not be set in a repository's config file — it "
-                "would let the repository's tests reach the network (and servers on this "
-                "machine) without your say. Remove it, then allow it yourself with "
-                f"--allow-network, TUI_ENGINEER_ALLOW_NETWORK=true or your user config {user_path}"
-            )
-        if key == "show_ignored" and user_path is not None:
-            raise ConfigError(
-                f"{origin}: show_ignored must not be set in a repository's config file — it "
-                "decides which of your untracked files (a .env, say) the repository's tests can "
-                f"read. Remove it, then set it yourself in your user config {user_path} or "
-                "TUI_ENGINEER_SHOW_IGNORED"
-            )
-        if key == "approval" and value == "auto" and user_path is not None:
-            raise ConfigError(
-                f"{origin}: approval = 'auto' must not be set in a repository's config file — "
-                "whether steps are committed without your review is yours to choose. Remove it, "
-                "then choose it yourself with --approval auto, TUI_ENGINEER_APPROVAL=auto or "
-                f"your user config {user_path}"
-            )
-        if key == "test_env" and user_path is not None:
-            raise ConfigError(
-                f"{origin}: test_env must not be set in a repository's config file — it decides "
-                "which of your environment variables the repository's tests can read. Remove "
-                f"it, then set it yourself in your user config {user_path} or TUI_ENGINEER_TEST_ENV"
-            )
+        if user_path is not None:
+            _refuse_in_repo(key, value, origin, user_path)
         layer[key] = (coerce_value(FIELDS[key], value, origin), origin)
     return layer
 
@@ -116,26 +81,35 @@ def user_config_path() -> Path:
     return platformdirs.user_config_path("tui-engineer") / "config.toml"
 
 
-def _api_key_in_repo(origin: str, user_path: Path) -> ConfigError:
-    return ConfigError(
-        f"{origin}: api_key must not be set in a repository's config file — it would be "
-        "committed with the code. Remove it, then export the key in OPENAI_API_KEY (or the "
-        f"variable named by api_key_env) or put api_key in your user config {user_path}"
+def _refuse_in_repo(key: str, value: object, origin: str, user_path: Path) -> None:
+    """A setting that is yours only (its declaration's `yours`), in a repository's config: a
+    cloned repository may not widen what its tests may do, or choose where your key goes."""
+    yours = FIELDS[key].yours
+    if yours is None or (yours.values and value not in yours.values):
+        return
+    shown = f"{key} = {value!r}" if yours.values and not isinstance(value, bool) else key
+    raise ConfigError(
+        f"{origin}: {shown} must not be set in a repository's config file — {yours.why}. "
+        f"Remove it, then {_how(key, value, yours.how, user_path)}"
     )
 
 
-# A repository may not choose where your key goes: a cloned repo setting these could send
-# OPENAI_API_KEY (or, via api_key_env, any other secret) to a server of its choosing.
-KEY_ROUTING = ("base_url", "api_key_env")
-
-
-def _key_routing_in_repo(key: str, origin: str, user_path: Path) -> ConfigError:
-    where = "OPENAI_BASE_URL or --base-url" if key == "base_url" else "TUI_ENGINEER_API_KEY_ENV"
-    return ConfigError(
-        f"{origin}: {key} must not be set in a repository's config file — it decides where your "
-        f"API key is sent, and a repository you cloned should not choose that. Remove it, then "
-        f"set it yourself with {where} or in your user config {user_path}"
-    )
+def _how(key: str, value: object, how: str, user_path: Path) -> str:
+    """Where you set it instead: the declaration's `how`, else its flag and variable (with the
+    refused value, when only some values are refused) and your user config."""
+    if how.endswith(" in"):  # "put api_key in": the user config ends it
+        return f"{how} your user config {user_path}"
+    if how:
+        return f"set it yourself with {how} or in your user config {user_path}"
+    spec = FIELDS[key]
+    specific = bool(spec.yours and spec.yours.values)
+    shown = ("true" if value is True else str(value)) if specific else ""
+    ways = []
+    if spec.flag is not None:
+        takes_value = spec.flag.const is None and specific
+        ways.append(spec.flag.name + (f" {shown}" if takes_value else ""))
+    ways.append(env_var(key) + (f"={shown}" if specific else ""))
+    return f"set it yourself with {', '.join(ways)} or your user config {user_path}"
 
 
 def repo_layers(root: Path, user_path: Path) -> tuple[list[Layer], list[Path]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import secrets
 import time
 from collections.abc import Callable
@@ -63,36 +64,32 @@ def _sinks(
 
 
 def _engine_options(prepared: Prepared) -> EngineOptions:
+    """The engine's options: each setting the engine has an option of the same name for is
+    passed as it is (config/settings.py declares it); the rest are worked out here."""
     settings = prepared.settings
     # Asked to write tests when none were found: the first step does it, test-first.
     write_tests = prepared.options.no_tests == "write" and prepared.settings.test_command is None
-    return EngineOptions(
-        test_command=prepared.test_command,
-        unverified=not prepared.test_command,
-        write_tests=write_tests,
-        test_timeout=settings.test_timeout,
-        max_fix_attempts=settings.max_fix_attempts,
-        plan=prepared.options.plan,
-        diagnose=prepared.options.diagnose,
-        max_tokens=settings.max_tokens,
-        max_usd=settings.max_usd,
-        full_tests_always=settings.full_tests_always,
-        pipeline=settings.pipeline,
-        test_first=settings.test_first or write_tests,
-        reply_tokens={
+    worked_out: dict[str, object] = {
+        "test_command": prepared.test_command,
+        "unverified": not prepared.test_command,
+        "write_tests": write_tests,
+        "plan": prepared.options.plan,
+        "diagnose": prepared.options.diagnose,
+        "test_first": settings.test_first or write_tests,
+        "reply_tokens": {
             kind: getattr(settings, f"reply_tokens_{kind}")
             for kind in ("plan", "propose", "diagnose", "fix")
         },
-        context_budget=settings.context_budget,
-        show_rounds=settings.show_rounds,
-        show_lines=settings.show_lines,
-        server_wait=settings.server_wait,
-        approval=settings.approval,
-        read_only=tuple(p.strip("/") for p in (settings.read_only or "").replace(",", " ").split()),
+        "read_only": tuple(
+            p.strip("/") for p in (settings.read_only or "").replace(",", " ").split()
+        ),
         # No tests yet (the first step writes them): nothing to compare with.
-        baseline=settings.baseline and not write_tests,
-        conventions=_conventions(prepared.agents),
-    )
+        "baseline": settings.baseline and not write_tests,
+        "conventions": _conventions(prepared.agents),
+    }
+    same = {f.name for f in dataclasses.fields(EngineOptions)} & set(vars(settings))
+    passed = {name: getattr(settings, name) for name in same - set(worked_out)}
+    return EngineOptions(**passed, **worked_out)  # type: ignore[arg-type]
 
 
 def _conventions(agents: AgentsFile | None) -> str:
