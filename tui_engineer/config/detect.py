@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui_engineer.config import declared
-from tui_engineer.verify.runners.command import words
+from tui_engineer.shell_command import words
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.

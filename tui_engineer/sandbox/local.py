@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import shutil
 import tempfile
 import time
@@ -18,6 +17,7 @@ from tui_engineer.sandbox.bubblewrap import Jail
 from tui_engineer.sandbox.bwrap_program import Bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow, run_artifacts
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
+from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
 from tui_engineer.verify.report import (
     TestReport,
@@ -62,15 +62,9 @@ def worktree_env(workdir: Path, base: Mapping[str, str]) -> dict[str, str]:
 
 def missing_program(command: str, env: Mapping[str, str], workdir: Path) -> str | None:
     """The command's own program if it cannot be found, else None."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
+    program = first_program(command)
+    if program is None or program in _SHELL_BUILTINS:
         return None
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]  # VAR=value prefixes
-    if not tokens or tokens[0] in _SHELL_BUILTINS:
-        return None
-    program = tokens[0]
     if "/" in program:
         return None if (workdir / program).exists() else program
     return None if shutil.which(program, path=env.get("PATH", "")) else program

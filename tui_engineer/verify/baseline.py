@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.shell_command import last_command, words
+from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
 from tui_engineer.verify.runners import runner_for, runner_name, unittest
-from tui_engineer.verify.runners.command import words
 from tui_engineer.verify.targets import failures_for_model
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
@@ -144,14 +143,10 @@ def _hidden_program(command: str, report: TestReport) -> str:
     not show the folder it lives in."""
     if report.exit_code not in (126, 127):
         return ""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return ""
-    words = [w for w in words if not re.match(r"^\w+=", w)]
-    if words and words[0].startswith("/") and Path(words[0]).exists():
+    program = first_program(command)
+    if program and program.startswith("/") and Path(program).exists():
         return (
-            f"\n\n`{words[0]}` exists on this machine but not inside the sandbox, which shows "
+            f"\n\n`{program}` exists on this machine but not inside the sandbox, which shows "
             "only some folders (docs/sandbox.md#the-local-sandbox-bubblewrap): activate that "
             "environment (VIRTUAL_ENV), or run the tests uncontained with --sandbox none."
         )
@@ -173,7 +168,7 @@ def start_failure_message(command: str, problem: str, report: TestReport) -> str
 
 def _environment_advice(command: str) -> str:
     runner = runner_name(command)
-    program = Path((words(command.rsplit("&&", 1)[-1]) or [""])[0]).name
+    program = Path((words(last_command(command)) or [""])[0]).name
     if not (program.startswith("python") or runner in ("pytest", "unittest")):
         return f"make sure {runner} is installed and on PATH where tui-engineer starts"
     active = os.environ.get("VIRTUAL_ENV")

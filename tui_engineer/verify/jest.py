@@ -8,9 +8,9 @@ import json
 import shlex
 from pathlib import Path
 
+from tui_engineer.shell_command import words
 from tui_engineer.verify.report import TestReport, apply_runner_result
 from tui_engineer.verify.runner_output import parse_jest_json
-from tui_engineer.verify.runners.command import words
 
 _NPM_TEST = (("npm", "test"), ("npm", "t"), ("npm", "run", "test"))
 

@@ -12,8 +12,8 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.shell_command import words
 from tui_engineer.verify.runners import unittest
-from tui_engineer.verify.runners.command import words
 
 _NPM_RUNNERS = ("npm", "yarn", "pnpm")
 _tokens = words  # the one reading of a command (verify/runners/command.py)

@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui_engineer.shell_command import words
 from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
 from tui_engineer.verify.runners import unittest
-from tui_engineer.verify.runners.command import words
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_engineer.shell_command import words
 from tui_engineer.verify.runner_catch import parse_catch2
 from tui_engineer.verify.runner_result import (
     MESSAGE_CHARS,
@@ -25,7 +26,6 @@ from tui_engineer.verify.runner_result import (
     trim_lines,
 )
 from tui_engineer.verify.runners import cargo, unittest
-from tui_engineer.verify.runners.command import words
 
 
 def parse_runner_output(output: str, root: Path | None = None) -> RunnerResult | None:

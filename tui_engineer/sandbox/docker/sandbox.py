@@ -41,6 +41,7 @@ from tui_engineer.sandbox.docker.workspace import (
 )
 from tui_engineer.sandbox.ignored import ignored_paths
 from tui_engineer.sandbox.templates import EnvTemplate, pick_template
+from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
 from tui_engineer.verify.report import (
     TestReport,
@@ -280,7 +281,7 @@ class DockerSandbox:
     async def _check_started(self, command: str, run: RunResult) -> None:
         if run.exit_code != 127:
             return
-        program = _program(command)
+        program = first_program(command)
         if program is None:
             return
         code, _ = await exec_quiet(
@@ -379,14 +380,3 @@ class DockerSandbox:
             self.allow_network,
             self.use_cache,
         )
-
-
-def _program(command: str) -> str | None:
-    """The program a simple shell command starts (after VAR=value prefixes), if plain."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return None
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
-    return tokens[0] if tokens else None

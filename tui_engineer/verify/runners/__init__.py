@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tui_engineer.shell_command import last_command, python_module, words
 from tui_engineer.verify.runner_result import RunnerResult
 from tui_engineer.verify.runners import cargo, unittest
 from tui_engineer.verify.runners.base import Runner
-from tui_engineer.verify.runners.command import python_module, words
 
 RUNNERS: tuple[Runner, ...] = (unittest, cargo)
 # Runners read elsewhere, by the name a user knows them by (the first words of their command).
@@ -54,7 +54,7 @@ def read_output(output: str, root: Path | None) -> RunnerResult | None:
 def runner_name(command: str) -> str:
     """What the user calls the runner of `command`: 'pytest', 'unittest', 'cargo test', a
     script (`tests/runtests.py`), or the command's program. Of `cd tests && x`, x's."""
-    command = command.rsplit("&&", 1)[-1].strip()
+    command = last_command(command)
     runner = runner_for(command)
     if runner is not None:
         return str(runner.name)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tui_engineer.shell_command import words
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
-from tui_engineer.verify.runners.command import words
 
 name = "cargo test"
 

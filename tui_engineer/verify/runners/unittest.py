@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.shell_command import python_module, words
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
-from tui_engineer.verify.runners.command import python_module, words
 
 name = "unittest"
 
