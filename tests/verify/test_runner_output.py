@@ -11,12 +11,12 @@ import pytest
 
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.verify.report import report_from_run
-from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import (
     parse_jest_json,
     parse_runner_output,
     with_go_verbose,
 )
+from tui_engineer.verify.test_process import RunResult
 
 DATA = Path(__file__).parents[1] / "data" / "runner_output"
 ROOT = Path("/work/proj")

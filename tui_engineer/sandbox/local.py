@@ -25,7 +25,9 @@ from tui_engineer.verify.report import (
     report_from_run,
     with_pytest_report_args,
 )
-from tui_engineer.verify.runner import (
+from tui_engineer.verify.runner_output import with_go_verbose
+from tui_engineer.verify.runners import report_command
+from tui_engineer.verify.test_process import (
     CommandNotFound,
     RunResult,
     StartedCommand,
@@ -35,8 +37,6 @@ from tui_engineer.verify.runner import (
     scrubbed_env,
     start_command,
 )
-from tui_engineer.verify.runner_output import with_go_verbose
-from tui_engineer.verify.runners import report_command
 
 # Words the shell runs itself: a 127 exit after one of these came from something else.
 _SHELL_BUILTINS = {

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from tui_engineer.shell_command import words
-from tui_engineer.verify.runner import RunResult
 from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
 from tui_engineer.verify.runners import unittest
+from tui_engineer.verify.test_process import RunResult
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80

@@ -49,9 +49,9 @@ from tui_engineer.verify.report import (
     report_from_run,
     with_pytest_report_args,
 )
-from tui_engineer.verify.runner import CommandNotFound, RunResult
 from tui_engineer.verify.runner_output import with_go_verbose
 from tui_engineer.verify.runners import report_command
+from tui_engineer.verify.test_process import CommandNotFound, RunResult
 
 OutputCallback = Callable[[str], None]
 _OOM_COUNTERS = "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control"
