@@ -11,11 +11,8 @@ import pytest
 
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.verify.report import report_from_run
-from tui_engineer.verify.runner_output import (
-    parse_jest_json,
-    parse_runner_output,
-    with_go_verbose,
-)
+from tui_engineer.verify.runners import go, read_output
+from tui_engineer.verify.runners.jest import parse_json as parse_jest_json
 from tui_engineer.verify.test_process import RunResult
 
 DATA = Path(__file__).parents[1] / "data" / "runner_output"
@@ -23,7 +20,7 @@ ROOT = Path("/work/proj")
 
 
 def parsed(name: str):
-    result = parse_runner_output((DATA / name).read_text(encoding="utf-8"), ROOT)
+    result = read_output((DATA / name).read_text(encoding="utf-8"), ROOT)
     assert result is not None
     return result
 
@@ -144,12 +141,12 @@ def test_verbose_go_test_output_counts_every_test() -> None:
 
 
 def test_go_test_runs_verbose_so_passing_tests_are_counted() -> None:
-    assert with_go_verbose("go test ./...") == "go test -v ./..."
-    assert with_go_verbose("CGO_ENABLED=0 go test -race ./...") == (
+    assert go.report_command("go test ./...") == "go test -v ./..."
+    assert go.report_command("CGO_ENABLED=0 go test -race ./...") == (
         "CGO_ENABLED=0 go test -v -race ./..."
     )
-    assert with_go_verbose("go test -json ./...") == "go test -json ./..."
-    assert with_go_verbose("cargo test") == "cargo test"
+    assert go.report_command("go test -json ./...") == "go test -json ./..."
+    assert go.report_command("cargo test") == "cargo test"
 
 
 def test_catch2_output_through_a_cmake_build() -> None:

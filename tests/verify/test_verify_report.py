@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tui_engineer.verify import FailingTest, RunResult, TestReport, report_from_run
-from tui_engineer.verify.report import (
+from tui_engineer.verify.runners.pytest import (
     is_pytest_command,
     node_id,
     trim_traceback,

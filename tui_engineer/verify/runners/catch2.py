@@ -20,6 +20,7 @@ Catch2 test program): its summary line and the block it prints for each failing 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tui_engineer.verify.runner_result import (
@@ -38,7 +39,7 @@ _DOTS = "." * 79
 _LOCATION = re.compile(r"^(.+?):\d+: FAILED:$")
 
 
-def parse_catch2(output: str, root: Path | None) -> RunnerResult | None:
+def read(output: str, root: Path | None) -> RunnerResult | None:
     passed = [int(n) for n in _ALL_PASSED.findall(output)]
     summaries = _CASES.findall(output)
     if not passed and not summaries:
@@ -81,3 +82,34 @@ def _block(lines: list[str], start: int) -> list[str]:
         if line != _DOTS:
             body.append(line)
     return body
+
+
+# Catch2 has no command of its own (a CMake or make target runs the test program): it is read
+# from whatever command printed its report, never claimed, narrowed or given arguments.
+name = "Catch2"
+
+
+def claims(_command: str, _root: Path | None = None) -> bool:
+    return False
+
+
+def report_command(command: str, _report: Path | None = None, _root: Path | None = None) -> str:
+    return command
+
+
+def read_report(_report: Path, _root: Path | None) -> RunnerResult | None:
+    return None
+
+
+def narrows(_command: str, _root: Path | None) -> bool:
+    return False
+
+
+def narrowed(
+    _command: str, _changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+) -> str | None:
+    return None
+
+
+def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
+    return None
