@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tui_engineer.sandbox.local import LocalSandbox
+from tui_engineer.verify.baseline import fixed
 from tui_engineer.verify.report import report_from_run
 from tui_engineer.verify.runners import go, read_output
 from tui_engineer.verify.runners.jest import parse_json as parse_jest_json
@@ -48,6 +49,20 @@ def test_node_tap_names_file_suite_and_test() -> None:
     ]
     assert result.failures[0].message == "Expected values to be strictly equal: 2 !== 3"
     assert result.failures[1].message == "boom"
+    # Passing tests, by the id node prints (no file: node 20 gives a passing test no location);
+    # neither the suite that failed through its test nor the skipped one.
+    assert result.passing == ["passes", "suite one > inner ok"]
+
+
+def test_an_old_node_failure_that_passes_now_is_fixed_by_its_unlocated_id() -> None:
+    """The baseline names `test/a.test.js > passes`; a later run prints `ok 1 - passes`."""
+    old = ("test/a.test.js > passes", "test/a.test.js > fails here", "test/b.test.js > gone")
+    run = report_from_run("node --test", RunResult(1, False, 0.1, _tap(), False), root=ROOT)
+    assert fixed(old, run) == ["test/a.test.js > passes"]  # `fails here` fails still
+
+
+def _tap() -> str:
+    return (DATA / "node_tap.txt").read_text(encoding="utf-8")
 
 
 def test_node_spec_reporter() -> None:

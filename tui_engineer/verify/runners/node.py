@@ -5,7 +5,9 @@ the test files that changed or are named for a changed module (`src/greet.js` â†
 files); a test-first step's new test files are passed the same way.
 
 Test ids are `file > suite > test`, as the runner names them: `test/greet.test.js > greet >
-says hello`."""
+says hello`. Passing tests are recorded too, so that a baseline can tell an old failure that now
+passes; node 20 prints no location for a passing test, so its id lacks the file then
+(`greet > says hello`), and `unlocated` gives the id a failing test has without it."""
 
 from __future__ import annotations
 
@@ -80,24 +82,47 @@ def _tap(output: str, root: Path | None) -> RunnerResult | None:
     result.skipped = int(counts.get("skipped", 0)) + int(counts.get("todo", 0))
     lines = output.splitlines()
     suites: list[tuple[int, str]] = []  # (indent, name) of the subtests we are inside
+    passing: list[str] = []
     for index, line in enumerate(lines):
         if found := _TAP_SUBTEST.match(line):
             indent = len(found.group(1))
             suites = [s for s in suites if s[0] < indent] + [(indent, found.group(2))]
             continue
         found = _TAP_LINE.match(line)
-        if found is None or found.group(2) != "not ok":
+        if found is None:
             continue
         indent, name = len(found.group(1)), found.group(3)
         yaml = _tap_yaml(lines, index + 1)
-        if "failureType: 'subtestsFailed'" in yaml:
-            continue  # a suite failing because a test in it failed: the test is listed
         parents = [s[1] for s in suites if s[0] < indent]
         where = re.search(r"location: '(.+?):\d+:\d+'", yaml)
         file = [relative(where.group(1), root)] if where else []
         test_id = " > ".join([*file, *parents, name])
-        result.failures.append(Failure(test_id, _tap_error(yaml), yaml))
+        if found.group(2) == "ok":
+            if not found.group(4) and not _has_subtests(lines, index, indent):
+                passing.append(test_id)  # a test, not a suite nor a skipped or todo one
+        elif "failureType: 'subtestsFailed'" not in yaml:
+            # (a suite failing because a test in it failed is not listed: the test is)
+            result.failures.append(Failure(test_id, _tap_error(yaml), yaml))
+    failing = {f.test_id for f in result.failures}
+    result.passing = [t for t in dict.fromkeys(passing) if t not in failing]
     return result
+
+
+def _has_subtests(lines: list[str], index: int, indent: int) -> bool:
+    """Did the `ok` line at `index` close a suite (deeper subtests just before it)?"""
+    for line in reversed(lines[:index]):
+        found = _TAP_LINE.match(line)
+        if found is not None:
+            return len(found.group(1)) > indent
+        if _TAP_SUBTEST.match(line) and len(line) - len(line.lstrip()) <= indent:
+            return False
+    return False
+
+
+def unlocated(test_id: str) -> str:
+    """`test/calc.test.js > add` â†’ `add`: the id node 20 gives the test when it passes."""
+    head, separator, rest = test_id.partition(" > ")
+    return rest if separator and head.endswith((".js", ".cjs", ".mjs")) else test_id
 
 
 def _tap_yaml(lines: list[str], start: int) -> str:
