@@ -10,7 +10,8 @@ A module is the runner's whole story, so that adding a runner is one file and a 
 - read the result: `read` (its printed output) and `read_report` (the report file it wrote);
 - narrow: `narrows` (can this command be narrowed?) and `narrowed` (the command running only
   what a change can affect, or None: run it whole);
-- test-first selection: `files_command` (the command running only a step's new test files)."""
+- test-first selection: `files_command` (the command running only a step's new test files);
+- `started`: a line of its output that shows the suite got as far as a test's result."""
 
 from __future__ import annotations
 
@@ -56,4 +57,8 @@ class Runner(Protocol):
 
     def files_command(self, command: str, root: Path, files: Iterable[str]) -> str | None:
         """`command` running only the test files `files`, or None (it cannot: run it whole)."""
+        ...
+
+    def started(self, line: str) -> bool:
+        """Does this output line (stripped) show a test's result: the suite has started?"""
         ...

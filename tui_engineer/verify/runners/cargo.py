@@ -126,3 +126,15 @@ def narrowed(
 
 def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
     return None  # tests are named by filters, not files: a test-first step runs it whole
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"running \d+ tests?"  # per binary
+    r"|test \S+ \.\.\. (?:ok|FAILED|ignored)"
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None

@@ -172,3 +172,16 @@ def narrowed(
 
 def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
     return None  # go runs packages, not files
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"=== RUN .*|--- (?:PASS|FAIL|SKIP): .*"  # -v
+    r"|ok\s+\S+\s+[\d.]+s.*|FAIL\s+\S+\s+[\d.]+s.*"  # a package's line
+    r"|\{\"Time\".*\"Action\".*"  # -json
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None

@@ -7,6 +7,7 @@ test files are passed as arguments."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -144,3 +145,15 @@ def files_command(command: str, root: Path, files: Iterable[str]) -> str | None:
     if is_npm_test(command) and test_script(root)[:1] == ["jest"]:
         return with_script_args(command, quoted)
     return None
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"[✔✖✓✗] .*"
+    r"|(?:PASS|FAIL) \S+.*"  # its line per file
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None

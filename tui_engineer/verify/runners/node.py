@@ -234,3 +234,15 @@ def files_command(command: str, root: Path, files: Iterable[str]) -> str | None:
     if is_npm_test(command) and test_script(root)[:2] == ["node", "--test"]:
         return with_script_args(command, quoted)
     return None
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"(?:not )?ok \d+ .*"  # TAP (node --test, older; other TAP runners)
+    r"|[✔✖✓✗] .*"  # the spec reporter
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None

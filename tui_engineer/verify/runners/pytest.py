@@ -9,6 +9,7 @@ class names of the JUnit report."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
@@ -161,3 +162,15 @@ def files_command(command: str, _root: Path, files: Iterable[str]) -> str | None
     """`command` running only the test files (or node ids) `files`."""
     quoted = " ".join(shlex.quote(f) for f in files)
     return f"{command} {quoted}" if quoted else None
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"[.FEsxX]+\s*(?:\[\s*\d+%\])?"  # -q's progress
+    r"|\S+::\S+ (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*"  # -v
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None

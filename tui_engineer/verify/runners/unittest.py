@@ -261,3 +261,15 @@ def _outcome(text: str) -> str | None:
     if text == "unexpected success":
         return "fail"
     return None
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"[.FEsxX]+"  # its dots
+    r"|Ran \d+ tests? in .*"
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None
