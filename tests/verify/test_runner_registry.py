@@ -13,7 +13,7 @@ from tui_engineer.verify.runners import RUNNERS
 
 ROOT = Path(__file__).resolve().parents[2]
 # The protocol (verify/runners/base.py): what every module must provide.
-PROTOCOL = ("claims", "report_command", "read", "read_report", "narrows", "narrowed")
+PROTOCOL = ("claims", "report_command", "read", "read_report", "narrows", "narrowed", "started")
 
 
 def _paragraph(text: str, start: str) -> str:
@@ -36,6 +36,9 @@ def test_the_readme_names_exactly_the_registered_runners() -> None:
 
 @pytest.mark.parametrize("runner", RUNNERS, ids=lambda r: r.name)
 def test_each_registered_runner_keeps_the_protocol_and_is_documented(runner) -> None:
-    assert all(callable(getattr(runner, member, None)) for member in (*PROTOCOL, "files_command"))
+    assert all(
+        callable(getattr(runner, member, None))
+        for member in (*PROTOCOL, "files_command", "start_problem")
+    )
     docs = (ROOT / "docs" / "configuration.md").read_text("utf-8")
     assert runner.name in docs[docs.index("## Test command detection") :]

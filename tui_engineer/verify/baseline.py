@@ -19,7 +19,9 @@ import platformdirs
 from tui_engineer.shell_command import last_command, words
 from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
-from tui_engineer.verify.runners import node, runner_for, runner_name, unittest
+from tui_engineer.verify.runners import node, runner_for, runner_name
+from tui_engineer.verify.runners import pytest as pytest_runner
+from tui_engineer.verify.runners.pytest import JUNIT_NOT_UTF8 as JUNIT_NOT_UTF8
 from tui_engineer.verify.targets import failures_for_model
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
@@ -102,18 +104,6 @@ def _one_line(message: str) -> str:
     return first[:160]
 
 
-JUNIT_NOT_UTF8 = (
-    "pytest could not write its report of the tests: a test file's name is not UTF-8, which "
-    "pytest's --junitxml cannot encode (a pytest limitation); rename such files (git mv) to "
-    "names in UTF-8"
-)
-
-
-def _junit_cannot_encode(output: str) -> bool:
-    """pytest's JUnit writer crashed on a name that is not UTF-8 (a surrogate in a node id)."""
-    return "junitxml.py" in output and "UnicodeEncodeError" in output
-
-
 def start_problem(report: TestReport, pytest: bool) -> str | None:
     """Why this run on the starting commit shows the suite cannot run at all (None: it ran).
     Failing tests are fine (they are the baseline); no test running is not."""
@@ -123,27 +113,8 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
         return f"it was {report.summary()}"
     if report.exit_code in (126, 127):
         return "its program could not be started"
-    if pytest:
-        if report.exit_code in (3, 4):
-            return "pytest stopped with an internal or usage error before running tests"
-        if report.exit_code == 5:
-            return "pytest collected no tests"
-        if not report.structured and _junit_cannot_encode(report.output_tail):
-            return JUNIT_NOT_UTF8
-        ran = report.passed + report.failed + report.errors
-        if not report.structured or ran == len(report.failures) == 0 and report.exit_code:
-            return "pytest wrote no report of its tests"
-        if report.exit_code == 2 and not report.passing:
-            return "pytest was interrupted before running any test (an error collecting them)"
-    elif runner_for(report.command) is unittest:
-        if not report.structured:
-            return "unittest printed no report of its tests"
-        if report.passed + report.failed + report.errors + report.skipped == 0:
-            return (
-                "unittest found no tests (its discovery looks for test*.py files in packages: "
-                "folders with an __init__.py)"
-            )
-    return None
+    runner = pytest_runner if pytest else runner_for(report.command)
+    return runner.start_problem(report) if runner is not None else None
 
 
 def _hidden_program(command: str, report: TestReport) -> str:

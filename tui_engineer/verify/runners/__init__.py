@@ -9,7 +9,7 @@ module whose reader finds its report in the output wins."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from tui_engineer.shell_command import last_command, python_module, words
@@ -68,16 +68,6 @@ def narrowing_runner(command: str, root: Path | None) -> Runner | None:
     """The runner that can narrow `command` to the tests a change affects, else None."""
     runner = runner_for(command, root)
     return runner if runner is not None and runner.narrows(command, root) else None
-
-
-def narrowed(
-    runner: Runner,
-    command: str,
-    changed: Iterable[str],
-    root: Path,
-    files: Callable[[], list[str]],
-) -> str | None:
-    return runner.narrowed(command, changed, root, files)
 
 
 def files_command(command: str, root: Path, files: Iterable[str]) -> str | None:

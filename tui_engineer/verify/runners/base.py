@@ -11,15 +11,36 @@ A module is the runner's whole story, so that adding a runner is one file and a 
 - narrow: `narrows` (can this command be narrowed?) and `narrowed` (the command running only
   what a change can affect, or None: run it whole);
 - test-first selection: `files_command` (the command running only a step's new test files);
-- `started`: a line of its output that shows the suite got as far as a test's result."""
+- `started`: a line of its output that shows the suite got as far as a test's result;
+  `start_problem`: its signs that a run on the starting commit never got to the tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from tui_engineer.verify.runner_result import RunnerResult
+
+
+class RunReport(Protocol):
+    """What a runner reads of a finished run's report (verify/report.py's TestReport, which
+    imports the runners: named here so that they need not import it back)."""
+
+    command: str
+    exit_code: int | None
+    structured: bool
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    output_tail: str
+
+    @property
+    def failures(self) -> Sequence[object]: ...
+
+    @property
+    def passing(self) -> Sequence[str]: ...
 
 
 class Runner(Protocol):
@@ -61,4 +82,9 @@ class Runner(Protocol):
 
     def started(self, line: str) -> bool:
         """Does this output line (stripped) show a test's result: the suite has started?"""
+        ...
+
+    def start_problem(self, report: RunReport) -> str | None:
+        """Why this run on the starting commit shows the runner did not get to run the tests
+        (its own signs: pytest's usage error, unittest finding none), else None."""
         ...

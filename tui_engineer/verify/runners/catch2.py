@@ -30,6 +30,7 @@ from tui_engineer.verify.runner_result import (
     relative,
     trim_lines,
 )
+from tui_engineer.verify.runners.base import RunReport
 
 _ALL_PASSED = re.compile(r"^All tests passed \(\d+ assertions? in (\d+) test cases?\)", re.M)
 _CASES = re.compile(r"^test cases: *(\d+)((?: \| \d+ \w+(?: \w+)?)*)$", re.M)
@@ -117,3 +118,7 @@ def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | No
 
 def started(_line: str) -> bool:
     return False  # its report comes at the end: the command's own lines show it started
+
+
+def start_problem(_report: RunReport) -> str | None:
+    return None  # a start that fails shows in its exit code and output (verify/baseline.py)

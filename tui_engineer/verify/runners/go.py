@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from tui_engineer.shell_command import words
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
+from tui_engineer.verify.runners.base import RunReport
 
 name = "go test"
 
@@ -185,3 +186,7 @@ STARTED = re.compile(
 def started(line: str) -> bool:
     """Does this (stripped) output line show that the runner got as far as a test's result?"""
     return STARTED.fullmatch(line) is not None
+
+
+def start_problem(_report: RunReport) -> str | None:
+    return None  # a start that fails shows in its exit code and output (verify/baseline.py)

@@ -24,6 +24,7 @@ from tui_engineer.verify.runner_result import (
     relative,
     trim_lines,
 )
+from tui_engineer.verify.runners.base import RunReport
 from tui_engineer.verify.runners.package_json import (
     NPM_RUNNERS,
     is_npm_test,
@@ -246,3 +247,7 @@ STARTED = re.compile(
 def started(line: str) -> bool:
     """Does this (stripped) output line show that the runner got as far as a test's result?"""
     return STARTED.fullmatch(line) is not None
+
+
+def start_problem(_report: RunReport) -> str | None:
+    return None  # a start that fails shows in its exit code and output (verify/baseline.py)

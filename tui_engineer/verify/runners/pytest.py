@@ -18,6 +18,7 @@ from pathlib import Path
 from tui_engineer.shell_command import words
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult
+from tui_engineer.verify.runners.base import RunReport
 
 name = "pytest"
 
@@ -174,3 +175,31 @@ STARTED = re.compile(
 def started(line: str) -> bool:
     """Does this (stripped) output line show that the runner got as far as a test's result?"""
     return STARTED.fullmatch(line) is not None
+
+
+JUNIT_NOT_UTF8 = (
+    "pytest could not write its report of the tests: a test file's name is not UTF-8, which "
+    "pytest's --junitxml cannot encode (a pytest limitation); rename such files (git mv) to "
+    "names in UTF-8"
+)
+
+
+def _junit_cannot_encode(output: str) -> bool:
+    """pytest's JUnit writer crashed on a name that is not UTF-8 (a surrogate in a node id)."""
+    return "junitxml.py" in output and "UnicodeEncodeError" in output
+
+
+def start_problem(report: RunReport) -> str | None:
+    """Why this run on the starting commit shows pytest did not get to run the tests."""
+    if report.exit_code in (3, 4):
+        return "pytest stopped with an internal or usage error before running tests"
+    if report.exit_code == 5:
+        return "pytest collected no tests"
+    if not report.structured and _junit_cannot_encode(report.output_tail):
+        return JUNIT_NOT_UTF8
+    ran = report.passed + report.failed + report.errors
+    if not report.structured or ran == len(report.failures) == 0 and report.exit_code:
+        return "pytest wrote no report of its tests"
+    if report.exit_code == 2 and not report.passing:
+        return "pytest was interrupted before running any test (an error collecting them)"
+    return None

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from tui_engineer.shell_command import python_module, words
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
+from tui_engineer.verify.runners.base import RunReport
 
 name = "unittest"
 
@@ -273,3 +274,15 @@ STARTED = re.compile(
 def started(line: str) -> bool:
     """Does this (stripped) output line show that the runner got as far as a test's result?"""
     return STARTED.fullmatch(line) is not None
+
+
+def start_problem(report: RunReport) -> str | None:
+    """Why this run on the starting commit shows unittest did not get to run the tests."""
+    if not report.structured:
+        return "unittest printed no report of its tests"
+    if report.passed + report.failed + report.errors + report.skipped == 0:
+        return (
+            "unittest found no tests (its discovery looks for test*.py files in packages: "
+            "folders with an __init__.py)"
+        )
+    return None
