@@ -13,7 +13,16 @@ from tui_engineer.verify.runners import RUNNERS
 
 ROOT = Path(__file__).resolve().parents[2]
 # The protocol (verify/runners/base.py): what every module must provide.
-PROTOCOL = ("claims", "report_command", "read", "read_report", "narrows", "narrowed", "started")
+PROTOCOL = (
+    "claims",
+    "report_command",
+    "read",
+    "read_report",
+    "narrows",
+    "narrowed",
+    "started",
+    "old_lines",
+)
 
 
 def _paragraph(text: str, start: str) -> str:

@@ -5,7 +5,6 @@ verify/runners/); any other command is judged by its exit code and output tail a
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 
 from tui_engineer.verify import runners
 from tui_engineer.verify.runner_result import RunnerResult
-from tui_engineer.verify.runners import pytest, unittest
+from tui_engineer.verify.runners import pytest
 from tui_engineer.verify.test_process import RunResult
 
 TRACEBACK_LINES = 40
@@ -128,38 +127,18 @@ def _listed(ids: list[str], shown: int = 3) -> str:
     return ", ".join(ids[:shown]) + more
 
 
-_SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")
-
-
 def _without_old(tail: str, old: list[FailingTest]) -> str:
-    """The output without what it says about failures that predate the session: pytest's
-    section of each ("____ test_mul ____" up to the next section) and its summary line,
-    unittest's block of each ("FAIL: test_mul (…)" up to the next) and its `-v` line. The
-    model is not asked about them; they are shown to the user apart."""
+    """The output without what it says about failures that predate the session (each runner
+    knows its own: pytest's section of each and its summary line, unittest's block and `-v`
+    line). The model is not asked about them; they are shown to the user apart."""
     if not old:
         return tail
     ids = {f.test_id for f in old}
-    names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
-    dotted = {unittest.dotted(i) for i in ids}
-    kept: list[str] = []
-    skipping = False
-    for line in tail.splitlines():
-        section = _SECTION.match(line.strip())
-        if section:
-            skipping = (section.group("name") or "") in names
-        elif unittest.ends_blocks(line):
-            skipping = False
-        elif (block := unittest.block_test(line)) is not None:
-            skipping = block in dotted
-        if skipping or any(line.startswith(f"{word} {i}") for i in ids for word in _OUTCOMES):
-            continue
-        if unittest.verbose_test(line) in dotted:
-            continue
-        kept.append(line)
-    return "\n".join(kept)
-
-
-_OUTCOMES = ("FAILED", "ERROR")
+    lines = tail.splitlines()
+    dropped: set[int] = set()
+    for runner in runners.RUNNERS:
+        dropped |= runner.old_lines(lines, ids)
+    return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
 
 
 def _seconds(value: float) -> str:

@@ -12,7 +12,8 @@ A module is the runner's whole story, so that adding a runner is one file and a 
   what a change can affect, or None: run it whole);
 - test-first selection: `files_command` (the command running only a step's new test files);
 - `started`: a line of its output that shows the suite got as far as a test's result;
-  `start_problem`: its signs that a run on the starting commit never got to the tests."""
+  `start_problem`: its signs that a run on the starting commit never got to the tests;
+  `old_lines`: the lines of its output about old failures, which the model is not shown."""
 
 from __future__ import annotations
 
@@ -82,6 +83,11 @@ class Runner(Protocol):
 
     def started(self, line: str) -> bool:
         """Does this output line (stripped) show a test's result: the suite has started?"""
+        ...
+
+    def old_lines(self, lines: list[str], ids: set[str]) -> set[int]:
+        """The indices of the output `lines` that speak of the tests `ids` (failures older
+        than the session), left out of what the model reads of a run."""
         ...
 
     def start_problem(self, report: RunReport) -> str | None:

@@ -203,3 +203,22 @@ def start_problem(report: RunReport) -> str | None:
     if report.exit_code == 2 and not report.passing:
         return "pytest was interrupted before running any test (an error collecting them)"
     return None
+
+
+_SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")
+_SUMMARY_WORDS = ("FAILED", "ERROR")
+
+
+def old_lines(lines: list[str], ids: set[str]) -> set[int]:
+    """The lines about the tests `ids`: the section of each (`____ test_mul ____` up to the
+    next section) and its line of the short summary (`FAILED tests/x.py::test_mul - …`)."""
+    names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
+    found: set[int] = set()
+    skipping = False
+    for index, line in enumerate(lines):
+        section = _SECTION.match(line.strip())
+        if section:
+            skipping = (section.group("name") or "") in names
+        if skipping or any(line.startswith(f"{w} {i}") for i in ids for w in _SUMMARY_WORDS):
+            found.add(index)
+    return found

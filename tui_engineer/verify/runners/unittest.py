@@ -286,3 +286,22 @@ def start_problem(report: RunReport) -> str | None:
             "folders with an __init__.py)"
         )
     return None
+
+
+_RULE = re.compile(r"^={3,}$")
+
+
+def old_lines(lines: list[str], ids: set[str]) -> set[int]:
+    """The lines about the tests `ids`: the `FAIL:`/`ERROR:` block of each (up to the next
+    `====` rule or the `Ran N tests` summary) and its `-v` line."""
+    dotted_ids = {dotted(i) for i in ids}
+    found: set[int] = set()
+    skipping = False
+    for index, line in enumerate(lines):
+        if _RULE.match(line.strip()) or ends_blocks(line):
+            skipping = False
+        elif (block := block_test(line)) is not None:
+            skipping = block in dotted_ids
+        if skipping or verbose_test(line) in dotted_ids:
+            found.add(index)
+    return found
