@@ -36,7 +36,7 @@ from tui_engineer.sandbox.docker.client import connect
 from tui_engineer.sandbox.factory import make_sandbox as factory_make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.sandbox.templates import TemplateError, load_templates, pick_template
-from tui_engineer.verify.runner import CommandNotFound
+from tui_engineer.verify.test_process import CommandNotFound
 
 # Fixtures from tests/docker_support.py (registered in conftest): docker_client, docker_image,
 # sandbox_template, make_sandbox — they skip with the reason when no engine is reachable.

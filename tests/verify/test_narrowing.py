@@ -7,9 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from tui_engineer.verify.jest import with_jest_report_args
-from tui_engineer.verify.narrowing import files_command, narrowed_command, runner_kind
+from tui_engineer.verify.runners import cargo, files_command, go, jest, narrowing_runner, node
 from tui_engineer.verify.selection import TestSelection
+
+MODULES = {"cargo": cargo, "jest": jest, "go": go, "node": node}
+
+
+def narrowed_command(kind: str, command: str, changed: list[str], files: list[str]) -> str | None:
+    return MODULES[kind].narrowed(command, changed, Path("."), lambda: files)
+
+
+def runner_kind(command: str, root: Path) -> str | None:
+    runner = narrowing_runner(command, root)
+    return next((k for k, m in MODULES.items() if m is runner), None)
+
+
+def with_jest_report_args(command: str, root: Path, report: Path) -> str | None:
+    made = jest.report_command(command, report, root)
+    return made if made != command else None
 
 
 @pytest.mark.parametrize(

@@ -10,20 +10,18 @@ from pathlib import Path
 import pytest
 
 from tui_engineer.sandbox.local import LocalSandbox
+from tui_engineer.verify.baseline import fixed
 from tui_engineer.verify.report import report_from_run
-from tui_engineer.verify.runner import RunResult
-from tui_engineer.verify.runner_output import (
-    parse_jest_json,
-    parse_runner_output,
-    with_go_verbose,
-)
+from tui_engineer.verify.runners import go, read_output
+from tui_engineer.verify.runners.jest import parse_json as parse_jest_json
+from tui_engineer.verify.test_process import RunResult
 
 DATA = Path(__file__).parents[1] / "data" / "runner_output"
 ROOT = Path("/work/proj")
 
 
 def parsed(name: str):
-    result = parse_runner_output((DATA / name).read_text(encoding="utf-8"), ROOT)
+    result = read_output((DATA / name).read_text(encoding="utf-8"), ROOT)
     assert result is not None
     return result
 
@@ -51,6 +49,20 @@ def test_node_tap_names_file_suite_and_test() -> None:
     ]
     assert result.failures[0].message == "Expected values to be strictly equal: 2 !== 3"
     assert result.failures[1].message == "boom"
+    # Passing tests, by the id node prints (no file: node 20 gives a passing test no location);
+    # neither the suite that failed through its test nor the skipped one.
+    assert result.passing == ["passes", "suite one > inner ok"]
+
+
+def test_an_old_node_failure_that_passes_now_is_fixed_by_its_unlocated_id() -> None:
+    """The baseline names `test/a.test.js > passes`; a later run prints `ok 1 - passes`."""
+    old = ("test/a.test.js > passes", "test/a.test.js > fails here", "test/b.test.js > gone")
+    run = report_from_run("node --test", RunResult(1, False, 0.1, _tap(), False), root=ROOT)
+    assert fixed(old, run) == ["test/a.test.js > passes"]  # `fails here` fails still
+
+
+def _tap() -> str:
+    return (DATA / "node_tap.txt").read_text(encoding="utf-8")
 
 
 def test_node_spec_reporter() -> None:
@@ -144,12 +156,12 @@ def test_verbose_go_test_output_counts_every_test() -> None:
 
 
 def test_go_test_runs_verbose_so_passing_tests_are_counted() -> None:
-    assert with_go_verbose("go test ./...") == "go test -v ./..."
-    assert with_go_verbose("CGO_ENABLED=0 go test -race ./...") == (
+    assert go.report_command("go test ./...") == "go test -v ./..."
+    assert go.report_command("CGO_ENABLED=0 go test -race ./...") == (
         "CGO_ENABLED=0 go test -v -race ./..."
     )
-    assert with_go_verbose("go test -json ./...") == "go test -json ./..."
-    assert with_go_verbose("cargo test") == "cargo test"
+    assert go.report_command("go test -json ./...") == "go test -json ./..."
+    assert go.report_command("cargo test") == "cargo test"
 
 
 def test_catch2_output_through_a_cmake_build() -> None:

@@ -168,4 +168,4 @@ async def test_a_sandbox_run_reads_it_test_by_test(tmp_path: Path) -> None:
 def test_a_unittest_command_narrowed_to_test_files(
     command: str, files: list[str], narrowed: str | None
 ) -> None:
-    assert unittest.narrowed(command, files) == narrowed
+    assert unittest.modules_command(command, files) == narrowed

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tui_engineer.verify import FailingTest, RunResult, TestReport, report_from_run
-from tui_engineer.verify.report import (
+from tui_engineer.verify.runners.pytest import (
     is_pytest_command,
     node_id,
     trim_traceback,
@@ -152,3 +152,44 @@ def test_unreadable_junit_falls_back_to_exit_code_and_says_why(tmp_path: Path) -
     assert "could not be read" in report.note
     assert report.summary() == "exit code 1 in 0.5s"
     assert "Note: pytest's JUnit report could not be read" in report.for_model()
+
+
+UNITTEST_TAIL = """test_add (tests.test_calc.CalcTests.test_add) ... FAIL
+test_mul (tests.test_calc.CalcTests.test_mul) ... FAIL
+
+======================================================================
+FAIL: test_add (tests.test_calc.CalcTests.test_add)
+----------------------------------------------------------------------
+AssertionError: 1 != 2
+
+======================================================================
+FAIL: test_mul (tests.test_calc.CalcTests.test_mul)
+----------------------------------------------------------------------
+AssertionError: 3 != 4
+
+----------------------------------------------------------------------
+Ran 2 tests in 0.001s
+
+FAILED (failures=2)"""
+PYTEST_TAIL = """___________________________________ test_add ___________________________________
+E       assert 1 == 2
+___________________________________ test_mul ___________________________________
+E       assert 3 == 4
+=========================== short test summary info ============================
+FAILED tests/test_calc.py::test_add - assert 1 == 2
+FAILED tests/test_calc.py::test_mul - assert 3 == 4"""
+
+
+@pytest.mark.parametrize(
+    ("tail", "old"),
+    [(UNITTEST_TAIL, "tests/test_calc.py::CalcTests::test_mul"),
+     (PYTEST_TAIL, "tests/test_calc.py::test_mul")],
+)  # fmt: skip
+def test_the_model_reads_no_output_about_an_old_failure(tail: str, old: str) -> None:
+    """Each runner module names the lines of its output about old failures (old_lines)."""
+    report = TestReport("x", 1, 0.1, False, output_tail=tail, structured=True)
+    report.old = [FailingTest(old, "", "")]
+    text = report.for_model()
+    assert "3 != 4" not in text and "3 == 4" not in text and "test_mul" not in text
+    assert "1 != 2" in text or "1 == 2" in text
+    assert "test_add" in text

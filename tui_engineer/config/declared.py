@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
-from tui_engineer.verify.runners.command import python_module, words
+from tui_engineer.shell_command import python_module, words
 
 Found = tuple[str, str]  # (command, reason)
 
@@ -26,7 +26,7 @@ _TEST_MODULES = {"pytest", "unittest", "nose2", "trial", "django"}
 _TEST_PROGRAMS = {"pytest", "py.test", "nose2", "trial"}
 _SCRIPT_KEYS = ("test", "tests")
 # tox environments that are not the tests.
-_NOT_TESTS = re.compile(r"lint|flake|mypy|type|doc|format|style|pre-commit|build|release|cov")
+NOT_TESTS = re.compile(r"lint|flake|mypy|type|doc|format|style|pre-commit|build|release|cov")
 
 
 def runs_tests(command: str) -> bool:
@@ -109,7 +109,7 @@ def tox(root: Path) -> Found | None:
     except (OSError, configparser.Error):
         return None
     names = ["testenv"] + [
-        s for s in parser.sections() if s.startswith("testenv:") and not _NOT_TESTS.search(s)
+        s for s in parser.sections() if s.startswith("testenv:") and not NOT_TESTS.search(s)
     ]
     for name in names:
         if not parser.has_option(name, "commands"):

@@ -1,6 +1,7 @@
 """Find the test command of a repository from a few cheap, bounded looks, most specific first:
-what the project declares for its own tools (tox.ini's commands, a pyproject script, a Makefile
-test target's one command: config/declared.py), pytest's own config, a Rust crate, a Go module,
+what the project declares for its own tools (tox.ini's commands, a nox session, a pyproject
+script, a Makefile test target's one command, a CI workflow's test step: config/declared.py,
+config/nox_and_workflows.py), pytest's own config, a Rust crate, a Go module,
 a JavaScript package's `test` script, then Python test files (pytest, or unittest when the tests
 are unittest's and the environment has no pytest), then a Makefile's `test` target run whole.
 The reason is returned with the command and shown to the user."""
@@ -18,8 +19,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from tui_engineer.config import declared
-from tui_engineer.verify.runners.command import words
+from tui_engineer.config import declared, nox_and_workflows
+from tui_engineer.shell_command import words
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.
@@ -41,8 +42,10 @@ def detect_test_command(repo_root: Path, *, repo_venv: bool = True) -> tuple[str
     repository's own .venv (not in a container: a host's venv does not run there)."""
     checks: list[Callable[[Path], tuple[str, str] | None]] = [
         _declared(declared.tox, repo_venv),
+        _declared(nox_and_workflows.noxfile, repo_venv),
         _declared(declared.pyproject_script, repo_venv),
         _declared(declared.makefile_recipe, repo_venv),
+        _declared(nox_and_workflows.workflows, repo_venv),
         _pytest(_pytest_config, repo_venv),
         _cargo,
         _go,

@@ -25,7 +25,8 @@ from tui_engineer.verify.baseline import (
     start_failure_message,
     start_problem,
 )
-from tui_engineer.verify.report import TestReport, is_pytest_command
+from tui_engineer.verify.report import TestReport
+from tui_engineer.verify.runners.pytest import is_pytest_command
 from tui_engineer.verify.started import shows_a_test_ran
 
 UNREADABLE = (

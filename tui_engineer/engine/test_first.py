@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shlex
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -21,8 +20,7 @@ from pathlib import Path, PurePosixPath
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.vcs.shadow import Change, Shadow
 from tui_engineer.verify import TestReport
-from tui_engineer.verify.narrowing import files_command
-from tui_engineer.verify.report import is_pytest_command
+from tui_engineer.verify.runners import files_command
 
 _TEST_FOLDERS = {"tests", "test", "testing", "__tests__", "spec"}
 _TEST_SUFFIXES = ("_test.py", "_test.go", "_test.rs", "_spec.rb")
@@ -150,9 +148,7 @@ def _adds_inline_tests(shadow: Shadow, code: Sequence[Change]) -> bool:
 def before_command(test_command: str, tests: Sequence[str], workdir: Path) -> str:
     """Only the new tests when the runner takes test files (pytest, node --test, jest); any
     other runner runs whole."""
-    if not is_pytest_command(test_command):
-        return files_command(test_command, workdir, tests) or test_command
-    return f"{test_command} {' '.join(shlex.quote(t) for t in tests)}"
+    return files_command(test_command, workdir, tests) or test_command
 
 
 def judge(report: TestReport) -> str:

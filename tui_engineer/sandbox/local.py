@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import shutil
 import tempfile
 import time
@@ -18,14 +17,11 @@ from tui_engineer.sandbox.bubblewrap import Jail
 from tui_engineer.sandbox.bwrap_program import Bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow, run_artifacts
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
-from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
-from tui_engineer.verify.report import (
-    TestReport,
-    is_pytest_command,
-    report_from_run,
-    with_pytest_report_args,
-)
-from tui_engineer.verify.runner import (
+from tui_engineer.shell_command import program as first_program
+from tui_engineer.verify import runners
+from tui_engineer.verify.report import TestReport, apply_runner_result, report_from_run
+from tui_engineer.verify.runners.pytest import is_pytest_command, with_pytest_report_args
+from tui_engineer.verify.test_process import (
     CommandNotFound,
     RunResult,
     StartedCommand,
@@ -35,8 +31,6 @@ from tui_engineer.verify.runner import (
     scrubbed_env,
     start_command,
 )
-from tui_engineer.verify.runner_output import with_go_verbose
-from tui_engineer.verify.runners import report_command
 
 # Words the shell runs itself: a 127 exit after one of these came from something else.
 _SHELL_BUILTINS = {
@@ -62,15 +56,9 @@ def worktree_env(workdir: Path, base: Mapping[str, str]) -> dict[str, str]:
 
 def missing_program(command: str, env: Mapping[str, str], workdir: Path) -> str | None:
     """The command's own program if it cannot be found, else None."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
+    program = first_program(command)
+    if program is None or program in _SHELL_BUILTINS:
         return None
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]  # VAR=value prefixes
-    if not tokens or tokens[0] in _SHELL_BUILTINS:
-        return None
-    program = tokens[0]
     if "/" in program:
         return None if (workdir / program).exists() else program
     return None if shutil.which(program, path=env.get("PATH", "")) else program
@@ -188,17 +176,18 @@ class LocalSandbox:
         timeout: float,
         on_output: Callable[[str], None] | None,
     ) -> TestReport:
-        """Another runner: its output is read (runner_output.py); jest writes a JSON report."""
+        """Another runner: its output is read, or the report file it writes (jest's JSON), by
+        its module (verify/runners/)."""
         with tempfile.TemporaryDirectory(prefix="tui-engineer-report-", dir=self._folder()) as tmp:
-            jest_file = Path(tmp) / "jest.json"
-            asked = with_jest_report_args(command, workdir, jest_file)
-            run_as = asked or with_go_verbose(report_command(command))
+            report_file = Path(tmp) / "report"
+            run_as = runners.report_command(command, report_file, workdir)
             full = self._contained(run_as, workdir, Path(tmp))
             run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
             self._check_started(command, run, env, workdir)
             report = report_from_run(command, run, root=workdir)
-            if asked is not None and not run.timed_out:
-                read_jest_report(report, jest_file, workdir)
+            parsed = runners.read_report(command, report_file, workdir)
+            if parsed is not None and not run.timed_out:
+                apply_runner_result(report, parsed)
             return report
 
     async def prewarm(self, workdir: Path, command: str) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from tui_engineer.shell_command import tokens as shell_tokens
+
 NOT_USED = 75  # the paused run exited without running anything
 
 # Runs as `python -c BOOTSTRAP ARGS` in the worktree. Kept small: it is the first thing read.
@@ -83,11 +85,8 @@ def warm_command(full_command: str) -> str | None:
     """The shell command that starts `full_command` (the pytest command with its report
     arguments) paused, or None when it is not plainly `[VAR=value …] <python> -m pytest ARGS`
     with words the shell would pass unchanged (no expansion, globs or operators)."""
-    try:
-        tokens = shlex.split(full_command)
-    except ValueError:
-        return None
-    if any(not _plain(t) for t in tokens):
+    tokens = shell_tokens(full_command)
+    if tokens is None or any(not _plain(t) for t in tokens):
         return None
     assignments = []
     while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):

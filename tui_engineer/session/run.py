@@ -28,8 +28,8 @@ from tui_engineer.session.prepare import Prepared, make_model, start_loading_mod
 from tui_engineer.session.resume import restore, where_to_go_on
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
-from tui_engineer.verify.narrowing import known_runner
-from tui_engineer.verify.report import is_pytest_command
+from tui_engineer.verify.runners import known_runner, narrowable
+from tui_engineer.verify.runners.pytest import is_pytest_command
 from tui_engineer.verify.selection import TestSelection
 
 
@@ -118,9 +118,10 @@ def _whole_runs_notice(prepared: Prepared, selection: TestSelection | None) -> s
         return None
     if is_pytest_command(command) or not known_runner(command):
         return None
+    names = narrowable()
     return (
         f"`{command}` cannot be narrowed to the tests a change affects: every attempt runs it "
-        "whole (cargo test, jest, go test and node --test can be; see docs/configuration.md)."
+        f"whole ({', '.join(names[:-1])} and {names[-1]} can be; see docs/configuration.md)."
     )
 
 

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shlex
 from dataclasses import dataclass
 from hashlib import sha1
 from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.shell_command import last_command, words
+from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
-from tui_engineer.verify.runners import runner_for, runner_name, unittest
-from tui_engineer.verify.runners.command import words
+from tui_engineer.verify.runners import node, runner_for, runner_name
+from tui_engineer.verify.runners import pytest as pytest_runner
+from tui_engineer.verify.runners.pytest import JUNIT_NOT_UTF8 as JUNIT_NOT_UTF8
 from tui_engineer.verify.targets import failures_for_model
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
@@ -80,8 +81,7 @@ class Baseline:
         Old failures that pass now are listed in `report.fixed`."""
         if not report.structured or not self.failing:
             return report
-        passing = set(report.passing)
-        report.fixed = [i for i in self.failing if i in passing]
+        report.fixed = fixed(self.failing, report)
         kept: list[FailingTest] = []
         for failure in report.failures:
             mine = failure.test_id not in self.failing or failure.test_id in targets
@@ -90,21 +90,18 @@ class Baseline:
         return report
 
 
+def fixed(old: tuple[str, ...], report: TestReport) -> list[str]:
+    """The old failures `report` shows passing: by id, or by the id a runner gives a passing
+    test when it prints no location for it (node 20's `add` for `test/calc.test.js > add`),
+    when nothing in the run by that id failed."""
+    passing = set(report.passing)
+    failing = {f.test_id for f in report.failures}
+    return [i for i in old if i in passing or (i not in failing and node.unlocated(i) in passing)]
+
+
 def _one_line(message: str) -> str:
     first = next((line.strip() for line in message.splitlines() if line.strip()), "")
     return first[:160]
-
-
-JUNIT_NOT_UTF8 = (
-    "pytest could not write its report of the tests: a test file's name is not UTF-8, which "
-    "pytest's --junitxml cannot encode (a pytest limitation); rename such files (git mv) to "
-    "names in UTF-8"
-)
-
-
-def _junit_cannot_encode(output: str) -> bool:
-    """pytest's JUnit writer crashed on a name that is not UTF-8 (a surrogate in a node id)."""
-    return "junitxml.py" in output and "UnicodeEncodeError" in output
 
 
 def start_problem(report: TestReport, pytest: bool) -> str | None:
@@ -116,27 +113,8 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
         return f"it was {report.summary()}"
     if report.exit_code in (126, 127):
         return "its program could not be started"
-    if pytest:
-        if report.exit_code in (3, 4):
-            return "pytest stopped with an internal or usage error before running tests"
-        if report.exit_code == 5:
-            return "pytest collected no tests"
-        if not report.structured and _junit_cannot_encode(report.output_tail):
-            return JUNIT_NOT_UTF8
-        ran = report.passed + report.failed + report.errors
-        if not report.structured or ran == len(report.failures) == 0 and report.exit_code:
-            return "pytest wrote no report of its tests"
-        if report.exit_code == 2 and not report.passing:
-            return "pytest was interrupted before running any test (an error collecting them)"
-    elif runner_for(report.command) is unittest:
-        if not report.structured:
-            return "unittest printed no report of its tests"
-        if report.passed + report.failed + report.errors + report.skipped == 0:
-            return (
-                "unittest found no tests (its discovery looks for test*.py files in packages: "
-                "folders with an __init__.py)"
-            )
-    return None
+    runner = pytest_runner if pytest else runner_for(report.command)
+    return runner.start_problem(report) if runner is not None else None
 
 
 def _hidden_program(command: str, report: TestReport) -> str:
@@ -144,14 +122,10 @@ def _hidden_program(command: str, report: TestReport) -> str:
     not show the folder it lives in."""
     if report.exit_code not in (126, 127):
         return ""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return ""
-    words = [w for w in words if not re.match(r"^\w+=", w)]
-    if words and words[0].startswith("/") and Path(words[0]).exists():
+    program = first_program(command)
+    if program and program.startswith("/") and Path(program).exists():
         return (
-            f"\n\n`{words[0]}` exists on this machine but not inside the sandbox, which shows "
+            f"\n\n`{program}` exists on this machine but not inside the sandbox, which shows "
             "only some folders (docs/sandbox.md#the-local-sandbox-bubblewrap): activate that "
             "environment (VIRTUAL_ENV), or run the tests uncontained with --sandbox none."
         )
@@ -173,7 +147,7 @@ def start_failure_message(command: str, problem: str, report: TestReport) -> str
 
 def _environment_advice(command: str) -> str:
     runner = runner_name(command)
-    program = Path((words(command.rsplit("&&", 1)[-1]) or [""])[0]).name
+    program = Path((words(last_command(command)) or [""])[0]).name
     if not (program.startswith("python") or runner in ("pytest", "unittest")):
         return f"make sure {runner} is installed and on PATH where tui-engineer starts"
     active = os.environ.get("VIRTUAL_ENV")

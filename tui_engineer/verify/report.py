@@ -1,21 +1,19 @@
 """What a test run produced, in a form the engine, the UI and the model can use: counts, failing
 test ids, trimmed tracebacks and the tail of the output. For pytest the counts come from its JUnit
-XML report; for cargo, node's test runner and go from their output (runner_output.py); any other
-command is judged by its exit code and output tail alone."""
+XML report; for the other runners from their output or report file (one module each:
+verify/runners/); any other command is judged by its exit code and output tail alone."""
 
 from __future__ import annotations
 
-import re
-import shlex
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui_engineer.verify.runner import RunResult
-from tui_engineer.verify.runner_output import RunnerResult, parse_runner_output
-from tui_engineer.verify.runners import unittest
-from tui_engineer.verify.runners.command import words
+from tui_engineer.verify import runners
+from tui_engineer.verify.runner_result import RunnerResult
+from tui_engineer.verify.runners import pytest
+from tui_engineer.verify.test_process import RunResult
 
 TRACEBACK_LINES = 40
 TAIL_LINES = 80
@@ -129,38 +127,18 @@ def _listed(ids: list[str], shown: int = 3) -> str:
     return ", ".join(ids[:shown]) + more
 
 
-_SECTION = re.compile(r"^_{3,} (?P<name>.+?) _{3,}$|^={3,}")
-
-
 def _without_old(tail: str, old: list[FailingTest]) -> str:
-    """The output without what it says about failures that predate the session: pytest's
-    section of each ("____ test_mul ____" up to the next section) and its summary line,
-    unittest's block of each ("FAIL: test_mul (…)" up to the next) and its `-v` line. The
-    model is not asked about them; they are shown to the user apart."""
+    """The output without what it says about failures that predate the session (each runner
+    knows its own: pytest's section of each and its summary line, unittest's block and `-v`
+    line). The model is not asked about them; they are shown to the user apart."""
     if not old:
         return tail
     ids = {f.test_id for f in old}
-    names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
-    dotted = {unittest.dotted(i) for i in ids}
-    kept: list[str] = []
-    skipping = False
-    for line in tail.splitlines():
-        section = _SECTION.match(line.strip())
-        if section:
-            skipping = (section.group("name") or "") in names
-        elif unittest.ends_blocks(line):
-            skipping = False
-        elif (block := unittest.block_test(line)) is not None:
-            skipping = block in dotted
-        if skipping or any(line.startswith(f"{word} {i}") for i in ids for word in _OUTCOMES):
-            continue
-        if unittest.verbose_test(line) in dotted:
-            continue
-        kept.append(line)
-    return "\n".join(kept)
-
-
-_OUTCOMES = ("FAILED", "ERROR")
+    lines = tail.splitlines()
+    dropped: set[int] = set()
+    for runner in runners.RUNNERS:
+        dropped |= runner.old_lines(lines, ids)
+    return "\n".join(line for index, line in enumerate(lines) if index not in dropped)
 
 
 def _seconds(value: float) -> str:
@@ -197,122 +175,6 @@ def tail_lines(text: str, count: int = TAIL_LINES) -> str:
     return "\n".join(lines[-count:])
 
 
-def trim_traceback(text: str, max_lines: int = TRACEBACK_LINES) -> str:
-    """Keep the last `max_lines` lines; if pytest's `E   ` lines (the assertion and its
-    explanation) fall before that window, keep them too so the reason is never cut off."""
-    lines = text.rstrip().splitlines()
-    if len(lines) <= max_lines:
-        return "\n".join(lines)
-    kept = lines[-max_lines:]
-    if not any(line.startswith("E ") for line in kept):
-        e_lines = [line for line in lines[:-max_lines] if line.startswith("E ")][:10]
-        kept = e_lines + ["[...]"] + kept if e_lines else kept
-    dropped = len(lines) - max_lines
-    return "\n".join([f"[... {dropped} earlier lines trimmed ...]", *kept])
-
-
-# --- pytest: recognising the command and reading its JUnit XML -------------------------------
-
-_RUNNER_PREFIXES = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"))
-
-
-def is_pytest_command(command: str) -> bool:
-    """True for a simple command that runs pytest: `pytest ...`, `python -m pytest ...`,
-    `.venv/bin/python -m pytest`, `uv run pytest`, optionally after `VAR=value` assignments.
-    Pipelines and compound commands are left alone (extra args could land in the wrong place)."""
-    tokens = words(command)
-    for prefix in _RUNNER_PREFIXES:
-        if tuple(tokens[:2]) == prefix:
-            tokens = tokens[2:]
-    if not tokens:
-        return False
-    program = Path(tokens[0]).name
-    if program in {"pytest", "py.test"}:
-        return True
-    if program.startswith("python"):
-        return any(a == "-m" and b == "pytest" for a, b in zip(tokens, tokens[1:], strict=False))
-    return False
-
-
-def with_pytest_report_args(command: str, junit_path: Path) -> str:
-    """The pytest command with a JUnit XML report (written outside the worktree) and without the
-    cache plugin (no .pytest_cache folder in the shadow worktree to show up in the diff), unless
-    the command already moved the cache elsewhere (test selection needs it)."""
-    extra = f" --junitxml={shlex.quote(str(junit_path))}"
-    if "no:cacheprovider" not in command and "cache_dir=" not in command:
-        extra += " -p no:cacheprovider"
-    return command + extra
-
-
-@dataclass
-class JUnitResult:
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    skipped: int = 0
-    failures: list[FailingTest] = field(default_factory=list)
-    passing: list[str] = field(default_factory=list)
-
-
-def parse_junit_xml(path: Path, root: Path | None = None) -> JUnitResult:
-    """Counts and failures from a JUnit XML file. Each <testcase> counts once (a teardown error is
-    its own <testcase> in pytest's output, matching pytest's own counts). `root` lets test ids be
-    written as pytest node ids (`tests/test_x.py::TestK::test_m`). Raises ET.ParseError/OSError."""
-    result = JUnitResult()
-    for case in ET.parse(path).getroot().iter("testcase"):
-        outcome = _outcome(case)
-        if outcome is None:
-            result.passed += 1
-            result.passing.append(node_id(case.get("classname", ""), case.get("name", ""), root))
-            continue
-        kind = outcome.tag
-        if kind == "skipped":
-            result.skipped += 1
-            continue
-        if kind == "failure":
-            result.failed += 1
-        else:
-            result.errors += 1
-        test_id = node_id(case.get("classname", ""), case.get("name", ""), root)
-        result.failures.append(_failing_test(test_id, outcome))
-    return result
-
-
-def _outcome(case: ET.Element) -> ET.Element | None:
-    for tag in ("failure", "error", "skipped"):
-        found = case.find(tag)
-        if found is not None:
-            return found
-    return None
-
-
-def _failing_test(test_id: str, element: ET.Element) -> FailingTest:
-    message = (element.get("message") or "").strip()
-    traceback = element.text or ""
-    if not message:
-        e_lines = [ln[1:].strip() for ln in traceback.splitlines() if ln.startswith("E ")]
-        message = e_lines[0] if e_lines else _first_line(traceback)
-    return FailingTest(
-        test_id=test_id,
-        message=message[:MESSAGE_CHARS],
-        traceback=trim_traceback(traceback),
-    )
-
-
-def node_id(classname: str, name: str, root: Path | None) -> str:
-    """pytest's JUnit classname is dotted (`tests.test_a.TestK`); find the module file under
-    `root` to turn it back into a node id. Collection errors have no classname: the name is
-    the module."""
-    dotted, leaf = (classname, name) if classname else (name, "")
-    parts = dotted.split(".")
-    if root is not None:
-        for cut in range(len(parts), 0, -1):
-            module = "/".join(parts[:cut]) + ".py"
-            if (root / module).is_file():
-                return "::".join([module, *parts[cut:], *([leaf] if leaf else [])])
-    return f"{classname}::{name}" if classname else name
-
-
 def report_from_run(
     command: str, run: RunResult, junit_path: Path | None = None, root: Path | None = None
 ) -> TestReport:
@@ -334,7 +196,7 @@ def report_from_run(
         report.note = "pytest was stopped by the timeout before writing its report."
         return report
     try:
-        parsed = parse_junit_xml(junit_path, root)
+        parsed = pytest.parse_junit_xml(junit_path, root)
     except FileNotFoundError:
         report.note = (
             "pytest wrote no JUnit report (it probably failed before collecting tests, e.g. a "
@@ -344,26 +206,25 @@ def report_from_run(
     except (ET.ParseError, OSError) as err:
         report.note = f"pytest's JUnit report could not be read ({err}); judge by the output."
         return report
-    report.passed, report.failed = parsed.passed, parsed.failed
-    report.errors, report.skipped = parsed.errors, parsed.skipped
-    report.failures = parsed.failures
-    report.passing = parsed.passing
-    report.structured = True
+    apply_runner_result(report, parsed, keep=True)
     return report
 
 
 def _read_runner_output(report: TestReport, output: str, root: Path | None) -> None:
-    """Counts and failing tests of another runner (cargo, node, go), read from its output."""
-    parsed = parse_runner_output(output, root)
+    """Counts and failing tests of another runner (cargo, node, go, …), read from its output."""
+    parsed = runners.read_output(output, root)
     if parsed is not None:
         apply_runner_result(report, parsed)
 
 
-def apply_runner_result(report: TestReport, parsed: RunnerResult) -> None:
+def apply_runner_result(report: TestReport, parsed: RunnerResult, *, keep: bool = False) -> None:
+    """The counts and tests a runner read, into `report`. A failure with no traceback shows its
+    message there, unless `keep` (pytest's JUnit report: an empty traceback stays empty)."""
     report.passed, report.failed = parsed.passed, parsed.failed
     report.errors, report.skipped = parsed.errors, parsed.skipped
     report.failures = [
-        FailingTest(f.test_id, f.message, f.traceback or f.message) for f in parsed.failures
+        FailingTest(f.test_id, f.message, f.traceback if keep else f.traceback or f.message)
+        for f in parsed.failures
     ]
     report.passing = list(parsed.passing)
     report.structured = True

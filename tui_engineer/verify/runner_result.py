@@ -1,5 +1,5 @@
 """What a test runner's output says, as data: the counts and the failing tests that every
-runner's parser (runner_output.py, runner_catch.py) returns, and the helpers they share."""
+runner module (verify/runners/) returns, and the helpers they share."""
 
 from __future__ import annotations
 

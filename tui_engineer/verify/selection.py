@@ -3,8 +3,8 @@
 For pytest the affected set comes from pytest-testmon (coverage of each test, kept per repository
 in the user cache and updated by every run); when testmon is not installed in the environment the
 tests run in, from test files named like or importing the changed modules (related.py). cargo,
-jest, go and node --test are narrowed by their own means (narrowing.py); other runners run
-their whole command.
+jest, go, node --test and unittest are narrowed by their own modules (verify/runners/); other
+runners run their whole command.
 
 Collecting coverage slows a test run down several times, so only the affected runs (a few tests)
 collect it; the full suite before review runs as the plain command. The one exception is a full
@@ -34,10 +34,11 @@ import platformdirs
 
 from tui_engineer.names import EXACT
 from tui_engineer.safe_git import index_lock, shadow_git_full_env
-from tui_engineer.verify.narrowing import narrowed_command, runner_kind
+from tui_engineer.verify import runners
 from tui_engineer.verify.related import related_tests
-from tui_engineer.verify.report import TestReport, is_pytest_command
-from tui_engineer.verify.runners import unittest
+from tui_engineer.verify.report import TestReport
+from tui_engineer.verify.runners import pytest
+from tui_engineer.verify.runners.base import Runner
 
 # `-p pytest-testmon` names the entry point: it loads with plugin autoloading off, and is not
 # registered twice when autoloading is on. testmon needs pytest's cache plugin, so the cache is
@@ -140,19 +141,19 @@ class TestSelection:
     # its tests: see `plumbing_failure`); a list so that copies of this selection share it.
     off: list[str] = field(default_factory=list)
 
-    # Another runner narrowed by its own means (verify/narrowing.py): cargo, jest, go, node.
-    runner: str | None = None
+    # Another runner, narrowed by its own module (verify/runners/): cargo, jest, go, node, …
+    runner: Runner | None = None
 
     @classmethod
     def for_repo(cls, root: Path, test_command: str) -> TestSelection | None:
-        """None when the command cannot be narrowed (not a plain pytest command, nor a runner
-        narrowing.py can narrow)."""
-        if is_pytest_command(test_command):
+        """None when the command cannot be narrowed (not a plain pytest command, nor one whose
+        runner module can narrow it)."""
+        if pytest.claims(test_command):
             return cls(test_command, selection_home(root))
-        kind = runner_kind(test_command, root)
-        if kind is None:
+        runner = runners.narrowing_runner(test_command, root)
+        if runner is None:
             return None
-        return cls(test_command, selection_home(root), testmon=False, runner=kind)
+        return cls(test_command, selection_home(root), testmon=False, runner=runner)
 
     @property
     def _data_file(self) -> Path:
@@ -214,13 +215,9 @@ class TestSelection:
         """The run that goes first, or a full run saying why there is none."""
         changed = set(changed)
         self.touched |= changed
-        if self.runner == "unittest":
-            tests = related_tests(workdir, changed, list(tree_fingerprint(workdir)))
-            command = unittest.narrowed(self.test_command, tests)
-            return TestRun(command, "affected") if command else self.full_run()
         if self.runner is not None:
-            files = list(tree_fingerprint(workdir)) if self.runner == "node" else []
-            command = narrowed_command(self.runner, self.test_command, changed, files)
+            files = lambda: list(tree_fingerprint(workdir))  # noqa: E731 (only when asked)
+            command = self.runner.narrowed(self.test_command, changed, workdir, files)
             return TestRun(command, "affected") if command else self.full_run()
         if self.testmon is not True:
             return self._related_run(workdir, changed)
@@ -235,12 +232,9 @@ class TestSelection:
         return TestRun(self._testmon_command("--testmon"), "affected")
 
     def _related_run(self, workdir: Path, changed: set[str]) -> TestRun:
-        files = list(tree_fingerprint(workdir))
-        tests = related_tests(workdir, changed, files)
-        if not tests:
-            return self.full_run()
-        args = " ".join(shlex.quote(t) for t in tests)
-        return TestRun(f"{self.test_command} {args}", "affected")
+        files = lambda: list(tree_fingerprint(workdir))  # noqa: E731
+        command = pytest.narrowed(self.test_command, changed, workdir, files)
+        return TestRun(command, "affected") if command else self.full_run()
 
     def failing_run(self, failing: Iterable[str]) -> TestRun | None:
         """Only the tests that failed last time (node ids), `--lf` style."""

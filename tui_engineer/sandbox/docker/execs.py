@@ -14,7 +14,7 @@ from typing import Any
 from docker.utils.socket import frames_iter
 
 # The verify layer's streaming pieces: same line splitting and output cap as the local sandbox.
-from tui_engineer.verify.runner import _CappedBuffer, _LineSplitter
+from tui_engineer.verify.test_process import _CappedBuffer, _LineSplitter
 
 OutputCallback = Callable[[str], None]
 KILL_AFTER_SECONDS = 2  # `timeout` sends SIGTERM, then SIGKILL this long after

@@ -41,16 +41,15 @@ from tui_engineer.sandbox.docker.workspace import (
 )
 from tui_engineer.sandbox.ignored import ignored_paths
 from tui_engineer.sandbox.templates import EnvTemplate, pick_template
-from tui_engineer.verify.jest import read_jest_report, with_jest_report_args
+from tui_engineer.shell_command import program as first_program
+from tui_engineer.verify import runners
 from tui_engineer.verify.report import (
     TestReport,
-    is_pytest_command,
+    apply_runner_result,
     report_from_run,
-    with_pytest_report_args,
 )
-from tui_engineer.verify.runner import CommandNotFound, RunResult
-from tui_engineer.verify.runner_output import with_go_verbose
-from tui_engineer.verify.runners import report_command
+from tui_engineer.verify.runners.pytest import is_pytest_command, with_pytest_report_args
+from tui_engineer.verify.test_process import CommandNotFound, RunResult
 
 OutputCallback = Callable[[str], None]
 _OOM_COUNTERS = "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control"
@@ -198,10 +197,9 @@ class DockerSandbox:
             await self._ensure(workdir, on_output)
             await self._refresh(workdir)
             pytest = is_pytest_command(command)
-            jest = (
-                None if pytest else with_jest_report_args(command, workdir, Path(JEST_REPORT_PATH))
-            )
-            other = jest or with_go_verbose(report_command(command))
+            other = runners.report_command(command, Path(JEST_REPORT_PATH), workdir)
+            # Asked for a report file (jest's JSON): the command differs from the one without.
+            writes_report = other != runners.report_command(command, None, workdir)
             full = with_pytest_report_args(command, Path(REPORT_PATH)) if pytest else other
             result = await self._exec_as_user(full, timeout, on_output)
             await self._kill_leftovers()
@@ -210,8 +208,8 @@ class DockerSandbox:
             )
             await self._check_started(command, run)
             report = await self._report(command, run, workdir, pytest)
-            if jest is not None and not run.timed_out:
-                await self._read_jest(report, workdir)
+            if not pytest and writes_report and not run.timed_out:
+                await self._read_report_file(report, command, workdir)
             await self._explain(report, run, timeout)
             return report
 
@@ -280,7 +278,7 @@ class DockerSandbox:
     async def _check_started(self, command: str, run: RunResult) -> None:
         if run.exit_code != 127:
             return
-        program = _program(command)
+        program = first_program(command)
         if program is None:
             return
         code, _ = await exec_quiet(
@@ -305,13 +303,19 @@ class DockerSandbox:
                 junit.write_bytes(data)
             return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
 
-    async def _read_jest(self, report: TestReport, workdir: Path) -> None:
+    async def _read_report_file(self, report: TestReport, command: str, workdir: Path) -> None:
+        """The report file the runner wrote in the container (jest's JSON), if any."""
+        runner = runners.runner_for(command, workdir)
+        if runner is None:
+            return
         data = await asyncio.to_thread(self._fetch, JEST_REPORT_PATH)
         if data is None:
             return
         with tempfile.TemporaryDirectory(prefix="tui-engineer-report-") as tmp:
-            (Path(tmp) / "jest.json").write_bytes(data)
-            read_jest_report(report, Path(tmp) / "jest.json", Path(WORKSPACE))
+            (Path(tmp) / "report").write_bytes(data)
+            parsed = runner.read_report(Path(tmp) / "report", Path(WORKSPACE))
+        if parsed is not None:
+            apply_runner_result(report, parsed)
 
     def _fetch(self, path: str) -> bytes | None:
         try:
@@ -379,14 +383,3 @@ class DockerSandbox:
             self.allow_network,
             self.use_cache,
         )
-
-
-def _program(command: str) -> str | None:
-    """The program a simple shell command starts (after VAR=value prefixes), if plain."""
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return None
-    while tokens and "=" in tokens[0] and not tokens[0].startswith(("-", "/", ".")):
-        tokens = tokens[1:]
-    return tokens[0] if tokens else None

@@ -16,7 +16,7 @@ WORKSPACE = "/workspace"
 # Outside the workspace so a report never looks like part of the project; owned by the test user.
 REPORT_DIR = "/tui-engineer"
 REPORT_PATH = f"{REPORT_DIR}/report.xml"
-JEST_REPORT_PATH = f"{REPORT_DIR}/jest.json"  # jest's JSON report (verify/jest.py)
+JEST_REPORT_PATH = f"{REPORT_DIR}/jest.json"  # jest's JSON report (verify/runners/jest.py)
 HOME = "/home/sandbox"
 # Not copied: the shadow's .git reads the user's objects through a host path, useless inside.
 SKIPPED_NAMES = frozenset({".git"})

@@ -1,26 +1,27 @@
 """The test runners tui-engineer knows by name, one module each (the protocol: base.py). The
-registry below is the one list: the sandbox asks it how to run a command (`report_command`),
-verify/runner_output.py asks it to read output, and messages name the runner (`runner_name`).
+registry below is the one list: the sandboxes ask it how to run a command and read its report,
+verify/selection.py how to narrow it, the test-first step how to run new test files alone,
+messages how to name the runner, and the README's list of runners is checked against it
+(tests/verify/test_runner_registry.py).
 
-pytest (JUnit XML, verify/report.py), jest (verify/jest.py), node --test and go test
-(verify/runner_output.py, verify/narrowing.py) are still read where they were before this
-package; they move here one at a time."""
+Order matters only for reading output that no claimed runner read (`read_output`): the first
+module whose reader finds its report in the output wins."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
+from tui_engineer.shell_command import last_command, python_module, words
 from tui_engineer.verify.runner_result import RunnerResult
-from tui_engineer.verify.runners import cargo, unittest
+from tui_engineer.verify.runners import cargo, catch2, go, jest, node, pytest, unittest
 from tui_engineer.verify.runners.base import Runner
-from tui_engineer.verify.runners.command import python_module, words
 
-RUNNERS: tuple[Runner, ...] = (unittest, cargo)
-# Runners read elsewhere, by the name a user knows them by (the first words of their command).
+RUNNERS: tuple[Runner, ...] = (pytest, cargo, go, jest, node, catch2, unittest)
+
+# Commands that run a runner through something else, by the name a user knows them by.
 _OTHERS = {
-    "pytest": "pytest",
     "py.test": "pytest",
-    "jest": "jest",
     "npx": "jest",
     "go": "go test",
     "node": "node --test",
@@ -29,17 +30,23 @@ _OTHERS = {
     "pnpm": "pnpm test",
     "make": "make test",
 }
+# Programs whose output we read (or that start a runner we read): a command starting with one
+# that cannot be narrowed gets a notice that it runs whole.
+_KNOWN_PROGRAMS = frozenset(
+    {"cargo", "go", "node", "jest", "npx", "make", "vitest", "npm", "yarn", "pnpm"}
+)
 
 
-def runner_for(command: str) -> Runner | None:
+def runner_for(command: str, root: Path | None = None) -> Runner | None:
     """The runner module that claims `command`, else None."""
-    return next((r for r in RUNNERS if r.claims(command)), None)
+    return next((r for r in RUNNERS if r.claims(command, root)), None)
 
 
-def report_command(command: str) -> str:
-    """`command` as it is run so that its output can be read test by test."""
-    runner = runner_for(command)
-    return runner.report_command(command) if runner is not None else command
+def report_command(command: str, report: Path | None = None, root: Path | None = None) -> str:
+    """`command` as it is run so that its output (or its report at `report`) can be read test
+    by test."""
+    runner = runner_for(command, root)
+    return runner.report_command(command, report, root) if runner is not None else command
 
 
 def read_output(output: str, root: Path | None) -> RunnerResult | None:
@@ -51,10 +58,39 @@ def read_output(output: str, root: Path | None) -> RunnerResult | None:
     return None
 
 
+def read_report(command: str, report: Path, root: Path | None) -> RunnerResult | None:
+    """What `command`'s runner reads in the report file it was asked to write, if it wrote one."""
+    runner = runner_for(command, root)
+    return runner.read_report(report, root) if runner is not None else None
+
+
+def narrowing_runner(command: str, root: Path | None) -> Runner | None:
+    """The runner that can narrow `command` to the tests a change affects, else None."""
+    runner = runner_for(command, root)
+    return runner if runner is not None and runner.narrows(command, root) else None
+
+
+def files_command(command: str, root: Path, files: Iterable[str]) -> str | None:
+    """`command` running only the test files `files`, where its runner takes file arguments."""
+    runner = runner_for(command, root)
+    return runner.files_command(command, root, files) if runner is not None else None
+
+
+def known_runner(command: str) -> bool:
+    """A test runner we recognise (its results are read), narrowed or not: for the notice."""
+    tokens = words(command)
+    return bool(tokens) and tokens[0] in _KNOWN_PROGRAMS
+
+
+def narrowable() -> list[str]:
+    """The names of the runners that can be narrowed, for messages and documents."""
+    return [r.name for r in RUNNERS if r is not catch2]
+
+
 def runner_name(command: str) -> str:
     """What the user calls the runner of `command`: 'pytest', 'unittest', 'cargo test', a
     script (`tests/runtests.py`), or the command's program. Of `cd tests && x`, x's."""
-    command = command.rsplit("&&", 1)[-1].strip()
+    command = last_command(command)
     runner = runner_for(command)
     if runner is not None:
         return str(runner.name)

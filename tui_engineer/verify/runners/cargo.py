@@ -2,15 +2,19 @@
 fails (the library's unit tests, say), so the tests of the binaries after it never run, and an
 old failure there looks new as soon as the first binary passes. Read from each binary's
 `test result:` line, its `test name ... ok|FAILED` lines and the `---- name stdout ----` block
-each failing test prints (its panic)."""
+each failing test prints (its panic). Narrowed by name filters of the changed modules
+(`src/parse/lexer.rs` → `cargo test -- parse::lexer::`)."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
+import shlex
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
 
+from tui_engineer.shell_command import words
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
-from tui_engineer.verify.runners.command import words
+from tui_engineer.verify.runners.base import RunReport
 
 name = "cargo test"
 
@@ -23,11 +27,11 @@ _OK = re.compile(r"^test (.+?) \.\.\. ok$", re.M)
 _BLOCK = re.compile(r"^---- (.+?) stdout ----$", re.M)
 
 
-def claims(command: str) -> bool:
+def claims(command: str, _root: Path | None = None) -> bool:
     return words(command)[:2] == ["cargo", "test"]
 
 
-def report_command(command: str) -> str:
+def report_command(command: str, _report: Path | None = None, _root: Path | None = None) -> str:
     """`cargo test … --no-fail-fast`, before the `--` that starts libtest's own arguments."""
     tokens = words(command)
     if tokens[:2] != ["cargo", "test"] or _FLAG in tokens:
@@ -38,6 +42,10 @@ def report_command(command: str) -> str:
     if command.rstrip().endswith(" --"):
         return f"{command.rstrip()[:-3]} {_FLAG} --"
     return f"{command} {_FLAG}"
+
+
+def read_report(_report: Path, _root: Path | None) -> RunnerResult | None:
+    return None  # read from its output
 
 
 def read(output: str, _root: Path | None) -> RunnerResult | None:
@@ -87,3 +95,55 @@ def _message(details: str) -> str:
 def _first(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return (lines[0] if lines else "")[:MESSAGE_CHARS]
+
+
+def narrows(command: str, _root: Path | None) -> bool:
+    return claims(command)
+
+
+def narrowed(
+    command: str, changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+) -> str | None:
+    """Name filters of the changed modules: `src/parse/lexer.rs` → `parse::lexer::`. A change
+    anywhere else (the crate root, Cargo.toml, tests/, build.rs) can affect any test."""
+    changed = sorted(set(changed))
+    if not changed:
+        return None
+    filters = []
+    for path in changed:
+        pure = PurePosixPath(path)
+        if pure.suffix != ".rs" or pure.parts[0] != "src" or len(pure.parts) < 2:
+            return None
+        parts = list(pure.with_suffix("").parts[1:])
+        if parts[-1] == "mod":
+            parts = parts[:-1]
+        if not parts or parts in (["lib"], ["main"]):
+            return None
+        filters.append("::".join(parts) + "::")
+    if "--" in words(command):
+        return None  # the user's own libtest arguments: leave them alone
+    return f"{command} -- {' '.join(shlex.quote(f) for f in sorted(set(filters)))}"
+
+
+def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
+    return None  # tests are named by filters, not files: a test-first step runs it whole
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"running \d+ tests?"  # per binary
+    r"|test \S+ \.\.\. (?:ok|FAILED|ignored)"
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None
+
+
+def start_problem(_report: RunReport) -> str | None:
+    return None  # a start that fails shows in its exit code and output (verify/baseline.py)
+
+
+def old_lines(_lines: list[str], _ids: set[str]) -> set[int]:
+    return set()  # its output is shown whole (the old failures are named apart)

@@ -11,10 +11,13 @@ moves between the two runners; unittest's dotted name otherwise."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.shell_command import python_module, words
+from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
-from tui_engineer.verify.runners.command import python_module, words
+from tui_engineer.verify.runners.base import RunReport
 
 name = "unittest"
 
@@ -30,11 +33,11 @@ _FAILED_LOAD = "unittest.loader._FailedTest."
 _HOMES = ("", "tests", "test")  # where the dotted names of a project's own runner start
 
 
-def claims(command: str) -> bool:
+def claims(command: str, _root: Path | None = None) -> bool:
     return python_module(words(command)) == "unittest"
 
 
-def report_command(command: str) -> str:
+def report_command(command: str, _report: Path | None = None, _root: Path | None = None) -> str:
     """`command` with -v (each test's outcome on a line of its own), unless it has it."""
     tokens = words(command)
     if python_module(tokens) != "unittest" or _VERBOSE & set(tokens):
@@ -42,7 +45,23 @@ def report_command(command: str) -> str:
     return f"{command} -v"
 
 
-def narrowed(command: str, test_files: list[str]) -> str | None:
+def narrows(command: str, _root: Path | None) -> bool:
+    return claims(command)
+
+
+def narrowed(
+    command: str, changed: Iterable[str], root: Path, files: Callable[[], list[str]]
+) -> str | None:
+    """`command` running the test modules that changed, are named for a changed module or
+    import it (verify/related.py), or None (run it whole)."""
+    return modules_command(command, related_tests(root, set(changed), files()))
+
+
+def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
+    return None  # a test-first step's new tests run with the whole command
+
+
+def modules_command(command: str, test_files: list[str]) -> str | None:
     """`command` running only `test_files` (paths from the root), or None (run it whole): by
     module (`python -m unittest -v tests.test_calc`) when it discovers from the root, by
     pattern (`discover -s tests -p test_calc.py`) for one file of a discovered folder."""
@@ -70,6 +89,10 @@ def _option(args: list[str], short: str, long: str) -> str | None:
         if flag in (short, long):
             return value
     return None
+
+
+def read_report(_report: Path, _root: Path | None) -> RunnerResult | None:
+    return None  # read from its output
 
 
 def read(output: str, root: Path | None) -> RunnerResult | None:
@@ -239,3 +262,46 @@ def _outcome(text: str) -> str | None:
     if text == "unexpected success":
         return "fail"
     return None
+
+
+# A line of its output that shows a test's result (verify/started.py: the suite has started).
+STARTED = re.compile(
+    r"[.FEsxX]+"  # its dots
+    r"|Ran \d+ tests? in .*"
+)
+
+
+def started(line: str) -> bool:
+    """Does this (stripped) output line show that the runner got as far as a test's result?"""
+    return STARTED.fullmatch(line) is not None
+
+
+def start_problem(report: RunReport) -> str | None:
+    """Why this run on the starting commit shows unittest did not get to run the tests."""
+    if not report.structured:
+        return "unittest printed no report of its tests"
+    if report.passed + report.failed + report.errors + report.skipped == 0:
+        return (
+            "unittest found no tests (its discovery looks for test*.py files in packages: "
+            "folders with an __init__.py)"
+        )
+    return None
+
+
+_RULE = re.compile(r"^={3,}$")
+
+
+def old_lines(lines: list[str], ids: set[str]) -> set[int]:
+    """The lines about the tests `ids`: the `FAIL:`/`ERROR:` block of each (up to the next
+    `====` rule or the `Ran N tests` summary) and its `-v` line."""
+    dotted_ids = {dotted(i) for i in ids}
+    found: set[int] = set()
+    skipping = False
+    for index, line in enumerate(lines):
+        if _RULE.match(line.strip()) or ends_blocks(line):
+            skipping = False
+        elif (block := block_test(line)) is not None:
+            skipping = block in dotted_ids
+        if skipping or verbose_test(line) in dotted_ids:
+            found.add(index)
+    return found

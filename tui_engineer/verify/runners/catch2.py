@@ -20,6 +20,7 @@ Catch2 test program): its summary line and the block it prints for each failing 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tui_engineer.verify.runner_result import (
@@ -29,6 +30,7 @@ from tui_engineer.verify.runner_result import (
     relative,
     trim_lines,
 )
+from tui_engineer.verify.runners.base import RunReport
 
 _ALL_PASSED = re.compile(r"^All tests passed \(\d+ assertions? in (\d+) test cases?\)", re.M)
 _CASES = re.compile(r"^test cases: *(\d+)((?: \| \d+ \w+(?: \w+)?)*)$", re.M)
@@ -38,7 +40,7 @@ _DOTS = "." * 79
 _LOCATION = re.compile(r"^(.+?):\d+: FAILED:$")
 
 
-def parse_catch2(output: str, root: Path | None) -> RunnerResult | None:
+def read(output: str, root: Path | None) -> RunnerResult | None:
     passed = [int(n) for n in _ALL_PASSED.findall(output)]
     summaries = _CASES.findall(output)
     if not passed and not summaries:
@@ -81,3 +83,46 @@ def _block(lines: list[str], start: int) -> list[str]:
         if line != _DOTS:
             body.append(line)
     return body
+
+
+# Catch2 has no command of its own (a CMake or make target runs the test program): it is read
+# from whatever command printed its report, never claimed, narrowed or given arguments.
+name = "Catch2"
+
+
+def claims(_command: str, _root: Path | None = None) -> bool:
+    return False
+
+
+def report_command(command: str, _report: Path | None = None, _root: Path | None = None) -> str:
+    return command
+
+
+def read_report(_report: Path, _root: Path | None) -> RunnerResult | None:
+    return None
+
+
+def narrows(_command: str, _root: Path | None) -> bool:
+    return False
+
+
+def narrowed(
+    _command: str, _changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+) -> str | None:
+    return None
+
+
+def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
+    return None
+
+
+def started(_line: str) -> bool:
+    return False  # its report comes at the end: the command's own lines show it started
+
+
+def start_problem(_report: RunReport) -> str | None:
+    return None  # a start that fails shows in its exit code and output (verify/baseline.py)
+
+
+def old_lines(_lines: list[str], _ids: set[str]) -> set[int]:
+    return set()  # its output is shown whole (the old failures are named apart)
