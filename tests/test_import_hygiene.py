@@ -134,7 +134,7 @@ def _layer(module: str) -> str:
 # package's layer (the bench's command is the command line's).
 LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"", "errors", "names"}),
-    ("base tools", {"safe_git", "terminal", "crash", "sample_mark"}),
+    ("base tools", {"safe_git", "terminal", "crash", "sample_mark", "shell_command"}),
     ("services", {"llm", "verify", "vcs"}),
     ("settings", {"config"}),
     ("sandbox", {"sandbox"}),
