@@ -7,7 +7,8 @@ import pytest
 
 from tests.engine_support import plan_reply
 from tests.scripted_server import Gate, Reply
-from tests.tui.app_support import KEY, SIZE, make_app
+from tests.timing_support import hold_step_1
+from tests.tui.app_support import KEY, SIZE, make_app, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -29,3 +30,22 @@ async def test_t_while_the_model_plans_says_why_the_tests_do_not_run_now(
         said = [str(note.message) for note in app._notifications]
         gate.open()
         assert any("The model is working" in s for s in said), said
+
+
+async def test_the_status_bar_says_what_a_held_call_waits_for(make_repo, scripted_server) -> None:
+    """Issue 37, part 3: while step 1's call waits for its first token, the status bar says
+    which step, what it waits for, and (after 2 s) for how long."""
+    gate = hold_step_1(scripted_server)
+    app = make_app(make_repo(), scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await gate.arrived()
+        bar = app.status
+        await wait_for(pilot, lambda: bar.detail == "step 1 · waiting for the model: propose")
+        assert "step 1 · waiting for the model: propose" in str(bar.render())
+        bar.deterministic = False  # the pictures' bar shows no clock: this one does
+        assert bar.busy_since is not None
+        bar.busy_since -= 14.2  # as if it had waited 14 s
+        assert bar.busy_text() == "step 1 · waiting for the model: propose · 14 s"
+        gate.open()
+        await wait_for(pilot, lambda: bar.detail != "step 1 · waiting for the model: propose")
+        await app.stop_work()
