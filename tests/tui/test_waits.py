@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine_support import plan_reply
+from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
-from tests.timing_support import hold_step_1
-from tests.tui.app_support import KEY, SIZE, make_app, wait_for
+from tests.timing_support import hold_step_1, hold_step_2, titles
+from tests.tui.app_support import KEY, SIZE, chat_text, make_app, reviewing, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -48,4 +48,31 @@ async def test_the_status_bar_says_what_a_held_call_waits_for(make_repo, scripte
         assert bar.busy_text() == "step 1 · waiting for the model: propose · 14 s"
         gate.open()
         await wait_for(pilot, lambda: bar.detail != "step 1 · waiting for the model: propose")
+        await app.stop_work()
+
+
+async def test_a_server_drop_during_the_step_in_progress_names_that_step_not_a_preparation(
+    make_repo, scripted_server
+) -> None:
+    """Issue 37, part 3: step 2, prepared ahead, was already the step in progress when the
+    server dropped; the chat said "Step 2 could not be prepared ahead (… Set OPENAI_BASE_URL
+    …)". It says what happened to the step in progress."""
+    repo = make_repo()
+    gate = hold_step_2(scripted_server)
+    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await gate.arrived()  # step 2's call, made while step 1 is reviewed, is in flight
+        await pilot.press("a")
+        await wait_for(pilot, lambda: titles(repo)[0] == "Add sub")
+        scripted_server.stop()  # the model server dies while step 2 (now in progress) waits
+        await wait_for(pilot, lambda: "paused" in app.status.phase)
+        said = chat_text(app)
+        assert "could not be prepared ahead" not in said, said
+        assert "OPENAI_BASE_URL" not in said, said
+        assert "Step 2's model call" in said and "asked for again" in said, said
+        scripted_server.script(Reply(text=MUL_ON_SUB))
+        scripted_server.start()
+        await pilot.press("r")
+        await wait_for(pilot, reviewing(app, 2))
         await app.stop_work()

@@ -58,6 +58,7 @@ from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
+from tui_engineer.llm import ServerUnreachable
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
@@ -217,6 +218,20 @@ class _AheadRuntime(Runtime):
         return await super().call_model(messages, purpose, *args, **kwargs)
 
 
+def _not_prepared(ahead: _Ahead, err: Exception) -> str:
+    """What is said when the step prepared ahead fails: once its turn came it is the step in
+    progress, asked for again now; a server that stopped answering is said so (it answered a
+    moment ago: no advice about its address)."""
+    index = ahead.step.index
+    why = "the model server stopped answering" if isinstance(err, ServerUnreachable) else str(err)
+    if ahead.held.live:
+        return (
+            f"Step {index}'s model call, made while step {ahead.base_step} was reviewed, failed "
+            f"({why}): step {index} is asked for again now."
+        )
+    return f"Step {index} could not be prepared ahead ({why}); it is proposed when its turn comes."
+
+
 def _failed(task: asyncio.Task[Proposal]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
@@ -343,13 +358,8 @@ class Pipeline:
             # A copy: the plan's own step keeps its status ("pending") until its turn.
             proposal = await propose_step(rt, ahead.request, ahead.plan, copy.copy(ahead.step))
         except Exception as err:
-            # Quietly, once: the step is proposed as usual when its turn comes.
-            self.rt.emit(
-                ev.Notice(
-                    message=f"Step {ahead.step.index} could not be prepared ahead ({err}); "
-                    "it is proposed when its turn comes."
-                )
-            )
+            # Quietly, once: the step is proposed as usual when its turn comes (or now).
+            self.rt.emit(ev.Notice(message=_not_prepared(ahead, err)))
             raise
         self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))
         return proposal
