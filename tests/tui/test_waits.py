@@ -8,7 +8,16 @@ import pytest
 from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import hold_step_1, hold_step_2, titles
-from tests.tui.app_support import KEY, SIZE, chat_text, make_app, reviewing, wait_for
+from tests.tui.app_support import (
+    KEY,
+    SIZE,
+    chat_text,
+    make_app,
+    reviewing,
+    wait_for,
+    wait_for_screen,
+)
+from tui_engineer.tui.screens import QuitScreen
 
 
 @pytest.fixture(autouse=True)
@@ -76,3 +85,18 @@ async def test_a_server_drop_during_the_step_in_progress_names_that_step_not_a_p
         await pilot.press("r")
         await wait_for(pilot, reviewing(app, 2))
         await app.stop_work()
+
+
+@pytest.mark.parametrize("first", ["q", "ctrl+c"])
+async def test_q_pressed_again_in_the_quit_dialog_quits(make_repo, scripted_server, first) -> None:
+    """Issue 37, part 3: docs/tui.md says the quit key pressed again quits; `q` did not."""
+    repo = make_repo()
+    gate = hold_step_1(scripted_server)
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    async with app.run_test(size=SIZE) as pilot:
+        await gate.arrived()
+        await pilot.press(first)
+        await wait_for_screen(pilot, app, QuitScreen)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+    assert titles(repo) == ["initial"]
