@@ -4,6 +4,7 @@ does nothing now."""
 from __future__ import annotations
 
 import pytest
+from textual.events import Key
 
 from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
@@ -100,3 +101,20 @@ async def test_q_pressed_again_in_the_quit_dialog_quits(make_repo, scripted_serv
         await pilot.press("q")
         await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
     assert titles(repo) == ["initial"]
+
+
+async def test_a_then_ctrl_c_twice_at_once_keeps_the_accept(make_repo, scripted_server) -> None:
+    """Issue 37, part 3: `a`, then Ctrl+C Ctrl+C within 10 ms, dropped the `a`: the accept is
+    kept (committed) and the app quits; step 2's call is in flight meanwhile."""
+    repo = make_repo()
+    gate = hold_step_2(scripted_server)
+    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await gate.arrived()
+        # As a terminal sends them within 10 ms: posted at once, none handled before the next
+        # (Pilot.press waits for each key's handling).
+        for key, char in (("a", "a"), ("ctrl+c", None), ("ctrl+c", None)):
+            app.post_message(Key(key, char))
+        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+    assert titles(repo) == ["Add sub", "initial"]
