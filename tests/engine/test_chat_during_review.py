@@ -141,3 +141,40 @@ def test_which_step_a_message_is_about(text: str, ahead: bool) -> None:
     current = Step(1, "Add sub", files=["calc.py"])
     prepared = Step(2, "Add mul", files=["calc.py", "mul.py"])
     assert about_step_ahead(text, current, prepared) is ahead
+
+
+class RejectsFirst(ChattyReviewer):
+    """Sends `message` once step 2 is prepared, waits for its new call, then rejects step 1
+    once; accepts everything after."""
+
+    async def review(self, proposal) -> Decision:
+        decision = await super().review(proposal)
+        return Decision.reject("write it as -(b - a)") if len(self.shown) == 1 else decision
+
+
+async def test_a_message_for_the_prepared_step_survives_a_reject_of_the_step_before(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    again = Gate()
+    sub_again = SUB.replace("a - b", "-(b - a)")
+    mul_again = MUL_ON_SUB.replace("return a - b", "return -(b - a)")
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB),
+        Reply(text=MUL_ON_SUB, hold=again), Reply(text=sub_again), Reply(text=mul_again),
+    )  # fmt: skip
+    inbox = Inbox()
+    reviewer = RejectsFirst(inbox, "for mul, keep it on one line", before=again)
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
+        sink=reviewer.sink, inbox=inbox, pipeline=True,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    step_1 = [e for e in seen.of(ev.ModelExchange) if e.step == 1]
+    assert all("keep it on one line" not in str(e.messages) for e in step_1)
+    # Step 2's preparation on the new step 1 had it again; it was delivered with step 2.
+    last_2 = propose_calls(seen, 2)[-1]
+    assert "keep it on one line" in str(last_2.messages)
+    assert [d.step for d in seen.of(ev.FeedbackDelivered)] == [2]
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]

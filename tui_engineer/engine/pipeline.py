@@ -22,8 +22,8 @@ A chat message is the step under review's (it goes with that step's next model c
 prepared step is not touched), unless it names the step prepared ahead (engine/chat_target.py):
 then it goes to that step as it is sent. Before that step's model call it simply goes with the
 call; after, the step is prepared again at once with it (said: NextStepRestarted), so an accept
-never waits for a call made then. When the step it went to is dropped, it goes back to the
-session's queue, for the next call.
+never waits for a call made then. When that preparation is dropped, the message is kept for the
+step it named: its next preparation, or its own call when its turn comes.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 
@@ -249,6 +249,9 @@ class Pipeline:
         self._spare: Shadow | None = None  # a taken step's shadow, reused for the next one
         self._count = 0
         self._dropping: set[asyncio.Task[None]] = set()  # preparations dropped by a restart
+        # Chat messages that named a step whose preparation was dropped: they go to its next
+        # preparation, or with its own call when its turn comes.
+        self._kept: dict[int, list[str]] = {}
 
     async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
         """Called when `current`'s first edits are written, before its tests run: the shadow
@@ -297,6 +300,9 @@ class Pipeline:
         # foreground's own test selection uses next.
         base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
         ahead = _Ahead(step, _Held(self.rt.emit), tree, base, request, list(plan), current)
+        for text in self._kept.pop(step.index, []):
+            ahead.messages.append(text)
+            ahead.inbox.put_nowait(text)
         self._launch(ahead)
 
     def _launch(self, ahead: _Ahead) -> None:
@@ -329,8 +335,16 @@ class Pipeline:
 
     @property
     def messages(self) -> list[str]:
-        """Chat messages the step prepared ahead took, for a step not yet reviewed."""
-        return list(self._ahead.messages) if self._ahead is not None else []
+        """Chat messages for a step not reached yet: the step prepared ahead took them."""
+        ahead = list(self._ahead.messages) if self._ahead is not None else []
+        return ahead + [text for texts in self._kept.values() for text in texts]
+
+    def _give_back(self, index: int | None = None) -> None:
+        """Messages kept for step `index` (None: every step) go to the session's queue: with
+        that step's own call (its turn came without a preparation), or to be said unsent."""
+        for key in [index] if index is not None else list(self._kept):
+            for text in self._kept.pop(key, []):  # type: ignore[arg-type]
+                put_back(self.rt.inbox, text)
 
     async def _prepare(self, ahead: _Ahead, count: int) -> Proposal:
         name = f"{self.session_id}-next{count}"
@@ -370,10 +384,19 @@ class Pipeline:
         comes (`take`)."""
         if kind != "accept":
             await self.drop()
+        if kind == "edit_plan":  # the steps they named are renumbered or gone
+            self._give_back()
 
     async def take(self, step: Step) -> Proposal | None:
         """The prepared proposal for `step`, moved into the session's shadow; None when there is
-        none (or it cannot be used), and the step is proposed as usual."""
+        none (or it cannot be used), and the step is proposed as usual (with the messages that
+        named it)."""
+        proposal = await self._take(step)
+        if proposal is None:
+            self._give_back(step.index)
+        return proposal
+
+    async def _take(self, step: Step) -> Proposal | None:
         ahead = self._ahead
         if ahead is None or ahead.task is None or ahead.step is not step:
             await self.drop()
@@ -416,8 +439,8 @@ class Pipeline:
         await self._discard(ahead)
 
     async def _discard(self, ahead: _Ahead, *, said: bool = True) -> None:
-        """Stop `ahead` and remove its shadow; the messages it had go back to the session's
-        queue (its work is thrown away: they go with the next call)."""
+        """Stop `ahead` and remove its shadow; the messages it had are kept for the step they
+        named (its work is thrown away: they go with that step's next preparation or call)."""
         task = ahead.task
         assert task is not None
         if not task.done():
@@ -429,8 +452,9 @@ class Pipeline:
         finally:
             if said and not task.cancelled() and task.exception() is None:
                 self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
-            for text in ahead.messages:
-                put_back(self.rt.inbox, text)
+            # Kept for the step they named (not a restart's: those went on with it).
+            if ahead.messages:
+                self._kept.setdefault(ahead.step.index, []).extend(ahead.messages)
             ahead.messages = []
             if ahead.shadow is not None:
                 await to_the_end(asyncio.to_thread(ahead.shadow.remove))
@@ -441,6 +465,7 @@ class Pipeline:
         await self.drop()
         while self._dropping:
             await to_the_end(asyncio.wait(set(self._dropping)))
+        self._give_back()  # never reached: said unsent (engine/session.py)
         spare, self._spare = self._spare, None
         if spare is not None:
             await asyncio.to_thread(spare.remove)
