@@ -1,6 +1,7 @@
 """`tui-engineer serve --resume`: the first browser tab goes on with the stopped session; a tab
-opened while it is open starts a new session of its own (and says why) instead of a "still
-running" error; once that tab is closed, a new tab resumes it again. A real `serve` process,
+opened while it is open is told another session works on the repository (one repository, one
+live session) instead of a "still running" error; once that tab is closed, a new tab resumes it
+again. A real `serve` process,
 tabs as textual-serve's page opens them (a websocket each), a session really stopped by
 `tui-engineer run` on a real repository, the model over HTTP."""
 
@@ -77,7 +78,8 @@ async def test_serve_resume_resumes_in_one_tab_and_starts_new_sessions_in_others
                 await one.until("Resuming session", "review step 1")  # shown again, as it was
                 async with http.ws_connect(ws_url) as second:
                     two = Tab(second)
-                    await two.until("Another tab", "Type what you want done")
+                    # One repository, one live session: told at its start (issue 37 §2).
+                    await two.until("Another session works on this repository")
                     assert "still running" not in two.text
                     assert "Resuming session" not in two.text
                     tabs = descendants(server.pid)

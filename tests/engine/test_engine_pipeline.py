@@ -11,6 +11,7 @@ from tests.conftest import git
 from tests.engine_support import MUL_ON_SUB, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.review import Decision
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import shadow_home
@@ -157,11 +158,11 @@ async def test_budgets_count_the_calls_of_a_prepared_step_even_when_it_is_droppe
     assert shadows_left(repo) == []
 
 
-async def test_a_chat_message_during_review_reaches_the_next_steps_proposal(
+async def test_a_chat_message_naming_the_next_step_reaches_its_proposal(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    inbox: asyncio.Queue[str] = asyncio.Queue()
+    inbox = Inbox()
 
     class ChattyReviewer(SlowReviewer):
         async def review(self, proposal):
@@ -180,12 +181,14 @@ async def test_a_chat_message_during_review_reaches_the_next_steps_proposal(
     )  # fmt: skip
 
     assert result.exit_code == 0, result.message
-    # The prepared step 2 did not see the message, so it was dropped and proposed again with it.
-    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True), (2, False)]
+    # It names step 2 ("mul"), prepared without it: prepared again with it as it was sent.
+    assert [e.step for e in seen.of(ev.NextStepRestarted)] == [2]
+    assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True), (2, True)]
     prepared, again = scripted_server.chat_requests[2], scripted_server.chat_requests[3]
     assert "keep it on one line" not in str(prepared.messages)
     assert "keep it on one line" in str(again.messages)
     assert [d.purpose for d in seen.of(ev.FeedbackDelivered)] == ["propose"]
+    assert shadows_left(repo) == []
 
 
 # Step 1's first try breaks its new test; the fix changes the file again. Step 2 edits a line only

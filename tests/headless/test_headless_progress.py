@@ -31,7 +31,7 @@ async def test_a_terminal_sees_the_wait_grow(make_repo, scripted_server) -> None
         make_repo(), "add sub", scripted_server.base_url, plan=False, sink=ProgressPrinter(out)
     )
     assert result.exit_code == 0
-    assert "waiting for the model: propose (2 s, 0 tokens)" in out.getvalue()
+    assert "step 1 · waiting for the model: propose · 2 s" in out.getvalue()
 
 
 async def test_a_log_gets_a_line_while_a_slow_model_thinks(make_repo, scripted_server) -> None:
@@ -42,7 +42,7 @@ async def test_a_log_gets_a_line_while_a_slow_model_thinks(make_repo, scripted_s
         make_repo(), "add sub", scripted_server.base_url, plan=False, sink=printer
     )
     assert result.exit_code == 0
-    assert "waiting for the model: propose (2 s, 0 tokens)" in out.getvalue()
+    assert "step 1 · waiting for the model: propose · 2 s" in out.getvalue()
 
 
 class HungUp(Terminal):

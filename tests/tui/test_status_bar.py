@@ -68,3 +68,22 @@ async def test_a_long_wait_for_the_model_says_for_how_long() -> None:
         bar.busy = "tests running"
         await pilot.pause(0.15)
         assert "tests running  step 2" in line(app)
+
+
+async def test_a_model_call_says_what_it_waits_for_then_that_the_reply_streams() -> None:
+    """Issue 37, part 3: "step 2 · waiting for the model: propose · 14 s", counted from the
+    call's start even when other work (the suite on the starting commit) ran before it."""
+    app = LiveBar()
+    async with app.run_test(size=(140, 3)) as pilot:
+        bar = app.query_one(StatusBar)
+        bar.phase = "step 2: Add mul"
+        bar.busy = "tests running: the starting commit"
+        bar.busy_since -= 30  # the suite has run for 30 s
+        bar.busy = "model: propose"
+        bar.call_started("step 2 · waiting for the model: propose")
+        bar.busy_since -= 14.2
+        await pilot.pause(0.15)
+        assert "step 2 · waiting for the model: propose · 14 s  step 2: Add mul" in line(app)
+        bar.busy = ""
+        await pilot.pause(0.15)
+        assert "waiting" not in line(app)

@@ -22,6 +22,7 @@ from acp.schema import PermissionOption, ToolCallUpdate
 from tui_engineer.acp import slash
 from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
@@ -86,7 +87,7 @@ class AcpSession(slash.SlashCommands):
         self.translator = Translator(prepared.root if prepared else None)  # type: ignore[arg-type]
         self.translator.shadow = self._shadow_path
         self.translator.window = self._window
-        self.inbox: asyncio.Queue[str] = asyncio.Queue()
+        self.inbox: asyncio.Queue[str] = Inbox()  # the session hears each message
         self._outbox: asyncio.Queue[Update] = asyncio.Queue()
         self._loop, self._thread = asyncio.get_running_loop(), threading.get_ident()
         self._sender = asyncio.ensure_future(self._send_updates())

@@ -328,6 +328,17 @@ class NextStepPrepared(Event):
 
 
 @dataclass(frozen=True)
+class NextStepRestarted(Event):
+    """A chat message named the step prepared ahead after its model was asked: that step is
+    prepared again at once, with the message (engine/chat_target.py says which step a message
+    concerns)."""
+
+    type: ClassVar[str] = "next_step_restarted"
+    step: int
+    message: str
+
+
+@dataclass(frozen=True)
 class DecisionMade(Event):
     type: ClassVar[str] = "decision"
     step: int

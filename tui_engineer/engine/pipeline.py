@@ -16,8 +16,14 @@ budgets count them; the record sees each finished call at once (a ModelExchange 
 (the status bar's counter is the step under review's, and never goes backwards); its other
 events are held back and shown when the step's turn comes (and from then on as they happen: a
 slow model or its own fix loop still at work shows live). A failed preparation is noted once,
-quietly, and the step is proposed as usual in its turn. Chat messages are not taken by it: they
-stay for the step under review.
+quietly, and the step is proposed as usual in its turn.
+
+A chat message is the step under review's (it goes with that step's next model call, and the
+prepared step is not touched), unless it names the step prepared ahead (engine/chat_target.py):
+then it goes to that step as it is sent. Before that step's model call it simply goes with the
+call; after, the step is prepared again at once with it (said: NextStepRestarted), so an accept
+never waits for a call made then. When that preparation is dropped, the message is kept for the
+step it named: its next preparation, or its own call when its turn comes.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 
@@ -29,9 +35,8 @@ run, and meanwhile k's own runs may collect): where it would, it runs the plain 
   proposal is then moved onto the new commit and reviewed when ready (committed later on top of
   k's commit, like any step);
 - reject / skip / stop / plan edit of k → it is dropped, and proposed again when its turn comes;
-- a chat message that arrived meanwhile, or a review's notes for the model (hunks dropped, a
-  hand edit, line comments: engine/pair_review.py) → also dropped (it was prepared without
-  them).
+- a review's notes for the model (hunks dropped, a hand edit, line comments:
+  engine/pair_review.py) → also dropped (it was prepared without them).
 """
 
 from __future__ import annotations
@@ -44,13 +49,16 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.chat_target import about_step_ahead
 from tui_engineer.engine.cleanup import settle, to_the_end
+from tui_engineer.engine.inbox import Inbox, put_back
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.prompts import Message
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
+from tui_engineer.llm import ServerUnreachable
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
@@ -147,10 +155,15 @@ class _Ahead:
     step: Step
     held: _Held
     tree: str  # the tree of the proposal it is built on
-    feedback: int  # chat messages delivered when it started (a later one makes it stale)
+    base: str  # a commit of that proposal (pending_commit)
+    request: str
+    plan: list[Step]
+    current: Step  # the step it is built on (under review, or being made)
     task: asyncio.Task[Proposal] | None = None
     shadow: Shadow | None = None
-    base_step: int = 0  # the step it is built on
+    rt: _AheadRuntime | None = None  # its runtime, once its shadow is made
+    inbox: Inbox = field(default_factory=Inbox)  # its own chat: messages that name it
+    messages: list[str] = field(default_factory=list)  # every one it was given
     # Set once that step's first test run passed on the files it is built on (its affected
     # tests, while the full suite still runs): then it is proposed.
     base_started: asyncio.Event = field(default_factory=asyncio.Event)
@@ -159,9 +172,32 @@ class _Ahead:
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
     base_changed: bool = False  # a fix changed those files after it began
 
+    @property
+    def base_step(self) -> int:
+        return self.current.index
+
+    @property
+    def asked(self) -> bool:
+        """Whether its model was asked already (a message now comes too late for that call)."""
+        return self.rt is not None and self.rt.asked
+
     def passed(self) -> None:
         self.base_started.set()
         self.base_passed.set()
+
+    def again(self) -> _Ahead:
+        """A new preparation of the same step on the same base, with the same messages."""
+        new = _Ahead(
+            self.step, _Held(self.held.emit), self.tree, self.base, self.request, self.plan,
+            self.current, messages=list(self.messages), base_changed=self.base_changed,
+        )  # fmt: skip
+        for text in new.messages:
+            new.inbox.put_nowait(text)
+        if self.base_started.is_set():
+            new.base_started.set()
+        if self.base_passed.is_set():
+            new.base_passed.set()
+        return new
 
 
 @dataclass
@@ -170,6 +206,7 @@ class _AheadRuntime(Runtime):
     step it is built on passed all its tests; if that step fails instead, it is dropped first."""
 
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
+    asked: bool = False  # a model call was made (it took the chat messages given so far)
 
     async def call_model(
         self, messages: list[Message], purpose: str, *args: Any, **kwargs: Any
@@ -177,7 +214,22 @@ class _AheadRuntime(Runtime):
         # Runtime.call_model's arguments, passed on as they are (an `expect` too).
         if purpose != "propose":
             await self.base_passed.wait()
+        self.asked = True  # Runtime.call_model takes the messages before its first await
         return await super().call_model(messages, purpose, *args, **kwargs)
+
+
+def _not_prepared(ahead: _Ahead, err: Exception) -> str:
+    """What is said when the step prepared ahead fails: once its turn came it is the step in
+    progress, asked for again now; a server that stopped answering is said so (it answered a
+    moment ago: no advice about its address)."""
+    index = ahead.step.index
+    why = "the model server stopped answering" if isinstance(err, ServerUnreachable) else str(err)
+    if ahead.held.live:
+        return (
+            f"Step {index}'s model call, made while step {ahead.base_step} was reviewed, failed "
+            f"({why}): step {index} is asked for again now."
+        )
+    return f"Step {index} could not be prepared ahead ({why}); it is proposed when its turn comes."
 
 
 def _failed(task: asyncio.Task[Proposal]) -> bool:
@@ -196,6 +248,10 @@ class Pipeline:
             self._emit, rt.emit = rt.emit, self._watch
         self._spare: Shadow | None = None  # a taken step's shadow, reused for the next one
         self._count = 0
+        self._dropping: set[asyncio.Task[None]] = set()  # preparations dropped by a restart
+        # Chat messages that named a step whose preparation was dropped: they go to its next
+        # preparation, or with its own call when its turn comes.
+        self._kept: dict[int, list[str]] = {}
 
     async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
         """Called when `current`'s first edits are written, before its tests run: the shadow
@@ -212,7 +268,7 @@ class Pipeline:
         ahead = self._ahead
         if ahead is not None:
             now = await asyncio.to_thread(self.rt.shadow.step_tree)  # a test run may write
-            if passed and now == ahead.tree and ahead.feedback == self.rt.delivered:
+            if passed and now == ahead.tree:
                 ahead.passed()
                 return
             await self.drop()
@@ -243,17 +299,59 @@ class Pipeline:
         # Awaited here, not in the task: it stages the session's shadow, whose index the
         # foreground's own test selection uses next.
         base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
+        ahead = _Ahead(step, _Held(self.rt.emit), tree, base, request, list(plan), current)
+        for text in self._kept.pop(step.index, []):
+            ahead.messages.append(text)
+            ahead.inbox.put_nowait(text)
+        self._launch(ahead)
+
+    def _launch(self, ahead: _Ahead) -> None:
         self._count += 1
-        ahead = _Ahead(step, _Held(self.rt.emit), tree, self.rt.delivered, base_step=current.index)
-        ahead.task = asyncio.create_task(self._prepare(ahead, request, list(plan), base))
+        ahead.task = asyncio.create_task(self._prepare(ahead, self._count))
         self._ahead = ahead
 
-    async def _prepare(self, ahead: _Ahead, request: str, plan: list[Step], base: str) -> Proposal:
-        name = f"{self.session_id}-next{self._count}"
+    def chat(self, text: str) -> bool:
+        """A chat message as it is sent: True when it names the step prepared ahead, which then
+        takes it (prepared again with it if its model was asked already); False: it is the
+        current step's, and the prepared step is not touched."""
+        ahead = self._ahead
+        if ahead is None or ahead.task is None or ahead.held.live:
+            return False
+        if not about_step_ahead(text, ahead.current, ahead.step):
+            return False
+        ahead.messages.append(text)
+        if not ahead.asked and not ahead.task.done():
+            ahead.inbox.put_nowait(text)  # goes with its call, not made yet
+            return True
+        # Prepared again at once; the old preparation is dropped meanwhile (nothing waits).
+        again = ahead.again()
+        ahead.messages = []  # the new one's now: not given back when the old one is dropped
+        self._launch(again)
+        dropping = asyncio.create_task(self._discard(ahead, said=False))
+        self._dropping.add(dropping)
+        dropping.add_done_callback(self._dropping.discard)
+        self.rt.emit(ev.NextStepRestarted(step=ahead.step.index, message=text))
+        return True
+
+    @property
+    def messages(self) -> list[str]:
+        """Chat messages for a step not reached yet: the step prepared ahead took them."""
+        ahead = list(self._ahead.messages) if self._ahead is not None else []
+        return ahead + [text for texts in self._kept.values() for text in texts]
+
+    def _give_back(self, index: int | None = None) -> None:
+        """Messages kept for step `index` (None: every step) go to the session's queue: with
+        that step's own call (its turn came without a preparation), or to be said unsent."""
+        for key in [index] if index is not None else list(self._kept):
+            for text in self._kept.pop(key, []):  # type: ignore[arg-type]
+                put_back(self.rt.inbox, text)
+
+    async def _prepare(self, ahead: _Ahead, count: int) -> Proposal:
+        name = f"{self.session_id}-next{count}"
         spare, self._spare = self._spare, None
         # To its end even when dropped meanwhile, and kept: drop() then removes it.
         await to_the_end(
-            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, base, spare),
+            asyncio.to_thread(stacked_shadow, self.rt.shadow, name, ahead.base, spare),
             keep=lambda shadow: setattr(ahead, "shadow", shadow),
         )
         # Its own shadow, events held back, an inbox of its own; the test selection's data is
@@ -264,22 +362,18 @@ class Pipeline:
         selection = self.rt.selection and replace(self.rt.selection, collect=False)
         shared = {f.name: getattr(self.rt, f.name) for f in fields(Runtime)}
         rt = _AheadRuntime(
-            **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": asyncio.Queue(),
-               "selection": selection, "review_notes": []},
+            **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": ahead.inbox,
+               "delivered": 0, "selection": selection, "review_notes": []},
             base_passed=ahead.base_passed,
         )  # fmt: skip
+        ahead.rt = rt
         await ahead.base_started.wait()  # no model call on a base whose tests did not pass
         try:
             # A copy: the plan's own step keeps its status ("pending") until its turn.
-            proposal = await propose_step(rt, request, plan, copy.copy(ahead.step))
+            proposal = await propose_step(rt, ahead.request, ahead.plan, copy.copy(ahead.step))
         except Exception as err:
-            # Quietly, once: the step is proposed as usual when its turn comes.
-            self.rt.emit(
-                ev.Notice(
-                    message=f"Step {ahead.step.index} could not be prepared ahead ({err}); "
-                    "it is proposed when its turn comes."
-                )
-            )
+            # Quietly, once: the step is proposed as usual when its turn comes (or now).
+            self.rt.emit(ev.Notice(message=_not_prepared(ahead, err)))
             raise
         self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))
         return proposal
@@ -290,10 +384,19 @@ class Pipeline:
         comes (`take`)."""
         if kind != "accept":
             await self.drop()
+        if kind == "edit_plan":  # the steps they named are renumbered or gone
+            self._give_back()
 
     async def take(self, step: Step) -> Proposal | None:
         """The prepared proposal for `step`, moved into the session's shadow; None when there is
-        none (or it cannot be used), and the step is proposed as usual."""
+        none (or it cannot be used), and the step is proposed as usual (with the messages that
+        named it)."""
+        proposal = await self._take(step)
+        if proposal is None:
+            self._give_back(step.index)
+        return proposal
+
+    async def _take(self, step: Step) -> Proposal | None:
         ahead = self._ahead
         if ahead is None or ahead.task is None or ahead.step is not step:
             await self.drop()
@@ -313,24 +416,33 @@ class Pipeline:
             return None
         await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)
         # Its work is done (nothing of it still runs, unlike a dropped one's): kept for the next.
-        await self._forget(keep=True)
+        self._ahead = None
+        if self._spare is None:
+            self._spare = ahead.shadow
+        else:
+            await asyncio.to_thread(ahead.shadow.remove)
         proposal.step = step
         step.status = "review"
         return proposal
 
     def _stale(self, ahead: _Ahead) -> bool:
-        """A chat message came after it started, or a review's notes for the model wait (hunks
-        dropped, a hand edit, comments): it was prepared without them."""
-        if self.rt.review_notes:
-            return True
-        return not self.rt.inbox.empty() or ahead.feedback != self.rt.delivered
+        """A review's notes for the model wait (hunks dropped, a hand edit, comments): it was
+        prepared without them. (A chat message is not: one that names it went to it.)"""
+        return bool(self.rt.review_notes)
 
     async def drop(self) -> None:
         """Discard the prepared (or preparing) step and its shadow."""
         ahead = self._ahead
         if ahead is None or ahead.task is None:
             return
+        self._ahead = None  # a message sent meanwhile is the session's
+        await self._discard(ahead)
+
+    async def _discard(self, ahead: _Ahead, *, said: bool = True) -> None:
+        """Stop `ahead` and remove its shadow; the messages it had are kept for the step they
+        named (its work is thrown away: they go with that step's next preparation or call)."""
         task = ahead.task
+        assert task is not None
         if not task.done():
             task.cancel()
         try:
@@ -338,22 +450,22 @@ class Pipeline:
             # quit during this drop), and the session would go on preparing the next step.
             await settle(task)
         finally:
-            if not task.cancelled() and task.exception() is None:
+            if said and not task.cancelled() and task.exception() is None:
                 self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
-            await to_the_end(self._forget())
+            # Kept for the step they named (not a restart's: those went on with it).
+            if ahead.messages:
+                self._kept.setdefault(ahead.step.index, []).extend(ahead.messages)
+            ahead.messages = []
+            if ahead.shadow is not None:
+                await to_the_end(asyncio.to_thread(ahead.shadow.remove))
 
     async def close(self) -> None:
-        """At the session's end: drop the prepared step, remove the spare shadow."""
+        """At the session's end: drop the prepared step (and those a restart dropped), remove
+        the spare shadow."""
         await self.drop()
+        while self._dropping:
+            await to_the_end(asyncio.wait(set(self._dropping)))
+        self._give_back()  # never reached: said unsent (engine/session.py)
         spare, self._spare = self._spare, None
         if spare is not None:
             await asyncio.to_thread(spare.remove)
-
-    async def _forget(self, *, keep: bool = False) -> None:
-        ahead, self._ahead = self._ahead, None
-        if ahead is None or ahead.shadow is None:
-            return
-        if keep and self._spare is None:
-            self._spare = ahead.shadow
-        else:
-            await asyncio.to_thread(ahead.shadow.remove)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
 from tui_engineer.engine.test_writes import bracketed
 from tui_engineer.errors import UserError
@@ -92,7 +93,7 @@ class Runtime:
     sandbox: Sandbox
     options: EngineOptions
     emit: ev.EventSink
-    inbox: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
+    inbox: asyncio.Queue[str] = field(default_factory=Inbox)  # engine/inbox.py
     selection: TestSelection | None = None  # affected tests first (engine/verification.py)
     delivered: int = 0  # chat messages taken so far (a step prepared before one is stale)
     # Called when a call finds the model server gone: returns when the call is to be made

@@ -12,6 +12,7 @@ from tui_engineer.engine import prompts
 from tui_engineer.engine.baseline import BaselineFailed, start_baseline
 from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.decisions import Decisions, StopSession
+from tui_engineer.engine.inbox import Inbox, put_back
 from tui_engineer.engine.pair_review import PairReview
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, single_step
@@ -71,6 +72,8 @@ class Session(PairReview, Decisions):
         self._reruns = 0
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
+        if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
+            runtime.inbox.listener = self.pipeline.chat  # goes to it as it is sent
         # A model server gone mid-step pauses the session (engine/server_wait.py).
         self.pause = ServerPause(runtime, runtime.options.server_wait, self._steps_left)
         # A session resumed from its run record (session/resume.py): see `restore`.
@@ -185,6 +188,8 @@ class Session(PairReview, Decisions):
             rt.emit(ev.SessionFinished(outcome="quit", commits=tuple(self.commits), message=""))
             raise
         finally:
+            if isinstance(rt.inbox, Inbox) and rt.inbox.listener == self.pipeline.chat:
+                rt.inbox.listener = None  # from now on, queued for the next session
             # To its end even when more stop requests cancel the session meanwhile. The shadow
             # itself is not reset here: its owner (run_prepared) removes it next.
             await to_the_end(self.pipeline.close())
@@ -223,7 +228,8 @@ class Session(PairReview, Decisions):
         while not inbox.empty():
             waiting.append(inbox.get_nowait())
         for text in waiting:  # read, not taken
-            inbox.put_nowait(text)
+            put_back(inbox, text)
+        waiting += [t for t in self.pipeline.messages if t not in waiting]  # a step not reached
         if waiting:
             self.rt.emit(ev.FeedbackPending(texts=tuple(waiting)))
 

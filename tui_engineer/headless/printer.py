@@ -13,7 +13,9 @@ import time
 from typing import TextIO
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.chat_target import restarted_line
 from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, old_failure_lines, written_line
+from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.names import readable
 
@@ -137,7 +139,8 @@ class ProgressPrinter:
         self._chars = self._tokens = 0
         self._stop_waiting()
         with contextlib.suppress(RuntimeError):  # no running loop: no live line
-            self._waiting = asyncio.get_running_loop().create_task(self._wait_line(e.purpose))
+            waiting = self._wait_line(e.step, e.purpose)
+            self._waiting = asyncio.get_running_loop().create_task(waiting)
 
     def _on_token(self, e: ev.TokenStream) -> None:
         self._chars += len(e.text)
@@ -147,15 +150,18 @@ class ProgressPrinter:
         if not e.background:  # the step prepared ahead: not the call being waited for
             self._stop_waiting()
 
-    async def _wait_line(self, purpose: str) -> None:
-        """Say how long the model has been thinking and how much it wrote, so a slow or stuck
-        server is visible: every second on a terminal, every `log_every` seconds in a log."""
+    async def _wait_line(self, step: int | None, purpose: str) -> None:
+        """Say what the call waits for, for how long and how much the model wrote, so a slow
+        or stuck server is visible: every second on a terminal, every `log_every` seconds in a
+        log ("… step 2 · waiting for the model: propose · 14 s")."""
         started = time.monotonic()
-        step = 1.0 if self._live else self._log_every
+        every = 1.0 if self._live else self._log_every
         while True:
-            await asyncio.sleep(step)
+            await asyncio.sleep(every)
             seconds = int(time.monotonic() - started)
-            text = f"  … waiting for the model: {purpose} ({seconds} s, {self._tokens} tokens)"
+            what = call_wait(step, purpose, streaming=self._tokens > 0)
+            wrote = f", {self._tokens} tokens" if self._tokens else ""
+            text = f"  … {what} · {seconds} s{wrote}"
             if self._live:
                 self._set_status(text)
             else:
@@ -243,6 +249,9 @@ class ProgressPrinter:
     def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
         if e.ready:
             self._line(f"  (step {e.step} was prepared meanwhile: it is ready)")
+
+    def _on_next_step_restarted(self, e: ev.NextStepRestarted) -> None:
+        self._line(f"  ({restarted_line(e.step)})")
 
     def _on_diagnosis(self, e: ev.Diagnosis) -> None:
         first = e.text.strip().splitlines()[0] if e.text.strip() else ""

@@ -21,6 +21,7 @@ from tui_engineer.session.resume import Resumed, load_run
 from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.cleanup import running_session
 from tui_engineer.vcs.dirty import DirtyTree
+from tui_engineer.vcs.one_session import refuse_second_session
 from tui_engineer.vcs.repo import (
     RepoState,
     detached_head_notice,
@@ -167,6 +168,7 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     if resumed is not None:
         refuse_running(root, resumed.session_id)
         options.request = resumed.request
+    refuse_second_session(root)  # told at the start, never refused later (vcs/one_session.py)
     loaded = load_settings(root, options.flags)
     settings = loaded.settings
     test_command = require_test_command(root, settings, options.no_tests)

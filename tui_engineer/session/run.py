@@ -27,6 +27,7 @@ from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import Prepared, make_model, start_loading_model_client
 from tui_engineer.session.resume import restore, where_to_go_on
 from tui_engineer.vcs.cleanup import cleanup_leftovers
+from tui_engineer.vcs.one_session import refuse_second_session
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
 from tui_engineer.verify.runners import known_runner, narrowable
 from tui_engineer.verify.runners.pytest import is_pytest_command
@@ -147,6 +148,8 @@ async def run_prepared(
             emit(ev.Notice(message=sentence))
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
             emit(ev.Notice(message=sentence))
+        # Started since this one's start-up checks (a TUI waits for its request): said now.
+        await asyncio.to_thread(refuse_second_session, prepared.root)
         shadow = await to_the_end(
             asyncio.to_thread(
                 Shadow.create,

@@ -181,6 +181,7 @@ def problem_title(err: UserError) -> str:
     from tui_engineer.llm.errors import AuthRejected, MissingApiKey, ServerUnreachable, UnknownModel
     from tui_engineer.sandbox.bwrap_program import SandboxUnavailable
     from tui_engineer.vcs import GitRefused
+    from tui_engineer.vcs.one_session import SessionElsewhere
 
     titles: list[tuple[type[UserError], str]] = [
         (ConfigError, "Configuration problem"),
@@ -190,6 +191,7 @@ def problem_title(err: UserError) -> str:
         (UnknownModel, "Unknown model"),
         (GitRefused, "Git is in the middle of something"),
         (SandboxUnavailable, "No sandbox for the tests"),
+        (SessionElsewhere, "Another session works on this repository"),
     ]
     for kind, title in titles:
         if isinstance(err, kind):

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Markdown, Tab, Tabs
 from textual.worker import Worker
 
+from tui_engineer.engine.inbox import Inbox
 from tui_engineer.errors import UserError
 from tui_engineer.names import readable
 from tui_engineer.session.options import RunOptions
@@ -134,7 +135,7 @@ class TuiEngineerApp(
         self.init_first = init
         self.deterministic = deterministic
         self.reviewer = TuiReviewer(self.post_message)
-        self.inbox: asyncio.Queue[str] = asyncio.Queue()
+        self.inbox: asyncio.Queue[str] = Inbox()  # the session hears each message
         self.prepared: Prepared | None = None
         self.session: Session | None = None
         self.engine: Worker[None] | None = None

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.chat_target import restarted_line
 from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
 from tui_engineer.engine.hunks import HunkRef
 from tui_engineer.engine.review import BY_YOU, old_failure_lines, written_line
+from tui_engineer.engine.waits import call_wait
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
@@ -30,6 +32,7 @@ class EngineEventView:
     _tests_running: bool
     _changes: set[str]
     _just_committed: str  # "committed <sha> · " until the next step starts
+    _call: tuple[int | None, str]  # the model call under way: its step and purpose
     status: StatusBar
     chat: ChatPane
     chat_input: ChatInput
@@ -78,12 +81,17 @@ class EngineEventView:
 
     async def _on_model_call_started(self, event: ev.ModelCallStarted) -> None:
         self.status.busy = f"model: {event.purpose}"
+        self._call = (event.step, event.purpose)
+        self.status.call_started(call_wait(event.step, event.purpose))
         where = f"step {event.step} · " if event.step is not None else ""
         # A plan arrives as JSON: "Planning…" while it streams, then the steps (PlanReady).
         quiet = "Planning…" if event.purpose == "plan" else ""
         await self.chat.begin_reply(f"{self.status.model} — {where}{event.purpose}", quiet=quiet)
 
     async def _on_token(self, event: ev.TokenStream) -> None:
+        call = getattr(self, "_call", None)
+        if call is not None and self.status.detail == call_wait(*call):  # its first token
+            self.status.detail = call_wait(*call, streaming=True)
         await self.chat.add_text(event.text)
 
     async def _on_model_exchange(self, event: ev.ModelExchange) -> None:
@@ -222,6 +230,11 @@ class EngineEventView:
     async def _on_next_step_prepared(self, event: ev.NextStepPrepared) -> None:
         """The next step was proposed and tested while this one is reviewed (or dropped)."""
         self.plan_pane.set_status(event.step, "next step ready" if event.ready else "pending")
+
+    async def _on_next_step_restarted(self, event: ev.NextStepRestarted) -> None:
+        """A chat message named the step prepared ahead: it is prepared again with it now."""
+        self.plan_pane.set_status(event.step, "preparing again")
+        await self.chat.note(restarted_line(event.step))
 
     async def _on_decision(self, event: ev.DecisionMade) -> None:
         if event.decision == "edited":  # tested again, then reviewed again: the marks stay

@@ -11,12 +11,19 @@ import signal
 from collections.abc import Callable
 
 from textual import messages, work
+from textual.message import Message
 from textual.worker import Worker
 
 from tui_engineer.session.signals import add_stop_handlers
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.terminal_gone import write_nowhere
+
+
+class QuitAsked(Message):
+    """A quit key, sent from the focused widget up to the app: it arrives behind any key
+    pressed before it, which takes that same way (a key's binding runs once it reached the
+    app)."""
 
 
 class QuitFlow:
@@ -59,6 +66,22 @@ class QuitFlow:
                 await worker.wait()
 
     async def action_quit(self) -> None:
+        """q, Ctrl+C, Ctrl+Q. Handled in line behind the keys pressed before it: Ctrl+C is the
+        app's priority binding, seen at once, while a key pressed just before it (`a`, then
+        Ctrl+C Ctrl+C within 10 ms) still makes its way from the focused widget up to the app,
+        whose binding acts on it there; the quit follows that way behind it, so the accept it
+        gives is kept (committed), not dropped."""
+        focused = self.focused  # type: ignore[attr-defined]
+        if focused is None:
+            await self._quit_asked()
+        else:
+            focused.post_message(QuitAsked())  # the path an unbound key takes, behind it
+
+    async def on_quit_asked(self, message: QuitAsked) -> None:
+        message.stop()
+        await self._quit_asked()
+
+    async def _quit_asked(self) -> None:
         doing = self.in_flight
         if doing is None:
             await self.stop_work()

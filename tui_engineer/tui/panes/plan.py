@@ -19,6 +19,7 @@ _LOOK = {
     "fixing": ("↻", "bold $warning"),
     "awaiting review": ("?", "bold $primary"),
     "next step ready": ("▸", "bold $success"),  # prepared while the one before is reviewed
+    "preparing again": ("↻", "bold $accent"),  # a chat message named it: prepared again with it
     "stale": ("!", "bold $warning"),
     "accepted": ("✓", "bold $success"),
     "rejected": ("✗", "$error"),

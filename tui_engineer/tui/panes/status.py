@@ -37,6 +37,9 @@ class StatusBar(Static):
     bwrap: reactive[str] = reactive("")  # the local sandbox's bubblewrap: "system" or "bundled"
     phase: reactive[str] = reactive("starting")
     busy: reactive[str] = reactive("")  # what is under way ("" = idle)
+    # What a model call under way waits for ("step 2 · waiting for the model: propose"), shown
+    # in place of `busy`'s short name (engine/waits.py); cleared with it.
+    detail: reactive[str] = reactive("")
     tokens: reactive[int] = reactive(0)
     estimated: reactive[bool] = reactive(False)
     max_tokens: reactive[int | None] = reactive(None)
@@ -65,16 +68,24 @@ class StatusBar(Static):
         for the model, then its reply streaming), until idle."""
         if not new:
             self.busy_since = None
+            self.detail = ""
         elif not old or self.busy_since is None:
             self.busy_since = time.monotonic()
+
+    def call_started(self, detail: str) -> None:
+        """A model call began: its own seconds count from now (whatever ran before it, the
+        suite on the starting commit say), beside what it waits for."""
+        self.busy_since = time.monotonic()
+        self.detail = detail
 
     def busy_text(self) -> str:
         """'step 2 · waiting for the model · 14 s': what is under way and for how long (from
         2 s on; never in snapshots)."""
+        what = self.detail or self.busy
         if self.busy_since is None or self.deterministic:
-            return self.busy
+            return what
         seconds = int(time.monotonic() - self.busy_since)
-        return f"{self.busy} · {seconds} s" if seconds >= 2 else self.busy
+        return f"{what} · {seconds} s" if seconds >= 2 else what
 
     def start_clock(self) -> None:
         self.started = time.monotonic()
