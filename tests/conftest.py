@@ -40,6 +40,17 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
+@pytest.fixture
+def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """OPENAI_API_KEY set to the scripted server's key (hermetic_env removed any real one).
+    A module whose every test starts a session says
+    `pytestmark = pytest.mark.usefixtures("api_key")`."""
+    from tests.engine_support import KEY
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    return KEY
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run real git in `cwd` and return its stdout (raises on failure)."""
     done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)

@@ -11,7 +11,6 @@ from tests.conftest import git
 from tests.engine_support import edit, plan_reply
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
-    KEY,
     MUL_BUGGY,
     MUL_FIX,
     SIZE,
@@ -29,10 +28,7 @@ from tui_engineer.tui.panes.diff_view import DiffLine
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def titles(repo: Path) -> list[str]:

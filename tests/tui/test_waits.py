@@ -7,12 +7,9 @@ import pytest
 
 from tests.engine_support import plan_reply
 from tests.scripted_server import Gate, Reply
-from tests.tui.app_support import KEY, SIZE, make_app
+from tests.tui.app_support import SIZE, make_app
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_t_while_the_model_plans_says_why_the_tests_do_not_run_now(
