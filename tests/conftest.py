@@ -135,6 +135,9 @@ from tests.tiers import (  # noqa: E402, F401
     skip_slow_unless_asked,
 )
 
+# The suite runs in parallel (pytest-xdist) unless the run says `-n`: tests/workers.py.
+from tests.workers import pytest_cmdline_main, pytest_xdist_auto_num_workers  # noqa: E402, F401
+
 SLOW_FIXTURES = {"docker_client", "llama_server"}
 
 
@@ -142,4 +145,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.parent.name == "e2e" or SLOW_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+        if "llama_server" in item.fixturenames:
+            # On one worker: its llama.cpp servers are the session's (one per context window and
+            # chat format), and each takes a core while it answers; one set of them is enough.
+            item.add_marker(pytest.mark.xdist_group("llama"))
     skip_slow_unless_asked(config, items)
