@@ -174,6 +174,7 @@ def more_itertools_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(p for p in folder.iterdir() if p.is_dir())
 
 
+@pytest.mark.slow  # a real project's whole suite, run several times: 131 s at -n 4, load 13
 async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_before(
     more_itertools_sdist: Path, tmp_path: Path, scripted_server: ScriptedServer,
     monkeypatch: pytest.MonkeyPatch, pytest_wheels,
