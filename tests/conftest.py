@@ -40,6 +40,17 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
+@pytest.fixture
+def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """OPENAI_API_KEY set to the scripted server's key (hermetic_env removed any real one).
+    A module whose every test starts a session says
+    `pytestmark = pytest.mark.usefixtures("api_key")`."""
+    from tests.engine_support import KEY
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    return KEY
+
+
 def git(cwd: Path, *args: str) -> str:
     """Run real git in `cwd` and return its stdout (raises on failure)."""
     done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
@@ -124,6 +135,9 @@ from tests.tiers import (  # noqa: E402, F401
     skip_slow_unless_asked,
 )
 
+# The suite runs in parallel (pytest-xdist) unless the run says `-n`: tests/workers.py.
+from tests.workers import pytest_cmdline_main, pytest_xdist_auto_num_workers  # noqa: E402, F401
+
 SLOW_FIXTURES = {"docker_client", "llama_server"}
 
 
@@ -131,4 +145,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.parent.name == "e2e" or SLOW_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
+        if "llama_server" in item.fixturenames:
+            # On one worker: its llama.cpp servers are the session's (one per context window and
+            # chat format), and each takes a core while it answers; one set of them is enough.
+            item.add_marker(pytest.mark.xdist_group("llama"))
     skip_slow_unless_asked(config, items)

@@ -5,9 +5,11 @@ are always closed, with their cached environment images removed afterwards."""
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -39,7 +41,15 @@ def _build_or_reason(client: object) -> str:
             f"the test image {TEST_IMAGE} is missing and cannot be built here (needs root and "
             f"debootstrap): run `sudo {BUILD_SCRIPT}`"
         )
-    done = subprocess.run(["bash", str(BUILD_SCRIPT), TEST_IMAGE], capture_output=True, text=True)
+    # One build at a time on this machine: pytest-xdist's workers (and other runs) each get here.
+    lock = Path(tempfile.gettempdir()) / "tui-engineer-test-image.lock"
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if _has_image(client, TEST_IMAGE):  # another process built it while this one waited
+            return ""
+        done = subprocess.run(
+            ["bash", str(BUILD_SCRIPT), TEST_IMAGE], capture_output=True, text=True
+        )
     if done.returncode != 0:
         return f"building {TEST_IMAGE} failed: {done.stderr.strip()[-500:]}"
     return ""

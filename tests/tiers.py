@@ -41,18 +41,27 @@ def skip_slow_unless_asked(config: pytest.Config, items: list[pytest.Item]) -> N
             item.add_marker(skip)
 
 
+def test_id(nodeid: str) -> str:
+    """The id a later run can be given: without the `@group` that `--dist loadgroup` appends to
+    the ids of tests marked `xdist_group` (after the name, or after its `[params]`)."""
+    head, at, tail = nodeid.rpartition("@")
+    if at and tail and not any(c in tail for c in "]:/["):
+        return head
+    return nodeid
+
+
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.skipped and report.nodeid:
-        _not_run.append(report.nodeid)
+        _not_run.append(test_id(report.nodeid))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.skipped and not hasattr(report, "wasxfail"):
-        _not_run.append(report.nodeid)
+        _not_run.append(test_id(report.nodeid))
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
-    _not_run.extend(item.nodeid for item in items)
+    _not_run.extend(test_id(item.nodeid) for item in items)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

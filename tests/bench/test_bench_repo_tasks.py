@@ -43,6 +43,7 @@ def test_hidden_tests_fail_at_the_start_and_pass_on_the_solution(task, tmp_path)
         assert not hidden_passes(tmp_path / "first", {**task.files, **task.first_try}, task)
 
 
+@pytest.mark.slow  # a whole bench: every repo task worked through: 82 s at -n 4, load 13
 def test_oracle_bench_of_the_whole_suite_scores_as_scripted(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-repo-tasks-0123456789")
     out = tmp_path / "b"

@@ -28,10 +28,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.records.recorder import read_record
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 class AcceptWhenHeld:

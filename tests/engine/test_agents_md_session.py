@@ -35,9 +35,7 @@ SUB_BUGGY = edit(
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def notices(seen) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Gate, Reply, ScriptedServer
@@ -39,9 +39,7 @@ ADD = "def add(a, b):\n"
 FIX_ADD = edit("calc.py", f"{ADD}    return a - b\n", f"{ADD}    return a + b\n")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.fixture
@@ -176,6 +174,7 @@ def more_itertools_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(p for p in folder.iterdir() if p.is_dir())
 
 
+@pytest.mark.slow  # a real project's whole suite, run several times: 131 s at -n 4, load 13
 async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_before(
     more_itertools_sdist: Path, tmp_path: Path, scripted_server: ScriptedServer,
     monkeypatch: pytest.MonkeyPatch, pytest_wheels,

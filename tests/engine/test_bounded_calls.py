@@ -5,13 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply, run_headless
+from tests.engine_support import MUL_BUGGY, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def limits(server) -> list[int | None]:

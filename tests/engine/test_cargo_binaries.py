@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import git
 from tests.engine.test_engine_runners import cargo_on_path as cargo_on_path  # a fixture
 from tests.engine.test_engine_runners import needs_cargo
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -33,9 +33,7 @@ ADD = "pub fn add(a: i64, b: i64) -> i64 {\n"
 FIX_ADD = edit("src/lib.rs", f"{ADD}    a - b\n}}\n", f"{ADD}    a + b\n}}\n")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @needs_cargo

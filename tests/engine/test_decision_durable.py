@@ -19,9 +19,7 @@ JOURNAL = "tui-engineer-accept.json"
 TRIES = 3  # benchmarks/crash_harness.py --phase announced does it at scale
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def killed_at_the_announcement(repo, server: ScriptedServer) -> RunProcess:

@@ -11,14 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE_FILES, git
-from tests.engine_support import KEY, SUB, plan_reply, run_headless
+from tests.engine_support import SUB, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def record_of(repo: Path) -> list[dict]:

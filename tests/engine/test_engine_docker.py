@@ -16,16 +16,13 @@ from tests.sandbox.test_sandbox_docker import tiny_wheel
 from tests.scripted_server import Reply
 from tui_engineer.engine import events as ev
 
-KEY = "sk-test-secret-key-0123456789"
 IN_CONTAINER_TEST = (
     "import os\n\n\ndef test_runs_in_the_container():\n"
     "    assert os.getcwd() == '/workspace' and os.getuid() == 1000\n"
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.fixture

@@ -18,10 +18,7 @@ SUB_TEST = "\n\ndef test_sub():\n    from calc import sub\n    assert sub(5, 3) 
 MUL_TEST = "\n\ndef test_mul():\n    from calc import mul\n    assert mul(4, 3) == 12\n"
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
-    return "sk-test-secret-key-0123456789"
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def add_fn(name: str, body: str, test: str) -> str:

@@ -10,17 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import DIV, KEY, MUL, SUB, edit, plan_reply, run_headless
+from tests.engine_support import DIV, MUL, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply
 from tests.timing_support import hold_step_1
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.headless.printer import ProgressPrinter
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def titles(repo: Path) -> list[str]:

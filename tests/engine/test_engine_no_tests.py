@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, create, plan_reply, run_headless
+from tests.engine_support import create, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.cli import main
 from tui_engineer.engine import events as ev
@@ -25,9 +25,7 @@ CALC_TEST = create(
 NO_TESTS = {"README.md": "A calculator, one day.\n"}
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def test_no_test_command_is_refused_naming_both_ways_on(

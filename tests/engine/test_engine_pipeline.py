@@ -24,9 +24,7 @@ MUL_ON_SUB_AGAIN = edit(
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 class SlowReviewer:

@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import git, write_files
 from tests.docker_support import remove_env_images
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 
@@ -30,9 +30,7 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 needs_cargo = pytest.mark.skipif(CARGO is None, reason="cargo is not installed")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.fixture(autouse=True)

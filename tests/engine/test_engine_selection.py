@@ -43,9 +43,7 @@ ALPHA_BROKEN = edit("alpha.py", "    return 2 * x\n", "    return 2 + x\n")
 ALPHA_FIXED = edit("alpha.py", "    return 2 + x\n", "    return x * 2\n")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def runs(seen, step: int) -> list[tuple[str, bool, int]]:

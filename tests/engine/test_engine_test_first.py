@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -40,9 +40,7 @@ MUL_TEST_AFTER_ADD_AGAIN = edit(
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def plan_with_test_first(title: str = "Add mul") -> str:

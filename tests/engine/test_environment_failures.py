@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from tests.engine_support import KEY, create, run_headless
+from tests.engine_support import create, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
@@ -30,9 +30,7 @@ PROPERTY_TEST = create(
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_module_nobody_installed_stops_the_step_with_what_is_missing(

@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import git
 from tests.engine.test_go_sessions import FILES as GO_FILES
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
@@ -39,9 +39,7 @@ WRONG = edit("calc.py", "    return a - b\n", "    return a * b\n")
 RIGHT = edit("calc.py", "def add(a, b):\n    return a * b\n", "def add(a, b):\n    return a + b\n")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -32,9 +32,7 @@ FIX_ADD = edit("calc.go", "\treturn a - b\n", "\treturn a + b\n")
 OLD = "example.com/calc/mul::TestMul"
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @needs_go

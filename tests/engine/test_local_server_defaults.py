@@ -15,7 +15,6 @@ import pytest
 
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import (
-    KEY,
     MUL_ON_SUB,
     SUB,
     Collector,
@@ -32,9 +31,7 @@ MODEL = "/models/gemma-3-270m-q4_k_m.gguf"  # llama-cpp-python lists the file it
 RAMBLE = "def f(x):\n    return x + 1\n" * 800  # what a tiny base model writes instead
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.fixture

@@ -25,9 +25,7 @@ SHOWN = "caf\ufffd.txt"  # how a user (and the model) reads it
 CONTENT = "caf\u00e9 latin\n"
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def latin1_repo(make_repo: Callable[..., Path], *more: bytes) -> Path:

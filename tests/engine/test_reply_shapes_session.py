@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, run_headless
+from tests.engine_support import run_headless
 from tests.scripted_server import Reply
 from tui_engineer.bench.results import RunResult, count_events
 from tui_engineer.engine import events as ev
@@ -24,9 +24,7 @@ DIFF = (
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_unmarked_whole_file_is_taught_then_a_diff_applies(make_repo, scripted_server):

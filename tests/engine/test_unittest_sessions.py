@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import git
 from tests.engine.test_baseline import more_itertools_sdist as more_itertools_sdist  # a fixture
-from tests.engine_support import KEY, edit, run_headless
+from tests.engine_support import edit, run_headless
 from tests.env_support import project_venv
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
@@ -44,9 +44,7 @@ SUB = "def sub(a, b):\n"
 BREAK_SUB = edit("calc/__init__.py", f"{SUB}    return a - b\n", f"{SUB}    return b\n")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def unittest_project(make_repo, monkeypatch: pytest.MonkeyPatch, files=FILES) -> Path:

@@ -46,9 +46,7 @@ RIGHT = edit("calc.py", "    return a * b\n", "    return a + b\n")
 WRITTEN = [["A", "coverage.dat"], ["A", "tests/snapshot.txt"]]
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def run_cli(repo: Path, server: ScriptedServer, *args: str) -> list[dict]:

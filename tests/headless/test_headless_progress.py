@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from tests.engine_support import KEY, SUB, run_headless
+from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -19,9 +19,7 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_terminal_sees_the_wait_grow(make_repo, scripted_server) -> None:

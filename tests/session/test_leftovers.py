@@ -25,9 +25,7 @@ HANGS_WITH_SUB = (
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-key-0123456789")
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def test_a_kill_during_a_test_that_never_ends_leaves_nothing_the_next_start_keeps(

@@ -9,14 +9,12 @@ import pytest
 
 from tests.conftest import git
 from tests.scripted_server import Reply
-from tests.tui.app_support import KEY, SIZE, SUB, finish_session, make_app, reviewing, wait_for
+from tests.tui.app_support import SIZE, SUB, finish_session, make_app, reviewing, wait_for
 
 JOURNAL = "tui-engineer-accept.json"
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_the_status_bar_says_accepted_only_once_the_accept_is_on_disk(

@@ -11,7 +11,6 @@ from tests.headless.test_accept_refused import refusing_hook
 from tests.scripted_server import Reply
 from tests.timing_support import RunProcess
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     SUB,
     chat_text,
@@ -21,10 +20,7 @@ from tests.tui.app_support import (
     wait_for,
 )
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.mark.parametrize("approval", ["ask", "auto"])

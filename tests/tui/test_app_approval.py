@@ -8,7 +8,6 @@ import pytest
 from tests.conftest import git
 from tests.scripted_server import Gate, Reply
 from tests.tui.app_support import (
-    KEY,
     MUL_BUGGY,
     SIZE,
     SUB,
@@ -21,10 +20,7 @@ from tests.tui.app_support import (
     wait_for,
 )
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_m_switches_to_auto_and_a_passing_step_commits_without_a_key(

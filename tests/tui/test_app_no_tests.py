@@ -12,7 +12,6 @@ from tests.conftest import git
 from tests.engine_support import create, plan_reply
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     finish_session,
     make_app,
@@ -29,9 +28,7 @@ CALC_TEST = create(
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def accept_and_finish(pilot: Pilot, app: TuiEngineerApp) -> None:

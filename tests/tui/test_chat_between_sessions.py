@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine_support import KEY, MUL, SUB
+from tests.engine_support import MUL, SUB
 from tests.scripted_server import Gate, Reply
 from tests.tui.app_support import (
     SIZE,
@@ -20,10 +20,7 @@ from tests.tui.app_support import (
 )
 from tui_engineer.tui.screens import VerdictScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(

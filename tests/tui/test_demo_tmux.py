@@ -6,6 +6,7 @@ Step 2 is reviewed as a pair: a hand edit in $EDITOR (a real program), the stray
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -84,7 +85,8 @@ class TmuxPane:
 def pane(tmp_path: Path):
     if shutil.which("tmux") is None:  # other modules use this fixture (test_terminal_closed)
         pytest.skip(NO_TMUX)
-    pane = TmuxPane(f"tui-engineer-test-{tmp_path.name}")
+    # Unique on this machine: tmp_path's name repeats in another run (another worktree, CI).
+    pane = TmuxPane(f"tui-engineer-test-{os.getpid()}-{tmp_path.name}")
     yield pane
     pane.close()
 

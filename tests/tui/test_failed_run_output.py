@@ -7,14 +7,11 @@ import sys
 
 import pytest
 
-from tests.engine_support import KEY, SUB
+from tests.engine_support import SUB
 from tests.scripted_server import Reply
 from tests.tui.app_support import SIZE, chat_text, make_app, reviewing, wait_for, wait_for_screen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_run_that_fails_with_exit_code_3_shows_its_last_lines(

@@ -12,7 +12,6 @@ from tests.conftest import git
 from tests.engine.test_fix_old_failure import ADD_ID, CALC, RIGHT, WRONG
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     chat_text,
     finish_session,
@@ -21,10 +20,7 @@ from tests.tui.app_support import (
     wait_for,
 )
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_the_wrong_first_fix_is_never_offered_and_the_right_one_says_what_now_passes(

@@ -9,7 +9,6 @@ from textual.widgets import RadioSet
 from textual.widgets._footer import FooterKey
 
 from tests.conftest import SAMPLE_FILES
-from tests.engine_support import KEY
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
     SIZE,
@@ -32,10 +31,7 @@ from tui_engineer.tui.screens import (
     VerdictScreen,
 )
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @pytest.fixture

@@ -8,15 +8,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Tabs
 
-from tests.engine_support import KEY
 from tests.scripted_server import Reply
 from tests.tui.app_support import SIZE, SUB, make_app, plan_reply, reviewing, wait_for
 from tui_engineer.tui.layout import PaneSizes, load_sizes
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def footer_keys(app) -> set[str]:

@@ -20,7 +20,6 @@ from tests.engine_support import plan_reply
 from tests.pair_support import FILES, MUL, STRAY, SUB_CODE, SUB_TEST
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     chat_text,
     finish_session,
@@ -41,10 +40,7 @@ from tui_engineer.tui.screens.pair import (
 )
 from tui_engineer.tui.screens.review import RejectReasonScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def record_events(repo: Path) -> list[dict]:

@@ -6,13 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_support import KEY
 from tests.tui.app_support import SIZE, make_app, type_text, wait_for
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def messages(app) -> list[str]:

@@ -15,7 +15,6 @@ from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import hold_step_2, slow_hook, titles, wait_for_file
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     SUB,
     finish_session,
@@ -31,10 +30,7 @@ from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.bridge import EngineEvent
 from tui_engineer.tui.screens import RejectReasonScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_commits_at_once_while_the_next_steps_model_call_is_held(

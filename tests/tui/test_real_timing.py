@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import DIV, KEY, MUL, SUB, plan_reply
+from tests.engine_support import DIV, MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import hold_step_1, hold_step_2, titles
 from tests.tui.app_support import (
@@ -24,10 +24,7 @@ from tests.tui.app_support import (
 )
 from tui_engineer.tui.screens import ConfirmUndoScreen, QuitScreen, StillWrongScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_ctrl_c_twice_quits_while_the_model_thinks(make_repo, scripted_server) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_support import KEY, MUL_ON_SUB, SUB, plan_reply
+from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
 from tests.headless.test_resume import is_plan_call
 from tests.scripted_server import Reply, ScriptedServer
 from tests.timing_support import hold_step_2, titles
@@ -23,10 +23,7 @@ from tests.tui.app_support import (
 )
 from tui_engineer.tui.screens import ProblemScreen, QuitScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def quit_while_step_2_is_written(repo: Path, server: ScriptedServer) -> None:

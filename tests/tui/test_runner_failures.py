@@ -14,14 +14,12 @@ from tests.engine.test_engine_runners import (
     needs_cargo,
 )
 from tests.scripted_server import Reply, ScriptedServer
-from tests.tui.app_support import KEY, SIZE, make_app, wait_for
+from tests.tui.app_support import SIZE, make_app, wait_for
 
 __all__ = ["cargo_on_path"]  # its autouse fixture puts cargo on PATH here too
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 @needs_cargo

@@ -10,7 +10,6 @@ import pytest
 
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     SUB,
     make_app,
@@ -21,10 +20,7 @@ from tests.tui.app_support import (
 from tui_engineer.records.listing import format_runs, list_runs
 from tui_engineer.tui.screens import QuitScreen, StillWrongScreen, VerdictScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_confirmed_quit_is_listed_as_a_quit(make_repo, scripted_server) -> None:

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from tests.engine_support import plan_reply
 from tests.scripted_server import Reply
-from tests.tui.app_support import KEY, SIZE, chat_text, make_app, wait_for, wait_for_screen
+from tests.tui.app_support import SIZE, chat_text, make_app, wait_for, wait_for_screen
 from tui_engineer.tui.screens import VerdictScreen
 
 # Prose that never loops and never edits or plans: stopped at its bound.
@@ -17,9 +17,7 @@ MUSING = "\n".join(
 )
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_a_stopped_plan_reply_says_why_with_the_tokens_it_counted(

@@ -10,7 +10,6 @@ from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import hold_step_1, hold_step_2, titles
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     chat_text,
     make_app,
@@ -20,10 +19,7 @@ from tests.tui.app_support import (
 )
 from tui_engineer.tui.screens import QuitScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_t_while_the_model_plans_says_why_the_tests_do_not_run_now(

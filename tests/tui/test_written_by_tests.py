@@ -10,7 +10,6 @@ from tests.conftest import git
 from tests.engine.test_written_by_tests import FILES, FIX
 from tests.scripted_server import Reply
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     chat_text,
     finish_session,
@@ -20,10 +19,7 @@ from tests.tui.app_support import (
     wait_for,
 )
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def file_at_cursor(app) -> str:

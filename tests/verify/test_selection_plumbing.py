@@ -10,7 +10,7 @@ import io
 
 import pytest
 
-from tests.engine_support import KEY, edit, plan_reply, run_headless
+from tests.engine_support import edit, plan_reply, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
@@ -45,9 +45,7 @@ def pytest_configure(config):
 """
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def _session(repo, server: ScriptedServer, command: str, *replies: str, **flags):

@@ -1,0 +1,79 @@
+"""What a run skipped reaches $SKIPPED_TESTS_TO whole, serially and with pytest-xdist workers,
+so .ci/run's full pass runs each of those tests once (tests/tiers.py). Real pytest processes
+over a tiny suite in a temp folder, loading tests/tiers.py as a plugin."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+SUITE = {
+    "test_some.py": (
+        "import pytest\n\n\n"
+        "def test_runs():\n    pass\n\n\n"
+        "def test_skips():\n    pytest.skip('no tool')\n\n\n"
+        "@pytest.mark.parametrize('n', [1, 2])\n"
+        "def test_skips_one(n):\n    if n == 2:\n        pytest.skip('no extra')\n\n\n"
+        "@pytest.mark.xdist_group('one_at_a_time')\n"
+        "@pytest.mark.parametrize('who', ['a@b', 'c'])\n"
+        "def test_grouped(who):\n    pytest.skip('no server')\n\n\n"
+        "@pytest.mark.xfail(reason='known')\n"
+        "def test_known_bug():\n    assert False\n"
+    ),
+    "test_extra.py": "import pytest\n\npytest.importorskip('no_such_extra_module')\n\n\n"
+    "def test_needs_it():\n    pass\n",
+}
+SKIPPED = {
+    "test_some.py::test_skips",
+    "test_some.py::test_skips_one[2]",
+    "test_some.py::test_grouped[a@b]",
+    "test_some.py::test_grouped[c]",
+    "test_extra.py",
+}
+
+
+XDIST = ["-p", "xdist.plugin", "-n", "2"]
+
+
+@pytest.mark.parametrize(
+    "workers", [[], XDIST, [*XDIST, "--dist", "loadgroup"]], ids=["serial", "n2", "loadgroup"]
+)
+def test_each_skipped_id_is_written_and_nothing_else(tmp_path: Path, workers: list[str]) -> None:
+    for name, text in SUITE.items():
+        (tmp_path / name).write_text(text)
+    written = tmp_path / "skipped.txt"
+    env = {**os.environ, "SKIPPED_TESTS_TO": str(written), "PYTHONPATH": str(REPO)}
+    args = ["-q", "-p", "no:cacheprovider", "-p", "tests.tiers", *workers]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 xfailed" in done.stdout
+    assert set(written.read_text().splitlines()) == SKIPPED
+    # .ci/run's full pass: each id once (the workers and their controller each wrote them).
+    left = tmp_path / "left.txt"
+    left.write_text(
+        "".join(
+            f"{nodeid}\n" for nodeid in dict.fromkeys(written.read_text().split("\n")) if nodeid
+        )
+    )
+    again = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, f"@{left}"],
+        cwd=tmp_path,
+        env={**env, "SKIPPED_TESTS_TO": str(tmp_path / "again.txt")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0 and "5 skipped" in again.stdout, again.stdout + again.stderr
