@@ -167,14 +167,15 @@ class Agent:
     check: SchemaCheck
     stderr: Path
 
-    async def start(self, cwd: Path) -> str:
-        """initialize, then session/new in `cwd`: the session id."""
+    async def start(self, cwd: Path, mcp_servers: list[Any] | None = None) -> str:
+        """initialize, then session/new in `cwd` (handing over `mcp_servers`): the session
+        id."""
         await self.conn.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(),
             client_info=Implementation(name="tests", version="0"),
         )
-        made = await self.conn.new_session(cwd=str(cwd), mcp_servers=[])
+        made = await self.conn.new_session(cwd=str(cwd), mcp_servers=mcp_servers or [])
         return made.session_id
 
     async def load(self, cwd: Path, session_id: str) -> LoadSessionResponse:

@@ -140,12 +140,15 @@ class EngineerAgent:
         session_id: str = "",
         resume: str | None = None,
         part_of: str = "",
+        mcp_servers: Sequence[Any] | None = None,
     ) -> Any:
         """The start-up checks, in a thread, then the model server asked for its models: a
         UserError says what to do. `resume`: a recorded session to go on with; `part_of`: the
         editor's session a new run is a later request of."""
+        from tui_engineer.acp.given_servers import given_servers
         from tui_engineer.session.start import start
 
+        servers, not_started = given_servers(mcp_servers)
         options = RunOptions(
             request=request,
             repo=Path(cwd),
@@ -155,8 +158,11 @@ class EngineerAgent:
             session_id=session_id,
             resume=resume,
             part_of=part_of,
+            mcp_servers=servers,
         )
-        return await start(options)  # no one to ask: a problem is the editor's error
+        prepared = await start(options)  # no one to ask: a problem is the editor's error
+        prepared.notices += not_started
+        return prepared
 
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
@@ -166,22 +172,26 @@ class EngineerAgent:
 
         session_id = new_session_id()
         try:
-            prepared = await self._prepare(cwd, session_id=session_id)
+            prepared = await self._prepare(cwd, session_id=session_id, mcp_servers=mcp_servers)
         except UserError as err:
             raise user_error(err) from None
-        session = await self._open(session_id, cwd, prepared)
+        session = await self._open(session_id, cwd, prepared, mcp_servers)
         session.offer_commands()  # sent once this answer is (the client knows the id then)
         return NewSessionResponse(session_id=session_id, modes=modes(session.approval))
 
-    async def _open(self, session_id: str, cwd: str, prepared: Any) -> AcpSession:
+    async def _open(
+        self, session_id: str, cwd: str, prepared: Any, mcp: Sequence[Any] | None = None
+    ) -> AcpSession:
         from tui_engineer.acp.session import AcpSession
         from tui_engineer.session.run import new_session_id
 
         async def again(request: str, resume: str | None) -> Any:  # each later run checks afresh
             if resume:
-                return await self._prepare(cwd, request, resume=resume)
+                return await self._prepare(cwd, request, resume=resume, mcp_servers=mcp)
             # A new request: a run record of its own, found by session/load as part of this one.
-            return await self._prepare(cwd, request, new_session_id(), part_of=session_id)
+            return await self._prepare(
+                cwd, request, new_session_id(), part_of=session_id, mcp_servers=mcp
+            )
 
         if (old := self.sessions.pop(session_id, None)) is not None:
             await old.close()  # loaded again: one engine per session
@@ -206,13 +216,15 @@ class EngineerAgent:
             parts = await asyncio.to_thread(_session_parts, cwd, session_id)
             last = parts[-1].stem
             try:
-                prepared = await self._prepare(cwd, session_id=last, resume=last)
+                prepared = await self._prepare(
+                    cwd, session_id=last, resume=last, mcp_servers=mcp_servers
+                )
             except NothingToResume:
-                prepared = await self._prepare(cwd)
+                prepared = await self._prepare(cwd, mcp_servers=mcp_servers)
         except UserError as err:
             raise user_error(err) from None
         history = [e for path in parts for e in events_from_record(path)]
-        session = await self._open(session_id, cwd, prepared)
+        session = await self._open(session_id, cwd, prepared, mcp_servers)
         told = HistoryTranslator(prepared.root)
         updates = told.told(history)
         session.translator.go_on_from(told)  # the plan as it stood, tool call ids counted on
