@@ -30,6 +30,12 @@ check): a real tokenizer counts code denser than chars / 4. Reply faults inside 
 `malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
 that many content chunks.
 
+Tools (the OpenAI tools API): `Reply(tool_calls=[(name, arguments), ...])` answers with those
+tool calls (finish_reason "tool_calls"; streamed as OpenAI does, the id and name first, then
+the arguments); `request.tools` is what a request offered. `tools=False` makes the server refuse
+a request with tools (400 "… does not support tools"), as servers and models without tool
+support do.
+
 A real model's timing without a clock: `Reply(hold=gate)` holds the reply until the test calls
 `gate.open()` (`hold_after=n`: after n content chunks of the stream; default before any byte of
 the response). `gate.reached` is set when the request gets there (`await gate.arrived()` from

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_engineer.config import ConfigError, load_settings
+from tui_engineer.config import ConfigError, format_settings, load_settings
 from tui_engineer.config.mcp_servers import McpServerConfig
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import prepare
@@ -48,6 +48,10 @@ def test_the_user_config_names_servers_in_codexs_shape(
     )  # fmt: skip
     assert loaded.settings.model == "test-model"  # the table is no setting of its own
     assert loaded.mcp_notices == ()
+    shown = format_settings(loaded)  # `tui-engineer config`
+    assert "MCP server: docs (npx -y @upstash/context7-mcp)" in shown
+    assert "MCP server: tracker (https://mcp.example.invalid/mcp)" in shown
+    assert "t0k" not in shown
 
 
 @pytest.mark.parametrize(

@@ -225,6 +225,7 @@ class EngineerAgent:
             raise user_error(err) from None
         history = [e for path in parts for e in events_from_record(path)]
         session = await self._open(session_id, cwd, prepared, mcp_servers)
+        session.approval = recorded_mode(history, session.approval)
         told = HistoryTranslator(prepared.root)
         updates = told.told(history)
         session.translator.go_on_from(told)  # the plan as it stood, tool call ids counted on
@@ -279,6 +280,14 @@ class EngineerAgent:
         for session in list(self.sessions.values()):
             with contextlib.suppress(Exception):
                 await session.close()
+
+
+def recorded_mode(history: Sequence[Any], approval: str) -> str:
+    """The approval mode the recorded session was last switched to, else `approval`."""
+    from tui_engineer.engine import events as ev
+
+    changes = [e.approval for e in history if isinstance(e, ev.ApprovalChanged)]
+    return changes[-1] if changes and changes[-1] in APPROVALS else approval
 
 
 def prompt_text(blocks: Sequence[Any]) -> str:

@@ -249,14 +249,20 @@ class AcpSession(slash.SlashCommands):
 
     def _started(self, session: Session) -> None:
         self.engine = session
-        session.approval = self.approval
+        self._record_mode(session)
+
+    def _record_mode(self, session: Session) -> None:
+        """The engine's mode is the editor's; a change is recorded (session/load keeps it)."""
+        if session.approval != self.approval:
+            session.approval = self.approval
+            session.rt.emit(ev.ApprovalChanged(approval=self.approval))
 
     def set_mode(self, approval: str, said: str = "") -> None:
         """The approval mode from the next proposal on. `said`: switched by the agent (an
         "always" answer, /mode), so the editor's mode picker is told, and the thread."""
         self.approval = approval
         if self.engine is not None:
-            self.engine.approval = approval
+            self._record_mode(self.engine)
         if said:
             self._outbox.put_nowait(update_current_mode(approval))
             self.say(said)

@@ -443,6 +443,15 @@ class StepSkipped(Event):
 
 
 @dataclass(frozen=True)
+class ApprovalChanged(Event):
+    """The approval mode ("ask" or "auto") switched during the session (an editor's mode
+    picker, an "always" answer, /mode): recorded, so a session loaded again keeps it."""
+
+    type: ClassVar[str] = "approval_changed"
+    approval: str
+
+
+@dataclass(frozen=True)
 class BudgetWarning(Event):
     type: ClassVar[str] = "budget_warning"
     message: str
