@@ -7,9 +7,10 @@
    client; each run record's plan -> last commit time, per step (target: ACP <= 5% over).
 3. MCP servers: the same session over ACP with two MCP servers given in session/new (the
    glossary server of the tests, written with the MCP SDK, and the MCP project's time server
-   from the package index), the model calling a tool in its plan call and in step 1's: time
-   from session/new to the first plan entry (with none and with the two), and the tool-call
-   rounds per session (model replies that called tools, each one a model call more).
+   from the package index), the model calling a tool in each step's propose call: time from
+   session/new to the first plan entry (with none and with the two: the servers' start-up),
+   and the tool-call rounds per session (model replies that called tools, each one a model
+   call more).
 
 Run: python benchmarks/acp_overhead.py [--runs N]
 """
@@ -179,11 +180,11 @@ async def mcp_session(home: Path, servers: list[McpServerStdio]) -> tuple[float,
     client = PlanClock()
     with ScriptedServer() as server:
         if servers:
-            server.script(
-                Reply(tool_calls=[("glossary__lookup_term", {"term": "sub"})]),
+            server.script(  # a tool round in each step's propose call, none in the plan's
                 Reply(text=plan_reply("Add sub", "Add mul")),
-                Reply(tool_calls=[("time__get_current_time", {"timezone": "Etc/UTC"})]),
+                Reply(tool_calls=[("glossary__lookup_term", {"term": "sub"})]),
                 Reply(text=SUB),
+                Reply(tool_calls=[("time__get_current_time", {"timezone": "Etc/UTC"})]),
                 Reply(text=MUL),
             )
         else:
