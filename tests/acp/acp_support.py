@@ -29,6 +29,7 @@ from acp.schema import (
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
+    ReadTextFileRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
@@ -54,6 +55,7 @@ RESPONSES: dict[str, type[BaseModel]] = {
 REQUESTS: dict[str, type[BaseModel]] = {
     "session/update": SessionNotification,
     "session/request_permission": RequestPermissionRequest,
+    "fs/read_text_file": ReadTextFileRequest,
 }
 
 # Answers a permission request: the option id to select, or None to answer "cancelled".

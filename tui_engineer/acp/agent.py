@@ -97,6 +97,7 @@ class EngineerAgent:
         self.sessions: dict[str, AcpSession] = {}
         self.conn: Any = None
         self._loading: asyncio.Future[None] | None = None
+        self.reads_buffers = False  # the client offers fs/read_text_file (its unsaved buffers)
 
     async def _engine(self) -> None:
         """The engine loaded (in a thread, started at initialize). Everything that imports it
@@ -117,6 +118,8 @@ class EngineerAgent:
         # while the client gets ready to ask for a session.
         if self._loading is None:
             self._loading = asyncio.ensure_future(asyncio.to_thread(load_engine))
+        fs = getattr(client_capabilities, "fs", None)
+        self.reads_buffers = bool(getattr(fs, "read_text_file", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -197,6 +200,7 @@ class EngineerAgent:
             await old.close()  # loaded again: one engine per session
         approval = prepared.settings.approval
         session = AcpSession(session_id, self.conn, again, prepared, approval)
+        session.reads_buffers = self.reads_buffers
         self.sessions[session_id] = session
         return session
 

@@ -95,6 +95,7 @@ class AcpSession(slash.SlashCommands):
         self._answer: asyncio.Future[str] | None = None  # "what is still wrong?" awaits a prompt
         self._rejections: dict[int, int] = {}
         self._skip = False  # /skip: the next review skips its step unasked
+        self.reads_buffers = False  # the client offers fs/read_text_file: the model sees them
 
     # ----- updates, in order
 
@@ -250,6 +251,19 @@ class AcpSession(slash.SlashCommands):
     def _started(self, session: Session) -> None:
         self.engine = session
         self._record_mode(session)
+        if self.reads_buffers:
+            session.rt.read_buffer = self._read_buffer
+
+    async def _read_buffer(self, path: str) -> str | None:
+        """A file of the repository as the editor holds it (unsaved changes included), read
+        with fs/read_text_file; None when the editor cannot."""
+        root = self.translator.root
+        try:
+            answer = await self.client.read_text_file(path=str(root / path), session_id=self.id)
+        except Exception as err:  # noqa: BLE001 - the saved file is shown instead
+            log.info("fs/read_text_file %s: %s", path, err)
+            return None
+        return answer.content
 
     def _record_mode(self, session: Session) -> None:
         """The engine's mode is the editor's; a change is recorded (session/load keeps it)."""

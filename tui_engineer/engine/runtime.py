@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.editor_buffers import BufferReader
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
 from tui_engineer.engine.test_writes import bracketed
 from tui_engineer.engine.tool_use import SessionTools, shown_tools
@@ -113,6 +114,9 @@ class Runtime:
     # The session's MCP servers' tools (tui_engineer/mcp_tools/), offered on the calls that
     # plan, edit and diagnose (engine/tool_use.py); None: no server.
     tools: SessionTools | None = None
+    # An editor's unsaved buffers (ACP's fs/read_text_file): a file's text as the editor holds
+    # it, shown to the model instead of the saved file (engine/editor_buffers.py).
+    read_buffer: BufferReader | None = None
     _warned: set[str] = field(default_factory=set)
 
     @property
