@@ -148,10 +148,10 @@ class EngineerAgent:
         """The start-up checks, in a thread, then the model server asked for its models: a
         UserError says what to do. `resume`: a recorded session to go on with; `part_of`: the
         editor's session a new run is a later request of."""
-        from tui_engineer.acp.given_servers import given_servers
         from tui_engineer.session.start import start
+        from tui_engineer.session.tool_servers import editor_servers
 
-        servers, not_started = given_servers(mcp_servers)
+        servers, not_started = editor_servers(mcp_servers)
         options = RunOptions(
             request=request,
             repo=Path(cwd),

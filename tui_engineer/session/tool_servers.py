@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from tui_engineer.config.mcp_servers import McpServerConfig
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.events import EventSink
 
@@ -61,3 +63,32 @@ async def close_session_tools(starting: asyncio.Task[McpTools] | None) -> None:
         await starting
     if starting.done() and not starting.cancelled() and starting.exception() is None:
         await starting.result().close()
+
+
+ORIGIN = "the editor (session/new)"
+
+
+def editor_servers(servers: Sequence[Any] | None) -> tuple[tuple[McpServerConfig, ...], list[str]]:
+    """The MCP servers an editor hands over in session/new and session/load (`mcpServers`,
+    the ACP SDK's models, read by their fields): stdio ones, and HTTP ones through the SDK's
+    streamable HTTP client; an SSE one (deprecated by MCP) is said and not started. Returns
+    the servers to start, and what is said of those that are not."""
+    started: list[McpServerConfig] = []
+    said: list[str] = []
+    for server in servers or ():
+        kind = getattr(server, "type", "stdio")
+        name = str(getattr(server, "name", "") or f"server{len(started) + 1}")
+        if getattr(server, "command", None):
+            env = tuple((v.name, v.value) for v in server.env or ())
+            started.append(
+                McpServerConfig(name, server.command, tuple(server.args or ()), env, origin=ORIGIN)
+            )
+        elif kind == "http" and getattr(server, "url", None):
+            headers = tuple((h.name, h.value) for h in server.headers or ())
+            started.append(McpServerConfig(name, url=server.url, origin=ORIGIN, headers=headers))
+        else:
+            said.append(
+                f"MCP server {name} ({kind}) is not started: this agent connects to stdio and "
+                "HTTP servers only."
+            )
+    return tuple(started), said
