@@ -5,6 +5,12 @@
 2. Per step: the same scripted two-step session (real openai client over HTTP to the scripted
    server, real git and pytest, approval auto) run by `tui-engineer run --yes` and by an ACP
    client; each run record's plan -> last commit time, per step (target: ACP <= 5% over).
+3. MCP servers: the same session over ACP with two MCP servers given in session/new (the
+   glossary server of the tests, written with the MCP SDK, and the MCP project's time server
+   from the package index), the model calling a tool in each step's propose call: time from
+   session/new to the first plan entry (with none and with the two: the servers' start-up),
+   and the tool-call rounds per session (model replies that called tools, each one a model
+   call more).
 
 Run: python benchmarks/acp_overhead.py [--runs N]
 """
@@ -27,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from acp import spawn_agent_process, text_block  # noqa: E402
+from acp.schema import AgentPlanUpdate, McpServerStdio  # noqa: E402
 
 from tests.acp.acp_support import RecordingClient, agent_command  # noqa: E402
 from tests.engine_support import KEY, MUL, SUB, plan_reply  # noqa: E402
@@ -144,6 +151,78 @@ async def acp_session(home: Path) -> tuple[float, float]:
     return per_step(repo), children_cpu() - before
 
 
+GLOSSARY = ROOT / "tests" / "mcp_glossary_server.py"
+
+
+def two_servers() -> list[McpServerStdio]:
+    time_server = Path(sys.executable).parent / "mcp-server-time"
+    return [
+        McpServerStdio(name="glossary", command=sys.executable, args=[str(GLOSSARY)], env=[]),
+        McpServerStdio(name="time", command=str(time_server), args=[], env=[]),
+    ]
+
+
+class PlanClock(RecordingClient):
+    """An editor that notes when the first plan entry arrives."""
+
+    first_plan: float | None = None
+
+    async def session_update(self, session_id: str, update: object, **kwargs: object) -> None:
+        if isinstance(update, AgentPlanUpdate) and self.first_plan is None:
+            self.first_plan = time.perf_counter()
+        await super().session_update(session_id, update, **kwargs)
+
+
+async def mcp_session(home: Path, servers: list[McpServerStdio]) -> tuple[float, int, float]:
+    """(session/new -> first plan entry, tool-call rounds, whole session wall) over ACP."""
+    repo = make_repo(home)
+    command = agent_command()
+    client = PlanClock()
+    with ScriptedServer() as server:
+        if servers:
+            server.script(  # a tool round in each step's propose call, none in the plan's
+                Reply(text=plan_reply("Add sub", "Add mul")),
+                Reply(tool_calls=[("glossary__lookup_term", {"term": "sub"})]),
+                Reply(text=SUB),
+                Reply(tool_calls=[("time__get_current_time", {"timezone": "Etc/UTC"})]),
+                Reply(text=MUL),
+            )
+        else:
+            script(server)
+        async with spawn_agent_process(
+            client, command[0], *command[1:], "acp", "--base-url", server.base_url,
+            "--model", "test-model", "--approval", "auto", env=environment(home), cwd=repo,
+            transport_kwargs={"stderr": subprocess.DEVNULL},
+        ) as (conn, _process):  # fmt: skip
+            await conn.initialize(protocol_version=1)
+            started = time.perf_counter()
+            session = await conn.new_session(cwd=str(repo), mcp_servers=servers)
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("add sub and mul")])
+            wall = time.perf_counter() - started
+        rounds = sum(1 for r in server.chat_requests if r.messages[-1]["role"] == "tool")
+    assert client.first_plan is not None
+    return client.first_plan - started, rounds, wall
+
+
+async def mcp_numbers(runs: int) -> None:
+    plain, given = [], []
+    for _ in range(runs):  # alternated, as above
+        with tempfile.TemporaryDirectory() as tmp:
+            plain.append(await mcp_session(Path(tmp), []))
+        with tempfile.TemporaryDirectory() as tmp:
+            given.append(await mcp_session(Path(tmp), two_servers()))
+    print(f"MCP servers over ACP, median of {runs} (load {os.getloadavg()[0]:.1f}):")
+    for name, numbers in (("no server", plain), ("two servers", given)):
+        first = statistics.median(f for f, _, _ in numbers)
+        spread = f"{min(f for f, _, _ in numbers):.2f}-{max(f for f, _, _ in numbers):.2f}"
+        rounds = statistics.median(r for _, r, _ in numbers)
+        wall = statistics.median(w for _, _, w in numbers)
+        print(
+            f"  {name}: session/new -> first plan entry {first:.2f} s ({spread}); "
+            f"tool-call rounds per session {rounds:g}; session wall {wall:.2f} s"
+        )
+
+
 async def main(runs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer() as idle:
         home = Path(tmp)
@@ -174,9 +253,12 @@ async def main(runs: int) -> None:
           "(target <= 5%)")  # fmt: skip
     print("whole session's CPU (the process and its children: git, pytest, bwrap), median:")
     print(f"  headless {hc:.2f} s, acp {ac:.2f} s ({ac - hc:+.2f} s, start-up included)")
+    await mcp_numbers(runs)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    asyncio.run(main(parser.parse_args().runs))
+    parser.add_argument("--mcp-only", action="store_true", help="only part 3 (MCP servers)")
+    arguments = parser.parse_args()
+    asyncio.run(mcp_numbers(arguments.runs) if arguments.mcp_only else main(arguments.runs))

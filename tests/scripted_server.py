@@ -30,6 +30,12 @@ check): a real tokenizer counts code denser than chars / 4. Reply faults inside 
 `malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
 that many content chunks.
 
+Tools (the OpenAI tools API): `Reply(tool_calls=[(name, arguments), ...])` answers with those
+tool calls (finish_reason "tool_calls"; streamed as OpenAI does, the id and name first, then
+the arguments); `request.tools` is what a request offered. `tools=False` makes the server refuse
+a request with tools (400 "… does not support tools"), as servers and models without tool
+support do.
+
 A real model's timing without a clock: `Reply(hold=gate)` holds the reply until the test calls
 `gate.open()` (`hold_after=n`: after n content chunks of the stream; default before any byte of
 the response). `gate.reached` is set when the request gets there (`await gate.arrived()` from
@@ -89,6 +95,11 @@ class RecordedRequest:
     @property
     def model(self) -> str | None:
         return (self.body or {}).get("model")
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools offered (OpenAI shape), [] when none."""
+        return list((self.body or {}).get("tools") or [])
 
 
 # Default OpenAI-style error bodies per status, so a bare `Reply(status=401)` looks real.
@@ -167,6 +178,8 @@ class Reply:
     error_after: int = 0
     hold: Gate | None = None
     hold_after: int | None = None
+    # The model calls tools: (name, arguments as a dict) each; finish_reason "tool_calls".
+    tool_calls: Sequence[tuple[str, dict[str, Any]]] = ()
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -200,8 +213,12 @@ class ScriptedServer:
         tokens_per_char: float | None = None,
         flavour: str | Flavour | None = None,
         html_page: bool = False,
+        tools: bool = True,
     ) -> None:
         self.models = list(models)
+        # False: a request offering tools is refused with 400, as servers and models without
+        # tool support do (Ollama: "... does not support tools").
+        self.tools = tools
         # True: every request is answered 200 with a web page (a web UI, a proxy's login
         # page, a base URL without /v1), as such servers do.
         self.html_page = html_page
@@ -426,6 +443,13 @@ class _Handler(BaseHTTPRequestHandler):
                     },
                 )
             )
+        if request.tools and not self.scripted.tools:
+            return self._send_error(
+                Reply(
+                    status=400,
+                    error={"message": f"{request.model} does not support tools"},
+                )
+            )
         reply = self.scripted._next_chat_reply(request)
         if reply is None:
             return self._send_json(
@@ -484,8 +508,8 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.text},
-                    "finish_reason": reply.finish_reason,
+                    "message": {"role": "assistant", "content": reply.text, **_tool_calls(reply)},
+                    "finish_reason": "tool_calls" if reply.tool_calls else reply.finish_reason,
                 }
             ],
         }
@@ -533,7 +557,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse(event({"content": piece}, None))
         if reply.drop_after is not None:
             return self._drop()  # drop_after >= number of chunks: cut before finish_reason
-        self._sse(event({}, reply.finish_reason))
+        for index, call in enumerate(_tool_calls(reply).get("tool_calls", [])):
+            # As OpenAI streams them: id and name first, the arguments in a later piece.
+            head = {**call, "index": index, "function": {"name": call["function"]["name"]}}
+            self._sse(event({"tool_calls": [head]}, None))
+            rest = {"index": index, "function": {"arguments": call["function"]["arguments"]}}
+            self._sse(event({"tool_calls": [rest]}, None))
+        self._sse(event({}, "tool_calls" if reply.tool_calls else reply.finish_reason))
         if want_usage:
             self._sse({**envelope, "choices": [], "usage": _usage(request, reply)})
         self._chunk(b"data: [DONE]\n\n")
@@ -605,6 +635,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.wfile.flush()
         _shutdown_quietly(self.connection)
+
+
+def _tool_calls(reply: Reply) -> dict[str, Any]:
+    if not reply.tool_calls:
+        return {}
+    return {
+        "tool_calls": [
+            {
+                "id": f"call_{n}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for n, (name, arguments) in enumerate(reply.tool_calls, 1)
+        ]
+    }
 
 
 def _prompt_tokens(request: RecordedRequest, ratio: float | None = None) -> int:

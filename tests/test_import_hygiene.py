@@ -142,6 +142,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("context", {"context"}),
     ("engine", {"engine"}),
     ("records", {"records"}),
+    ("tools", {"mcp_tools"}),  # the user's MCP servers, started by the session core
     ("session core", {"session"}),
     ("bench", {"bench"}),  # drives sessions as a benchmark; the TUI shows its progress
     ("front ends", {"tui", "headless", "acp", "demo"}),

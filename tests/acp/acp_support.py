@@ -29,6 +29,7 @@ from acp.schema import (
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
+    ReadTextFileRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
@@ -54,6 +55,7 @@ RESPONSES: dict[str, type[BaseModel]] = {
 REQUESTS: dict[str, type[BaseModel]] = {
     "session/update": SessionNotification,
     "session/request_permission": RequestPermissionRequest,
+    "fs/read_text_file": ReadTextFileRequest,
 }
 
 # Answers a permission request: the option id to select, or None to answer "cancelled".
@@ -167,14 +169,15 @@ class Agent:
     check: SchemaCheck
     stderr: Path
 
-    async def start(self, cwd: Path) -> str:
-        """initialize, then session/new in `cwd`: the session id."""
+    async def start(self, cwd: Path, mcp_servers: list[Any] | None = None) -> str:
+        """initialize, then session/new in `cwd` (handing over `mcp_servers`): the session
+        id."""
         await self.conn.initialize(
             protocol_version=PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(),
             client_info=Implementation(name="tests", version="0"),
         )
-        made = await self.conn.new_session(cwd=str(cwd), mcp_servers=[])
+        made = await self.conn.new_session(cwd=str(cwd), mcp_servers=mcp_servers or [])
         return made.session_id
 
     async def load(self, cwd: Path, session_id: str) -> LoadSessionResponse:

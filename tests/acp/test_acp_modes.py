@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from acp import RequestError
 
 from tests.acp.acp_support import RecordingClient, agent_session, running_agent
 from tests.conftest import git
-from tests.engine_support import MUL_BUGGY, SUB, plan_reply
-from tests.scripted_server import Reply, ScriptedServer
+from tests.engine_support import MUL_BUGGY, MUL_ON_SUB, SUB, plan_reply
+from tests.scripted_server import Gate, Reply, ScriptedServer
 
 
 async def test_auto_mode_asks_only_about_the_failing_step(
@@ -43,3 +45,35 @@ async def test_the_approval_flag_is_the_starting_mode(
         await agent.conn.initialize(protocol_version=1)
         made = await agent.conn.new_session(cwd=str(make_repo()), mcp_servers=[])
         assert made.modes.current_mode_id == "auto"
+
+
+async def test_auto_mode_stays_after_session_load(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    # Auto chosen in the editor, step 1 committed unasked, the agent gone while the model
+    # works on step 2: the editor reopens the thread in a new agent process.
+    repo = make_repo()
+    thinking = Gate()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")),
+        Reply(text=SUB),
+        Reply(text=MUL_ON_SUB, hold=thinking),  # cut off with the agent
+        Reply(text=MUL_ON_SUB),
+    )
+    async with agent_session(tmp_path, scripted_server, repo) as (agent, session):
+        await agent.conn.set_session_mode(session_id=session, mode_id="auto")
+        turn = asyncio.ensure_future(agent.prompt(session, "add sub and mul"))
+        await thinking.arrived()
+        await agent.conn.cancel(session_id=session)
+        assert await asyncio.wait_for(turn, 60) == "cancelled"
+        thinking.open()
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
+
+    later = RecordingClient(policy=lambda call, options: "reject")
+    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
+        loaded = await agent.load(repo, session)
+        assert loaded.modes.current_mode_id == "auto"
+        assert await agent.prompt(session, "go on") == "end_turn"
+    # Step 2 passed its tests: committed unasked, as auto does.
+    assert later.permissions == []
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]

@@ -97,6 +97,7 @@ class EngineerAgent:
         self.sessions: dict[str, AcpSession] = {}
         self.conn: Any = None
         self._loading: asyncio.Future[None] | None = None
+        self.reads_buffers = False  # the client offers fs/read_text_file (its unsaved buffers)
 
     async def _engine(self) -> None:
         """The engine loaded (in a thread, started at initialize). Everything that imports it
@@ -117,6 +118,8 @@ class EngineerAgent:
         # while the client gets ready to ask for a session.
         if self._loading is None:
             self._loading = asyncio.ensure_future(asyncio.to_thread(load_engine))
+        fs = getattr(client_capabilities, "fs", None)
+        self.reads_buffers = bool(getattr(fs, "read_text_file", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -140,12 +143,15 @@ class EngineerAgent:
         session_id: str = "",
         resume: str | None = None,
         part_of: str = "",
+        mcp_servers: Sequence[Any] | None = None,
     ) -> Any:
         """The start-up checks, in a thread, then the model server asked for its models: a
         UserError says what to do. `resume`: a recorded session to go on with; `part_of`: the
         editor's session a new run is a later request of."""
         from tui_engineer.session.start import start
+        from tui_engineer.session.tool_servers import editor_servers
 
+        servers, not_started = editor_servers(mcp_servers)
         options = RunOptions(
             request=request,
             repo=Path(cwd),
@@ -155,8 +161,11 @@ class EngineerAgent:
             session_id=session_id,
             resume=resume,
             part_of=part_of,
+            mcp_servers=servers,
         )
-        return await start(options)  # no one to ask: a problem is the editor's error
+        prepared = await start(options)  # no one to ask: a problem is the editor's error
+        prepared.notices += not_started
+        return prepared
 
     async def new_session(
         self, cwd: str, mcp_servers: Sequence[Any] | None = None, **kwargs: Any
@@ -166,27 +175,32 @@ class EngineerAgent:
 
         session_id = new_session_id()
         try:
-            prepared = await self._prepare(cwd, session_id=session_id)
+            prepared = await self._prepare(cwd, session_id=session_id, mcp_servers=mcp_servers)
         except UserError as err:
             raise user_error(err) from None
-        session = await self._open(session_id, cwd, prepared)
+        session = await self._open(session_id, cwd, prepared, mcp_servers)
         session.offer_commands()  # sent once this answer is (the client knows the id then)
         return NewSessionResponse(session_id=session_id, modes=modes(session.approval))
 
-    async def _open(self, session_id: str, cwd: str, prepared: Any) -> AcpSession:
+    async def _open(
+        self, session_id: str, cwd: str, prepared: Any, mcp: Sequence[Any] | None = None
+    ) -> AcpSession:
         from tui_engineer.acp.session import AcpSession
         from tui_engineer.session.run import new_session_id
 
         async def again(request: str, resume: str | None) -> Any:  # each later run checks afresh
             if resume:
-                return await self._prepare(cwd, request, resume=resume)
+                return await self._prepare(cwd, request, resume=resume, mcp_servers=mcp)
             # A new request: a run record of its own, found by session/load as part of this one.
-            return await self._prepare(cwd, request, new_session_id(), part_of=session_id)
+            return await self._prepare(
+                cwd, request, new_session_id(), part_of=session_id, mcp_servers=mcp
+            )
 
         if (old := self.sessions.pop(session_id, None)) is not None:
             await old.close()  # loaded again: one engine per session
         approval = prepared.settings.approval
         session = AcpSession(session_id, self.conn, again, prepared, approval)
+        session.reads_buffers = self.reads_buffers
         self.sessions[session_id] = session
         return session
 
@@ -206,13 +220,16 @@ class EngineerAgent:
             parts = await asyncio.to_thread(_session_parts, cwd, session_id)
             last = parts[-1].stem
             try:
-                prepared = await self._prepare(cwd, session_id=last, resume=last)
+                prepared = await self._prepare(
+                    cwd, session_id=last, resume=last, mcp_servers=mcp_servers
+                )
             except NothingToResume:
-                prepared = await self._prepare(cwd)
+                prepared = await self._prepare(cwd, mcp_servers=mcp_servers)
         except UserError as err:
             raise user_error(err) from None
         history = [e for path in parts for e in events_from_record(path)]
-        session = await self._open(session_id, cwd, prepared)
+        session = await self._open(session_id, cwd, prepared, mcp_servers)
+        session.approval = recorded_mode(history, session.approval)
         told = HistoryTranslator(prepared.root)
         updates = told.told(history)
         session.translator.go_on_from(told)  # the plan as it stood, tool call ids counted on
@@ -267,6 +284,14 @@ class EngineerAgent:
         for session in list(self.sessions.values()):
             with contextlib.suppress(Exception):
                 await session.close()
+
+
+def recorded_mode(history: Sequence[Any], approval: str) -> str:
+    """The approval mode the recorded session was last switched to, else `approval`."""
+    from tui_engineer.engine import events as ev
+
+    changes = [e.approval for e in history if isinstance(e, ev.ApprovalChanged)]
+    return changes[-1] if changes and changes[-1] in APPROVALS else approval
 
 
 def prompt_text(blocks: Sequence[Any]) -> str:

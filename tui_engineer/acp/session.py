@@ -96,6 +96,7 @@ class AcpSession(slash.SlashCommands):
         self._answer: asyncio.Future[str] | None = None  # "what is still wrong?" awaits a prompt
         self._rejections: dict[int, int] = {}
         self._skip = False  # /skip: the next review skips its step unasked
+        self.reads_buffers = False  # the client offers fs/read_text_file: the model sees them
 
     # ----- updates, in order
 
@@ -250,14 +251,33 @@ class AcpSession(slash.SlashCommands):
 
     def _started(self, session: Session) -> None:
         self.engine = session
-        session.approval = self.approval
+        self._record_mode(session)
+        if self.reads_buffers:
+            session.rt.read_buffer = self._read_buffer
+
+    async def _read_buffer(self, path: str) -> str | None:
+        """A file of the repository as the editor holds it (unsaved changes included), read
+        with fs/read_text_file; None when the editor cannot."""
+        root = self.translator.root
+        try:
+            answer = await self.client.read_text_file(path=str(root / path), session_id=self.id)
+        except Exception as err:  # noqa: BLE001 - the saved file is shown instead
+            log.info("fs/read_text_file %s: %s", path, err)
+            return None
+        return answer.content
+
+    def _record_mode(self, session: Session) -> None:
+        """The engine's mode is the editor's; a change is recorded (session/load keeps it)."""
+        if session.approval != self.approval:
+            session.approval = self.approval
+            session.rt.emit(ev.ApprovalChanged(approval=self.approval))
 
     def set_mode(self, approval: str, said: str = "") -> None:
         """The approval mode from the next proposal on. `said`: switched by the agent (an
         "always" answer, /mode), so the editor's mode picker is told, and the thread."""
         self.approval = approval
         if self.engine is not None:
-            self.engine.approval = approval
+            self._record_mode(self.engine)
         if said:
             self._outbox.put_nowait(update_current_mode(approval))
             self.say(said)

@@ -29,6 +29,7 @@ from acp.schema import (
     ToolCallLocation,
     ToolCallStart,
     ToolCallUpdate,
+    ToolKind,
     UsageUpdate,
 )
 
@@ -69,6 +70,7 @@ class Translator:
     _runs: dict[tuple[int | None, str], str] = field(default_factory=dict)
     _proposals: dict[int, str] = field(default_factory=dict)  # step -> its edit tool call
     _shown: dict[int, ToolCallStart] = field(default_factory=dict)  # step -> that tool call
+    _tools: dict[str, str] = field(default_factory=dict)  # an MCP tool call's id -> its ACP id
     _count: int = 0
     _said: str = ""  # the end of the reply's prose sent so far
 
@@ -228,6 +230,28 @@ class Translator:
             ]
         return [_run_finished(call, True, text)]
 
+    # ----- the MCP servers' tools, as the model calls them: tool calls of their kind
+
+    def _on_tool_call_started(self, event: ev.ToolCallStarted) -> list[Update]:
+        call = self._new_id("mcp")
+        self._tools[event.call_id] = call
+        title = f"{event.server}: {event.tool} (for the {event.purpose} call)"
+        raw = {"server": event.server, "tool": event.tool, "arguments": event.arguments}
+        return [start_tool_call(call, readable(title), kind=_tool_kind(event.kind),
+                                status="in_progress", raw_input=raw)]  # fmt: skip
+
+    def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> list[Update]:
+        call = self._tools.pop(event.call_id, None)
+        if call is None:
+            return []
+        return [
+            update_tool_call(
+                call, status="completed" if event.ok else "failed",
+                content=[tool_content(text_block(readable(event.result)))],
+                raw_output={"ok": event.ok, "seconds": event.seconds},
+            )
+        ]  # fmt: skip
+
     # ----- proposals: tool calls of kind edit
 
     def _on_proposal_ready(self, event: ev.ProposalReady) -> list[Update]:
@@ -297,7 +321,8 @@ class Translator:
 
     def cut_off(self, why: str) -> list[Update]:
         """Close every tool call still open (a run or a review cut off by a stop)."""
-        calls = [*self._runs.values(), *self._proposals.values()]
+        calls = [*self._runs.values(), *self._proposals.values(), *self._tools.values()]
+        self._tools.clear()
         self._runs.clear()
         self._proposals.clear()
         self._shown.clear()
@@ -320,6 +345,10 @@ def nothing_proposed(call: str, event: ev.ProposalReady) -> Update:
         call, readable(title), kind="other", status="pending",
         content=[tool_content(text_block(readable(text)))], raw_input={"step": event.step},
     )  # fmt: skip
+
+
+def _tool_kind(kind: str) -> ToolKind:
+    return kind if kind in ("read", "fetch", "search", "execute") else "other"  # type: ignore[return-value]
 
 
 def titled(request: str) -> Update:

@@ -48,7 +48,14 @@ def _files_lines(loaded: LoadedSettings) -> list[str]:
     user = loaded.user_config
     if user is not None and user not in loaded.files_read:
         lines.append(f"User config (not found; create it to set personal defaults): {user}")
-    return lines + _agents_lines(loaded)
+    return lines + _agents_lines(loaded) + _mcp_lines(loaded)
+
+
+def _mcp_lines(loaded: LoadedSettings) -> list[str]:
+    """The user config's MCP servers (never their env: it holds tokens), and a repository's
+    that are ignored."""
+    lines = [f"MCP server: {server.shown}" for server in loaded.mcp_servers]
+    return lines + list(loaded.mcp_notices)
 
 
 def _agents_lines(loaded: LoadedSettings) -> list[str]:

@@ -17,6 +17,7 @@ from tui_engineer.config.fields import (
     parse_text,
     unknown,
 )
+from tui_engineer.config.mcp_servers import TABLE as MCP_TABLE
 from tui_engineer.config.settings import ConfigError
 
 Layer = dict[str, tuple[object, str]]
@@ -66,6 +67,8 @@ def table_layer(table: Mapping[str, object], origin: str, *, user_path: Path | N
     layer: Layer = {}
     for raw_key, value in table.items():
         key = normalize_key(raw_key)
+        if key == MCP_TABLE:
+            continue  # not a setting: read by config/mcp_servers.py (user config only)
         if key not in FIELDS:
             raise unknown(raw_key, origin, FIELDS)
         if key in layer:

@@ -10,13 +10,18 @@ from pathlib import Path
 from tui_engineer.config.agents_md import AgentsFile, read_agents_file
 from tui_engineer.config.detect import detect_test_command
 from tui_engineer.config.layers import (
+    PYPROJECT_TABLE,
+    REPO_FILE,
     Layer,
     env_layer,
     flag_layer,
+    read_toml,
     repo_layers,
     user_config_path,
     user_layer,
 )
+from tui_engineer.config.mcp_servers import TABLE, McpServerConfig, ignored_notice
+from tui_engineer.config.mcp_table import servers_from_table
 from tui_engineer.config.settings import LoadedSettings, Settings
 
 
@@ -46,13 +51,37 @@ def load_settings(
     agents = read_agents_file(repo_root) if repo_root is not None else None
     _detect_tests(merged, repo_root, agents)
     values = {key: value for key, (value, _) in merged.items()}
+    servers, ignored = _mcp_servers(user_path, repo_root)
     return LoadedSettings(
         settings=Settings(**values),  # type: ignore[arg-type]
         sources={key: source for key, (_, source) in merged.items()},
         files_read=files_read,
         user_config=user_path,
         agents=agents,
+        mcp_servers=servers,
+        mcp_notices=ignored,
     )
+
+
+def _mcp_servers(
+    user_path: Path, repo_root: Path | None
+) -> tuple[tuple[McpServerConfig, ...], tuple[str, ...]]:
+    """[mcp_servers] from the user's config; a repository's is ignored, and said."""
+    user = read_toml(user_path) or {}
+    servers = servers_from_table(user[TABLE], str(user_path)) if TABLE in user else ()
+    ignored: list[str] = []
+    if repo_root is not None:
+        own = repo_root / REPO_FILE
+        pyproject = repo_root / "pyproject.toml"
+        tool = (read_toml(pyproject) or {}).get("tool", {})
+        section = tool.get(PYPROJECT_TABLE, {}) if isinstance(tool, dict) else {}
+        for table, origin in (
+            (section if isinstance(section, dict) else {}, f"{pyproject} [tool.{PYPROJECT_TABLE}]"),
+            (read_toml(own) or {}, str(own)),
+        ):
+            if TABLE in table:
+                ignored.append(ignored_notice(origin, table[TABLE]))
+    return servers, tuple(ignored)
 
 
 def _merge(layers: list[Layer]) -> Layer:

@@ -12,6 +12,7 @@ from typing import Any
 
 from tui_engineer.config import checks
 from tui_engineer.config.agents_md import AgentsFile
+from tui_engineer.config.mcp_servers import McpServerConfig
 from tui_engineer.errors import UserError
 
 
@@ -283,6 +284,11 @@ class Settings:
         "no '..')",
         checks.inside_paths,
     )
+    # The MCP servers' tools ([mcp_servers] in your user config, or the editor's): seconds one
+    # tool call may take before the model is told it hung, and the rounds of tool calls one
+    # model call may make before it must answer (config/mcp_servers.py, mcp_tools/).
+    mcp_tool_timeout: float = setting(30.0, "a number of seconds > 0", checks.positive, unit="s")
+    mcp_rounds: int = setting(4, "a whole number ≥ 0 (0: no tools offered)", checks.not_negative)
 
 
 @dataclass
@@ -294,3 +300,7 @@ class LoadedSettings:
     user_config: Path | None = None
     # The repository's AGENTS.md (or CLAUDE.md, CONVENTIONS.md), when it has one.
     agents: AgentsFile | None = None
+    # [mcp_servers] of the user's config (config/mcp_servers.py), and what was said of the
+    # ones a repository's config named (ignored).
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    mcp_notices: tuple[str, ...] = ()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from tui_engineer.context.regions import (
     frame_span,
     merge,
     read_lines,
+    split_lines,
     symbol_span,
 )
 from tui_engineer.context.repomap import FileMap, RepoMap, build_map
@@ -68,8 +69,11 @@ def gather_context(
     budget_chars: int = MAX_TOTAL_CHARS,
     cache_root: Path | None = None,
     repo_map: RepoMap | None = None,
+    buffers: Mapping[str, str] | None = None,
 ) -> Context:
-    """The map and contents for a prompt about `request` (and a step), within `budget_chars`."""
+    """The map and contents for a prompt about `request` (and a step), within `budget_chars`.
+    `buffers`: files' text as an editor holds it (unsaved changes), shown instead of the
+    saved file."""
     repo = repo_map or build_map(root, cache_root=cache_root)
     focus = Focus(f"{request}\n{step_text}", step_files, failures)
     ranked = rank(repo, focus, recent_changes(root))
@@ -78,7 +82,7 @@ def gather_context(
     # into it (a test module the step names) is shown where it mentions them.
     named = list(dict.fromkeys(s.short for r in ranked for s in r.symbols))
     budget = max(0, budget_chars - MAP_MIN)
-    contents, shown, whole = _contents(repo, relevant(ranked), budget, named)
+    contents, shown, whole = _contents(repo, relevant(ranked), budget, named, buffers or {})
     room = min(map_budget, max(MAP_MIN, budget_chars - len(contents)))
     listing = _listing(repo, ranked, whole, room)
     # Names (and contents) the model reads: a byte that is not UTF-8 shows as U+FFFD.
@@ -101,7 +105,11 @@ class _Room:
 
 
 def _contents(
-    repo: RepoMap, ranked: Sequence[Ranked], budget: int, named: Sequence[str] = ()
+    repo: RepoMap,
+    ranked: Sequence[Ranked],
+    budget: int,
+    named: Sequence[str] = (),
+    buffers: Mapping[str, str] | None = None,
 ) -> tuple[str, list[str], set[str]]:
     """(text, files shown in part or whole, files shown whole)."""
     root = repo.root
@@ -110,7 +118,8 @@ def _contents(
     shown: list[str] = []
     whole: set[str] = set()
     for entry in ranked:
-        lines = read_lines(root, entry.path)
+        held = (buffers or {}).get(entry.path)
+        lines = read_lines(root, entry.path) if held is None else split_lines(held)
         if lines is None:
             continue
         text = "".join(lines)

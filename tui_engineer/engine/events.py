@@ -215,6 +215,38 @@ class ShowRequested(Event):
 
 
 @dataclass(frozen=True)
+class ToolCallStarted(Event):
+    """The model called a tool of one of the session's MCP servers before its reply
+    (engine/tool_use.py): `call_id` is unique within the session."""
+
+    type: ClassVar[str] = "tool_call_started"
+    call_id: str
+    server: str
+    tool: str
+    arguments: str  # as the model wrote them (JSON)
+    purpose: str  # the model call it is part of: plan, propose, diagnose, fix…
+    step: int | None
+    kind: str = "other"  # read | fetch | other (ACP's tool kinds)
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    """A tool call's result, as the model got it (cut to the output bound): `ok` False when
+    the tool failed, hung past its time or its server is gone."""
+
+    type: ClassVar[str] = "tool_call_finished"
+    call_id: str
+    server: str
+    tool: str
+    arguments: str
+    ok: bool
+    result: str
+    seconds: float
+    purpose: str
+    step: int | None
+
+
+@dataclass(frozen=True)
 class ActionApplied(Event):
     """A sandbox action (install a package, run a setup command) asked for by the model."""
 
@@ -419,6 +451,15 @@ class StepSkipped(Event):
     type: ClassVar[str] = "step_skipped"
     step: int
     reason: str
+
+
+@dataclass(frozen=True)
+class ApprovalChanged(Event):
+    """The approval mode ("ask" or "auto") switched during the session (an editor's mode
+    picker, an "always" answer, /mode): recorded, so a session loaded again keeps it."""
+
+    type: ClassVar[str] = "approval_changed"
+    approval: str
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,11 @@ the prompt and the reply."""
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from tui_engineer.context import Context, frame_regions, gather_context
 from tui_engineer.engine import prompts
+from tui_engineer.engine.editor_buffers import unsaved_buffers
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.seeing_more import answer_room
@@ -33,7 +35,7 @@ async def context_for(
     """The map and contents for a plan or propose prompt; `bare` is that prompt without them."""
     budget = await _room(rt, bare, purpose)
     step_text = f"{step.title}\n{step.description}\n{step.verify}" if step else ""
-    return await asyncio.to_thread(
+    gather = functools.partial(
         gather_context,
         rt.workdir,
         request,
@@ -42,6 +44,12 @@ async def context_for(
         budget_chars=budget,
         cache_root=rt.root,
     )
+    context = await asyncio.to_thread(gather)
+    roots = (rt.root, rt.workdir)
+    buffers = await unsaved_buffers(rt.read_buffer, context.shown, roots, rt.emit, rt._warned)
+    if buffers:  # the editor's unsaved text instead of the saved files
+        context = await asyncio.to_thread(gather, buffers=buffers)
+    return context
 
 
 async def failing_code(rt: Runtime, report_text: str, messages: list[prompts.Message]) -> str:

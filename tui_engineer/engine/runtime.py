@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.editor_buffers import BufferReader
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
 from tui_engineer.engine.test_writes import bracketed
+from tui_engineer.engine.tool_use import SessionTools, shown_tools
 from tui_engineer.errors import UserError
 from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.llm.reply_watch import Expected, OffTrackReply
@@ -110,6 +112,12 @@ class Runtime:
     # What the human's reviews decided that the model should know (hunks dropped, hand edits,
     # line comments: engine/review_notes.py), delivered with its next call.
     review_notes: list[str] = field(default_factory=list)
+    # The session's MCP servers' tools (tui_engineer/mcp_tools/), offered on the calls that
+    # plan, edit and diagnose (engine/tool_use.py); None: no server.
+    tools: SessionTools | None = None
+    # An editor's unsaved buffers (ACP's fs/read_text_file): a file's text as the editor holds
+    # it, shown to the model instead of the saved file (engine/editor_buffers.py).
+    read_buffer: BufferReader | None = None
     _warned: set[str] = field(default_factory=set)
 
     @property
@@ -161,7 +169,7 @@ class Runtime:
                 )
             )
             try:
-                completion = await self._complete(messages, purpose, cap, live, expect)
+                completion = await self._complete(messages, (purpose, step), cap, live, expect)
                 break
             except ServerUnreachable as err:
                 self._report_failure(purpose, step, prompt, live.text, err)
@@ -178,11 +186,12 @@ class Runtime:
     async def _complete(
         self,
         messages: list[Message],
-        purpose: str,
+        called: tuple[str, int | None],
         cap: int,
         live: _LiveReply,
         expect: Expected | None,
     ) -> Completion:
+        purpose, step = called
 
         def on_text(chunk: str) -> None:
             self.emit(ev.TokenStream(purpose=purpose, text=chunk))
@@ -192,7 +201,9 @@ class Runtime:
             live.reset()
             self.emit(ev.ModelRetried(purpose=purpose, reason=reason))
 
-        shape = {"expect": expect} if expect is not None else {}
+        shape: dict[str, object] = {"expect": expect} if expect is not None else {}
+        if (box := shown_tools(self.tools, self.emit, purpose, step)) is not None:
+            shape["tools"] = box
         return await self.model.complete(
             messages, on_text=on_text, on_retry=on_retry, max_output_tokens=cap, **shape
         )

@@ -15,6 +15,7 @@ from typing import TextIO
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.chat_target import restarted_line
 from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, old_failure_lines, written_line
+from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.names import readable
@@ -204,6 +205,9 @@ class ProgressPrinter:
             f"  ↪ model asked to see {asked} (round {e.round}/{e.max_rounds}, "
             f"{e.lines} lines shown{refused})"
         )
+
+    def _on_tool_call_finished(self, e: ev.ToolCallFinished) -> None:
+        self._line(f"  {'✓' if e.ok else '✗'} {visible(tool_line(e))}")
 
     def _on_action_applied(self, e: ev.ActionApplied) -> None:
         mark = "✓" if e.ok else "✗"

@@ -45,6 +45,7 @@ from tui_engineer.llm.streaming import (
     TextCallback,
 )
 from tui_engineer.llm.tokens import PromptCounter
+from tui_engineer.llm.tools import ToolBox, ToolRounds
 from tui_engineer.llm.usage import Budget, CallUsage, UsageLedger, price_for
 from tui_engineer.llm.window import (
     DEFAULT_CONTEXT_WINDOW,
@@ -72,6 +73,7 @@ class Completion:
     model: str
     continued: int = 0  # how many continuation calls were stitched
     retries: int = 0  # broken replies thrown away and asked again
+    tool_rounds: int = 0  # replies that called tools before this one
 
 
 class ModelClient:
@@ -183,6 +185,7 @@ class ModelClient:
         stream: bool = True,
         max_output_tokens: int | None = None,
         expect: Expected | None = None,
+        tools: ToolBox | None = None,
     ) -> Completion:
         """Ask the model; return the whole reply text.
 
@@ -195,6 +198,8 @@ class ModelClient:
         as `max_tokens` once this server was seen ignoring the former; a stream is cut there.
         `expect`: how a right reply begins; a streamed one with no sign of it within its
         tokens is stopped there (OffTrackReply, llm/reply_watch.py).
+        `tools`: what the model may call first (llm/tools.py): each round's results go back
+        to it, at most `tools.max_rounds` rounds; every round is a call, counted in the budget.
         Raises BudgetExceeded before any call that would overspend, LLMError subclasses otherwise.
         """
         # A name or test output with a byte that is not UTF-8 reaches the model as U+FFFD: a
@@ -205,7 +210,11 @@ class ModelClient:
         calls: list[CallUsage] = []
         retries_before = self.retries
         known_window = None if self._window_assumed else self.context_window
-        for continued in range(self.max_continuations + 1):
+        rounds = ToolRounds(tools if self._calls.tools_ok else None)
+        if tools is not None:
+            self._calls.on_tools_refused = tools.refused
+        continued = 0
+        while continued <= self.max_continuations:
             await self._accounts.tokens.measure(conversation)
             prompt = self._accounts.prompt_tokens(conversation)
             cap = fit_reply_cap(self.context_window, prompt, max_output_tokens)
@@ -217,12 +226,18 @@ class ModelClient:
                 cap,
                 known_window,
                 expected=None if continued else expect,
+                tools=rounds.offer() if not continued and self._calls.tools_ok else None,
             )
-            parts.append(reply.text)
             calls.append(reply.usage)
+            if reply.tool_calls and rounds.more() and not continued:
+                # The model asked for its tools: their results go back before its answer.
+                conversation += await rounds.answer(reply.text, reply.tool_calls)
+                continue
+            parts.append(reply.text)
             if reply.finish_reason != "length":
                 done = self._finished(parts, calls, reply, continued)
                 done.retries = self.retries - retries_before
+                done.tool_rounds = rounds.rounds
                 return done
             if self._window_assumed and server_cut_short(reply.usage, cap):
                 self._learn_window_from_cut(reply.usage)
@@ -241,6 +256,7 @@ class ModelClient:
                     self._accounts.prompt_tokens(conversation),
                     cap,
                 )
+            continued += 1
         raise ModelReplyError(
             f"The reply from {self.model} was cut off by the token limit even after "
             f"{self.max_continuations} continuation(s), so it was not used. Ask for a smaller "

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import openai
@@ -26,6 +26,7 @@ from tui_engineer.llm.error_mapping import ErrorMapper, server_message
 from tui_engineer.llm.errors import LLMError, ModelReplyError
 from tui_engineer.llm.reply_cap import ReplyCap
 from tui_engineer.llm.reply_watch import COMPLETE, OFF_TRACK, Expected, ReplyWatch
+from tui_engineer.llm.tools import ToolCall
 from tui_engineer.llm.usage import CallUsage
 
 TextCallback = Callable[[str], None]
@@ -51,6 +52,7 @@ class Reply:
     finish_reason: str
     model: str
     usage: CallUsage
+    tool_calls: list[ToolCall] = field(default_factory=list)  # the model asked for its tools
 
 
 class StreamDropped(Exception):
@@ -85,6 +87,8 @@ class ChatCalls:
         self._streaming_ok = True  # False once the server refused stream=true
         self._stream_options_ok = True  # False once it refused stream_options
         self.cap = ReplyCap()
+        self.tools_ok = True  # False once the server refused a request with tools
+        self.on_tools_refused: Callable[[str], None] | None = None
 
     async def call(
         self,
@@ -95,6 +99,7 @@ class ChatCalls:
         max_output_tokens: int | None,
         known_window: int | None,
         expected: Expected | None = None,
+        tools: dict[str, Any] | None = None,
     ) -> Reply:
         """One reply, asked again from scratch while it breaks. `known_window` is the context
         window when it was configured or learned (not assumed): a dropped stream's error
@@ -106,8 +111,13 @@ class ChatCalls:
             limit = accounts.fit_reply(conversation, max_output_tokens)
             accounts.check(conversation, limit)
             try:
-                reply = await self._request(conversation, on_text, stream, limit, expected)
-                if not reply.text.strip() and reply.finish_reason == "stop":
+                reply = await self._request(
+                    conversation, on_text, stream, limit, expected, tools or {}
+                )
+                # Tool calls where none may be made (past the last round) say nothing either.
+                usable = reply.tool_calls and (tools or {}).get("tool_choice") == "auto"
+                empty = not reply.text.strip() and not usable
+                if empty and reply.finish_reason in ("stop", "tool_calls"):
                     accounts.ledger.add(reply.usage)
                     raise StreamDropped("", None, "empty")
             except StreamDropped as drop:
@@ -152,9 +162,13 @@ class ChatCalls:
         stream: bool,
         max_output_tokens: int | None,
         expected: Expected | None = None,
+        tools: dict[str, Any] | None = None,
     ) -> Reply:
-        """Stream if we may; fall back (for the session) when the server refuses streaming."""
+        """Stream if we may; fall back (for the session) when the server refuses streaming
+        or tools."""
         params: dict[str, Any] = {"model": self.model, "messages": conversation}
+        if tools and self.tools_ok:
+            params.update(tools)
         self.cap.ask(params, max_output_tokens)
         while stream and self._streaming_ok:
             watch = None
@@ -163,14 +177,35 @@ class ChatCalls:
             try:
                 return await self._streamed(params, conversation, on_text, watch)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
-                if not self._learn_streaming_refusal(err):
+                if not self._learn_tools_refusal(err, params):
+                    if not self._learn_streaming_refusal(err):
+                        raise self._errors().sdk_error(err) from None
+            except openai.OpenAIError as err:
+                raise self._errors().sdk_error(err) from None
+        while True:
+            try:
+                return await self._whole(params, conversation, on_text)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+                if not self._learn_tools_refusal(err, params):
                     raise self._errors().sdk_error(err) from None
             except openai.OpenAIError as err:
                 raise self._errors().sdk_error(err) from None
-        try:
-            return await self._whole(params, conversation, on_text)
-        except openai.OpenAIError as err:
-            raise self._errors().sdk_error(err) from None
+
+    def _learn_tools_refusal(self, err: openai.APIStatusError, params: dict[str, Any]) -> bool:
+        """True if a request with tools was refused for them (a server or model without tool
+        support: Ollama's "does not support tools", llama-server's "--jinja"): the tools are
+        left out from now on, said once (`on_tools_refused`), and `params` lose them."""
+        if "tools" not in params:
+            return False
+        text = f"{err.param or ''} {server_message(err)}"
+        if "tool" not in text.lower() and "jinja" not in text.lower():
+            return False
+        self.tools_ok = False
+        params.pop("tools", None)
+        params.pop("tool_choice", None)
+        if self.on_tools_refused is not None:
+            self.on_tools_refused(self._errors().redact(text.strip())[:200])
+        return True
 
     def _learn_streaming_refusal(self, err: openai.APIStatusError) -> bool:
         """True if the 400/422 was about streaming, after noting what to avoid from now on."""
@@ -219,6 +254,7 @@ class ChatCalls:
         model, usage = self.model, None
         prompt = self.accounts.prompt_tokens(conversation)
         cap = self.cap.sent(params)
+        calls: dict[int, list[str]] = {}  # index → [id, name, arguments so far]
         async with chunks:
             try:
                 async for chunk in chunks:
@@ -226,6 +262,8 @@ class ChatCalls:
                     usage = chunk.usage or usage
                     for choice in chunk.choices[:1]:
                         delta = choice.delta.content if choice.delta else None
+                        if choice.delta and choice.delta.tool_calls:
+                            _gather_tool_calls(calls, choice.delta.tool_calls)
                         if delta:
                             parts.append(delta)
                             if on_text is not None:
@@ -252,7 +290,9 @@ class ChatCalls:
         if finish == OFF_TRACK and watch is not None:
             self.accounts.ledger.add(self.accounts.usage(conversation, "".join(parts), None))
             raise watch.off_track(self.model)
-        return self._reply(conversation, "".join(parts), finish, model, usage)
+        reply = self._reply(conversation, "".join(parts), finish, model, usage)
+        reply.tool_calls = [ToolCall(*calls[i]) for i in sorted(calls) if calls[i][1]]
+        return reply
 
     async def _whole(
         self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
@@ -269,14 +309,31 @@ class ChatCalls:
         model = response.model or self.model
         reported = response.usage.completion_tokens if response.usage else None
         self.cap.check_whole(reported, self.cap.sent(params))
-        return self._reply(
+        reply = self._reply(
             conversation, text, choice.finish_reason or "stop", model, response.usage
         )
+        reply.tool_calls = [
+            ToolCall(c.id, c.function.name, c.function.arguments or "")
+            for c in choice.message.tool_calls or ()
+            if getattr(c, "function", None) is not None
+        ]
+        return reply
 
     def _reply(
         self, conversation: list[Message], text: str, finish: str, model: str, usage: Any
     ) -> Reply:
         return Reply(text, finish, model, self.accounts.usage(conversation, text, usage, model))
+
+
+def _gather_tool_calls(calls: dict[int, list[str]], deltas: Any) -> None:
+    """A stream sends each tool call in pieces: its id and name first, its arguments after."""
+    for piece in deltas:
+        index = piece.index if piece.index is not None else len(calls)
+        call = calls.setdefault(index, ["", "", ""])
+        call[0] = piece.id or call[0] or f"call_{index}"
+        if piece.function is not None:
+            call[1] += piece.function.name or ""
+            call[2] += piece.function.arguments or ""
 
 
 def _asked(conversation: list[Message]) -> list[str]:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui_engineer.config.mcp_servers import McpServerConfig
 
 
 @dataclass
@@ -29,6 +33,9 @@ class RunOptions:
     # Go on with a recorded session (session/resume.py): its id, "" for the newest one; None
     # starts a new session.
     resume: str | None = None
+    # MCP servers a front end was handed (an editor's, in ACP's session/new), on top of the
+    # user config's [mcp_servers]: their tools are offered to the model (mcp_tools/).
+    mcp_servers: tuple[McpServerConfig, ...] = ()
 
     def __post_init__(self) -> None:
         self.request = readable_text(self.request)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tui_engineer.config import LoadedSettings, Settings, load_settings
 from tui_engineer.config.agents_md import AgentsFile
+from tui_engineer.config.mcp_servers import McpServerConfig
 from tui_engineer.engine.runtime import Model
 from tui_engineer.errors import UserError
 from tui_engineer.sample_mark import is_sample_repo
@@ -127,6 +128,8 @@ class Prepared:
     agents: AgentsFile | None = None  # the repository's AGENTS.md (CLAUDE.md, CONVENTIONS.md)
     resumed: Resumed | None = None  # a recorded session to go on with (options.resume)
     head: str = ""  # the commit it starts on (HEAD at the checks)
+    # The MCP servers to start with it: the user config's, then the front end's (an editor's).
+    mcp_servers: tuple[McpServerConfig, ...] = ()
 
 
 def load_model_client() -> None:
@@ -179,6 +182,7 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     made = make_model(options, settings, resumed) if model else None
     notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
     notices += agents_notices(loaded)
+    notices += loaded.mcp_notices  # a repository's [mcp_servers], ignored
     return Prepared(
         options,
         root,
@@ -191,7 +195,17 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
         loaded.agents,
         resumed,
         state.head or "",
+        _mcp_servers(loaded.mcp_servers, options.mcp_servers),
     )
+
+
+def _mcp_servers(
+    user: tuple[McpServerConfig, ...], given: tuple[McpServerConfig, ...]
+) -> tuple[McpServerConfig, ...]:
+    """The user's servers and the front end's; one name given twice is started once (the
+    front end's: an editor hands over the user's own list)."""
+    named = {server.name: server for server in (*user, *given)}
+    return tuple(named.values())
 
 
 def agents_notices(loaded: LoadedSettings) -> list[str]:

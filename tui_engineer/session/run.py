@@ -26,6 +26,11 @@ from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import Prepared, make_model, start_loading_model_client
 from tui_engineer.session.resume import restore, where_to_go_on
+from tui_engineer.session.tool_servers import (
+    close_session_tools,
+    session_tools,
+    start_session_tools,
+)
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.one_session import refuse_second_session
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
@@ -142,6 +147,7 @@ async def run_prepared(
     making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None
     made: list[Shadow] = []
     sandbox: Sandbox | None = None
+    tools = start_session_tools(prepared)  # beside the shadow's creation
     try:
         sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
         for sentence in prepared.notices:
@@ -167,6 +173,7 @@ async def run_prepared(
         if notice := empty_submodules_notice(shadow.empty_submodules):
             emit(ev.Notice(message=notice))
         runtime = Runtime(prepared.root, shadow, model, sandbox, _engine_options(prepared), emit)
+        runtime.tools = await session_tools(tools, emit)
         runtime.selection = _selection(prepared, sandbox)
         if notice := _whole_runs_notice(prepared, runtime.selection):
             emit(ev.Notice(message=notice))
@@ -182,6 +189,7 @@ async def run_prepared(
         # To its end even when more stop requests cancel it meanwhile: a shadow left here
         # would only go at the next start.
         await to_the_end(_close_session(prepared, making, sandbox, made, recorder))
+        await to_the_end(close_session_tools(tools))
 
 
 async def _close_session(

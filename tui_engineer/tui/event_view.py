@@ -10,6 +10,7 @@ from tui_engineer.engine.chat_target import restarted_line
 from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
 from tui_engineer.engine.hunks import HunkRef
 from tui_engineer.engine.review import BY_YOU, old_failure_lines, written_line
+from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent
@@ -155,6 +156,11 @@ class EngineEventView:
 
     async def _on_edit_refused(self, event: ev.EditRefused) -> None:
         await self.chat.note(f"Edit refused (step {event.step}): {event.reason}", error=True)
+
+    async def _on_tool_call_finished(self, event: ev.ToolCallFinished) -> None:
+        """The model used one of the MCP servers' tools before its reply."""
+        line = tool_line(event)
+        await self.chat.note(line[0].upper() + line[1:], error=not event.ok)
 
     async def _on_show_requested(self, event: ev.ShowRequested) -> None:
         """The model asked to see more before editing: say what, and what it got."""
