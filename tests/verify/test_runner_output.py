@@ -73,6 +73,7 @@ def test_node_spec_reporter() -> None:
         "test/a.test.js > inner fail",
     ]
     assert result.failures[1].message == "Error: boom"
+    assert result.passing == ["passes", "inner ok"]  # by name, as node's spec shows them
 
 
 def test_go_test_json_counts_leaf_tests_and_build_failures() -> None:

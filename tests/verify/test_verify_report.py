@@ -178,12 +178,17 @@ E       assert 3 == 4
 =========================== short test summary info ============================
 FAILED tests/test_calc.py::test_add - assert 1 == 2
 FAILED tests/test_calc.py::test_mul - assert 3 == 4"""
+# A test in a class: pytest heads its section `CalcTests.test_mul`.
+PYTEST_CLASS_TAIL = PYTEST_TAIL.replace("_ test_", "_ CalcTests.test_").replace(
+    "py::test_", "py::CalcTests::test_"
+)
 
 
 @pytest.mark.parametrize(
     ("tail", "old"),
     [(UNITTEST_TAIL, "tests/test_calc.py::CalcTests::test_mul"),
-     (PYTEST_TAIL, "tests/test_calc.py::test_mul")],
+     (PYTEST_TAIL, "tests/test_calc.py::test_mul"),
+     (PYTEST_CLASS_TAIL, "tests/test_calc.py::CalcTests::test_mul")],
 )  # fmt: skip
 def test_the_model_reads_no_output_about_an_old_failure(tail: str, old: str) -> None:
     """Each runner module names the lines of its output about old failures (old_lines)."""

@@ -151,6 +151,7 @@ def _tap_error(yaml: str) -> str:
 
 _SPEC_COUNT = re.compile(r"^ℹ (pass|fail|skipped|todo|cancelled) (\d+)$", re.M)
 _SPEC_FAIL = re.compile(r"^✖ (.*?)(?: \([\d.]+m?s\))?$")
+_SPEC_PASS = re.compile(r"^\s*✔ (.*?)(?: \([\d.]+m?s\))?$")
 
 
 def _spec(output: str, root: Path | None) -> RunnerResult | None:
@@ -162,6 +163,9 @@ def _spec(output: str, root: Path | None) -> RunnerResult | None:
     result.failed = int(counts.get("fail", 0)) + int(counts.get("cancelled", 0))
     result.skipped = int(counts.get("skipped", 0)) + int(counts.get("todo", 0))
     section = output.split("✖ failing tests:", 1)
+    # Passing tests by name, as its failing ones are named apart from their file (`unlocated`).
+    passing = [found.group(1) for found in map(_SPEC_PASS.match, section[0].splitlines()) if found]
+    result.passing = list(dict.fromkeys(passing))
     if len(section) < 2:
         return result
     lines = section[1].splitlines()

@@ -213,6 +213,7 @@ def old_lines(lines: list[str], ids: set[str]) -> set[int]:
     """The lines about the tests `ids`: the section of each (`____ test_mul ____` up to the
     next section) and its line of the short summary (`FAILED tests/x.py::test_mul - …`)."""
     names = {i.rsplit("::", 1)[-1] for i in ids} | {i.replace("::", ".") for i in ids}
+    names |= {i.split("::", 1)[1].replace("::", ".") for i in ids if "::" in i}  # Class.test
     found: set[int] = set()
     skipping = False
     for index, line in enumerate(lines):
