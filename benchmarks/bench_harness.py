@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from tests.oracle_server import OracleServer  # noqa: E402
 from tui_engineer.bench.humaneval import humaneval_tasks  # noqa: E402
 from tui_engineer.bench.results import read_results  # noqa: E402
-from tui_engineer.cli import main  # noqa: E402
+from tui_engineer.cli.main import main  # noqa: E402
 
 
 def test_seconds(record: Path) -> float:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.oracle_server import OracleServer
 from tui_engineer.bench.humaneval import humaneval_tasks
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 
 FOLDER = Path(__file__).parent / "data" / "bench_replay"
 CONFIGS = ("default", "fix0", "no-plan")

@@ -35,7 +35,7 @@ def test_help_mentions_subcommands() -> None:
 
 def test_help_does_not_import_heavy_libraries() -> None:
     code = (
-        "import sys; from tui_engineer import cli; "
+        "import sys; from tui_engineer.cli import main as cli; "
         "import contextlib, io\n"
         "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         "    cli.main(['--help'])\n"
@@ -71,7 +71,7 @@ def test_after_a_headless_run_the_process_ends_at_once_with_its_code_and_output(
     everything it printed still come out."""
     import pytest
 
-    from tui_engineer import cli
+    from tui_engineer.cli import main as cli
 
     class Ended(Exception):
         pass

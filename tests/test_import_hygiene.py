@@ -16,8 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tui_engineer"
 UI_ONLY = {"tui"}  # folders allowed to import textual
 CORE = {"session", "engine"}  # what every front end starts
 # The front ends and what starts them: the core imports none of these, not even lazily.
-FRONT_ENDS = {"tui", "headless", "bench", "acp", "web", "web_tab", "cli", "demo", "__main__"}
-FRONT_ENDS |= {"launch", "arguments"}
+FRONT_ENDS = {"tui", "headless", "bench", "acp", "cli", "demo", "__main__"}
 
 
 def _engine_side_modules() -> list[Path]:
@@ -58,7 +57,7 @@ def test_the_acp_agent_loads_no_textual() -> None:
     # Editors start `tui-engineer acp` for every session: it must not pay for (or depend on)
     # the TUI, and a Textual import would be a front end leaking into another.
     code = (
-        "import sys, tui_engineer.cli, tui_engineer.acp.command, tui_engineer.acp.agent, "
+        "import sys, tui_engineer.cli.main, tui_engineer.acp.command, tui_engineer.acp.agent, "
         "tui_engineer.acp.session, tui_engineer.acp.updates; "
         "print('textual' in sys.modules)"
     )
@@ -74,7 +73,7 @@ def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
     heavy = ["openai", "git", "tui_engineer.engine.session", "tui_engineer.session.prepare"]
     heavy += ["tui_engineer.session.run"]
     code = (
-        "import sys, tui_engineer.cli, tui_engineer.demo, tui_engineer.tui.app, "
+        "import sys, tui_engineer.cli.main, tui_engineer.demo, tui_engineer.tui.app, "
         "tui_engineer.session.options; "
         f"print([name for name in {heavy!r} if name in sys.modules])"
     )
@@ -131,7 +130,7 @@ def _layer(module: str) -> str:
 # from layers below its own, or from its own top-level package: two packages of one layer never
 # import each other (the front ends among them). A layer's members are top-level packages or
 # modules ("" is the package's own __init__), or a module named whole where it is not its
-# package's layer (the bench's command is the command line's).
+# package's layer.
 LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"", "errors", "names"}),
     ("base tools", {"safe_git", "terminal", "crash", "sample_mark", "shell_command"}),
@@ -146,11 +145,9 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("session core", {"session"}),
     ("bench", {"bench"}),  # drives sessions as a benchmark; the TUI shows its progress
     ("front ends", {"tui", "headless", "acp", "demo"}),
-    ("command line", {"cli", "arguments", "launch", "web", "web_tab", "doctor", "__main__"}),
+    ("command line", {"cli", "__main__"}),
 ]
-LAYERS[-1][1].add("bench.command")
-# The command line's modules are one whole (to be grouped as one package): they may import
-# each other.
+# The command line's modules are one whole: they may import each other.
 ONE_WHOLE = {"command line"}
 # Below the session core, the interactive front ends reach only the engine (its events and
 # types) and what only reads: a reply's prose, prices, recorded runs. The repository, the
@@ -227,5 +224,5 @@ def test_a_browser_tab_opens_the_app_without_the_cli() -> None:
     # Each tab under `serve` runs web_tab.py: it opens the app through launch.py as the CLI
     # does, so nothing the CLI starts (the web server) is under the CLI itself.
     graph = _import_graph()
-    assert "tui_engineer.launch" in graph["tui_engineer.web_tab"]
-    assert "tui_engineer.cli" not in graph["tui_engineer.web_tab"]
+    assert "tui_engineer.cli.launch" in graph["tui_engineer.cli.web_tab"]
+    assert "tui_engineer.cli.main" not in graph["tui_engineer.cli.web_tab"]

@@ -1,3 +1,3 @@
-from tui_engineer.cli import program
+from tui_engineer.cli.main import program
 
 program()

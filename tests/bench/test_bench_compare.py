@@ -9,7 +9,7 @@ import pytest
 
 from tui_engineer.bench.results import RunResult, append_result
 from tui_engineer.bench.stats import rate
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 
 
 def write_bench(folder: Path, worked_per_repeat: dict[str, list[int]], tasks: int = 10) -> None:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.record_bench_replay import FOLDER
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 from tui_engineer.engine import events as ev
 from tui_engineer.records.recorder import Recorder
 

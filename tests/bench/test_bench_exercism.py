@@ -26,9 +26,9 @@ from tests.engine_support import edit
 from tests.scripted_server import Reply
 from tui_engineer.bench.exercism import exercism_tasks
 from tui_engineer.bench.toolchains import runnable
-from tui_engineer.cli import main
+from tui_engineer.cli.launch import reported
+from tui_engineer.cli.main import main
 from tui_engineer.errors import UserError
-from tui_engineer.launch import reported
 
 HAS_CARGO = shutil.which("cargo") is not None
 

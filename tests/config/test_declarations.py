@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_engineer.arguments import build_run_parser, flag_overrides
+from tui_engineer.cli.arguments import build_run_parser, flag_overrides
 from tui_engineer.config import ConfigError, load_settings
 from tui_engineer.config.fields import FIELDS, FieldSpec
 from tui_engineer.config.layers import env_layer, table_layer

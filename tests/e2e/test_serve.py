@@ -22,8 +22,8 @@ import aiohttp
 import pytest
 
 from tests.browser_support import Chromium, find_chromium, stop_process_group, terminal_text
-from tui_engineer.arguments import build_serve_parser
-from tui_engineer.web import ServeOptions, app_command, banner
+from tui_engineer.cli.arguments import build_serve_parser
+from tui_engineer.cli.web import ServeOptions, app_command, banner
 
 CHROMIUM = find_chromium()
 needs_chromium = pytest.mark.skipif(
@@ -60,7 +60,7 @@ def test_serve_on_a_public_address_warns_that_it_gives_a_shell() -> None:
 def test_each_tab_runs_this_interpreter_with_the_app_arguments() -> None:
     command = app_command(ServeOptions(demo=True, app_args=("add div", "--dir", "/tmp/a b")))
     assert command.split()[0] == sys.executable  # works in a venv that was never activated
-    assert f"-m tui_engineer.web_tab --server-pid {os.getpid()} " in command  # ends if it dies
+    assert f"-m tui_engineer.cli.web_tab --server-pid {os.getpid()} " in command  # ends if it dies
     assert command.endswith(" demo 'add div' --dir '/tmp/a b'")
 
 

@@ -95,7 +95,7 @@ async def test_serve_resume_resumes_in_one_tab_and_starts_new_sessions_in_others
 
 
 def test_a_tab_that_does_not_resume_drops_resume_and_the_session_it_names() -> None:
-    from tui_engineer.web_tab import _without_resume
+    from tui_engineer.cli.web_tab import _without_resume
 
     assert _without_resume(["--resume", "--model", "m"]) == ["--model", "m"]
     assert _without_resume(["--resume", "20260101-abc", "-C", "r"]) == ["-C", "r"]

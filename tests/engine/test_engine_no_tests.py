@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import create, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.records.listing import format_runs, list_runs

@@ -10,7 +10,7 @@ import pytest
 
 from tests.engine_support import KEY
 from tests.scripted_server import ScriptedServer
-from tui_engineer import cli
+from tui_engineer.cli import main as cli
 from tui_engineer.vcs import submodules
 
 

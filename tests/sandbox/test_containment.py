@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import KEY, SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
-from tui_engineer.cli import main
+from tui_engineer.cli.main import main
 from tui_engineer.config import Settings
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev

@@ -140,8 +140,8 @@ def test_the_demo_makes_the_folder_it_is_given(tmp_path: Path) -> None:
 async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) -> None:
     # `tui-engineer --resume` in the kept sample repo would need a server and a key; the exit
     # line names `tui-engineer demo --resume REPO`, which brings the built-in model back.
+    from tui_engineer.cli.launch import kept_sample
     from tui_engineer.demo import DemoServer, demo_flags
-    from tui_engineer.launch import kept_sample
     from tui_engineer.session.options import RunOptions
     from tui_engineer.tui.screens import QuitScreen
 

@@ -1,6 +1,6 @@
 """The settings a session runs with, each declared once (`Settings`): its type, default, what it
 accepts, its flag, how `tui-engineer config` shows it, and whether a repository's config may set
-it. The parser (arguments.py), the config layers, `config`, doctor and the engine's options are
+it. The parser (cli/arguments.py), the config layers, `config`, doctor and the engine's options are
 derived from these declarations: adding a setting is one declaration and the code using it."""
 
 from __future__ import annotations

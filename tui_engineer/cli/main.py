@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from tui_engineer.arguments import (
+from tui_engineer.cli.arguments import (
     build_acp_parser,
     build_config_parser,
     build_demo_parser,
@@ -21,12 +21,12 @@ from tui_engineer.arguments import (
     check_resume,
     flag_overrides,
 )
+from tui_engineer.cli.launch import open_app, open_demo, reported
 from tui_engineer.errors import UserError
-from tui_engineer.launch import open_app, open_demo, reported
 
 
 def _cmd_doctor(argv: Sequence[str]) -> int:
-    from tui_engineer.doctor import run_doctor
+    from tui_engineer.cli.doctor import run_doctor
 
     args = build_doctor_parser().parse_args(argv)
     start = (args.repo or Path.cwd()).resolve()
@@ -135,7 +135,7 @@ def _cmd_runs(argv: Sequence[str]) -> int:
 
 
 def _cmd_serve(argv: Sequence[str]) -> int:
-    from tui_engineer.web import ServeOptions, serve
+    from tui_engineer.cli.web import ServeOptions, serve
 
     args, app_args = build_serve_parser().parse_known_args(argv)
     # Check the passed-on arguments now, once, rather than in every browser tab.
@@ -165,7 +165,7 @@ def _check_repo(args: argparse.Namespace) -> None:
 
 
 def _cmd_bench(argv: Sequence[str]) -> int:
-    from tui_engineer.bench.command import cmd_bench
+    from tui_engineer.cli.bench import cmd_bench
 
     return cmd_bench(argv)
 

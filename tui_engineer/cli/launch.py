@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tui_engineer.arguments import build_demo_parser, build_parser, check_resume, flag_overrides
+from tui_engineer.cli.arguments import build_demo_parser, build_parser, check_resume, flag_overrides
 from tui_engineer.errors import UserError
 from tui_engineer.terminal import require_terminal
 

@@ -33,7 +33,7 @@ def app_command(options: ServeOptions) -> str:
     """The shell command textual-serve runs per browser tab. It names this interpreter, not a
     `tui-engineer` on PATH, so a venv that was never activated still serves its own install.
     It enters through `session_main` in web_tab.py."""
-    argv = [sys.executable, "-m", "tui_engineer.web_tab", "--server-pid", str(os.getpid())]
+    argv = [sys.executable, "-m", "tui_engineer.cli.web_tab", "--server-pid", str(os.getpid())]
     if options.demo:
         argv.append("demo")
     return shlex.join([*argv, *options.app_args])

@@ -190,7 +190,7 @@ def build_demo_parser() -> argparse.ArgumentParser:
 
 
 def build_serve_parser() -> argparse.ArgumentParser:
-    from tui_engineer.web import DEFAULT_HOST, DEFAULT_PORT
+    from tui_engineer.cli.web import DEFAULT_HOST, DEFAULT_PORT
 
     parser = argparse.ArgumentParser(
         prog="tui-engineer serve",

@@ -1,5 +1,5 @@
 """One browser tab's process under `tui-engineer serve`: the entry point textual-serve runs per
-tab (`python -m tui_engineer.web_tab`, see web.app_command). It is its own module so that the web
+tab (`python -m tui_engineer.cli.web_tab`, see web.app_command). Its own module so that the web
 server never imports the CLI that starts it: this child opens the app through launch.py, as the
 CLI does, and nothing imports it.
 """
@@ -32,14 +32,14 @@ def session_main(argv: list[str]) -> int:
         os.setsid()
     if server_pid is not None:
         watch_server(server_pid)
-    from tui_engineer.launch import reported
+    from tui_engineer.cli.launch import reported
 
     return reported(lambda args: _open(args, server_pid), argv)
 
 
 def _open(argv: list[str], server_pid: int | None = None) -> int:
     """The tab's arguments: `demo [REQUEST]` under `serve --demo`, else the app's own."""
-    from tui_engineer.launch import open_app, open_demo
+    from tui_engineer.cli.launch import open_app, open_demo
 
     if argv[:1] == ["demo"]:
         return open_demo(argv[1:])
