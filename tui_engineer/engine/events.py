@@ -60,6 +60,9 @@ class StepInfo:
     asked: str = ""  # the human's words it was planned from ("what is still wrong?")
     # Tests red on the starting commit that it is to make pass (verify/targets.py).
     fixes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()  # files it needs as they are (files: those it changes)
+    # The earlier steps it waits for: depends_on and the files (engine/step_graph.py).
+    after: tuple[int, ...] = ()
 
     @property
     def listed(self) -> str:

@@ -56,6 +56,7 @@ from tui_engineer.engine.plan import Step
 from tui_engineer.engine.prompts import Message
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.step_graph import dependencies
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
 from tui_engineer.llm import ServerUnreachable
@@ -146,8 +147,9 @@ def next_candidate(plan: Sequence[Step], current: Step) -> Step | None:
     after = next((s for s in plan if s.status == "pending" and s is not current), None)
     if after is None:
         return None
+    # Built on `current`'s proposal, it may wait for `current` but for no other step not yet in.
     done = {s.index for s in plan if s.status == "accepted"} | {current.index}
-    return after if set(after.depends_on) <= done else None
+    return after if set(dependencies(plan)[after.index]) <= done else None
 
 
 @dataclass

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 
 from tui_engineer.engine.events import StepInfo
+from tui_engineer.engine.step_graph import dependencies
 from tui_engineer.llm.reply_watch import Expected
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.DOTALL)
@@ -47,7 +49,8 @@ class Step:
     index: int
     title: str
     description: str = ""
-    files: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # what it changes
+    reads: list[str] = field(default_factory=list)  # what it needs as it is (engine/step_graph.py)
     verify: str = ""
     depends_on: list[int] = field(default_factory=list)
     # The step adds behaviour: its test is written first and must fail on the old code.
@@ -64,6 +67,7 @@ class Step:
             title=self.title,
             description=self.description,
             files=tuple(self.files),
+            reads=tuple(self.reads),
             verify=self.verify,
             depends_on=tuple(self.depends_on),
             test_first=self.test_first,
@@ -76,8 +80,16 @@ class Step:
         """The step again from what its events said (a resumed session's plan): `info`'s inverse."""
         said = asdict(info)
         said["files"], said["depends_on"] = list(info.files), list(info.depends_on)
+        said["reads"] = list(info.reads)
+        said.pop("after", None)  # derived from the plan again (engine/step_graph.py)
         said["fixes"] = list(info.fixes)
         return cls(**said, status=status, commit=commit)
+
+
+def infos(plan: Sequence[Step]) -> tuple[StepInfo, ...]:
+    """The plan as its events say it, each step with the earlier ones it waits for."""
+    after = dependencies(plan)
+    return tuple(replace(step.info(), after=after[step.index]) for step in plan)
 
 
 def _json_candidates(reply: str) -> list[str]:
@@ -116,6 +128,7 @@ def _parse_step(raw: object, number: int, first_index: int) -> Step:
         title=title.strip()[:120],
         description=str(raw.get("description") or raw.get("changes") or ""),
         files=_str_list(raw.get("files"), f"{where}.files"),
+        reads=_str_list(raw.get("reads"), f"{where}.reads"),
         verify=str(raw.get("verify") or ""),
         depends_on=[first_index + d - 1 for d in deps],
         test_first=test_first,

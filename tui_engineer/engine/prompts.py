@@ -18,10 +18,12 @@ PLAN_FORMAT = """Reply with the plan as one ```json block, nothing else needed:
 {"steps": [{"title": "short imperative title",
   "description": "what changes and why",
   "files": ["path/one.py"],
+  "reads": ["path/two.py"],
   "verify": "which tests prove it (existing ones, or a new test this step writes first)",
   "depends_on": []}]}
 ```
-Rules: small, verifiable steps; `depends_on` lists earlier step numbers (1-based).
+Rules: small, verifiable steps; `files` are the files the step changes, `reads` the ones it
+needs as they are; `depends_on` lists earlier step numbers (1-based) it needs besides those.
 A small request is ONE step — do not over-plan. At most 12 steps."""
 
 TEST_FIRST_PLAN = """Test-first: mark a step that adds or changes behaviour with

@@ -15,7 +15,7 @@ from tui_engineer.engine.decisions import Decisions, StopSession
 from tui_engineer.engine.inbox import Inbox, put_back
 from tui_engineer.engine.pair_review import PairReview
 from tui_engineer.engine.pipeline import Pipeline
-from tui_engineer.engine.plan import PlanError, Step, single_step
+from tui_engineer.engine.plan import PlanError, Step, infos, single_step
 from tui_engineer.engine.planning import make_plan
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
@@ -334,7 +334,7 @@ class Session(PairReview, Decisions):
         self._announce_plan()
 
     def _announce_plan(self) -> None:
-        self.rt.emit(ev.PlanReady(steps=tuple(s.info() for s in self.plan)))
+        self.rt.emit(ev.PlanReady(steps=infos(self.plan)))
 
     async def _verdict(self) -> None:
         verdict = await self.reviewer.verdict()

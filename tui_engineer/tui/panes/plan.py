@@ -10,6 +10,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_engineer.engine.events import StepInfo
+from tui_engineer.engine.step_graph import waiting_on
 
 # status -> (icon, style); theme variables ($success...) are resolved when drawn.
 _LOOK = {
@@ -119,6 +120,10 @@ class PlanPane(OptionList):
         icon, style = _LOOK.get(row.status, ("·", ""))
         style = self._resolve(style)
         label = f"{row.status} {row.detail}".strip()
+        if row.status == "pending":  # the graph says whether it can start yet
+            status = {i: r.status for i, r in self.rows.items()}
+            unmet = waiting_on(row.info.after, status)
+            label = f"waiting on {', '.join(map(str, unmet))}" if unmet else "ready"
         text = Text.assemble((f"{icon} ", style), f"{row.info.index}. {row.info.title}  ")
         if row.info.test_first:  # its new test must fail on the old code, then pass
             text.append("test first  ", style="dim italic")
