@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -56,11 +55,11 @@ from tui_engineer.engine.plan import Step
 from tui_engineer.engine.prompts import Message
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.stacked import pending_commit, stacked_shadow, transplant
 from tui_engineer.engine.step_graph import dependencies
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe
 from tui_engineer.llm import ServerUnreachable
-from tui_engineer.vcs.identity import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
 
@@ -90,56 +89,6 @@ class _Held:
             self.emit(event)
         elif not isinstance(event, ev.UsageUpdated):  # the ledger's totals: the next ones say
             self.events.append(event)
-
-
-def _git(shadow: Shadow, *args: str, env: dict[str, str] | None = None) -> str:
-    return shadow._git.execute(["git", "-C", str(shadow.path), *args], env=env).strip()
-
-
-def pending_commit(shadow: Shadow) -> tuple[str, str]:
-    """A commit (on no branch) holding the step's files (not what its tests wrote: they are
-    not committed unless kept), the base to build the next step on; and its tree id."""
-    tree = shadow.step_tree()
-    message = "tui-engineer: proposal under review"
-    commit = _git(
-        shadow, "commit-tree", tree, "-p", shadow.baseline, "--no-gpg-sign", "-m", message,
-        env=INTERNAL_IDENTITY,
-    )  # fmt: skip
-    return commit, tree
-
-
-def stacked_shadow(
-    pending: Shadow, session_id: str, base: str, spare: Shadow | None = None
-) -> Shadow:
-    """A shadow worktree whose baseline is `base`, a pending commit of `pending`: `spare` (the
-    last prepared step's, whose files differ from it in a few places) or a new one (a checkout of
-    every file: seconds on a large repository)."""
-    ahead = spare or Shadow.create(
-        pending.root, session_id=session_id, include_dirty=pending.include_dirty
-    )
-    # `base` lives in the pending shadow's own object store. Forced: a spare's old base is not
-    # an ancestor of the new one.
-    _git(pending, "push", "-q", str(ahead.path), f"+{base}:refs/tui-engineer/base")
-    ahead.baseline = base
-    ahead.reset()
-    return ahead
-
-
-def transplant(source: Shadow, target: Shadow) -> None:
-    """Make `target`'s files show `source`'s proposal (their baselines have equal trees), and
-    the files its test runs wrote, still told apart."""
-    step = source.changes()
-    for change in [*step, *source.written_changes()]:
-        if change.old_path:
-            (target.path / change.old_path).unlink(missing_ok=True)
-        dest = target.path / change.path
-        if change.status == "D":
-            dest.unlink(missing_ok=True)
-            continue
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source.path / change.path, dest)
-    if source.written.tests_ran:
-        target.adopt_written({c.path for c in step} | {c.old_path for c in step if c.old_path})
 
 
 def next_candidate(plan: Sequence[Step], current: Step) -> Step | None:
