@@ -27,9 +27,9 @@ WORKERS_PER_CORE = 2
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Ask for `-n auto --dist loadgroup` unless the run chose (before xdist reads them)."""
-    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
-        return
     option = config.option
+    if not hasattr(option, "numprocesses") or hasattr(config, "workerinput"):
+        return  # xdist is not loaded, or this is one of its workers
     if option.numprocesses is None and option.dist == "no" and not option.tx:
         option.numprocesses = "auto"
         option.dist = "loadgroup"
@@ -40,4 +40,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """WORKERS_PER_CORE workers a core (the tests mostly wait), unless the variable says."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
-    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+    if hasattr(os, "sched_getaffinity"):  # the cores this process may use (Linux)
+        return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)

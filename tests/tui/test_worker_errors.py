@@ -53,10 +53,10 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
 async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui_engineer.session import run as runner
+    from tui_engineer.session import start  # where every front end's checks run
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setattr(runner, "prepare", raise_like_issue_24)
+    monkeypatch.setattr(start, "prepare", raise_like_issue_24)
     app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "internal error" in chat_text(app))
