@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from tests.engine_support import DIV, KEY, MUL_ON_SUB, SUB, plan_reply, run_headless
+from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.timing_support import REACHED, titles
 from tui_engineer.engine import events as ev
@@ -21,9 +21,7 @@ from tui_engineer.engine.review import Decision
 PLAN = plan_reply("Add sub", "Add mul", "Add div")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 class ChattyReviewer:

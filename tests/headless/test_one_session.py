@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine_support import KEY
 from tests.timing_support import RunProcess, hold_step_1, titles
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def test_a_second_run_on_the_repository_is_told_at_its_start(make_repo, scripted_server) -> None:

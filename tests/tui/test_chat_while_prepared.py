@@ -13,7 +13,6 @@ from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
 from tests.timing_support import titles
 from tests.tui.app_support import (
-    KEY,
     SIZE,
     chat_text,
     make_app,
@@ -26,9 +25,7 @@ from tests.tui.app_support import (
 PLAN = plan_reply("Add sub", "Add mul", "Add div")
 
 
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 def shown_diff(app) -> str:

@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine_support import KEY
 from tests.timing_support import RunProcess, hold_step_1
 from tests.tui.app_support import SIZE, chat_text, make_app, type_text, wait_for, wait_for_screen
 from tui_engineer.tui.screens import ProblemScreen
 
-
-@pytest.fixture(autouse=True)
-def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+pytestmark = pytest.mark.usefixtures("api_key")
 
 
 async def test_the_tui_on_a_repository_another_process_works_on_says_so_at_start(
