@@ -14,7 +14,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.plan import infos, parse_plan
 from tui_engineer.engine.step_graph import dependencies, waiting_on
-from tui_engineer.headless.printer import JsonPrinter
+from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
 from tui_engineer.tui.panes.plan import PlanPane
 
 pytestmark = pytest.mark.usefixtures("api_key")
@@ -105,3 +105,16 @@ async def test_the_plan_pane_says_which_steps_are_ready_and_which_wait() -> None
         shown = [str(pane.get_option_at_index(i).prompt) for i in range(pane.option_count)]
         assert shown[1].endswith("ready") and shown[3].endswith("ready")
         assert "waiting on 2, 4" in shown[4]
+
+
+def test_headless_lists_the_edges_that_are_not_plain_order() -> None:
+    out = io.StringIO()
+    ProgressPrinter(out)(ev.PlanReady(steps=infos(parse_plan(FIVE))))
+    lines = out.getvalue().splitlines()
+    assert lines[1:] == [
+        "  1. Add a tax module",
+        "  2. Add invoices",  # after step 1, the one before it: plain order
+        "  3. Add a CLI flag (independent)",
+        "  4. Document it (after 3)",
+        "  5. Tidy up",
+    ]

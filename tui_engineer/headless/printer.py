@@ -131,7 +131,7 @@ class ProgressPrinter:
     def _on_plan_ready(self, e: ev.PlanReady) -> None:
         self._line(f"Plan ({len(e.steps)} step{'s' if len(e.steps) != 1 else ''}):")
         for step in e.steps:
-            self._line(f"  {step.index}. {step.listed}")
+            self._line(f"  {step.index}. {step.listed}{_waits_for(step, e.steps)}")
 
     def _on_step_started(self, e: ev.StepStarted) -> None:
         self._line(f"▶ Step {e.index}: {e.title}")
@@ -318,3 +318,12 @@ def _last_lines(tail: str) -> list[str]:
 def _old_line(ids: tuple[str, ...]) -> str:
     shown = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
     return f"{len(ids)} failing before this session: {shown}"
+
+
+def _waits_for(step: ev.StepInfo, steps: tuple[ev.StepInfo, ...]) -> str:
+    """The plan's edges where they say more than "after every step before it": " (after 1, 3)",
+    or " (independent)" for a later step that waits for none."""
+    before = [s.index for s in steps if s.index < step.index]
+    if not before or list(step.after) == before:
+        return ""
+    return f" (after {', '.join(map(str, step.after))})" if step.after else " (independent)"
