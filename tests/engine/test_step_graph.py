@@ -13,7 +13,8 @@ from tests.engine_support import SUB, create, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.plan import infos, parse_plan
-from tui_engineer.engine.step_graph import dependencies, waiting_on
+from tui_engineer.engine.review import Decision
+from tui_engineer.engine.step_graph import dependants, dependencies, waiting_on
 from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
 from tui_engineer.tui.panes.plan import PlanPane
 
@@ -118,3 +119,52 @@ def test_headless_lists_the_edges_that_are_not_plain_order() -> None:
         "  4. Document it (after 3)",
         "  5. Tidy up",
     ]
+
+
+class Decides:
+    """A reviewer who skips the first step shown and accepts the rest."""
+
+    def __init__(self) -> None:
+        self.shown: list[int] = []
+
+    async def review(self, proposal):
+        self.shown.append(proposal.step.index)
+        if len(self.shown) == 1:
+            return Decision("skip", "not now")
+        return Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+def test_a_skipped_step_takes_only_the_steps_that_need_it() -> None:
+    steps = parse_plan(FIVE)
+    assert dependants(steps, 1) == [2]  # step 5 names no file: not certain, it stays
+    assert dependants(steps, 3) == [4]
+
+
+async def test_skipping_a_step_drops_what_reads_it_and_keeps_what_does_not(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    three = plan(
+        {"title": "Add sub", "files": ["calc.py"]},
+        {"title": "Test sub", "files": ["tests/test_sub.py"], "reads": ["calc.py"]},
+        {"title": "Add notes", "files": ["NOTES.md"]},
+    )
+    notes = create("NOTES.md", "calc adds numbers\n")
+    scripted_server.script(*(Reply(text=r, usage=(100, 10)) for r in (three, SUB, notes)))
+    reviewer = Decides()
+    result, seen = await run_headless(
+        repo, "add sub, its test, notes", scripted_server.base_url, reviewer=reviewer
+    )
+    assert reviewer.shown == [1, 3]  # step 2 was never proposed
+    assert len(scripted_server.chat_requests) == 3  # the plan, step 1, step 3
+    skipped = {e.step: e.reason for e in seen.of(ev.StepSkipped)}
+    assert skipped == {1: "not now", 2: "it needs step 1, which was skipped"}
+    assert len(result.commits) == 1
+    assert (repo / "NOTES.md").read_text() == "calc adds numbers\n"
+    assert "def sub" not in (repo / "calc.py").read_text()

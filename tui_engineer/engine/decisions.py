@@ -14,6 +14,7 @@ from tui_engineer.engine.approval import AUTO_PASSED, auto_decision
 from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.review_notes import commit_lines
+from tui_engineer.engine.step_graph import dependants
 from tui_engineer.errors import UserError
 from tui_engineer.vcs.accept_journal import decide
 from tui_engineer.vcs.commit import commit_accepted
@@ -46,6 +47,7 @@ class Decisions:
     reviewer: Reviewer
     approval: str  # "ask" or "auto" (engine/approval.py); a front end may switch it at any time
     commits: list[str]
+    plan: list[Step]
     _last_accepted: Proposal | None
     _unfinished: bool  # a step was skipped, failed or the plan was cut short
     _ask_human: set[int]  # steps whose accept "auto" gave was refused: the human is asked
@@ -174,8 +176,21 @@ class Decisions:
         self._unfinished = True
         step.status = "skipped" if decision.kind == "skip" else "failed"
         self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
+        if decision.kind == "skip":
+            self._drop_dependants(step)
         if decision.kind == "stop":
             raise StopSession("stopped", decision.reason or "stopped by the human")
+
+    def _drop_dependants(self, skipped: Step) -> None:
+        """The pending steps that need a skipped step (engine/step_graph.py) go with it, said;
+        the steps independent of it stay."""
+        for index in dependants(self.plan, skipped.index):
+            step = next(s for s in self.plan if s.index == index)
+            if step.status != "pending":
+                continue
+            step.status = "skipped"
+            reason = f"it needs step {skipped.index}, which was skipped"
+            self.rt.emit(ev.StepSkipped(step=index, reason=reason))
 
     async def _commit(
         self,

@@ -14,9 +14,10 @@ def _names(paths: Iterable[str]) -> set[str]:
     return {p.strip().lstrip("./") for p in paths if p.strip()}
 
 
-def dependencies(steps: Sequence[object]) -> dict[int, tuple[int, ...]]:
+def dependencies(steps: Sequence[object], *, unplaced: bool = True) -> dict[int, tuple[int, ...]]:
     """Each step's index -> the earlier steps it waits for, in order. `steps`: the plan's Steps
-    or StepInfos (index, files, reads, depends_on)."""
+    or StepInfos (index, files, reads, depends_on). `unplaced` False leaves out what is only
+    assumed (a step naming no file waiting for all): the dependencies that are certain."""
     found: dict[int, tuple[int, ...]] = {}
     earlier: list[tuple[int, set[str]]] = []  # (index, files it changes)
     for step in steps:
@@ -25,7 +26,8 @@ def dependencies(steps: Sequence[object]) -> dict[int, tuple[int, ...]]:
         touched = writes | _names(getattr(step, "reads", ()))
         after = set(getattr(step, "depends_on", ()))
         for before, changed in earlier:
-            if not touched or not changed or changed & touched:
+            assumed = not touched or not changed
+            if (assumed and unplaced) or changed & touched:
                 after.add(before)
         found[index] = tuple(sorted(after))
         earlier.append((index, writes))
@@ -35,3 +37,14 @@ def dependencies(steps: Sequence[object]) -> dict[int, tuple[int, ...]]:
 def waiting_on(after: Sequence[int], status: Mapping[int, str]) -> list[int]:
     """Those of `after` not yet accepted (a step that was skipped counts as done)."""
     return [i for i in after if status.get(i, "accepted") not in ("accepted", "skipped")]
+
+
+def dependants(steps: Sequence[object], index: int) -> list[int]:
+    """The later steps that certainly need step `index` (they name it, or read or change what
+    it changes), directly or through one another: dropped when it is skipped."""
+    needs = dependencies(steps, unplaced=False)
+    gone = {index}
+    for later in sorted(needs):
+        if later > index and gone & set(needs[later]):
+            gone.add(later)
+    return sorted(gone - {index})
