@@ -144,6 +144,11 @@ def test_a_skipped_step_takes_only_the_steps_that_need_it() -> None:
     steps = parse_plan(FIVE)
     assert dependants(steps, 1) == [2]  # step 5 names no file: not certain, it stays
     assert dependants(steps, 3) == [4]
+    # Two steps changing one file take turns, but one does not need the other.
+    both = parse_plan(
+        plan({"title": "Add sub", "files": ["calc.py"]}, {"title": "Add mul", "files": ["calc.py"]})
+    )
+    assert dependencies(both)[2] == (1,) and dependants(both, 1) == []
 
 
 async def test_skipping_a_step_drops_what_reads_it_and_keeps_what_does_not(

@@ -182,8 +182,8 @@ class Decisions:
             raise StopSession("stopped", decision.reason or "stopped by the human")
 
     def _drop_dependants(self, skipped: Step) -> None:
-        """The pending steps that need a skipped step (engine/step_graph.py) go with it, said;
-        the steps independent of it stay."""
+        """The pending steps that need a skipped step (they name it, or read what it changes:
+        engine/step_graph.py) go with it, said; the others stay."""
         for index in dependants(self.plan, skipped.index):
             step = next(s for s in self.plan if s.index == index)
             if step.status != "pending":

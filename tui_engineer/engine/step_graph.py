@@ -14,20 +14,28 @@ def _names(paths: Iterable[str]) -> set[str]:
     return {p.strip().lstrip("./") for p in paths if p.strip()}
 
 
-def dependencies(steps: Sequence[object], *, unplaced: bool = True) -> dict[int, tuple[int, ...]]:
+def dependencies(
+    steps: Sequence[object], *, needs_only: bool = False
+) -> dict[int, tuple[int, ...]]:
     """Each step's index -> the earlier steps it waits for, in order. `steps`: the plan's Steps
-    or StepInfos (index, files, reads, depends_on). `unplaced` False leaves out what is only
-    assumed (a step naming no file waiting for all): the dependencies that are certain."""
+    or StepInfos (index, files, reads, depends_on). With `needs_only`, only what a step needs
+    to exist: the steps it names and those changing what it reads. Not two steps changing one
+    file (they only take turns: "add sub" and "add mul" to calc.py), nor what is assumed of a
+    step naming no file."""
     found: dict[int, tuple[int, ...]] = {}
     earlier: list[tuple[int, set[str]]] = []  # (index, files it changes)
     for step in steps:
         index: int = step.index  # type: ignore[attr-defined]
         writes = _names(getattr(step, "files", ()))
-        touched = writes | _names(getattr(step, "reads", ()))
+        reads = _names(getattr(step, "reads", ()))
+        touched = writes | reads
         after = set(getattr(step, "depends_on", ()))
         for before, changed in earlier:
-            assumed = not touched or not changed
-            if (assumed and unplaced) or changed & touched:
+            if needs_only:
+                takes = bool(changed & reads)
+            else:
+                takes = not touched or not changed or bool(changed & touched)
+            if takes:
                 after.add(before)
         found[index] = tuple(sorted(after))
         earlier.append((index, writes))
@@ -40,9 +48,9 @@ def waiting_on(after: Sequence[int], status: Mapping[int, str]) -> list[int]:
 
 
 def dependants(steps: Sequence[object], index: int) -> list[int]:
-    """The later steps that certainly need step `index` (they name it, or read or change what
-    it changes), directly or through one another: dropped when it is skipped."""
-    needs = dependencies(steps, unplaced=False)
+    """The later steps that need step `index` (they name it, or read what it changes),
+    directly or through one another: dropped when it is skipped."""
+    needs = dependencies(steps, needs_only=True)
     gone = {index}
     for later in sorted(needs):
         if later > index and gone & set(needs[later]):
