@@ -244,3 +244,29 @@ async def test_unittest_a_wrong_first_fix_goes_to_the_fix_loop(
     # test_sub passes, test_mul was red at the start and is not this step's.
     assert proposal.fixed == (f"{TESTS}test_add",)
     assert proposal.old_failures == (f"{TESTS}test_mul",)
+
+
+async def test_a_fix_request_waits_for_the_list_of_failures_only_so_long(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    """A suite slower than fix_list_wait: the model is asked without the list (said once), and
+    the step is still judged by the old failure it is meant to fix."""
+    slow = "import time\n\n\ndef test_slow():\n    time.sleep(4)\n"
+    repo, command = calc_repo({**CALC, "tests/test_slow.py": slow})
+    command = command.removesuffix(" -q")  # as detected: pytest's default lines, file by file
+    scripted_server.script(
+        Reply(text=WRONG), Reply(text="add multiplies: 2 * 3 is 6."), Reply(text=RIGHT)
+    )
+    result, seen = await run_headless(
+        repo, "fix add", scripted_server.base_url, plan=False, test_command=command,
+        sandbox="local", fix_list_wait=0.5,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    propose = scripted_server.chat_requests[0].messages[-1]["content"]
+    assert ADD_ID not in propose  # asked before the starting commit's run ended
+    notices = [e.message for e in seen.of(ev.Notice) if "still run after 0.5 s" in e.message]
+    assert len(notices) == 1
+    # Judged all the same: the wrong first fix went to the fix loop, the right one commits.
+    assert len(scripted_server.chat_requests) == 3
+    assert ADD_ID in scripted_server.chat_requests[2].messages[-1]["content"]
+    assert "return a + b" in git(repo, "show", "HEAD:calc.py")

@@ -12,6 +12,7 @@ from tui_engineer.verify.started import shows_a_test_ran
     "line",
     [
         "..F.s  [ 40%]",  # pytest -q
+        "tests/test_calc.py .F                                        [ 50%]",  # pytest's default
         "tests/test_calc.py::test_add PASSED",  # pytest -v
         "Ran 3 tests in 0.002s",  # unittest
         "running 2 tests",  # cargo
@@ -36,6 +37,8 @@ def test_a_result_line_of_each_runner(line: str) -> None:
         "ImportError while loading conftest",
         "error[E0425]: cannot find value",
         "npm ERR!",
+        "collected 2 items",  # pytest collected, no result yet
+        "rootdir: /tmp/calc",
     ],
 )
 def test_lines_before_any_test(line: str) -> None:

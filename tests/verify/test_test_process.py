@@ -177,7 +177,10 @@ def test_scrubbed_env_removes_secret_looking_names() -> None:
         "MY_LLM_ACCESS": "custom",
     }
     env = scrubbed_env(base, extra_secret_names=["my_llm_access"])
-    assert env == {"PATH": "/usr/bin", "HOME": "/home/u", "PYTHONPATH": "/x", "LANG": "C.UTF-8"}
+    assert env == {
+        "PATH": "/usr/bin", "HOME": "/home/u", "PYTHONPATH": "/x", "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",  # added: a suite's progress arrives as it is written
+    }  # fmt: skip
 
 
 async def test_child_process_cannot_see_the_api_key(

@@ -208,6 +208,10 @@ class Settings:
     # Run the suite on the starting commit (beside the plan): tests already failing there are
     # shown apart and not a step's to fix (verify/baseline.py).
     baseline: bool = setting(True, SWITCH)
+    # A fix request ("fix add", "make the failing tests pass") asks the model only once that run
+    # lists what fails, but waits this long at most: on a suite of minutes it goes on without the
+    # list (engine/old_failures.py).
+    fix_list_wait: float = setting(30.0, "a number of seconds ≥ 0", checks.not_negative, unit="s")
     # The longest reply each kind of model call may give (sent as its max_completion_tokens):
     # no call is unbounded, and a budget check knows the worst case before the call is made.
     reply_tokens_plan: int = setting(2048, "a whole number of tokens > 0", checks.positive)

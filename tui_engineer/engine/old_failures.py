@@ -1,12 +1,16 @@
 """The tests red on the starting commit, as a step's work sees them: which of them a step is
 meant to make pass (its aim, verify/targets.py), and what the model is told of them when it
 plans and proposes. A fix request waits for the baseline before its prompt: the model cannot fix
-what it was never told fails (the step would still be judged by it, one fix round later)."""
+what it was never told fails (the step would still be judged by it, one fix round later). It
+waits `fix_list_wait` seconds at most: on a suite of minutes the model is asked without the list
+rather than after all of it, and the session says so."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
+from tui_engineer.engine import events as ev
 from tui_engineer.engine.baseline import baseline_ready
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.runtime import Runtime
@@ -30,7 +34,7 @@ async def failing_at_start(rt: Runtime, aim: StepAim, *, planning: bool = False)
     """What fails on the starting commit, for a prompt ('' when nothing does, or when it is
     not known yet and the request is no fix)."""
     if aim.fixes or fix_intent(aim.pointing):
-        await baseline_ready(rt)
+        await _baseline_within(rt, rt.options.fix_list_wait)
     baseline = rt.known_baseline()
     if baseline is None or not baseline.failing:
         return ""
@@ -38,3 +42,25 @@ async def failing_at_start(rt: Runtime, aim: StepAim, *, planning: bool = False)
         aim.targets(baseline.failing), who="The request" if planning else "This step"
     )
     return f"{text}\n{PLAN_FIXES}" if planning else text
+
+
+async def _baseline_within(rt: Runtime, seconds: float) -> None:
+    """The baseline, waited for `seconds` at most (said once when it takes longer); raises
+    BaselineFailed when it is known that the suite cannot run."""
+    task = rt.baseline_task
+    if task is not None and rt.known_baseline() is None:
+        done, _ = await asyncio.wait({task}, timeout=seconds)  # the run goes on either way
+        if not done:
+            if "fix list" not in rt._warned:
+                rt._warned.add("fix list")
+                rt.emit(ev.Notice(message=late_list_notice(seconds)))
+            return
+    await baseline_ready(rt)
+
+
+def late_list_notice(seconds: float) -> str:
+    return (
+        f"The tests on the starting commit still run after {seconds:g} s: the model is asked "
+        "without the list of what fails there. A step is still judged by those failures once "
+        "the run ends (fix_list_wait sets how long to wait)."
+    )

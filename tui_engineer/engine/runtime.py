@@ -73,6 +73,8 @@ class EngineOptions:
     # human retries or quits); engine/server_wait.py.
     server_wait: float | None = 300.0
     baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
+    # A fix request's first calls wait this long at most for that run's list of failures.
+    fix_list_wait: float = 30.0
     # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
     conventions: str = ""
     approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/approval.py)

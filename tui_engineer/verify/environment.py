@@ -51,13 +51,17 @@ def env_for_tests(
     denied = set(deny_names)
     secrets = [v for v in secret_values if len(v) >= MIN_SECRET_CHARS]
     source = os.environ if base is None else base
-    return {
+    passed = {
         name: value
         for name, value in source.items()
         if _allowed(name, patterns)
         and name not in denied
         and not any(secret in value for secret in secrets)
     }
+    # A Python suite writes its progress as it goes, not in one block at its end: the first model
+    # call waits until a run shows a test's result (verify/started.py), not for the whole run.
+    passed.setdefault("PYTHONUNBUFFERED", "1")
+    return passed
 
 
 def parse_allow(text: str | None) -> list[str]:

@@ -168,6 +168,7 @@ def files_command(command: str, _root: Path, files: Iterable[str]) -> str | None
 # A line of its output that shows a test's result (verify/started.py: the suite has started).
 STARTED = re.compile(
     r"[.FEsxX]+\s*(?:\[\s*\d+%\])?"  # -q's progress
+    r"|\S+ [.FEsxX]+\s*(?:\[\s*\d+%\])?"  # the default: a file's name, then its progress
     r"|\S+::\S+ (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b.*"  # -v
 )
 
