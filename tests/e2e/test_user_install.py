@@ -33,6 +33,11 @@ FILES = {
 }
 
 
+# Both tests share one wheel, built in the checkout (pip's build folder there): on parallel
+# workers each would build it at once and trip over the other's files, so they run on one.
+pytestmark = pytest.mark.xdist_group("user-install")
+
+
 def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, capture_output=True, text=True, check=False, **kwargs)
 
