@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from acp import start_tool_call, text_block, tool_content
 
+from tui_engineer.acp.tool_content import hunk_locations, nothing_proposed, proposal_text
 from tui_engineer.acp.updates import (
     SHOWN_REPLIES,
     Translator,
     Update,
-    hunk_locations,
-    nothing_proposed,
-    proposal_text,
     say_text,
     titled,
     user_said,

@@ -26,21 +26,26 @@ from acp.schema import (
     Cost,
     PlanEntryStatus,
     SessionInfoUpdate,
-    ToolCallLocation,
     ToolCallStart,
     ToolCallUpdate,
     ToolKind,
     UsageUpdate,
 )
 
+from tui_engineer.acp.tool_content import (
+    Update,
+    hunk_locations,
+    nothing_proposed,
+    proposal_text,
+    read_file,
+    run_finished,
+    run_started,
+    test_result_text,
+)
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.hunks import DiffUnreadable, parse
-from tui_engineer.engine.review import written_line
 from tui_engineer.names import readable
 
-Update = object  # one of the SDK's session update models
-TAIL_LINES = 40  # of a failing run's output, in its tool call
 # Replies whose prose is worth reading in the editor; a plan arrives as JSON (the plan update
 # shows it), a diagnosis as its own prose.
 SHOWN_REPLIES = {"propose", "fix", "diagnose", "replan"}
@@ -201,19 +206,19 @@ class Translator:
     def _on_tests_started(self, event: ev.TestsStarted) -> list[Update]:
         call = self._new_id("tests")
         self._runs[(event.step, event.scope)] = call
-        return [_run_started(call, f"Tests ({event.scope}): {event.command}", event.command)]
+        return [run_started(call, f"Tests ({event.scope}): {event.command}", event.command)]
 
     def _on_tests_finished(self, event: ev.TestsFinished) -> list[Update]:
         call = self._runs.pop((event.step, event.scope), None)
         if call is None:
             return []
-        return [_run_finished(call, event.ok, test_result_text(event))]
+        return [run_finished(call, event.ok, test_result_text(event))]
 
     def _on_baseline_started(self, event: ev.BaselineStarted) -> list[Update]:
         call = self._new_id("tests")
         self._runs[(None, "baseline")] = call
         title = f"Tests on the starting commit: {event.command}"
-        return [_run_started(call, title, event.command)]
+        return [run_started(call, title, event.command)]
 
     def _on_baseline_ready(self, event: ev.BaselineReady) -> list[Update]:
         text = event.summary or "recorded earlier for this same tree"
@@ -225,10 +230,10 @@ class Translator:
         if call is None:  # recorded earlier: no run was started
             call = self._new_id("tests")
             return [
-                _run_started(call, f"Tests on the starting commit: {event.command}", event.command),
-                _run_finished(call, True, text),
+                run_started(call, f"Tests on the starting commit: {event.command}", event.command),
+                run_finished(call, True, text),
             ]
-        return [_run_finished(call, True, text)]
+        return [run_finished(call, True, text)]
 
     # ----- the MCP servers' tools, as the model calls them: tool calls of their kind
 
@@ -301,8 +306,8 @@ class Translator:
 
     def _file_diff(self, status: str, path: str) -> object:
         shadow = self.shadow()
-        old = None if status == "A" else _read(self.root / path)
-        new = _read(shadow / path) if shadow is not None and status != "D" else None
+        old = None if status == "A" else read_file(self.root / path)
+        new = read_file(shadow / path) if shadow is not None and status != "D" else None
         return tool_diff_content(str(self.root / path), new or "", old)
 
     def _on_decision(self, event: ev.DecisionMade) -> list[Update]:
@@ -336,17 +341,6 @@ class Translator:
         return [update_tool_call(call, status=status, content=None, raw_output={"result": said})]
 
 
-def nothing_proposed(call: str, event: ev.ProposalReady) -> Update:
-    """A proposal with no change (the model sent no edit): nothing to accept, so not an edit;
-    the review offers to ask again or to skip the step."""
-    title = f"Step {event.step}: {event.title} (no change to commit)"
-    text = f"The model proposed no change for this step.\n{proposal_text(event)}"
-    return start_tool_call(
-        call, readable(title), kind="other", status="pending",
-        content=[tool_content(text_block(readable(text)))], raw_input={"step": event.step},
-    )  # fmt: skip
-
-
 def _tool_kind(kind: str) -> ToolKind:
     return kind if kind in ("read", "fetch", "search", "execute") else "other"  # type: ignore[return-value]
 
@@ -365,93 +359,3 @@ def say_text(text: str) -> Update:
 
 def user_said(text: str) -> Update:
     return update_user_message_text(text)
-
-
-def _run_started(call: str, title: str, command: str) -> Update:
-    return start_tool_call(
-        call, readable(title), kind="execute", status="in_progress", raw_input={"command": command}
-    )
-
-
-def _run_finished(call: str, ok: bool, text: str) -> Update:
-    return update_tool_call(
-        call,
-        status="completed" if ok else "failed",
-        content=[tool_content(text_block(readable(text)))],
-    )
-
-
-def test_result_text(event: ev.TestsFinished) -> str:
-    """A run's result as the editor shows it: counts, failing tests by name, old failures named
-    as old, and a failing run's last lines."""
-    lines = [event.summary]
-    if event.failing:
-        lines.append("Failing: " + ", ".join(event.failing))
-    if event.old_failing:
-        old = ", ".join(event.old_failing)
-        lines.append(f"Failing before the session too (not this step's): {old}")
-    if not event.ok and event.output_tail:
-        tail = event.output_tail.rstrip().splitlines()[-TAIL_LINES:]
-        lines += ["", "```", *tail, "```"]
-    return "\n".join(lines)
-
-
-def proposal_text(event: ev.ProposalReady) -> str:
-    """What the review says beside the diff: the tests (a test-first step's before and after
-    runs), old failures, the files the tests wrote (not in the diff or the commit), sandbox
-    actions and notes."""
-    lines = [f"Tests: {event.summary}"]
-    lines += [f"- {run}" for run in event.test_runs]
-    if event.fixed:
-        lines.append("Now passes (failed before the session): " + ", ".join(event.fixed))
-    if event.still_failing:
-        lines.append(
-            "Still failing (before the session too; this step reaches it): "
-            + ", ".join(event.still_failing)
-        )
-    if event.old_failures:
-        lines.append("Failing before the session too: " + ", ".join(event.old_failures))
-    if event.written_by_tests:
-        line = written_line(event.written_by_tests)
-        lines.append(f"{line[0].upper()}{line[1:]}")
-    lines += [f"Sandbox action: {action}" for action in event.actions]
-    lines += [f"Note: {note}" for note in event.notes]
-    return "\n".join(lines)
-
-
-def hunk_locations(root: Path, event: ev.ProposalReady) -> list[ToolCallLocation]:
-    """Where a proposal changes each file: the first changed line (1-based, in the new text)
-    of each hunk, so an editor's "jump to change" lands on it; a file without hunks (binary,
-    deleted, renamed only) by its path alone."""
-    try:
-        files = parse(event.diff)
-    except DiffUnreadable:
-        return [ToolCallLocation(path=str(root / p)) for _, p in event.changes]
-    found = []
-    for file in files:
-        path = str(root / file.path)
-        lines = [] if file.is_removed_file else [_first_changed(hunk) for hunk in file]
-        found += [ToolCallLocation(path=path, line=n) for n in lines] or [
-            ToolCallLocation(path=path)
-        ]
-    return found
-
-
-def _first_changed(hunk: object) -> int:
-    """The new text's line where `hunk` first changes something (a removal: the line that now
-    stands where the removed one was)."""
-    line = hunk.target_start  # type: ignore[attr-defined]
-    for row in hunk:  # type: ignore[attr-defined]
-        if row.is_added:
-            return row.target_line_no
-        if row.is_removed:
-            return max(line, 1)
-        line += 1
-    return max(hunk.target_start, 1)  # type: ignore[attr-defined]
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return None
