@@ -25,7 +25,7 @@ from tui_engineer.sandbox.factory import make_sandbox
 from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import Prepared, make_model, start_loading_model_client
-from tui_engineer.session.resume import restore, where_to_go_on
+from tui_engineer.session.resume_match import restore, where_to_go_on
 from tui_engineer.session.tool_servers import (
     close_session_tools,
     session_tools,
