@@ -68,33 +68,15 @@ class ShownTools:
 
     async def run(self, call: ToolCall) -> str:
         server, tool, kind = self.tools.describe(call.name)
-        call_id = self.tools.next_id()
-        self.emit(
-            ev.ToolCallStarted(
-                call_id=call_id,
-                server=server,
-                tool=tool,
-                arguments=call.arguments,
-                purpose=self.purpose,
-                step=self.step,
-                kind=kind,
-            )
-        )
+        about = {  # what both events say of the call
+            "call_id": self.tools.next_id(), "server": server, "tool": tool,
+            "arguments": call.arguments, "purpose": self.purpose, "step": self.step,
+        }  # fmt: skip
+        self.emit(ev.ToolCallStarted(**about, kind=kind))
         started = time.monotonic()
         result = await self.tools.call(call.name, call.arguments)
-        self.emit(
-            ev.ToolCallFinished(
-                call_id=call_id,
-                server=server,
-                tool=tool,
-                arguments=call.arguments,
-                ok=result.ok,
-                result=result.text,
-                seconds=round(time.monotonic() - started, 3),
-                purpose=self.purpose,
-                step=self.step,
-            )
-        )
+        seconds = round(time.monotonic() - started, 3)
+        self.emit(ev.ToolCallFinished(**about, ok=result.ok, result=result.text, seconds=seconds))
         return result.text
 
 
