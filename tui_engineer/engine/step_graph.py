@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 
 def _names(paths: Iterable[str]) -> set[str]:
-    return {p.strip().lstrip("./") for p in paths if p.strip()}
+    return {p.strip().removeprefix("./") for p in paths if p.strip()}
 
 
 def dependencies(
