@@ -260,7 +260,7 @@ async def test_the_plan_shows_the_next_step_ready_while_one_is_reviewed(
     app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
-        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
         assert app.plan_pane.status_of(1) == "awaiting review"
         assert str(app.diff.border_title) == "Diff — step 1"  # its preparation is not shown yet
         await pilot.press("a")

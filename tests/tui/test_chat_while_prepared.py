@@ -49,10 +49,10 @@ async def test_a_message_about_the_step_under_review_does_not_make_the_accept_wa
     app = make_app(repo, scripted_server.base_url, "add sub, mul and div", pipeline=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
-        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
         await send(pilot, "please give sub a docstring")
         await pilot.pause()
-        assert app.plan_pane.status_of(2) == "next step ready"  # not touched
+        assert app.plan_pane.status_of(2) == "prepared"  # not touched
         app.diff.focus()
         pressed = time.monotonic()
         await pilot.press("a")
@@ -81,7 +81,7 @@ async def test_a_message_naming_the_prepared_step_prepares_it_again_and_the_plan
     app = make_app(repo, scripted_server.base_url, "add sub, mul and div", pipeline=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
-        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
         await send(pilot, "in step 2 keep mul on one line")
         await again.arrived()  # asked again now, while step 1 is still under review
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "preparing again")
@@ -90,7 +90,7 @@ async def test_a_message_naming_the_prepared_step_prepares_it_again_and_the_plan
         assert "prepared again" in chat_text(app)
         assert "keep mul on one line" in str(scripted_server.chat_requests[3].messages)
         again.open()
-        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
         app.diff.focus()
         await pilot.press("a")
         await wait_for(pilot, reviewing(app, 2), timeout=30)

@@ -186,7 +186,7 @@ async def test_a_double_tapped_a_does_not_accept_the_step_that_just_appeared(
     app.review_settle = 5.0  # the second tap falls within it even on a loaded machine
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
-        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
+        await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
         await pilot.press("a")
         await wait_for(pilot, lambda: app.reviewer.question == "review" and app.proposals_seen == 2)
         await pilot.press("a")  # the second tap

@@ -191,6 +191,11 @@ class Settings:
         SWITCH,
         flag=Flag("--no-pipeline", "do not prepare the next step while you review one", False),
     )
+    # How many later steps may be prepared at once while one is reviewed (each in its own
+    # shadow, with its own fix loop): those whose dependencies are in (engine/pipeline.py).
+    parallel_steps: int = setting(
+        3, "a whole number ≥ 1 (1: only the next step)", checks.at_least(1)
+    )
     # Steps the plan marks test_first write their test first: it must fail on the old code and
     # pass after the change (engine/test_first.py).
     test_first: bool = setting(

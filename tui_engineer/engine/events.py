@@ -363,6 +363,15 @@ class NextStepPrepared(Event):
 
 
 @dataclass(frozen=True)
+class StepPreparing(Event):
+    """A later step is being prepared beside the one worked on (engine/pipeline.py): its
+    dependencies are in, or are the step under review; a NextStepPrepared follows."""
+
+    type: ClassVar[str] = "step_preparing"
+    step: int
+
+
+@dataclass(frozen=True)
 class NextStepRestarted(Event):
     """A chat message named the step prepared ahead after its model was asked: that step is
     prepared again at once, with the message (engine/chat_target.py says which step a message

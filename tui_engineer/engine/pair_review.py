@@ -77,7 +77,7 @@ class PairReview:
         """The human edited the proposal by hand: it is tested again (nothing changed: the
         same proposal, said so)."""
         tree = await asyncio.to_thread(staged_tree, self.rt.shadow)  # before anything stages
-        await self.pipeline.drop()  # a step prepared ahead is built on the files before
+        await self.pipeline.base_changes()  # prepared steps are moved onto the new files
         edited = await after_hand_edit(self.rt, step, whole, tree)
         if edited is None:
             self.rt.emit(ev.Notice(message=f"Step {step.index}: the files are unchanged."))
@@ -86,7 +86,7 @@ class PairReview:
 
     async def _kept(self, step: Step, whole: Proposal, decision: Decision) -> Proposal | None:
         """The kept hunks, tested; None when they cannot be put together (said)."""
-        await self.pipeline.drop()  # built on the whole proposal, which is not what goes in
+        await self.pipeline.base_changes()  # built on the whole proposal: moved onto the kept hunks
         try:
             kept = await verify_kept(self.rt, step, whole, decision.dropped)
         except UserError as err:

@@ -55,10 +55,16 @@ from tui_engineer.engine.plan import Step
 from tui_engineer.engine.prompts import Message
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.stacked import pending_commit, stacked_shadow, transplant
+from tui_engineer.engine.stacked import (
+    base_tree,
+    pending_commit,
+    restack,
+    stacked_shadow,
+    transplant,
+)
 from tui_engineer.engine.step_graph import dependencies
 from tui_engineer.engine.step_runner import propose_step
-from tui_engineer.engine.verification import start_probe
+from tui_engineer.engine.verification import start_probe, verify_attempt
 from tui_engineer.llm import ServerUnreachable
 from tui_engineer.vcs.shadow import Shadow
 
@@ -91,14 +97,17 @@ class _Held:
             self.events.append(event)
 
 
-def next_candidate(plan: Sequence[Step], current: Step) -> Step | None:
-    """The step the session works on after `current`, if it may start before `current` lands."""
-    after = next((s for s in plan if s.status == "pending" and s is not current), None)
-    if after is None:
-        return None
-    # Built on `current`'s proposal, it may wait for `current` but for no other step not yet in.
-    done = {s.index for s in plan if s.status == "accepted"} | {current.index}
-    return after if set(dependencies(plan)[after.index]) <= done else None
+def ready_steps(plan: Sequence[Step], current: Step, busy: set[int]) -> list[Step]:
+    """The pending steps, in plan order, that may be prepared on `current`'s proposal now:
+    every step each waits for (engine/step_graph.py) is in already, or is `current`; `busy`:
+    those being prepared."""
+    after = dependencies(plan)
+    done = {s.index for s in plan if s.status in ("accepted", "skipped")} | {current.index}
+    return [
+        s for s in plan
+        if s.status == "pending" and s is not current and s.index not in busy
+        and set(after[s.index]) <= done
+    ]  # fmt: skip
 
 
 @dataclass
@@ -122,6 +131,7 @@ class _Ahead:
     # then may it diagnose and fix failures of its own.
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
     base_changed: bool = False  # a fix changed those files after it began
+    restacking: bool = False  # being moved onto the next files it lands on (Pipeline._restack)
 
     @property
     def base_step(self) -> int:
@@ -187,88 +197,166 @@ def _failed(task: asyncio.Task[Proposal]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
 
 
+class _NotRestacked(Exception):
+    """A prepared step could not be moved onto the tree it now lands on (said why)."""
+
+
 class Pipeline:
-    """At most one step prepared ahead of the one under review."""
+    """Up to `parallel_steps` later steps prepared beside the one worked on, each in a shadow
+    of its own; reviewed one at a time, in plan order."""
 
     def __init__(self, rt: Runtime, session_id: str, *, enabled: bool = True) -> None:
         self.rt = rt
         self.session_id = session_id
         self.enabled = enabled
-        self._ahead: _Ahead | None = None
+        self.limit = max(1, rt.options.parallel_steps)
+        self._ahead: dict[int, _Ahead] = {}  # step index -> its preparation
         if enabled:  # it follows the step under review's test runs and fixes
             self._emit, rt.emit = rt.emit, self._watch
+        self._current: Step | None = None  # the step worked on or under review
         self._spare: Shadow | None = None  # a taken step's shadow, reused for the next one
         self._count = 0
         self._dropping: set[asyncio.Task[None]] = set()  # preparations dropped by a restart
+        self._beginning = asyncio.Lock()  # one `_begin` at a time: no step prepared twice
         # Chat messages that named a step whose preparation was dropped: they go to its next
         # preparation, or with its own call when its turn comes.
         self._kept: dict[int, list[str]] = {}
 
+    @property
+    def preparing(self) -> list[int]:
+        """The steps being prepared (or prepared), in plan order."""
+        return sorted(self._ahead)
+
     async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
-        """Called when `current`'s first edits are written, before its tests run: the shadow
-        is made now; the model is asked once they passed (`start`)."""
-        if self._ahead is None:
-            await self._begin(request, plan, current)
+        """Called when `current`'s first edits are written, before its tests run: the shadows
+        are made now; the models are asked once they passed (`start`)."""
+        self._current = current
+        await self._begin(request, plan, current)
 
     async def start(
         self, request: str, plan: Sequence[Step], current: Step, *, passed: bool = True
     ) -> None:
-        """Called when `current`'s proposal goes to review: go on with a preparation begun on
-        the same files, else (re)start it on the proposal as it is now; none when its tests
-        failed (`passed` False)."""
-        ahead = self._ahead
-        if ahead is not None:
-            now = await asyncio.to_thread(self.rt.shadow.step_tree)  # a test run may write
-            if passed and now == ahead.tree:
+        """Called when `current`'s proposal goes to review: preparations begun on the same
+        files go on; one whose model was not asked yet is begun again on these files; one whose
+        model was asked is kept, and moved onto the files it lands on before it is shown
+        (`_restack`). Free places are filled with the steps now ready, unless its tests failed
+        (`passed` False)."""
+        self._current = current
+        now = await asyncio.to_thread(self.rt.shadow.step_tree)  # a test run may write
+        for ahead in list(self._ahead.values()):
+            assert ahead.task is not None
+            if ahead.tree != now and not ahead.asked and not ahead.task.done():
+                await self._drop_one(ahead)
+            elif passed:
                 ahead.passed()
-                return
-            await self.drop()
         if passed:
             await self._begin(request, plan, current)
-            if self._ahead is not None:
-                self._ahead.passed()
+            for ahead in self._ahead.values():
+                if ahead.tree == now:
+                    ahead.passed()
+            await self._restack_next(plan, current, now)
+
+    async def _restack_next(self, plan: Sequence[Step], current: Step, tree: str) -> None:
+        """The step reviewed after `current`, prepared on other files: moved onto `current`'s
+        proposal now (and tested there) while the human reads, so that an accept of it as it is
+        shows that step at once."""
+        after = next((s for s in plan if s.status == "pending" and s is not current), None)
+        ahead = self._ahead.get(after.index) if after is not None else None
+        if ahead is None or ahead.tree == tree or ahead.task is None or ahead.shadow is None:
+            return
+        if _failed(ahead.task) or ahead.restacking:
+            return
+        base = (await asyncio.to_thread(pending_commit, self.rt.shadow))[0]  # of `tree`
+        before = ahead.task
+        ahead.restacking = True
+
+        async def moved() -> Proposal:
+            try:
+                proposal = await before
+                return await self._restack(ahead, proposal, base, tree)
+            finally:
+                ahead.restacking = False
+
+        ahead.task = asyncio.create_task(moved())
+
+    async def _restack(self, ahead: _Ahead, proposal: Proposal, base: str, tree: str) -> Proposal:
+        """`ahead`'s proposal moved onto `base` (whose files are `tree`) and tested there: the
+        affected tests, then the full suite. A conflict, or tests that fail there, raise
+        _NotRestacked: the step is proposed again when its turn comes."""
+        index = ahead.step.index
+        assert ahead.shadow is not None and ahead.rt is not None
+        moved = await asyncio.to_thread(restack, ahead.shadow, ahead.base, base, self.rt.shadow)
+        if not moved:
+            raise self._not_restacked(ahead, "its changes conflict with the files it lands on")
+        ahead.base, ahead.tree = base, tree
+        self.rt.emit(ev.Notice(message=f"Step {index} was prepared on other files: moved onto "
+                               "the new ones and tested again there."))  # fmt: skip
+        diff = await asyncio.to_thread(ahead.shadow.diff)
+        if self.rt.options.unverified:
+            return replace(proposal, diff=diff)
+        verified = await verify_attempt(ahead.rt, index)
+        again = replace(proposal, diff=diff, report=verified.report, test_runs=verified.summaries())
+        if not again.tests_ok:
+            raise self._not_restacked(ahead, "its tests fail on the files it lands on")
+        return again
+
+    def _not_restacked(self, ahead: _Ahead, why: str) -> _NotRestacked:
+        message = f"Step {ahead.step.index}'s prepared proposal is not used ({why}): it is "
+        message += "proposed again when its turn comes."
+        self.rt.emit(ev.Notice(message=message))
+        return _NotRestacked(message)
 
     def _watch(self, event: ev.Event) -> None:
-        """The session's events pass here first: a passing first test run of the files the
+        """The session's events pass here first: a passing first test run of the files a
         prepared step is built on starts its model call (beside the rest of those runs)."""
         self._emit(event)
-        ahead = self._ahead
-        if ahead is None or getattr(event, "step", None) != ahead.base_step:
-            return
-        if isinstance(event, ev.AttemptStarted) and event.attempt > 0:
-            ahead.base_changed = True  # a fix follows: it is built on the failing files
-        elif isinstance(event, ev.TestsFinished) and event.ok and event.scope != "before":
-            if not ahead.base_changed:
-                ahead.base_started.set()
+        step = getattr(event, "step", None)
+        for ahead in self._ahead.values():
+            if ahead.base_step != step:
+                continue
+            if isinstance(event, ev.AttemptStarted) and event.attempt > 0:
+                ahead.base_changed = True  # a fix follows: it is built on the failing files
+            elif isinstance(event, ev.TestsFinished) and event.ok and event.scope != "before":
+                if not ahead.base_changed:
+                    ahead.base_started.set()
 
     async def _begin(self, request: str, plan: Sequence[Step], current: Step) -> None:
         if not self.enabled:
             return
-        step = next_candidate(plan, current)
-        if step is None:
-            return
-        # Awaited here, not in the task: it stages the session's shadow, whose index the
-        # foreground's own test selection uses next.
-        base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
-        ahead = _Ahead(step, _Held(self.rt.emit), tree, base, request, list(plan), current)
-        for text in self._kept.pop(step.index, []):
-            ahead.messages.append(text)
-            ahead.inbox.put_nowait(text)
-        self._launch(ahead)
+        async with self._beginning:
+            free = self.limit - len(self._ahead)
+            steps = ready_steps(plan, current, set(self._ahead))[: max(0, free)]
+            if not steps:
+                return
+            # Awaited here, not in the task: it stages the session's shadow, whose index the
+            # foreground's own test selection uses next.
+            base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
+            for step in steps:
+                ahead = _Ahead(step, _Held(self.rt.emit), tree, base, request, list(plan), current)
+                for text in self._kept.pop(step.index, []):
+                    ahead.messages.append(text)
+                    ahead.inbox.put_nowait(text)
+                self._launch(ahead)
+                self.rt.emit(ev.StepPreparing(step=step.index))
 
     def _launch(self, ahead: _Ahead) -> None:
         self._count += 1
         ahead.task = asyncio.create_task(self._prepare(ahead, self._count))
-        self._ahead = ahead
+        self._ahead[ahead.step.index] = ahead
 
     def chat(self, text: str) -> bool:
-        """A chat message as it is sent: True when it names the step prepared ahead, which then
+        """A chat message as it is sent: True when it names a step prepared ahead, which then
         takes it (prepared again with it if its model was asked already); False: it is the
-        current step's, and the prepared step is not touched."""
-        ahead = self._ahead
-        if ahead is None or ahead.task is None or ahead.held.live:
-            return False
-        if not about_step_ahead(text, ahead.current, ahead.step):
+        current step's, and the prepared steps are not touched."""
+        ahead = next(
+            (
+                a for _, a in sorted(self._ahead.items())
+                if a.task is not None and not a.held.live
+                and about_step_ahead(text, a.current, a.step)
+            ),
+            None,
+        )  # fmt: skip
+        if ahead is None or ahead.task is None:
             return False
         ahead.messages.append(text)
         if not ahead.asked and not ahead.task.done():
@@ -286,8 +374,8 @@ class Pipeline:
 
     @property
     def messages(self) -> list[str]:
-        """Chat messages for a step not reached yet: the step prepared ahead took them."""
-        ahead = list(self._ahead.messages) if self._ahead is not None else []
+        """Chat messages for a step not reached yet: the steps prepared ahead took them."""
+        ahead = [text for _, a in sorted(self._ahead.items()) for text in a.messages]
         return ahead + [text for texts in self._kept.values() for text in texts]
 
     def _give_back(self, index: int | None = None) -> None:
@@ -330,13 +418,30 @@ class Pipeline:
         return proposal
 
     async def decided(self, kind: str) -> None:
-        """The step under review was decided (an accept is already committed): keep the
-        prepared step only on accept, and wait for nothing here: it is awaited when its turn
-        comes (`take`)."""
-        if kind != "accept":
-            await self.drop()
+        """The step under review was decided (an accept is already committed): an accept keeps
+        every preparation; a reject or skip drops those that depend on the step (the others
+        are moved onto the files they land on when their turn comes); anything else drops all.
+        Nothing waits here for a preparation: it is awaited when its turn comes (`take`)."""
+        current = self._current
+        if kind == "accept":
+            return
+        if kind in ("reject", "skip") and current is not None:
+            for ahead in list(self._ahead.values()):
+                if current.index in dependencies(ahead.plan).get(ahead.step.index, ()):
+                    await self._drop_one(ahead, gone=True)
+            return
+        await self.drop(gone=True)
         if kind == "edit_plan":  # the steps they named are renumbered or gone
             self._give_back()
+
+    async def base_changes(self) -> None:
+        """The proposal under review is about to change (a hand edit, hunks left out): a
+        preparation whose model was not asked yet is dropped (begun again on the new files at
+        `start`); the others are kept and moved onto the new files before they are shown."""
+        for ahead in list(self._ahead.values()):
+            assert ahead.task is not None
+            if not ahead.asked and not ahead.task.done():
+                await self._drop_one(ahead)
 
     async def take(self, step: Step) -> Proposal | None:
         """The prepared proposal for `step`, moved into the session's shadow; None when there is
@@ -348,26 +453,30 @@ class Pipeline:
         return proposal
 
     async def _take(self, step: Step) -> Proposal | None:
-        ahead = self._ahead
-        if ahead is None or ahead.task is None or ahead.step is not step:
-            await self.drop()
+        ahead = self._ahead.pop(step.index, None)
+        if ahead is None or ahead.task is None:
             return None
-        if self._stale(ahead) or _failed(ahead.task):  # a failure was noted already
-            await self.drop()
+        if ahead.step is not step or _failed(ahead.task):  # a failure was noted already
+            await self._discard(ahead)
             return None
-        # Its turn: still at work (a slow model, its own fix loop), it is shown as it goes.
+        # Its turn: what it lands on is in. Still at work (a slow model, its own fix loop, a
+        # move onto new files), it is shown as it goes.
+        ahead.passed()
         ahead.held.show()
         self.rt.emit_usage()  # the ledger's totals, its calls included
         try:
-            proposal = await ahead.task
+            proposal: Proposal | None = await ahead.task
+            landing = await asyncio.to_thread(base_tree, self.rt.shadow)
+            if proposal is not None and ahead.tree != landing:
+                base = self.rt.shadow.baseline
+                proposal = await self._restack(ahead, proposal, base, landing)
         except Exception:  # noqa: BLE001 - a failed preparation is redone in the foreground
             proposal = None
-        if proposal is None or self._stale(ahead) or ahead.shadow is None:
-            await self.drop()
+        if proposal is None or ahead.shadow is None:
+            await self._discard(ahead, said=False)
             return None
         await asyncio.to_thread(transplant, ahead.shadow, self.rt.shadow)
         # Its work is done (nothing of it still runs, unlike a dropped one's): kept for the next.
-        self._ahead = None
         if self._spare is None:
             self._spare = ahead.shadow
         else:
@@ -376,20 +485,20 @@ class Pipeline:
         step.status = "review"
         return proposal
 
-    def _stale(self, ahead: _Ahead) -> bool:
-        """A review's notes for the model wait (hunks dropped, a hand edit, comments): it was
-        prepared without them. (A chat message is not: one that names it went to it.)"""
-        return bool(self.rt.review_notes)
+    async def drop(self, *, gone: bool = False) -> None:
+        """Discard every prepared (or preparing) step and its shadow."""
+        for ahead in list(self._ahead.values()):
+            await self._drop_one(ahead, gone=gone)
 
-    async def drop(self) -> None:
-        """Discard the prepared (or preparing) step and its shadow."""
-        ahead = self._ahead
-        if ahead is None or ahead.task is None:
-            return
-        self._ahead = None  # a message sent meanwhile is the session's
-        await self._discard(ahead)
+    async def _drop_one(self, ahead: _Ahead, *, gone: bool = False) -> None:
+        """Discard one preparation (`gone`: for now, not begun again at once: said even
+        while it was still preparing)."""
+        if self._ahead.get(ahead.step.index) is ahead:
+            del self._ahead[ahead.step.index]  # a message sent meanwhile is the session's
+        if ahead.task is not None:
+            await self._discard(ahead, gone=gone)
 
-    async def _discard(self, ahead: _Ahead, *, said: bool = True) -> None:
+    async def _discard(self, ahead: _Ahead, *, said: bool = True, gone: bool = False) -> None:
         """Stop `ahead` and remove its shadow; the messages it had are kept for the step they
         named (its work is thrown away: they go with that step's next preparation or call)."""
         task = ahead.task
@@ -403,6 +512,8 @@ class Pipeline:
         finally:
             if said and not task.cancelled() and task.exception() is None:
                 self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
+            elif gone and task.cancelled():  # dropped while preparing, not begun again
+                self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=False))
             # Kept for the step they named (not a restart's: those went on with it).
             if ahead.messages:
                 self._kept.setdefault(ahead.step.index, []).extend(ahead.messages)
@@ -411,7 +522,7 @@ class Pipeline:
                 await to_the_end(asyncio.to_thread(ahead.shadow.remove))
 
     async def close(self) -> None:
-        """At the session's end: drop the prepared step (and those a restart dropped), remove
+        """At the session's end: drop the prepared steps (and those a restart dropped), remove
         the spare shadow."""
         await self.drop()
         while self._dropping:

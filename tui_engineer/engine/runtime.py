@@ -8,13 +8,14 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.editor_buffers import BufferReader
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
+from tui_engineer.engine.test_queue import TestQueue
 from tui_engineer.engine.test_writes import bracketed
 from tui_engineer.engine.tool_use import SessionTools, shown_tools
 from tui_engineer.errors import UserError
@@ -61,6 +62,7 @@ class EngineOptions:
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command
     pipeline: bool = True  # prepare the next step while the human reviews this one
+    parallel_steps: int = 3  # at most this many later steps prepared at once (engine/pipeline.py)
     test_first: bool = True  # honour the plan's test_first steps (engine/test_first.py)
     unverified: bool = False  # no test command: no tests run, every step is marked unverified
     write_tests: bool = False  # the repo has no tests yet: the first step writes them, test-first
@@ -120,7 +122,12 @@ class Runtime:
     # An editor's unsaved buffers (ACP's fs/read_text_file): a file's text as the editor holds
     # it, shown to the model instead of the saved file (engine/editor_buffers.py).
     read_buffer: BufferReader | None = None
+    # Every test run of the session and of the steps prepared beside it takes its turn here
+    # (engine/test_queue.py); a prepared step's runtime shares it.
+    test_queue: TestQueue = field(default_factory=TestQueue)
     _warned: set[str] = field(default_factory=set)
+    # A step prepared ahead's runtime (engine/pipeline.py): its test runs wait behind these.
+    background: ClassVar[bool] = False
 
     @property
     def context_chars(self) -> int:
@@ -308,14 +315,15 @@ class Runtime:
         """Run the test command (or `command`, a narrowed form of it: `scope` says which)."""
         shown = self.options.test_command
         command = command or shown
-        self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
-        async with bracketed(self.shadow):  # what the run writes is not the step's
-            report = await self.sandbox.run_tests(
-                self.workdir,
-                command,
-                timeout=self.options.test_timeout,
-                on_output=lambda line: self.emit(ev.TestOutput(line=line)),
-            )
+        async with self.test_queue.turn(background=self.background):
+            self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
+            async with bracketed(self.shadow):  # what the run writes is not the step's
+                report = await self.sandbox.run_tests(
+                    self.workdir,
+                    command,
+                    timeout=self.options.test_timeout,
+                    on_output=lambda line: self.emit(ev.TestOutput(line=line)),
+                )
         baseline = self.known_baseline()
         if baseline is not None and scope != "before":
             aim = self.aims.get(step or 0)

@@ -1,11 +1,14 @@
 """The shadows of a step prepared on top of another's proposal (engine/pipeline.py): the proposal
 under review as a commit on no branch, a shadow whose baseline is that commit, and a prepared
-proposal moved onto the tree the human accepted."""
+proposal moved onto the tree the human accepted, and one rebased onto a base that changed since
+(a fix, a hand edit, hunks left out, another step accepted first)."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 
+from tui_engineer.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 
@@ -58,3 +61,34 @@ def transplant(source: Shadow, target: Shadow) -> None:
         shutil.copy2(source.path / change.path, dest)
     if source.written.tests_ran:
         target.adopt_written({c.path for c in step} | {c.old_path for c in step if c.old_path})
+
+
+def restack(ahead: Shadow, old_base: str, new_base: str, source: Shadow | None = None) -> bool:
+    """Move the proposal in `ahead` (made on `old_base`) onto `new_base`: a three-way merge of
+    its own changes onto the new tree, which becomes its baseline. False on a conflict (the
+    shadow is left as it was). `source`: the shadow whose object store holds `new_base` (a
+    pending commit), when it is not a commit of the repository."""
+    if source is not None:
+        _git(source, "push", "-q", str(ahead.path), f"+{new_base}:refs/tui-engineer/base")
+    tip = _git(
+        ahead, "commit-tree", ahead.step_tree(), "-p", old_base, "--no-gpg-sign", "-m",
+        "tui-engineer: prepared proposal", env=INTERNAL_IDENTITY,
+    )  # fmt: skip
+    merged = subprocess.run(
+        ["git", "-C", str(ahead.path), "merge-tree", "--write-tree", "--no-messages",
+         f"--merge-base={old_base}", new_base, tip],
+        env=shadow_git_full_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    if merged.returncode != 0:
+        return False
+    tree = merged.stdout.split("\n", 1)[0].strip()
+    ahead.baseline = new_base
+    ahead.reset()
+    with index_lock(ahead.path):
+        _git(ahead, "read-tree", "-u", "--reset", tree)
+    return True
+
+
+def base_tree(shadow: Shadow) -> str:
+    """The tree of `shadow`'s baseline: what a step taken into it lands on."""
+    return _git(shadow, "rev-parse", f"{shadow.baseline}^{{tree}}")

@@ -233,9 +233,13 @@ class EngineEventView:
             for tree in self.screen_stack[0].query(RepoTree):
                 tree.mark_changes(marks)
 
+    async def _on_step_preparing(self, event: ev.StepPreparing) -> None:
+        """A later step is being prepared beside this one (engine/pipeline.py)."""
+        self.plan_pane.set_status(event.step, "preparing")
+
     async def _on_next_step_prepared(self, event: ev.NextStepPrepared) -> None:
-        """The next step was proposed and tested while this one is reviewed (or dropped)."""
-        self.plan_pane.set_status(event.step, "next step ready" if event.ready else "pending")
+        """A later step was proposed and tested while this one is reviewed (or dropped)."""
+        self.plan_pane.set_status(event.step, "prepared" if event.ready else "pending")
 
     async def _on_next_step_restarted(self, event: ev.NextStepRestarted) -> None:
         """A chat message named the step prepared ahead: it is prepared again with it now."""

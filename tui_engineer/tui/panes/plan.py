@@ -19,7 +19,8 @@ _LOOK = {
     "testing": ("⧗", "bold $warning"),
     "fixing": ("↻", "bold $warning"),
     "awaiting review": ("?", "bold $primary"),
-    "next step ready": ("▸", "bold $success"),  # prepared while the one before is reviewed
+    "preparing": ("…", "$accent"),  # prepared beside the step under review (its turn later)
+    "prepared": ("▸", "bold $success"),  # proposed and tested while an earlier one is reviewed
     "preparing again": ("↻", "bold $accent"),  # a chat message named it: prepared again with it
     "stale": ("!", "bold $warning"),
     "accepted": ("✓", "bold $success"),
