@@ -121,6 +121,16 @@ class Translator:
         said = say_text(f"**Step {event.index}: {event.title}**")
         return [*self._step(event.index, "in_progress"), said]
 
+    def _on_step_preparing(self, event: ev.StepPreparing) -> list[Update]:
+        """A later step prepared beside this one: still pending, said in its entry."""
+        return self._step(event.step, "pending", "preparing")
+
+    def _on_next_step_prepared(self, event: ev.NextStepPrepared) -> list[Update]:
+        entry = self.entries.get(event.step)
+        if entry is None or entry.status != "pending":
+            return []  # its turn came already: its own status says more
+        return self._step(event.step, "pending", "prepared" if event.ready else "")
+
     def _on_step_committed(self, event: ev.StepCommitted) -> list[Update]:
         done = self._close_proposal(event.step, "completed", f"committed {event.sha[:8]}")
         return [*done, *self._step(event.step, "completed"),

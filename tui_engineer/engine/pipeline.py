@@ -1,14 +1,25 @@
-"""Prepare the next step while the human reviews this one.
+"""Prepare later steps while the human reviews this one: side by side, in plan order.
 
-As soon as step k's first edits are written (while k's own tests still run), a second shadow
-worktree is made for the next pending step (when everything it depends on is accepted, or is
-k), whose baseline is k's proposal as it is then. Its model is asked only once k's tests passed
-on those files (DESIGN.md invariant 8: never built on a failing base): as soon as k's first run
-passes (its affected tests, while its full suite still runs), or when k reaches review with
-those files and passing tests. A diagnosis or fix of its own waits until k passed all its tests.
-When a fix changes k's files, the preparation is dropped (before any model call) and started
-again on the proposal that reaches review; when k's tests fail, none is prepared. One step
-ahead at most.
+Every pending step whose dependencies (engine/step_graph.py) are accepted, or are the step
+worked on, is prepared at once, up to `parallel_steps`, each in a shadow worktree of its own with
+its own fix loop; their model calls run concurrently and their test runs share the cores through
+the session's one queue (engine/test_queue.py). Those that wait for no step not yet in start as
+the step worked on is proposed, on the accepted files (`start_beside`); the others as soon as
+step k's first edits are written (while k's own tests still run), on k's proposal as it is then.
+Such a preparation's model is asked only once k's tests passed on those files (DESIGN.md
+invariant 8: never built on a failing base): as soon as k's first run passes (its affected tests,
+while its full suite still runs), or when k reaches review with those files and passing tests. A
+diagnosis or fix of its own waits until k passed all its tests. When k's files change before its
+model was asked (a fix), it is dropped and begun again on the proposal that reaches review; when
+k's tests fail, none is begun.
+
+Reviewed one at a time, in plan order, and stacked honestly: a prepared step whose base is not
+what it lands on (a fix, a hand edit, hunks left out, an earlier step accepted or rejected since)
+is moved onto those files with a three-way merge (engine/stacked.py `restack`) and tested again
+there, the affected tests then the full suite, before it is shown: the step reviewed next is
+moved onto the proposal under review while the human reads it (so that an accept of it as it is
+shows that step at once), and again at its turn if what it lands on changed meanwhile. A conflict,
+or tests that fail there, make it be proposed again (said).
 
 It is invisible until its turn. Its model calls go through the same model and ledger, so the
 budgets count them; the record sees each finished call at once (a ModelExchange marked
@@ -31,12 +42,15 @@ The prepared step tests like any step (affected tests first, engine/verification
 session's selection data, but never runs the suite collecting coverage (2–3× slower than a plain
 run, and meanwhile k's own runs may collect): where it would, it runs the plain suite instead.
 
-- accept k → k is committed first, at once (nothing waits for the prepared step); the prepared
-  proposal is then moved onto the new commit and reviewed when ready (committed later on top of
-  k's commit, like any step);
-- reject / skip / stop / plan edit of k → it is dropped, and proposed again when its turn comes;
+- accept k → k is committed first, at once (nothing waits for the prepared steps); each is
+  then moved onto the new commit when needed and reviewed when ready (committed on top of k's
+  commit, like any step);
+- reject / skip of k → the prepared steps that depend on k are dropped (proposed again when
+  their turn comes); the others are kept and moved onto what they land on;
+- stop / plan edit / undo → every one is dropped;
 - a review's notes for the model (hunks dropped, a hand edit, line comments:
-  engine/pair_review.py) → also dropped (it was prepared without them).
+  engine/pair_review.py) → the prepared steps were made without them: the notes go with the
+  next model call.
 """
 
 from __future__ import annotations
@@ -45,7 +59,7 @@ import asyncio
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.chat_target import about_step_ahead
@@ -97,12 +111,16 @@ class _Held:
             self.events.append(event)
 
 
-def ready_steps(plan: Sequence[Step], current: Step, busy: set[int]) -> list[Step]:
+def ready_steps(
+    plan: Sequence[Step], current: Step, busy: set[int], *, beside: bool = False
+) -> list[Step]:
     """The pending steps, in plan order, that may be prepared on `current`'s proposal now:
     every step each waits for (engine/step_graph.py) is in already, or is `current`; `busy`:
-    those being prepared."""
+    those being prepared. `beside`: on the files before `current` (while it is proposed),
+    so only those that do not wait for it."""
     after = dependencies(plan)
-    done = {s.index for s in plan if s.status in ("accepted", "skipped")} | {current.index}
+    done = {s.index for s in plan if s.status in ("accepted", "skipped")}
+    done |= set() if beside else {current.index}
     return [
         s for s in plan
         if s.status == "pending" and s is not current and s.index not in busy
@@ -168,6 +186,7 @@ class _AheadRuntime(Runtime):
 
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
     asked: bool = False  # a model call was made (it took the chat messages given so far)
+    background: ClassVar[bool] = True  # its test runs wait behind the step under review's
 
     async def call_model(
         self, messages: list[Message], purpose: str, *args: Any, **kwargs: Any
@@ -226,6 +245,13 @@ class Pipeline:
     def preparing(self) -> list[int]:
         """The steps being prepared (or prepared), in plan order."""
         return sorted(self._ahead)
+
+    async def start_beside(self, request: str, plan: Sequence[Step], current: Step) -> None:
+        """Called as `current` is about to be proposed (its shadow holds the accepted files):
+        the steps that do not wait for it are prepared at once, on those files, beside its
+        model call; each is moved onto `current`'s proposal later (`start`)."""
+        self._current = current
+        await self._begin(request, plan, current, beside=True)
 
     async def start_early(self, request: str, plan: Sequence[Step], current: Step) -> None:
         """Called when `current`'s first edits are written, before its tests run: the shadows
@@ -289,8 +315,9 @@ class Pipeline:
         if not moved:
             raise self._not_restacked(ahead, "its changes conflict with the files it lands on")
         ahead.base, ahead.tree = base, tree
-        self.rt.emit(ev.Notice(message=f"Step {index} was prepared on other files: moved onto "
-                               "the new ones and tested again there."))  # fmt: skip
+        # Said when its turn comes (held until then), before its test runs there.
+        ahead.held(ev.Notice(message=f"Step {index} was prepared on other files: moved onto "
+                             "the new ones and tested again there."))  # fmt: skip
         diff = await asyncio.to_thread(ahead.shadow.diff)
         if self.rt.options.unverified:
             return replace(proposal, diff=diff)
@@ -320,19 +347,27 @@ class Pipeline:
                 if not ahead.base_changed:
                     ahead.base_started.set()
 
-    async def _begin(self, request: str, plan: Sequence[Step], current: Step) -> None:
+    async def _begin(
+        self, request: str, plan: Sequence[Step], current: Step, *, beside: bool = False
+    ) -> None:
         if not self.enabled:
             return
         async with self._beginning:
             free = self.limit - len(self._ahead)
-            steps = ready_steps(plan, current, set(self._ahead))[: max(0, free)]
+            steps = ready_steps(plan, current, set(self._ahead), beside=beside)[: max(0, free)]
             if not steps:
                 return
-            # Awaited here, not in the task: it stages the session's shadow, whose index the
-            # foreground's own test selection uses next.
-            base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
+            if beside:  # the accepted files: they passed, and nothing is staged for them
+                base = self.rt.shadow.baseline
+                tree = await asyncio.to_thread(base_tree, self.rt.shadow)
+            else:
+                # Awaited here, not in the task: it stages the session's shadow, whose index
+                # the foreground's own test selection uses next.
+                base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
             for step in steps:
                 ahead = _Ahead(step, _Held(self.rt.emit), tree, base, request, list(plan), current)
+                if beside:
+                    ahead.passed()
                 for text in self._kept.pop(step.index, []):
                     ahead.messages.append(text)
                     ahead.inbox.put_nowait(text)
@@ -407,6 +442,9 @@ class Pipeline:
         )  # fmt: skip
         ahead.rt = rt
         await ahead.base_started.wait()  # no model call on a base whose tests did not pass
+        # TODO(budgets, issue 35): with `parallel_steps` calls in flight, each checks the
+        # budget on its own before it starts, so together they may overspend by up to that
+        # many calls' worth; reserving before each call is the reserved-budgets work's.
         try:
             # A copy: the plan's own step keeps its status ("pending") until its turn.
             proposal = await propose_step(rt, ahead.request, ahead.plan, copy.copy(ahead.step))

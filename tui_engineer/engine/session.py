@@ -313,6 +313,8 @@ class Session(PairReview, Decisions):
         """The step prepared ahead, the one under review when a resumed session stopped, or a
         new one from the model."""
         proposal = await self.pipeline.take(step) or await self._shown_again(request, step)
+        if proposal is None:  # the steps that do not wait for it are prepared beside it
+            await self.pipeline.start_beside(request, self.plan, step)
         return proposal or await propose_step(
             self.rt, request, self.plan, step, rejections,
             # The next step may be prepared as soon as this one's first edits are written.

@@ -250,6 +250,9 @@ class ProgressPrinter:
         for line in old_failure_lines(e.fixed, e.still_failing, e.old_failures):
             self._line(f"  {line}")
 
+    def _on_step_preparing(self, e: ev.StepPreparing) -> None:
+        self._line(f"  (step {e.step} is being prepared meanwhile)")
+
     def _on_next_step_prepared(self, e: ev.NextStepPrepared) -> None:
         if e.ready:
             self._line(f"  (step {e.step} was prepared meanwhile: it is ready)")

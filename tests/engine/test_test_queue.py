@@ -1,0 +1,69 @@
+"""The one queue every test run of a session goes through (engine/test_queue.py): steps
+prepared side by side never run two suites on cores that fit one, and the step under review
+goes first. Runs are futures the test finishes by hand: nothing waits on a clock."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tui_engineer.engine.test_queue import TestQueue, runs_at_once
+
+
+async def test_runs_take_turns_and_the_step_under_review_goes_before_the_prepared_ones() -> None:
+    queue = TestQueue(1)
+    order: list[str] = []
+    release: dict[str, asyncio.Event] = {}
+
+    async def run(name: str, *, background: bool) -> None:
+        release[name] = asyncio.Event()
+        async with queue.turn(background=background):
+            order.append(name)
+            assert queue.running == 1  # never two at once
+            await release[name].wait()
+
+    first = asyncio.create_task(run("prepared 2", background=True))
+    await asyncio.sleep(0)
+    waiting = [
+        asyncio.create_task(run("prepared 3", background=True)),
+        asyncio.create_task(run("under review", background=False)),
+    ]
+    await asyncio.sleep(0)
+    assert order == ["prepared 2"]
+    release["prepared 2"].set()
+    await first
+    await asyncio.sleep(0)
+    assert order == ["prepared 2", "under review"]  # it came later, but a human waits for it
+    release["under review"].set()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    release["prepared 3"].set()
+    await asyncio.gather(*waiting)
+    assert order == ["prepared 2", "under review", "prepared 3"]
+    assert queue.running == 0
+
+
+async def test_a_run_stopped_while_it_waits_gives_no_place_away() -> None:
+    queue = TestQueue(1)
+    holding = asyncio.Event()
+
+    async def hold() -> None:
+        async with queue.turn():
+            await holding.wait()
+
+    first = asyncio.create_task(hold())
+    await asyncio.sleep(0)
+    stopped = asyncio.create_task(hold())
+    await asyncio.sleep(0)
+    stopped.cancel()
+    holding.set()
+    await first
+    await asyncio.gather(stopped, return_exceptions=True)
+    assert queue.running == 0
+    async with queue.turn():  # the place is free again
+        assert queue.running == 1
+
+
+def test_two_cores_run_one_suite_at_a_time() -> None:
+    assert runs_at_once(2) == 1
+    assert runs_at_once(1) == 1
+    assert runs_at_once(8) == 4
