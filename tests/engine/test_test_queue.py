@@ -9,36 +9,30 @@ import asyncio
 from tui_engineer.engine.test_queue import TestQueue, runs_at_once
 
 
-async def test_runs_take_turns_and_the_step_under_review_goes_before_the_prepared_ones() -> None:
+async def test_runs_take_turns_the_step_under_review_first_then_the_one_reviewed_next() -> None:
     queue = TestQueue(1)
     order: list[str] = []
     release: dict[str, asyncio.Event] = {}
 
-    async def run(name: str, *, background: bool) -> None:
+    async def run(name: str, *, rank: int) -> None:
         release[name] = asyncio.Event()
-        async with queue.turn(background=background):
+        async with queue.turn(rank=rank):
             order.append(name)
             assert queue.running == 1  # never two at once
             await release[name].wait()
 
-    first = asyncio.create_task(run("prepared 2", background=True))
+    tasks = [asyncio.create_task(run("prepared 2", rank=2))]
     await asyncio.sleep(0)
-    waiting = [
-        asyncio.create_task(run("prepared 3", background=True)),
-        asyncio.create_task(run("under review", background=False)),
-    ]
-    await asyncio.sleep(0)
-    assert order == ["prepared 2"]
-    release["prepared 2"].set()
-    await first
-    await asyncio.sleep(0)
-    assert order == ["prepared 2", "under review"]  # it came later, but a human waits for it
-    release["under review"].set()
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
-    release["prepared 3"].set()
-    await asyncio.gather(*waiting)
-    assert order == ["prepared 2", "under review", "prepared 3"]
+    for name, rank in (("prepared 4", 2), ("reviewed next", 1), ("under review", 0)):
+        tasks.append(asyncio.create_task(run(name, rank=rank)))
+        await asyncio.sleep(0)
+    expected = ["prepared 2", "under review", "reviewed next", "prepared 4"]
+    for count, name in enumerate(expected, start=1):
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert order == expected[:count]  # a human waits for the ones that came later
+        release[name].set()
+    await asyncio.gather(*tasks)
     assert queue.running == 0
 
 

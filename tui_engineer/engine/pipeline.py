@@ -59,7 +59,7 @@ import asyncio
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.chat_target import about_step_ahead
@@ -186,7 +186,10 @@ class _AheadRuntime(Runtime):
 
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
     asked: bool = False  # a model call was made (it took the chat messages given so far)
-    background: ClassVar[bool] = True  # its test runs wait behind the step under review's
+    next_up: bool = False  # it is reviewed next (or now): its runs go before the others'
+
+    def test_rank(self) -> int:
+        return 1 if self.next_up else 2
 
     async def call_model(
         self, messages: list[Message], purpose: str, *args: Any, **kwargs: Any
@@ -293,6 +296,8 @@ class Pipeline:
         if _failed(ahead.task) or ahead.restacking:
             return
         base = (await asyncio.to_thread(pending_commit, self.rt.shadow))[0]  # of `tree`
+        if ahead.rt is not None:
+            ahead.rt.next_up = True
         before = ahead.task
         ahead.restacking = True
 
@@ -501,6 +506,8 @@ class Pipeline:
         # move onto new files), it is shown as it goes.
         ahead.passed()
         ahead.held.show()
+        if ahead.rt is not None:
+            ahead.rt.next_up = True
         self.rt.emit_usage()  # the ledger's totals, its calls included
         try:
             proposal: Proposal | None = await ahead.task

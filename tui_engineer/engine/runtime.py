@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
@@ -126,8 +126,6 @@ class Runtime:
     # (engine/test_queue.py); a prepared step's runtime shares it.
     test_queue: TestQueue = field(default_factory=TestQueue)
     _warned: set[str] = field(default_factory=set)
-    # A step prepared ahead's runtime (engine/pipeline.py): its test runs wait behind these.
-    background: ClassVar[bool] = False
 
     @property
     def context_chars(self) -> int:
@@ -288,6 +286,11 @@ class Runtime:
                     )
                 )
 
+    def test_rank(self) -> int:
+        """Where its test runs stand in the session's queue (engine/test_queue.py): the step
+        worked on goes first; a step prepared ahead says otherwise."""
+        return 0
+
     def known_baseline(self) -> Baseline | None:
         """The baseline once it is known (also in a copy of this runtime made before: a step
         prepared ahead shares the task)."""
@@ -315,7 +318,7 @@ class Runtime:
         """Run the test command (or `command`, a narrowed form of it: `scope` says which)."""
         shown = self.options.test_command
         command = command or shown
-        async with self.test_queue.turn(background=self.background):
+        async with self.test_queue.turn(rank=self.test_rank()):
             self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
             async with bracketed(self.shadow):  # what the run writes is not the step's
                 report = await self.sandbox.run_tests(

@@ -1,7 +1,8 @@
 """One queue for the test runs of a session and of every step prepared beside it
 (engine/pipeline.py): the machine's cores are shared out, so two suites never fight over two
 cores and each takes longer than one after the other. The step under review (the human waits for
-it) goes before the steps prepared ahead; among those, first come, first served."""
+it) goes first, then the step reviewed next, then the others; in each rank, first come, first
+served."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def runs_at_once(cores: int | None = None) -> int:
 
 
 class TestQueue:
-    """At most `size` test runs at a time; the waiting foreground run is let in first."""
+    """At most `size` test runs at a time; the waiting run of the lowest rank is let in first."""
 
     __test__ = False  # not a pytest class, whatever its name
 
@@ -30,11 +31,12 @@ class TestQueue:
         self._order = itertools.count()
 
     @asynccontextmanager
-    async def turn(self, *, background: bool = False) -> AsyncIterator[None]:
-        """Hold a place while the run goes on (`background`: a step prepared ahead)."""
+    async def turn(self, *, rank: int = 0) -> AsyncIterator[None]:
+        """Hold a place while the run goes on. `rank`: 0 the step under review's, 1 the step
+        reviewed next, 2 another step prepared ahead."""
         if self.running >= self.size:
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            entry = (int(background), next(self._order), ready)
+            entry = (rank, next(self._order), ready)
             self._waiting.append(entry)
             self._waiting.sort(key=lambda e: e[:2])
             try:
