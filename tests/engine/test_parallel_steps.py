@@ -265,3 +265,43 @@ async def test_a_rejected_step_drops_the_step_that_needs_it_and_keeps_an_indepen
     assert "b * a" in (repo / "mul.py").read_text()
     assert (repo / "div.py").is_file() and (repo / "square.py").is_file()
     assert shadows_left(repo) == []
+
+
+async def test_a_step_prepared_on_a_line_the_human_then_edits_is_proposed_again(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo()
+    # Step 2 adds mul right under step 1's new line; the human rewrites that very line.
+    mul_on_sub = edit("calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n"
+                      "    return a * b\n")  # fmt: skip
+    mul_on_edit = edit("calc.py", "    return -(b - a)\n", "    return -(b - a)\n\n\n"
+                       "def mul(a, b):\n    return a * b\n")  # fmt: skip
+    script = ByStep(
+        scripted_server,
+        [SUB_STEP, {"title": "Add mul", "files": ["calc.py"]}],
+        step1=[Reply(text=SUB)],
+        step2=[Reply(text=mul_on_sub), Reply(text=mul_on_edit)],
+    )
+    reader = Reader(decisions={1: Decision("edited")})
+
+    async def edit_by_hand() -> None:
+        await reader.prepared_event(2).wait()
+        calc = f"{session_shadow(repo)}/calc.py"
+        with open(calc) as old:
+            text = old.read()
+        with open(calc, "w") as new:
+            new.write(text.replace("return a - b", "return -(b - a)"))
+
+    reader.before[1] = edit_by_hand
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url, reviewer=reader, sink=reader.sink,
+        pipeline=True, parallel_steps=3,
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.message
+    said = [e.message for e in seen.of(ev.Notice)]
+    assert any("Step 2's prepared proposal is not used (its changes conflict" in m for m in said)
+    assert script.calls_for(2) == 2  # proposed again, on the edited step 1
+    calc = (repo / "calc.py").read_text()
+    assert "return -(b - a)" in calc and "def mul(a, b):\n    return a * b" in calc
+    assert shadows_left(repo) == []
