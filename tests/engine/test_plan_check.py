@@ -71,7 +71,7 @@ async def test_a_step_the_first_accept_made_unnecessary_is_shown_as_a_drop(
     # plan, step 1, the check (during step 1's review), step 3: nothing asked for step 2,
     # and no check at step 3's review (nothing left after it).
     purposes = [e.purpose for e in seen.of(ev.ModelCallStarted)]
-    assert purposes == ["plan", "propose", "plan_check", "propose"]
+    assert purposes == ["plan", "propose", "check", "propose"]
 
 
 async def test_a_drop_rejected_with_a_reason_is_proposed_as_usual(make_repo, scripted_server):

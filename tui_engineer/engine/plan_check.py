@@ -43,6 +43,8 @@ the single word KEEP when every one does. Otherwise reply one line per step that
 already done made unnecessary, and nothing else:
 DROP <step number>: <why, in a few words>"""
 
+DROP_OR_KEEP = "Accept to drop it, or reject it with a reason to have it proposed."
+
 _DROP = re.compile(r"^\s*DROP\s+(?:step\s+)?(\d+)\s*[:\-–]\s*(.+?)\s*$", re.I | re.M)
 
 
@@ -115,7 +117,7 @@ class PlanCheck:
         self, messages: list[Message], pending: list[Step], after: int
     ) -> dict[int, str]:
         try:
-            reply = await self.rt.call_model(messages, "plan_check", after, deliver_feedback=False)
+            reply = await self.rt.call_model(messages, "check", after, deliver_feedback=False)
         except LLMError as err:  # the plan stays as it is; the steps go on as planned
             self.rt.emit(ev.Notice(message=f"The plan was not checked at step {after}: {err}"))
             return {}

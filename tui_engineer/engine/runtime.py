@@ -50,7 +50,7 @@ DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 
 REPLY_KIND = {
     "plan": "plan",
     "replan": "plan",
-    "plan_check": "diagnose",  # a few short lines
+    "check": "diagnose",  # the plan check (engine/plan_check.py): a few short lines
     "diagnose": "diagnose",
     "fix": "fix",
 }

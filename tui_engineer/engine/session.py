@@ -16,7 +16,7 @@ from tui_engineer.engine.inbox import Inbox, put_back
 from tui_engineer.engine.pair_review import PairReview
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, infos, single_step
-from tui_engineer.engine.plan_check import PlanCheck
+from tui_engineer.engine.plan_check import DROP_OR_KEEP, PlanCheck
 from tui_engineer.engine.planning import make_plan
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
@@ -320,10 +320,9 @@ class Session(PairReview, Decisions):
         new one from the model; or, when the plan check found the step no longer needed, a
         proposal to drop it."""
         why = self.plan_check.not_needed(step)
-        if why is not None:
-            last = self._last_accepted
-            report = last.report if last is not None else None  # the tree is that step's
-            return Proposal(step, self.plan, "", report, attempts=0, not_needed=why)
+        if why is not None:  # nothing changes, so nothing is tested: the summary says why
+            note = f"Step {step.index} looks no longer needed ({why}). {DROP_OR_KEEP}"
+            return Proposal(step, self.plan, "", None, attempts=0, notes=[note], not_needed=why)
         proposal = await self.pipeline.take(step) or await self._shown_again(request, step)
         return proposal or await propose_step(
             self.rt, request, self.plan, step, rejections,
