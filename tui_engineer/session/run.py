@@ -147,7 +147,10 @@ async def run_prepared(
     making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None
     made: list[Shadow] = []
     sandbox: Sandbox | None = None
-    tools = start_session_tools(prepared)  # beside the shadow's creation
+    kept = prepared.kept_tools  # an editor's session keeps them across its requests
+    # Beside the shadow's creation.
+    servers = (prepared.mcp_servers, prepared.root, prepared.settings)
+    tools = kept.start(*servers) if kept is not None else start_session_tools(*servers)
     try:
         sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
         for sentence in prepared.notices:
@@ -173,7 +176,9 @@ async def run_prepared(
         if notice := empty_submodules_notice(shadow.empty_submodules):
             emit(ev.Notice(message=notice))
         runtime = Runtime(prepared.root, shadow, model, sandbox, _engine_options(prepared), emit)
-        runtime.tools = await session_tools(tools, emit)
+        runtime.tools = await session_tools(tools, emit, say=kept is None or not kept.said)
+        if kept is not None:
+            kept.said = True
         runtime.selection = _selection(prepared, sandbox)
         if notice := _whole_runs_notice(prepared, runtime.selection):
             emit(ev.Notice(message=notice))
@@ -189,7 +194,8 @@ async def run_prepared(
         # To its end even when more stop requests cancel it meanwhile: a shadow left here
         # would only go at the next start.
         await to_the_end(_close_session(prepared, making, sandbox, made, recorder))
-        await to_the_end(close_session_tools(tools))
+        if kept is None:
+            await to_the_end(close_session_tools(tools))
 
 
 async def _close_session(
