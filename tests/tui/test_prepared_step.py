@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual import on
 from textual.events import Key
 
 from tests.conftest import git
@@ -28,6 +29,7 @@ from tui_engineer.engine.pipeline import _Held
 from tui_engineer.tui import app as tui_app
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.bridge import EngineEvent
+from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.screens import RejectReasonScreen
 
 pytestmark = pytest.mark.usefixtures("api_key")
@@ -144,9 +146,11 @@ class PressesOnSight(TuiEngineerApp):
 
     CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")  # else looked for beside this file
 
-    async def _on_proposal_ready(self, event: ev.ProposalReady) -> None:
-        await super()._on_proposal_ready(event)
-        if self.proposals_seen == 1:
+    @on(heard(ev.ProposalReady))
+    def _press_r(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        # The panes show the proposal by now; the app's own handler (which counts it) runs
+        # after this one, and the key after both.
+        if self.proposals_seen == 0:
             self.post_message(Key("r", "r"))
 
 

@@ -1,9 +1,11 @@
 """The Textual app: the panes, the keys, and the engine as a worker.
 
-The app holds no engine logic: it runs `prepare`/`run_prepared`, renders engine events
-(`EngineEvent`, in event_view.py) and answers the engine's questions through `TuiReviewer`
-(review_keys.py). Start-up problems are screens (startup.py). Quitting, by key, signal or
-a closed browser tab, is in quitting.py; the layout keys (panes, columns) in pane_keys.py.
+The app holds no engine logic: it runs `prepare`/`run_prepared`, hands each engine event to
+the panes that own what it changes (`EngineEvent`, tui/engine_messages.py: each pane's
+`@on(heard(ev.X))` handlers, then the app's own below) and answers the engine's questions
+through `TuiReviewer` (review_keys.py). Start-up problems are screens (startup.py).
+Quitting, by key, signal or a closed browser tab, is in quitting.py; the layout keys (panes,
+columns) in pane_keys.py.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from textual.screen import Screen
 from textual.widgets import Markdown, Tab, Tabs
 from textual.worker import Worker
 
+from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.errors import UserError
 from tui_engineer.names import readable
 from tui_engineer.session.options import RunOptions
-from tui_engineer.tui.bridge import TuiReviewer, event_poster
-from tui_engineer.tui.event_view import EngineEventView
+from tui_engineer.tui.bridge import EngineEvent, TuiReviewer, event_poster
+from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
 from tui_engineer.tui.footer import KeyFooter
 from tui_engineer.tui.layout import (
     TESTS_ROWS,
@@ -47,7 +50,6 @@ from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
-from tui_engineer.tui.suite_view import SuiteView
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
 from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 
@@ -83,8 +85,6 @@ FOOTER_DROP_ORDER = [
 
 class TuiEngineerApp(
     StartupFlow,
-    EngineEventView,
-    SuiteView,
     ReviewActions,
     PairActions,
     PaneActions,
@@ -158,9 +158,11 @@ class TuiEngineerApp(
     def compose(self) -> ComposeResult:
         # Kept as attributes: app.query_one() searches the top screen, which may be a dialog.
         self.plan_pane = PlanPane(id="pane-plan", classes="pane")
-        self.chat = ChatPane(id="pane-chat", classes="pane")
+        self.chat = ChatPane(deterministic=self.deterministic, id="pane-chat", classes="pane")
         self.diff = ReviewDiffView(id="pane-diff", classes="pane")
-        self.test_pane = TestOutputPane(id="pane-tests", classes="pane")
+        self.test_pane = TestOutputPane(
+            deterministic=self.deterministic, id="pane-tests", classes="pane"
+        )
         self.chat_input = ChatInput(
             placeholder="What do you want done? (Enter sends)", id="chat-input"
         )
@@ -287,6 +289,118 @@ class TuiEngineerApp(
         session.server_wait = None
         session.approval = self.status.approval or session.approval
         self.session = session
+
+    # ----- the engine's events: the panes first, then what the app itself shows
+
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        await self.deliver(message.event)
+
+    async def deliver(self, event: ev.Event) -> None:
+        """One engine event to the panes that own what it changes, in a fixed order, each by
+        its message class (tui/engine_messages.py); a resumed session's past goes this way
+        too (history.py)."""
+        owners = (self.plan_pane, self.diff, self.test_pane, self.status, self.chat, self)
+        await deliver(engine_message(event), owners)
+
+    @on(heard(ev.SessionStarted))
+    def _session_started(self, message: EngineMessage[ev.SessionStarted]) -> None:
+        self.stopped_by = ""
+        self.status.phase = "planning" if self.options.plan else "working"
+        self.status.start_clock()
+
+    @on(heard(ev.PlanReady))
+    def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
+        self.apply_layout()  # the plan pane's height follows its steps
+
+    @on(heard(ev.ServerPaused))
+    def _server_paused(self, message: EngineMessage[ev.ServerPaused]) -> None:
+        self.server_paused = True
+        self.notify(
+            "The model server does not answer: paused. r retries now; it also goes on by itself "
+            "when the server is back.",
+            title="Model server gone",
+            severity="warning",
+            timeout=12,
+        )
+        self.refresh_bindings()
+
+    @on(heard(ev.ServerResumed))
+    def _server_resumed(self, message: EngineMessage[ev.ServerResumed]) -> None:
+        self.server_paused = False
+        self.refresh_bindings()
+
+    @on(heard(ev.EditsApplied))
+    def _edits_applied(self, message: EngineMessage[ev.EditsApplied]) -> None:
+        if message.event.diff.strip():  # the Diff pane shows it: its files are marked
+            self.mark_changes({file.path: file.status for file in self.diff.files})
+
+    @on(heard(ev.ProposalReady))
+    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        self.proposals_seen += 1
+        self.mark_changes({path: letter[:1] for letter, path in message.event.changes})
+        self._show_pane("diff")
+        if not self.chat_input.value and self.focused is self.chat_input:
+            self.diff.focus()  # the review keys work at once; a half-typed message keeps focus
+
+    @on(heard(ev.DecisionMade))
+    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        if message.event.decision != "edited":  # tested again, then reviewed again: marks stay
+            self.mark_changes({})
+
+    def mark_changes(self, marks: dict[str, str]) -> None:
+        """The files the step changes, marked in the Files pane (its edits by the user are
+        offered to the step: _files_changed)."""
+        self._changes = set(marks)
+        if self.screen_stack:
+            for tree in self.screen_stack[0].query(RepoTree):
+                tree.mark_changes(marks)
+
+    @on(heard(ev.StepUndone))
+    def _step_undone(self, message: EngineMessage[ev.StepUndone]) -> None:
+        from tui_engineer.tui.screens import StillWrongScreen
+
+        if isinstance(self.screen, StillWrongScreen):
+            self.screen.set_summary(self.committed_summary())
+
+    @on(heard(ev.UndoRefused))
+    def _undo_refused(self, message: EngineMessage[ev.UndoRefused]) -> None:
+        """The review goes on, with the same proposal."""
+        current = self.plan_pane.current
+        self.status.phase = f"review step {current} (undo refused)" if current else "review"
+        self.notify(message.event.message, title="Cannot undo", severity="error", timeout=12)
+
+    @on(heard(ev.AcceptRefused))
+    def _accept_refused(self, message: EngineMessage[ev.AcceptRefused]) -> None:
+        self.notify(message.event.message, title="Not committed", severity="error", timeout=20)
+
+    @on(heard(ev.BudgetWarning))
+    def _budget_warning(self, message: EngineMessage[ev.BudgetWarning]) -> None:
+        self.notify(message.event.message, title="Budget", severity="warning", timeout=10)
+
+    @on(heard(ev.ErrorEvent))
+    def _error(self, message: EngineMessage[ev.ErrorEvent]) -> None:
+        self.stopped_by = message.event.message  # for the verdict dialog
+        self.notify(message.event.message, title="Error", severity="error", timeout=15)
+
+    @on(heard(ev.TestsStarted))
+    def _tests_started(self, message: EngineMessage[ev.TestsStarted]) -> None:
+        self._tests_running = True
+
+    @on(heard(ev.TestsFinished))
+    def _tests_finished(self, message: EngineMessage[ev.TestsFinished]) -> None:
+        self._tests_running = False
+
+    @on(heard(ev.BaselineFailed))
+    def _baseline_failed(self, message: EngineMessage[ev.BaselineFailed]) -> None:
+        """The suite cannot run on the starting commit: a start-up screen says why and what
+        to do (the session has stopped; "Try again" leaves the app open for a new request)."""
+        from tui_engineer.tui.screens import ProblemScreen
+
+        def chosen(retry: bool | None) -> None:
+            if not retry:
+                self.exit()
+
+        self.push_screen(ProblemScreen("The tests cannot run", message.event.message), chosen)
 
     # ----- chat
 

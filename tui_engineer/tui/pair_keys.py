@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from tui_engineer.engine import events as ev
 from tui_engineer.engine.hunks import HunkRef, units
 from tui_engineer.engine.review import Decision, DroppedHunk, LineComment
 from tui_engineer.errors import UserError
@@ -211,22 +210,3 @@ class PairActions:
 
         self._offering = True
         self.push_screen(TakeEditsScreen(paths), chosen)  # type: ignore[attr-defined]
-
-    # -- what the engine says about it ------------------------------------------------------
-
-    async def _review_marks(self, event: ev.ProposalReady) -> None:
-        """What the human did to this proposal: kept hunks that failed, a hand edit."""
-        if event.partial and not event.tests_ok:
-            await self.chat.note(
-                f"Step {event.step}, {event.partial}: {event.summary.split(': ', 2)[-1]}. Not "
-                "committed: the kept hunks fail their tests. Still under review: keep more "
-                "hunks (space), edit by hand (o), or accept the whole.",
-                error=True,
-            )
-        elif event.edited:
-            result = "tests pass" if event.tests_ok else f"tests: {event.summary}"
-            await self.chat.note(f"Step {event.step} edited by you, tested again: {result}.")
-
-    async def _on_review_notes_delivered(self, event: ev.ReviewNotesDelivered) -> None:
-        where = f"step {event.step}'s {event.purpose} call" if event.step else "the next call"
-        await self.chat.note(f"Your review (dropped hunks, edits, comments) went with {where}.")

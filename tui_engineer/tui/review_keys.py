@@ -37,7 +37,7 @@ REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 # review a moment after the last accept: a double tap or a held key must not decide it unseen.
 REVIEW_SETTLE = 0.5
 AFTER_DECISION = {
-    # Said "accepted" once the engine has the decision on disk (event_view.py's _on_decision).
+    # Said "accepted" once the engine has the decision on disk (panes/status.py, on DecisionMade).
     "accept": "accepting: keeping your decision",
     "reject": "rejected: the model writes a new proposal",
     "skip": "skipped",
@@ -62,7 +62,7 @@ class ReviewActions:
     plan_pane: PlanPane
     diff: ReviewDiffView
     ready: bool
-    stopped_by: str  # event_view.py
+    stopped_by: str  # set by the app on ErrorEvent
     accept_reviewed: Callable[[], None]  # pair_keys.py (an annotation: no stub in the MRO)
 
     review_settle = REVIEW_SETTLE  # a test of a loaded machine may widen it
