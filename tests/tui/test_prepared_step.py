@@ -150,7 +150,7 @@ class PressesOnSight(TuiEngineerApp):
     def _press_r(self, message: EngineMessage[ev.ProposalReady]) -> None:
         # The panes show the proposal by now; the app's own handler (which counts it) runs
         # after this one, and the key after both.
-        if self.proposals_seen == 0:
+        if self.controller.proposals_seen == 0:
             self.post_message(Key("r", "r"))
 
 
@@ -192,11 +192,16 @@ async def test_a_double_tapped_a_does_not_accept_the_step_that_just_appeared(
         await wait_for(pilot, reviewing(app, 1))
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "next step ready")
         await pilot.press("a")
-        await wait_for(pilot, lambda: app.reviewer.question == "review" and app.proposals_seen == 2)
+        await wait_for(
+            pilot,
+            lambda: (
+                app.controller.reviewer.question == "review" and app.controller.proposals_seen == 2
+            ),
+        )
         await pilot.press("a")  # the second tap
         await pilot.pause(0.2)
         assert titles(repo) == ["Add sub", "initial"]
-        assert app.reviewer.question == "review"
+        assert app.controller.reviewer.question == "review"
         said = [str(note.message) for note in app._notifications]
         assert "Step 2 just appeared: look it over, then press a." in said
         await wait_for(pilot, reviewing(app, 2))  # on screen a while

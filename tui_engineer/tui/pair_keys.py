@@ -15,7 +15,7 @@ from tui_engineer.engine.hunks import HunkRef, units
 from tui_engineer.engine.review import Decision, DroppedHunk, LineComment
 from tui_engineer.errors import UserError
 from tui_engineer.names import readable
-from tui_engineer.tui.bridge import TuiReviewer
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
@@ -29,16 +29,13 @@ from tui_engineer.tui.screens.pair import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tui_engineer.engine.session import Session
-
 PAIR_ACTIONS = {"edit_by_hand", "comment"}
 
 
 class PairActions:
     """Mixed into `TuiEngineerApp` with ReviewActions (whose `_answer` it uses)."""
 
-    reviewer: TuiReviewer
-    session: Session | None
+    controller: SessionController
     diff: ReviewDiffView
     chat: ChatPane
     _offering = False  # the dialog offering to take the user's own edits in is open
@@ -47,7 +44,7 @@ class PairActions:
 
     def reviewing_now(self) -> bool:
         screens = getattr(self, "screen_stack", [])
-        return self.reviewer.question == "review" and len(screens) == 1
+        return self.controller.reviewing and len(screens) == 1
 
     # -- accept with hunks left out ------------------------------------------------------
 
@@ -85,7 +82,7 @@ class PairActions:
         self.push_screen(screen, done)  # type: ignore[attr-defined]
 
     def _hunk_texts(self) -> dict[HunkRef, str]:
-        proposal = self.reviewer.proposal
+        proposal = self.controller.reviewer.proposal
         if proposal is None:
             return {}
         return {unit.ref: unit.text for unit in units(proposal.diff)}
@@ -112,9 +109,9 @@ class PairActions:
         """`o`: the file at the cursor, in the step's shadow, in your editor; then the step is
         tested again and reviewed again, marked "edited by you"."""
         at = self.diff.cursor_line()
-        if not self.reviewing_now() or at is None or self.session is None:
+        if not self.reviewing_now() or at is None or self.controller.session is None:
             return
-        shadow = self.session.rt.shadow.path
+        shadow = self.controller.session.rt.shadow.path
         file = shadow / at.path
         if not file.is_file():
             self.notify(f"{readable(at.path)} is not in the proposal (deleted): nothing to edit.")  # type: ignore[attr-defined]
@@ -183,14 +180,14 @@ class PairActions:
         names = ", ".join(readable(p) for p in paths)
         if getattr(self, "_offering", False):
             return  # one save can come as several batches: the dialog open answers them all
-        if not self.reviewing_now() or self.session is None:
+        if not self.reviewing_now() or self.controller.session is None:
             await self.chat.note(
                 f"You edited {names}, which this proposal also changes: accepting it would be "
                 "refused rather than write over your edits. Reject it with a reason to get a "
                 "fresh one."
             )
             return
-        session = self.session
+        session = self.controller.session
 
         async def chosen(take: bool | None) -> None:
             self._offering = False
