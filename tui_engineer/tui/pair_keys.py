@@ -1,20 +1,19 @@
-"""Review keys for working as a pair: accept with hunks left out, edit the proposal by hand
-in your own editor, comment on a line. The Diff pane holds the marks (panes/diff_review.py);
-the engine tests whatever is to be committed (engine/partial.py, engine/hand_edits.py)."""
+"""Review keys for working as a pair: edit the proposal by hand in your own editor, comment on
+a line, take in edits you made in your own tree. The Diff pane holds the marks
+(panes/diff_review.py); the engine tests whatever is to be committed (engine/hand_edits.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from tui_engineer.engine.hunks import HunkRef, units
-from tui_engineer.engine.review import Decision, DroppedHunk, LineComment
+from tui_engineer.engine.review import Decision, LineComment
 from tui_engineer.errors import UserError
 from tui_engineer.names import readable
+from tui_engineer.tui.answering import Answering
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command
 from tui_engineer.tui.panes.chat import ChatPane
@@ -22,7 +21,6 @@ from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.screens.pair import (
     CommentScreen,
     HandEditScreen,
-    PartialAcceptScreen,
     TakeEditsScreen,
 )
 
@@ -32,60 +30,18 @@ if TYPE_CHECKING:
 PAIR_ACTIONS = {"edit_by_hand", "comment"}
 
 
-class PairActions:
-    """Mixed into `TuiEngineerApp` with ReviewActions (whose `_answer` it uses)."""
+class PairActions(Answering):
+    """Mixed into `TuiEngineerApp`; answers the review as the review keys do (answering.py)."""
 
     controller: SessionController
     diff: ReviewDiffView
     chat: ChatPane
     _offering = False  # the dialog offering to take the user's own edits in is open
 
-    _answer: Callable[[Decision], None]  # review_keys.py (an annotation: no stub in the MRO)
-
-    def reviewing_now(self) -> bool:
-        screens = getattr(self, "screen_stack", [])
-        return self.controller.reviewing and len(screens) == 1
-
-    # -- accept with hunks left out ------------------------------------------------------
-
-    def accept_reviewed(self) -> None:
-        """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
-        and committed (or the review goes on, saying they failed)."""
-        comments = tuple(self.diff.comments)
-        kept_written = tuple(path for path in self.diff.written() if path in self.diff.kept_written)
-        if not self.diff.dropped:
-            self._answer(Decision("accept", comments=comments, kept_written=kept_written))
-            return
-        order = self.diff.units()
-        dropped = [ref for ref in order if ref in self.diff.dropped]
-        kept = len(order) - len(dropped)
-        if kept == 0:
-            self.notify(  # type: ignore[attr-defined]
-                "Every hunk is dropped: skip the step (s) or reject it (r) instead.",
-                severity="warning",
-            )
-            return
-        texts = self._hunk_texts()
-
-        def done(reasons: dict[HunkRef, str] | None) -> None:
-            if reasons is None:
-                return
-            left_out = tuple(
-                DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
-                for ref in dropped
-            )
-            self._answer(
-                Decision("accept", dropped=left_out, comments=comments, kept_written=kept_written)
-            )
-
-        screen = PartialAcceptScreen(dropped, kept, len(order))
-        self.push_screen(screen, done)  # type: ignore[attr-defined]
-
-    def _hunk_texts(self) -> dict[HunkRef, str]:
-        proposal = self.controller.reviewer.proposal
-        if proposal is None:
-            return {}
-        return {unit.ref: unit.text for unit in units(proposal.diff)}
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
+            return self.reviewing_now() and self.diff.showing_diff
+        return super().check_action(action, parameters)  # type: ignore[misc]
 
     # -- comments ------------------------------------------------------------------------
 
@@ -125,7 +81,7 @@ class PairActions:
             self._edit_in_app(file, at.path, at.line)
             return
         if await self._run_editor(command, shadow) and self.reviewing_now():
-            self._answer(Decision("edited", "edited by hand"))
+            self.answer(Decision("edited", "edited by hand"))
 
     def _edit_in_app(self, file: Path, path: str, line: int) -> None:
         """In a browser no terminal editor can run: the file in an editor of the app's own."""
@@ -147,7 +103,7 @@ class PairActions:
             if edited is None or not self.reviewing_now():
                 return
             file.write_text(edited, encoding="utf-8")
-            self._answer(Decision("edited", "edited by hand"))
+            self.answer(Decision("edited", "edited by hand"))
 
         screen = HandEditScreen(readable(path), text, line)
         self.push_screen(screen, done)  # type: ignore[attr-defined]
@@ -203,7 +159,7 @@ class PairActions:
                     "file shows both (conflict markers); fix it with o.",
                     error=True,
                 )
-            self._answer(Decision("edited", "your edits taken in"))
+            self.answer(Decision("edited", "your edits taken in"))
 
         self._offering = True
         self.push_screen(TakeEditsScreen(paths), chosen)  # type: ignore[attr-defined]

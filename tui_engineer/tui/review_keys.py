@@ -1,22 +1,23 @@
 """The engine's questions and the review keys: the screens it asks through, and the
-accept / reject / skip / edit-plan / undo / re-run-tests actions that answer them."""
+accept (with hunks left out) / reject / skip / edit-plan / undo / re-run-tests actions that
+answer them."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 
 from textual import work
 
 from tui_engineer.engine.approval import other
+from tui_engineer.engine.hunks import HunkRef, units
 from tui_engineer.engine.plan import Step, edit_line, read_edit_line
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.review import Decision, DroppedHunk
 from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
+from tui_engineer.tui.answering import Answering
 from tui_engineer.tui.bridge import Asked
 from tui_engineer.tui.controller import SessionController
-from tui_engineer.tui.pair_keys import PAIR_ACTIONS
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.plan import PlanPane
@@ -27,24 +28,17 @@ from tui_engineer.tui.screens import (
     StillWrongScreen,
     VerdictScreen,
 )
+from tui_engineer.tui.screens.pair import PartialAcceptScreen
 
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 # Seconds a proposal is on screen before `a` or `s` decide it. A step prepared ahead is under
 # review a moment after the last accept: a double tap or a held key must not decide it unseen.
 REVIEW_SETTLE = 0.5
-AFTER_DECISION = {
-    # Said "accepted" once the engine has the decision on disk (panes/status.py, on DecisionMade).
-    "accept": "accepting: keeping your decision",
-    "reject": "rejected: the model writes a new proposal",
-    "skip": "skipped",
-    "undo": "undoing the last accepted step",
-    "edited": "edited by you: testing it again",
-}
 
 
-class ReviewActions:
-    """Mixed into `TuiEngineerApp` (before `App`, so its `check_action` wins); the key
-    bindings themselves stay on the app, where Textual collects them."""
+class ReviewActions(Answering):
+    """Mixed into `TuiEngineerApp` (before `App`, so its `check_action` is asked first, then
+    the pair keys'); the key bindings themselves stay on the app, where Textual collects them."""
 
     options: RunOptions
     controller: SessionController
@@ -52,7 +46,6 @@ class ReviewActions:
     chat: ChatPane
     plan_pane: PlanPane
     diff: ReviewDiffView
-    accept_reviewed: Callable[[], None]  # pair_keys.py (an annotation: no stub in the MRO)
 
     review_settle = REVIEW_SETTLE  # a test of a loaded machine may widen it
     _held_until = 0.0  # a press too soon keeps `a` and `s` waiting (a key held down)
@@ -94,19 +87,9 @@ class ReviewActions:
             return self.undo_possible
         if action == "switch_approval":
             return True if self.controller.ready else None  # the settings' mode is known once ready
-        if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
-            reviewing = self.controller.reviewing and len(self.screen_stack) == 1
-            return reviewing and self.diff.showing_diff
         if action == "run_tests":  # pressable in a session: when it cannot run now, it says why
             return True if self.controller.session is not None else None
-        return True
-
-    def _answer(self, decision: Decision) -> None:
-        if self.controller.reviewing:
-            self.controller.reviewer.answer(decision)
-            # Until the engine's next event the status must not keep saying "review".
-            self.status.phase = AFTER_DECISION.get(decision.kind, self.status.phase)
-            self.refresh_bindings()
+        return super().check_action(action, parameters)  # type: ignore[misc]  # the pair keys'
 
     def action_switch_approval(self) -> None:
         """`m`: ask ⇄ auto. From the next proposal on: one under review now stays yours."""
@@ -142,11 +125,50 @@ class ReviewActions:
 
     def action_accept(self) -> None:
         if not self._too_soon("a"):
-            self.accept_reviewed()  # pair_keys.py: hunks left out, comments
+            self.accept_reviewed()
+
+    def accept_reviewed(self) -> None:
+        """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
+        and committed (or the review goes on, saying they failed)."""
+        comments = tuple(self.diff.comments)
+        kept_written = tuple(path for path in self.diff.written() if path in self.diff.kept_written)
+        if not self.diff.dropped:
+            self.answer(Decision("accept", comments=comments, kept_written=kept_written))
+            return
+        order = self.diff.units()
+        dropped = [ref for ref in order if ref in self.diff.dropped]
+        kept = len(order) - len(dropped)
+        if kept == 0:
+            self.notify(  # type: ignore[attr-defined]
+                "Every hunk is dropped: skip the step (s) or reject it (r) instead.",
+                severity="warning",
+            )
+            return
+        texts = self._hunk_texts()
+
+        def done(reasons: dict[HunkRef, str] | None) -> None:
+            if reasons is None:
+                return
+            left_out = tuple(
+                DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
+                for ref in dropped
+            )
+            self.answer(
+                Decision("accept", dropped=left_out, comments=comments, kept_written=kept_written)
+            )
+
+        screen = PartialAcceptScreen(dropped, kept, len(order))
+        self.push_screen(screen, done)  # type: ignore[attr-defined]
+
+    def _hunk_texts(self) -> dict[HunkRef, str]:
+        proposal = self.controller.reviewer.proposal
+        if proposal is None:
+            return {}
+        return {unit.ref: unit.text for unit in units(proposal.diff)}
 
     def action_skip(self) -> None:
         if not self._too_soon("s"):
-            self._answer(Decision("skip", "skipped by the human"))
+            self.answer(Decision("skip", "skipped by the human"))
 
     def action_reject(self) -> None:
         proposal = self.controller.reviewer.proposal
@@ -156,7 +178,7 @@ class ReviewActions:
         def done(reason: str | None) -> None:
             if reason is not None:
                 comments = tuple(self.diff.comments)  # sent with the reason, as one review
-                self._answer(Decision("reject", reason, comments=comments))
+                self.answer(Decision("reject", reason, comments=comments))
 
         self.push_screen(RejectReasonScreen(proposal.step.title), done)
 
@@ -170,7 +192,7 @@ class ReviewActions:
         def done(lines: list[str] | None) -> None:
             if lines is not None:
                 new = [_step_for(*read_edit_line(line), known) for line in lines]
-                self._answer(Decision("edit_plan", "plan edited by the human", new_steps=new))
+                self.answer(Decision("edit_plan", "plan edited by the human", new_steps=new))
 
         self.push_screen(EditPlanScreen([edit_line(s) for s in steps]), done)
 
@@ -192,7 +214,7 @@ class ReviewActions:
             # The proposal under review is built on the commit to undo: the engine undoes it,
             # drops the proposal and makes the step again (or says why it cannot, and the
             # review goes on).
-            self._answer(Decision("undo", "undo the last accepted step"))
+            self.answer(Decision("undo", "undo the last accepted step"))
             return
         self._undo()
 
