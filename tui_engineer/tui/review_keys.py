@@ -56,14 +56,12 @@ class ReviewActions(Answering):
         if message.question == "still_wrong":
             self.status.phase = "what is still wrong?"
             screen = StillWrongScreen(self.committed_summary(), self.last_accepted_title)
-            self.push_screen(screen, self.controller.reviewer.answer)
+            self.push_screen(screen, message.answer)
         elif message.question == "verdict":
             # The work is over (also after a server error): no spinner, no step "in progress".
             self.plan_pane.stop_active()
             self.status.busy = ""
-            self.push_screen(
-                VerdictScreen(self.controller.stopped_by), self.controller.reviewer.answer
-            )
+            self.push_screen(VerdictScreen(self.controller.stopped_by), message.answer)
 
     def committed_summary(self) -> str:
         """From the plan's rows as they are now (an undo turns "accepted" into "undone")."""
