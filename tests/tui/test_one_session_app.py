@@ -41,7 +41,7 @@ async def test_a_request_sent_after_another_process_began_is_told_then(
     gate = hold_step_1(scripted_server)
     app = make_app(repo, scripted_server.base_url)  # waits for its request
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         first = RunProcess(repo, scripted_server, "add sub and mul")
         try:
             await gate.arrived()

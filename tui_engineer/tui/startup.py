@@ -22,6 +22,7 @@ from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScr
 if TYPE_CHECKING:
     from tui_engineer.session.prepare import Prepared
     from tui_engineer.session.start import Problem
+    from tui_engineer.tui.controller import SessionController
 
 
 async def load_engine() -> ModuleType:
@@ -38,8 +39,7 @@ class StartupFlow:
     init_first: bool
     deterministic: bool
     opening_notes: tuple[str, ...]  # said once the checks pass (serve: why a tab is new)
-    prepared: Prepared | None
-    ready: bool
+    controller: SessionController
     check_retries: int
     check_timeout: float
     status: StatusBar
@@ -89,8 +89,8 @@ class StartupFlow:
         await self.chat.note(sentence)
 
     async def _became_ready(self, prepared: Prepared) -> None:
-        self.prepared = prepared
-        self.ready = True
+        self.controller.prepared = prepared
+        self.controller.ready = True
         if prepared.settings.theme in self.available_themes:
             self.theme = prepared.settings.theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)
