@@ -139,10 +139,13 @@ def _cmd_serve(argv: Sequence[str]) -> int:
 
     args, app_args = build_serve_parser().parse_known_args(argv)
     # Check the passed-on arguments now, once, rather than in every browser tab.
+    repo = None
     if args.demo:
         build_demo_parser().parse_args(app_args)
     else:
-        _check_repo(build_parser().parse_args(app_args))
+        app = build_parser().parse_args(app_args)
+        _check_repo(app)
+        repo = (app.repo or Path.cwd()).resolve()
     serve(
         ServeOptions(
             host=args.host,
@@ -150,6 +153,7 @@ def _cmd_serve(argv: Sequence[str]) -> int:
             demo=args.demo,
             public_url=args.public_url,
             app_args=tuple(app_args),
+            repo=repo,
         )
     )
     return 0

@@ -49,22 +49,22 @@ class LiveSession:
 
 def other_live_session(root: Path) -> LiveSession | None:
     """A session another process runs on this repository now, or None."""
+    return next((s for s in live_sessions(root) if s.pid != os.getpid()), None)
+
+
+def live_sessions(root: Path) -> list[LiveSession]:
+    """Every session working on this repository now (this process's too)."""
     with open_repo(root) as repo:
         home = shadow_home(repo)
-    return _live_in(home)
-
-
-def _live_in(home: Path) -> LiveSession | None:
     if not home.is_dir():
-        return None
+        return []
+    found = []
     for folder in sorted(p for p in home.iterdir() if p.is_dir()):
         match = _REASON.match(session_reason(folder) or "")
-        if match is None or int(match["pid"]) == os.getpid():
-            continue
-        if _live(folder, match):
+        if match is not None and _live(folder, match):
             started = _when(match["started"])
-            return LiveSession(match["session"], int(match["pid"]), started, match["host"])
-    return None
+            found.append(LiveSession(match["session"], int(match["pid"]), started, match["host"]))
+    return found
 
 
 class SessionElsewhere(UserError):
