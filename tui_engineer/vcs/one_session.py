@@ -31,6 +31,7 @@ from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import Shadow, session_reason, shadow_home
 
 _POLL = 0.05  # seconds between looks while waiting for a session to end
+START_LOCK = "tui-engineer-start.lock"
 _START_WAIT = 30.0  # seconds another session's start (its shadow being made) may take
 
 
@@ -96,9 +97,10 @@ def starting(root: Path) -> Iterator[None]:
     """Held while a session checks that the repository is free and makes its shadow: a second
     session starting at the same moment waits, then finds the first one's shadow."""
     with open_repo(root) as repo:
-        home = shadow_home(repo)
-    home.mkdir(parents=True, exist_ok=True)
-    fd = hold(home / ".starting", wait=_START_WAIT)
+        common = Path(repo.common_dir).resolve()
+    # In the repository's git folder, as the accept lock is: the shadows' folder goes with the
+    # last shadow (session/run.py), so it holds nothing else.
+    fd = hold(common / START_LOCK, wait=_START_WAIT)
     try:
         yield
     finally:
