@@ -75,7 +75,7 @@ def reattach(argv: list[str], server_pid: int | None) -> tuple[str | None, str]:
     from tui_engineer.cli.arguments import build_parser
     from tui_engineer.errors import UserError
     from tui_engineer.session.resume import load_run
-    from tui_engineer.vcs.one_session import other_live_session, wait_until_ended
+    from tui_engineer.vcs.one_session import other_live_session, wait_for_exit
     from tui_engineer.vcs.repo import find_repo_root
 
     tab, session = closed[0]
@@ -83,7 +83,7 @@ def reattach(argv: list[str], server_pid: int | None) -> tuple[str | None, str]:
     try:
         args = build_parser().parse_args(argv)
         root = find_repo_root((args.repo or Path.cwd()).resolve())
-        if not wait_until_ended(root, session, REATTACH_WAIT):
+        if not wait_for_exit(tab, REATTACH_WAIT):
             return None, ""
         if other_live_session(root) is not None:
             return None, ""

@@ -150,7 +150,7 @@ def take_over_session(options: RunOptions, root: Path, live: LiveSession) -> str
     recorded) leaves a new session here. Returns what was done, to be said."""
     from tui_engineer.session.resume import NothingToResume, load_run
 
-    take_over(root, live)
+    take_over(live)
     stopped = f"Took over session {live.session_id}: process {live.pid} stopped it there"
     try:
         load_run(root, live.session_id)

@@ -115,30 +115,37 @@ def make_shadow_alone(root: Path, session_id: str, include_dirty: bool) -> Shado
         return Shadow.create(root, session_id=session_id, include_dirty=include_dirty)
 
 
-def still_live(root: Path, session_id: str) -> bool:
-    """Whether a process of this machine still holds session `session_id`'s shadow."""
-    with open_repo(root) as repo:
-        home = shadow_home(repo)
-    folder = home / session_id
-    match = _REASON.match(session_reason(folder) or "")
-    return match is not None and _live(folder, match)
-
-
-def wait_until_ended(root: Path, session_id: str, timeout: float) -> bool:
-    """Wait for session `session_id` to let go of its shadow; whether it did in `timeout` s."""
+def wait_for_exit(pid: int, timeout: float) -> bool:
+    """Wait for process `pid` to end; whether it did within `timeout` seconds. Its end, not its
+    shadow's removal: a session's record is closed last, and the next process may go on with it
+    only once nothing writes there any more."""
     deadline = time.monotonic() + timeout
-    while still_live(root, session_id):
+    while _running(pid):
         if time.monotonic() >= deadline:
             return False
         time.sleep(_POLL)
     return True
 
 
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # an ended process its parent has not reaped yet is a zombie: gone, for us
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc: trust kill()
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 class TakeOverFailed(UserError):
     """The other session did not stop when asked."""
 
 
-def take_over(root: Path, live: LiveSession, timeout: float = 60.0) -> None:
+def take_over(live: LiveSession, timeout: float = 60.0) -> None:
     """Ask `live`'s process to stop (SIGTERM: its clean stop keeps its accepted steps
     committed and its record), and wait until it has."""
     if not live.here:
@@ -148,7 +155,7 @@ def take_over(root: Path, live: LiveSession, timeout: float = 60.0) -> None:
         )
     with contextlib.suppress(ProcessLookupError):
         os.kill(live.pid, signal.SIGTERM)
-    if not wait_until_ended(root, live.session_id, timeout):
+    if not wait_for_exit(live.pid, timeout):
         raise TakeOverFailed(
             f"Session {live.session_id} (process {live.pid}) was asked to stop but still runs "
             f"after {timeout:.0f} s: stop it there, then try again here."
