@@ -86,8 +86,8 @@ def refuse_second_session(root: Path) -> None:
         f"{live.session_id}, process {live.pid} on this machine, started {live.started} (in "
         "another terminal, or another tab of `tui-engineer serve`). One repository, one "
         "session: two would each ask the model and commit on the same branch. Finish or quit "
-        "that one first (its accepted steps stay committed), then start again here; or take "
-        "it over: it stops there and goes on here.",
+        "that one first (its accepted steps stay committed), then start again here; starting "
+        "here offers to take it over.",
         live,
     )
 
