@@ -153,6 +153,6 @@ def _session_of(repo: Path, pid: int) -> str:
 
     try:
         sessions = live_sessions(find_repo_root(repo))
-    except UserError:
+    except (UserError, OSError, ValueError):  # the tab closes all the same; a new tab asks
         return ""
     return next((s.session_id for s in sessions if s.pid == pid), "")
