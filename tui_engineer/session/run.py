@@ -32,7 +32,7 @@ from tui_engineer.session.tool_servers import (
     start_session_tools,
 )
 from tui_engineer.vcs.cleanup import cleanup_leftovers
-from tui_engineer.vcs.one_session import refuse_second_session
+from tui_engineer.vcs.one_session import make_shadow_alone
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
 from tui_engineer.verify.runners import known_runner, narrowable
 from tui_engineer.verify.runners.pytest import is_pytest_command
@@ -157,15 +157,10 @@ async def run_prepared(
             emit(ev.Notice(message=sentence))
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
             emit(ev.Notice(message=sentence))
-        # Started since this one's start-up checks (a TUI waits for its request): said now.
-        await asyncio.to_thread(refuse_second_session, prepared.root)
+        # Another session started since this one's start-up checks (a TUI waits for its
+        # request, or two started in the same second): said now, before any model call.
         shadow = await to_the_end(
-            asyncio.to_thread(
-                Shadow.create,
-                prepared.root,
-                session_id=session_id,
-                include_dirty=prepared.include_dirty,
-            ),
+            asyncio.to_thread(make_shadow_alone, prepared.root, session_id, prepared.include_dirty),
             keep=made.append,  # a quit meanwhile still removes it
         )
         if making is not None:
