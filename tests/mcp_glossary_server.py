@@ -1,6 +1,6 @@
 """A real MCP server for tests, written with the official SDK's MCPServer (FastMCP in 1.x) and
 run over stdio as its own process: `python tests/mcp_glossary_server.py`. Its tools answer at
-once (lookup_term), hang (wait), or fail (closed)."""
+once (lookup_term), hang (wait), or fail (closed). `--starts FILE` counts its starts there."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ def closed() -> str:
 
 
 if __name__ == "__main__":
+    if "--starts" in sys.argv:  # each start adds a line to this file: the test counts them
+        with open(sys.argv[sys.argv.index("--starts") + 1], "a") as starts:
+            starts.write("started\n")
     if "--fail" in sys.argv:  # a server that cannot start: says why on stderr, exits
         print("glossary: cannot open glossary.db", file=sys.stderr)
         sys.exit(3)

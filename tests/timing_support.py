@@ -167,3 +167,13 @@ def run_to_the_end(
     finally:
         run.kill()
     return code, err, run
+
+
+def plan_calls(server: ScriptedServer) -> int:
+    """How many of the model calls the server answered asked for a plan (engine/prompts.py's
+    plan_messages): a resumed or reattached session makes none."""
+    return sum(
+        1
+        for r in server.chat_requests
+        if any("Request from the human:" in str(m.get("content")) for m in r.messages)
+    )

@@ -16,7 +16,7 @@ from acp.schema import EnvVariable, McpServerStdio, ToolCallStart
 
 from tests.acp.acp_support import RecordingClient, agent_env, running_agent
 from tests.conftest import git
-from tests.engine_support import SUB, plan_reply
+from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
 
 GLOSSARY = str(Path(__file__).parents[1] / "mcp_glossary_server.py")
@@ -135,3 +135,31 @@ async def test_a_model_server_without_tool_support_is_asked_without_tools_said_o
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
     assert client.text().count("has no tool support") == 1
     assert [bool(r.tools) for r in scripted_server.chat_requests] == [True, False, False]
+
+
+async def test_the_servers_start_once_per_editor_session_not_once_per_request(
+    make_repo, scripted_server: ScriptedServer, tmp_path: Path
+) -> None:
+    """Each prompt that is a new request is a run of its own; the editor's MCP servers are the
+    session's, started once for all of them (a server's start is ~1.4 s, and its state, a
+    login say, would be lost between requests). They stop when the session does."""
+    repo = make_repo()
+    scripted_server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=SUB),
+        Reply(text=plan_reply("Add mul")),
+        Reply(text=MUL_ON_SUB),
+    )
+    starts = tmp_path / "starts.txt"
+    client = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        session = await agent.start(repo, [stdio("glossary", sys.executable, GLOSSARY,
+                                                 "--starts", str(starts))])  # fmt: skip
+        for prompt in ("add sub", "done", "add mul", "done"):
+            assert await agent.prompt(session, prompt) == "end_turn"
+
+    assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
+    assert starts.read_text().splitlines() == ["started"]
+    assert client.text().count("MCP server glossary started") == 1
+    # Both requests were offered its tools.
+    assert all(r.tools for r in scripted_server.chat_requests)

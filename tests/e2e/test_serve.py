@@ -59,7 +59,9 @@ def test_serve_on_a_public_address_warns_that_it_gives_a_shell() -> None:
 
 def test_each_tab_runs_this_interpreter_with_the_app_arguments() -> None:
     command = app_command(ServeOptions(demo=True, app_args=("add div", "--dir", "/tmp/a b")))
-    assert command.split()[0] == sys.executable  # works in a venv that was never activated
+    # This interpreter (it works in a venv that was never activated), run by exec: the tab's
+    # process is the one the server started (a closed tab is marked by its id).
+    assert command.split()[:2] == ["exec", sys.executable]
     assert f"-m tui_engineer.cli.web_tab --server-pid {os.getpid()} " in command  # ends if it dies
     assert command.endswith(" demo 'add div' --dir '/tmp/a b'")
 

@@ -8,6 +8,7 @@ tabs as textual-serve's page opens them (a websocket each), a session really sto
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -53,6 +54,14 @@ class Tab:
                         raise AssertionError(f"the tab's session ended: {self.text[-800:]!r}")
         except TimeoutError:
             raise AssertionError(f"no {texts} in the tab: {self.text[-1500:]!r}") from None
+
+    async def until_closed(self, timeout: float = 60) -> None:
+        """Until the tab's session ended and the server closed its websocket."""
+        kinds = (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+        async with asyncio.timeout(timeout):
+            with contextlib.suppress(aiohttp.ClientConnectionResetError):
+                while (await self.ws.receive()).type in kinds:
+                    pass
 
 
 async def test_serve_resume_resumes_in_one_tab_and_starts_new_sessions_in_others(

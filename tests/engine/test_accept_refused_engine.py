@@ -77,6 +77,30 @@ async def test_your_edit_to_a_step_file_since_the_proposal_is_refused_then_accep
 
     refused, _ = await refused_then_accepted(repo, scripted_server, edit, undo_edit)
     assert "You changed files this step also changes" in refused[0].message
+
+
+async def test_a_commit_of_another_session_on_a_step_file_is_said_as_such_not_blamed_on_you(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """Another session (an older version's, or one on another machine, which one repository
+    one session cannot see) committed on a file of the step since it was proposed: the refusal
+    names that commit and who made it, and never says the user changed files (issue 37 §2)."""
+    repo = make_repo()
+    calc = repo / "calc.py"
+
+    def commit_elsewhere() -> None:
+        calc.write_text(calc.read_text() + "# theirs\n")
+        git(repo, "commit", "-qam", "Add theirs\n\nAssisted-by: tui-engineer (model: m)")
+
+    def drop_it() -> None:
+        git(repo, "reset", "-q", "--hard", "HEAD~1")
+
+    refused, _ = await refused_then_accepted(repo, scripted_server, commit_elsewhere, drop_it)
+    message = refused[0].message
+    assert "You changed" not in message
+    assert "Commits made on this branch since the step was proposed" in message
+    assert '"Add theirs" by another tui-engineer session' in message
+    assert "calc.py" in message
     assert "still under review" in refused[0].message
     assert git(repo, "status", "--porcelain") == ""
 

@@ -4,9 +4,15 @@ session; it never runs beside it to be refused later with a message that blames 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
-from tests.timing_support import RunProcess, hold_step_1, titles
+from tests.engine_support import KEY, MUL_ON_SUB, SUB
+from tests.scripted_server import Reply
+from tests.timing_support import RunProcess, hold_step_1, plan_calls, titles
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
@@ -27,3 +33,33 @@ def test_a_second_run_on_the_repository_is_told_at_its_start(make_repo, scripted
         gate.open()
         first.kill()
     assert titles(repo) == ["initial"]
+
+
+def test_a_second_terminal_takes_the_session_over_and_goes_on_with_it(
+    make_repo, scripted_server
+) -> None:
+    """Answering `t` in the second terminal: the first process stops cleanly (SIGTERM, nothing
+    committed half way), and its session goes on here from its record, its plan not asked
+    again: step 1 reviewed and accepted here, step 2 reviewed, then a stop."""
+    repo = make_repo()
+    gate = hold_step_1(scripted_server)
+    scripted_server.script(Reply(text=SUB), Reply(text=MUL_ON_SUB))  # asked again here
+    first = RunProcess(repo, scripted_server, "add sub and mul")
+    try:
+        gate.reached.wait(30)
+        command = [sys.executable, "-m", "tui_engineer", "run", "add div"]
+        command += ["--base-url", scripted_server.base_url, "--model", "test-model"]
+        second = subprocess.run(
+            command, cwd=repo, input="t\na\n", capture_output=True, text=True, timeout=120,
+            env={**os.environ, "OPENAI_API_KEY": KEY},
+        )  # fmt: skip
+        code, err = first.finish()
+        assert code == 1 and "stopped by SIGTERM" in err, err
+    finally:
+        gate.open()
+        first.kill()
+    assert "Another tui-engineer session is working on this repository" in second.stderr
+    assert "Took over session" in second.stderr, second.stderr
+    assert "Step 2: Add mul" in second.stdout + second.stderr
+    assert titles(repo) == ["Add sub", "initial"]
+    assert plan_calls(scripted_server) == 1  # the first process's: none after the take over

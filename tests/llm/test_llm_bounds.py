@@ -3,14 +3,16 @@ bounded retries of broken replies. Real openai client, real HTTP, the scripted s
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from tests.scripted_server import Reply, ScriptedServer
+from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
+from tests.timing_support import REACHED
 from tui_engineer.llm import (
     Budget,
     BudgetExceeded,
@@ -34,9 +36,8 @@ async def clients() -> AsyncIterator[list[ModelClient]]:
 
 def make(clients: list[ModelClient], server: ScriptedServer, **kw: Any) -> ModelClient:
     kw.setdefault("timeout", 5.0)
-    client = ModelClient(
-        model="local-model", base_url=server.base_url, api_key="k", max_retries=0, **kw
-    )
+    kw.setdefault("model", "local-model")
+    client = ModelClient(base_url=server.base_url, api_key="k", max_retries=0, **kw)
     clients.append(client)
     return client
 
@@ -185,3 +186,52 @@ async def test_reply_cap_is_lowered_to_what_the_token_budget_leaves(scripted_ser
     await client.complete(ASK, max_output_tokens=4096)
     caps = [r.body["max_completion_tokens"] for r in scripted_server.chat_requests]
     assert caps[0] < 2000 and caps[1] < 2000 - 110  # never a reply that could overspend
+
+
+async def test_calls_in_flight_together_never_overspend_the_token_budget(scripted_server, clients):
+    """Steps prepared side by side ask the model at once (issue 35): each call reserves its
+    prompt and reply cap before it is sent, so three calls that each fit an empty budget but
+    not all together cannot all go. A budget for two such calls sends two; the third is refused
+    before it is made, and the session never spends past its cap."""
+    gate = Gate()
+    scripted_server.script(*[Reply(text="ok", usage=(20, 500), hold=gate) for _ in range(2)])
+    client = make(clients, scripted_server, budget=Budget(max_tokens=1200))
+    asks = [asyncio.create_task(client.complete(ASK, max_output_tokens=500)) for _ in range(3)]
+    await gate.arrived()
+    done, _ = await asyncio.wait(asks, timeout=REACHED, return_when=asyncio.FIRST_COMPLETED)
+    refused = done.pop()
+    with pytest.raises(BudgetExceeded, match="calls in flight"):
+        refused.result()
+    gate.open()
+    replies = await asyncio.gather(*(a for a in asks if a is not refused))
+    assert [r.text for r in replies] == ["ok", "ok"]
+    assert len(scripted_server.chat_requests) == 2
+    assert client.ledger.total_tokens == 1040 <= 1200
+
+
+async def test_a_finished_call_gives_back_what_it_did_not_use(scripted_server, clients):
+    """A reservation is only held while the call is in flight: once the reply is in, the
+    ledger counts what it truly used, so a sequence of calls spends the whole budget."""
+    scripted_server.script(*[Reply(text="ok", usage=(20, 100)) for _ in range(3)])
+    client = make(clients, scripted_server, budget=Budget(max_tokens=1300))
+    for _ in range(3):
+        await client.complete(ASK, max_output_tokens=500)
+    assert client.ledger.total_tokens == 360
+    assert client.ledger.reserved_tokens == 0
+
+
+async def test_calls_in_flight_count_against_the_money_budget(scripted_server, clients):
+    """Money is known only once a reply is in, so a call in flight counts as spent at its
+    reply cap's price: with $0.009 to spend and calls that may cost $0.005 each, a second call
+    still goes (nothing spent yet, as before) but a third waits for nothing: it is refused."""
+    gate = Gate()
+    scripted_server.script(*[Reply(text="ok", usage=(5, 100), hold=gate) for _ in range(2)])
+    client = make(clients, scripted_server, model="gpt-4o", budget=Budget(max_usd=0.009))
+    asks = [asyncio.create_task(client.complete(ASK, max_output_tokens=500)) for _ in range(3)]
+    await gate.arrived()
+    done, _ = await asyncio.wait(asks, timeout=REACHED, return_when=asyncio.FIRST_COMPLETED)
+    with pytest.raises(BudgetExceeded, match=r"held by calls in flight of \$0\.0090"):
+        done.pop().result()
+    gate.open()
+    await asyncio.gather(*(a for a in asks if not a.done()))
+    assert len(scripted_server.chat_requests) == 2 and client.ledger.reserved_usd == 0

@@ -27,25 +27,28 @@ def user_config(text: str) -> None:
     path.write_text(text)
 
 
-def servers_running() -> list[str]:
-    """Command lines of living processes running the glossary server."""
+def servers_running(mark: Path) -> list[str]:
+    """Command lines of living processes running the glossary server with `mark` (its
+    --starts file: this test's own, not another test's running beside it on a worker)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
             line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if str(GLOSSARY) in line and "pytest" not in line:
+        if str(GLOSSARY) in line and str(mark) in line and "pytest" not in line:
             found.append(line)
     return found
 
 
 async def test_the_user_configs_servers_tools_run_between_the_models_calls(
-    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    mark = tmp_path / "starts.txt"
     user_config(
-        f'[mcp_servers.glossary]\ncommand = "{sys.executable}"\nargs = ["{GLOSSARY}"]\n'
+        f'[mcp_servers.glossary]\ncommand = "{sys.executable}"\n'
+        f'args = ["{GLOSSARY}", "--starts", "{mark}"]\n'
         '[mcp_servers.gone]\ncommand = "/no/such/mcp-server"\n'
     )
     scripted_server.script(
@@ -70,4 +73,5 @@ async def test_the_user_configs_servers_tools_run_between_the_models_calls(
     assert '✓ tool glossary.lookup_term({"term": "sub"}) for the plan call' in printed
     assert printed.count("MCP server gone (/no/such/mcp-server) did not start") == 1
     assert "program not found" in printed
-    assert servers_running() == []
+    assert servers_running(mark) == []
+    assert mark.read_text().splitlines() == ["started"]

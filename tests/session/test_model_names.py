@@ -42,7 +42,7 @@ async def test_tui_accepts_the_model_a_llama_server_lists_as_its_gguf_path(
     scripted_server.models = [GGUF]
     app = make_app(make_repo(), scripted_server.base_url)  # model "test-model"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready or isinstance(app.screen, ProblemScreen))
+        await wait_for(pilot, lambda: app.controller.ready or isinstance(app.screen, ProblemScreen))
         assert not isinstance(app.screen, ProblemScreen), app.screen
         await pilot.press("q")
 

@@ -109,7 +109,9 @@ def stop_reason(app: object) -> str | None:
         # Its text, not its widget: a screen just pushed may not be composed yet.
         return f"{app.screen.title_text}: {app.screen.body}"
     phase = app.status.phase
-    ended = app.engine is not None and app.engine.is_finished  # not a new session starting
+    ended = (
+        app.controller.engine is not None and app.controller.engine.is_finished
+    )  # not a new session starting
     if ended and (phase == "stopped" or phase.startswith("finished: error")):
         errors = [str(w.render()) for w in app.chat.query(".chat-error")]
         return errors[-1] if errors else app.status.phase
@@ -125,7 +127,9 @@ async def type_text(pilot: Pilot, text: str) -> None:
 def reviewing(app: TuiEngineerApp, count: int = 1) -> Callable[[], bool]:
     def check() -> bool:
         """the app to show proposal number `count` for review, long enough for a decision"""
-        asked = app.reviewer.question == "review" and app.proposals_seen >= count
+        asked = (
+            app.controller.reviewer.question == "review" and app.controller.proposals_seen >= count
+        )
         return asked and app.review_settled
 
     return check
@@ -134,7 +138,7 @@ def reviewing(app: TuiEngineerApp, count: int = 1) -> Callable[[], bool]:
 def asked(app: TuiEngineerApp, question: str) -> Callable[[], bool]:
     def check() -> bool:
         """the engine to ask the question, with its dialog open"""
-        return app.reviewer.question == question and len(app.screen_stack) > 1
+        return app.controller.reviewer.question == question and len(app.screen_stack) > 1
 
     return check
 
@@ -257,5 +261,7 @@ async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
     await wait_for(pilot, asked(app, "verdict"))
     await wait_for_screen(pilot, app, VerdictScreen)
     await pilot.click("#skip")
-    await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+    await wait_for(
+        pilot, lambda: app.controller.engine is not None and not app.controller.engine.is_running
+    )
     await pilot.press("q")

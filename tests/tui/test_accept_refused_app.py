@@ -49,7 +49,9 @@ async def test_a_refused_accept_keeps_the_step_under_review_until_accepted_again
         )
         assert git(repo, "log", "--format=%s") == "initial"
         assert git(repo, "status", "--porcelain") == ""
-        assert app.engine is not None and app.engine.is_running  # the session goes on
+        assert (
+            app.controller.engine is not None and app.controller.engine.is_running
+        )  # the session goes on
 
         block.unlink()  # the user fixes the lint
         await pilot.press("a")

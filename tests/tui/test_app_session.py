@@ -106,7 +106,7 @@ async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
         await pilot.press("r")
         await wait_for_screen(pilot, app, RejectReasonScreen)
         await type_text(pilot, "use a plain subtraction")  # 'a', 's', 'r': no keys fire
-        assert app.reviewer.question == "review"
+        assert app.controller.reviewer.question == "review"
         await pilot.press("enter")
         await wait_for(pilot, reviewing(app, 2))
         assert "use a plain subtraction" in scripted_server.chat_requests[1].messages[-1]["content"]
@@ -127,7 +127,7 @@ async def test_review_keys_do_not_fire_while_typing_in_the_chat_box(
         await pilot.press("c")  # the chat box
         await type_text(pilot, "a s r e u t d q")
         assert app.chat_input.value == "a s r e u t d q"
-        assert app.reviewer.question == "review" and len(app.screen_stack) == 1
+        assert app.controller.reviewer.question == "review" and len(app.screen_stack) == 1
         await pilot.press("escape", "s")  # out of the box, s skips the step
         await finish_session(pilot, app)
     assert titles(repo) == ["initial"]
@@ -149,7 +149,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
         await pilot.click("#chat-input")
         await type_text(pilot, "multiply")
         await pilot.press("enter")
-        assert app.inbox.qsize() == 1  # queued: the diagnosis call is still out
+        assert app.controller.inbox.qsize() == 1  # queued: the diagnosis call is still out
         await wait_for(pilot, reviewing(app, 1))
         propose, diagnose, fix = scripted_server.chat_requests
         assert any("multiply" in m["content"] for m in fix.messages)
@@ -172,7 +172,9 @@ async def test_a_fix_loop_shows_each_attempt_in_the_diff_and_tree_before_review(
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.status.busy == "model: diagnose")
-        assert app.reviewer.question is None  # nothing to review yet: this is work in progress
+        assert (
+            app.controller.reviewer.question is None
+        )  # nothing to review yet: this is work in progress
         assert "    return a + b  # x" in [line.text for line in _diff_lines(app)]
         assert "in progress" in str(app.diff.border_title)
         tree = app.screen.query_one(RepoTree)
@@ -212,7 +214,10 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
-        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        await wait_for(
+            pilot,
+            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
+        )
         await pilot.press("q")
     assert "sub" not in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""

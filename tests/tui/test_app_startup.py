@@ -83,7 +83,7 @@ async def test_server_unreachable_says_so_with_the_url_tried(
         body = str(app.screen.query_one("#dialog-body").render())
         assert app.screen.title_text == "Model server unreachable"
         assert f"URL tried: {url}" in body
-        assert not app.ready
+        assert not app.controller.ready
         await pilot.click("#quit")
     assert app.return_code == 2
 
@@ -103,7 +103,7 @@ async def test_not_a_repo_offers_git_init_then_handles_the_files_already_there(
         await wait_for_screen(pilot, app, DirtyTreeScreen)
         assert "calc.py" in str(app.screen.query_one("#dialog-body").render())
         await pilot.click("#wip")
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.press("q")
     assert (folder / ".git").is_dir()
     assert git(folder, "status", "--porcelain") == ""
@@ -120,7 +120,7 @@ async def test_dirty_tree_can_be_stashed_and_the_session_starts(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, DirtyTreeScreen)
         await pilot.click("#stash")
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.press("q")
     assert git(repo, "status", "--porcelain") == ""
     assert len(git(repo, "stash", "list").splitlines()) == 1  # kept, not discarded
@@ -185,7 +185,7 @@ async def test_an_interrupted_accept_is_finished_at_start_and_said_in_the_chat(
     (repo / ".git" / "hooks" / "reference-transaction").unlink()
     app = make_app(repo, scripted_server.base_url)
     async with app.run_test(size=SIZE) as pilot:  # no dirty-tree question: it is finished
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await wait_for(pilot, lambda: "its files are now written too" in chat_text(app))
         await pilot.press("q")
     assert (repo / "calc.py").read_text() == MINUS

@@ -42,7 +42,10 @@ async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
         await pilot.press("enter")  # done
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
-        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        await wait_for(
+            pilot,
+            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
+        )
         assert "not sent: the session ended before the model's next call" in chat_text(app)
         await pilot.click("#chat-input")
         await type_text(pilot, "add mul")

@@ -67,7 +67,10 @@ async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wron
             await wait_for_screen(pilot, app, VerdictScreen)
             await pilot.click("#level-works")
             await pilot.click("#save")
-            await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+            await wait_for(
+                pilot,
+                lambda: app.controller.engine is not None and not app.controller.engine.is_running,
+            )
             assert not asked(app, "verdict")()
             await pilot.press("q")
     assert log(repo) == ["Add div", "Add mul", "Add sub", "Sample project: add() and its test"]

@@ -61,7 +61,9 @@ async def test_with_a_request_keys_work_from_the_first_frame(calc_app) -> None:
         await pilot.pause()
         assert app.focused is not app.chat_input
         assert {"q", "d", "c"} <= footer_keys(app)
-        await wait_for(pilot, lambda: app.engine is not None and app.engine.is_running)
+        await wait_for(
+            pilot, lambda: app.controller.engine is not None and app.controller.engine.is_running
+        )
         await pilot.press("q")  # a key, not a letter typed into the box
         assert app.chat_input.value == ""
         await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
@@ -73,7 +75,7 @@ async def test_before_the_first_proposal_the_footer_fits_and_shows_quit(calc_app
     # and at 120 columns offering it pushed "b Files" and "q Quit" off the footer.
     app = calc_app(planning(), request="add sub")
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.pause()
         assert "escape" not in footer_keys(app)
         shown = {key.description: key.region for key in app.screen.query(FooterKey)}
@@ -135,7 +137,7 @@ async def test_a_file_view_during_review_keeps_quit_and_every_shown_key_readable
 async def test_without_a_request_the_chat_box_takes_the_request(calc_app) -> None:
     app = calc_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         assert app.focused is app.chat_input
 
 
@@ -144,7 +146,7 @@ async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff
 ) -> None:
     app = calc_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         assert app.focused is app.chat_input  # no request yet: the box asks for one
         assert "escape" in footer_keys(app)
         await pilot.pause()
@@ -167,17 +169,22 @@ async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselec
         await pilot.press("escape")
         await pilot.pause(0.2)
         assert isinstance(app.screen, StillWrongScreen)  # still asking: Escape decided nothing
-        assert app.reviewer.question == "still_wrong"
+        assert app.controller.reviewer.question == "still_wrong"
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
         assert app.screen.query_one("#levels", RadioSet).pressed_button is None
         await pilot.press("escape")
         await pilot.click("#save")  # nothing picked: not recorded as an answer
         await pilot.pause(0.2)
-        assert isinstance(app.screen, VerdictScreen) and app.reviewer.question == "verdict"
+        assert (
+            isinstance(app.screen, VerdictScreen) and app.controller.reviewer.question == "verdict"
+        )
         await pilot.click("#level-ran")
         await pilot.click("#save")
-        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        await wait_for(
+            pilot,
+            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
+        )
         assert not asked(app, "verdict")()
 
 
@@ -201,7 +208,7 @@ async def test_the_cost_reads_the_same_before_and_after_the_first_call(calc_app)
     app = calc_app(planning(), request="add sub")
     async with app.run_test(size=SIZE) as pilot:
         assert "$0.0000" not in str(app.status.render())
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.pause()
         shown = str(app.status.render())
         assert "cost unknown" in shown and "$0.0000" not in shown
@@ -218,7 +225,7 @@ async def test_after_a_reject_the_status_no_longer_says_review(calc_app) -> None
         await wait_for_screen(pilot, app, RejectReasonScreen)
         await type_text(pilot, "check negatives")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.reviewer.question != "review")
+        await wait_for(pilot, lambda: app.controller.reviewer.question != "review")
         await pilot.pause()
         assert "review" not in app.status.phase
         assert "rejected" in app.status.phase

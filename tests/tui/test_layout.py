@@ -50,7 +50,7 @@ async def test_f_maximizes_the_focused_pane_and_b_shows_files_remembered(
     app = make_app(make_repo(), scripted_server.base_url)
     app.layout_file = tmp_path / "layout.json"
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.press("escape")  # out of the chat box, to the diff
         await pilot.press("f")
         assert app.screen.maximized is app.diff
@@ -68,7 +68,7 @@ async def test_f_maximizes_the_focused_pane_and_b_shows_files_remembered(
     again = make_app(app.options.repo, scripted_server.base_url)
     again.layout_file = app.layout_file
     async with again.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: again.ready)
+        await wait_for(pilot, lambda: again.controller.ready)
         assert again.screen.query_one("#pane-tree").display  # remembered
         assert again.chat.outer_size.width == chat + 4
 
@@ -78,7 +78,7 @@ async def test_tabs_mode_shows_how_to_switch_and_escape_leaves_a_file_view(
 ) -> None:
     app = make_app(make_repo(), scripted_server.base_url)
     async with app.run_test(size=(90, 30)) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.press("escape")
         assert {"less_than_sign", "greater_than_sign"} <= footer_keys(app)
         await pilot.press("greater_than_sign")
@@ -87,7 +87,7 @@ async def test_tabs_mode_shows_how_to_switch_and_escape_leaves_a_file_view(
         assert app.screen.query_one(Tabs).active == "tab-plan"
     wide = make_app(make_repo(name="wide"), scripted_server.base_url)
     async with wide.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: wide.ready)
+        await wait_for(pilot, lambda: wide.controller.ready)
         await pilot.press("escape")
         assert "less_than_sign" not in footer_keys(wide)  # no tabs: no tab keys
         wide.diff.show_file("calc.py", "def add(a, b):\n    return a + b\n")

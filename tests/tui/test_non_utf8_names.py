@@ -85,7 +85,7 @@ async def test_a_latin1_file_picked_in_the_files_pane_is_shown_readably(
     git(repo, "commit", "-q", "-m", "latin-1")
     app = make_app(repo, scripted_server.base_url)
     async with app.run_test(size=WIDE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         app.query_one(RepoTree).post_message(RepoTree.FileSelected(NAME))
         await wait_for(pilot, lambda: not app.diff.showing_diff)
         await pilot.pause()

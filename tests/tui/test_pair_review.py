@@ -49,7 +49,7 @@ def record_events(repo: Path) -> list[dict]:
 
 
 def seen(app) -> list[str]:
-    return (app.session.rt.shadow.path / "seen.log").read_text().split()
+    return (app.controller.session.rt.shadow.path / "seen.log").read_text().split()
 
 
 def all_text(request) -> str:

@@ -22,7 +22,7 @@ async def test_the_palettes_screenshot_saves_an_svg_where_the_app_says(
     monkeypatch.setenv("XDG_DOWNLOAD_DIR", str(downloads))
     app = make_app(make_repo(), scripted_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await pilot.press("ctrl+p")
         await type_text(pilot, "screenshot")
         await pilot.pause(0.3)

@@ -170,7 +170,9 @@ async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
         await wait_for(pilot, lambda: "paused" in app.status.phase)
         await pilot.pause()
         assert "r" in footer_keys(app)
-        assert app.engine is not None and app.engine.is_running  # the session goes on
+        assert (
+            app.controller.engine is not None and app.controller.engine.is_running
+        )  # the session goes on
         assert app.plan_pane.status_of(2) == "pending"  # the plan is kept
         said = chat_text(app)
         assert "stopped answering during step 1's propose call" in said, said
@@ -205,7 +207,7 @@ async def test_an_undo_refused_during_a_review_says_why_and_the_review_goes_on(
         await pilot.press("u")
         await wait_for(pilot, lambda: "undo refused" in app.status.phase)
         await wait_for(pilot, reviewing(app, 2))
-        assert app.proposals_seen == 2 and app.plan_pane.status_of(1) == "accepted"
+        assert app.controller.proposals_seen == 2 and app.plan_pane.status_of(1) == "accepted"
         assert "calc.py" in chat_text(app)  # why: the file changed since the step
         assert titles(repo) == ["Add sub", "initial"]
         await app.stop_work()

@@ -81,12 +81,12 @@ async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
     app.options.resume = ""
     async with app.run_test(size=SIZE) as pilot:
         # Resumable: it goes on at "what is still wrong?" (no step left, no model call).
-        await wait_for(pilot, lambda: app.reviewer.question == "still_wrong")
+        await wait_for(pilot, lambda: app.controller.reviewer.question == "still_wrong")
         assert "no steps left" in chat_text(app)
-        app.reviewer.answer("")  # done
-        await wait_for(pilot, lambda: app.reviewer.question == "verdict")
-        app.reviewer.answer(None)
-        await wait_for(pilot, lambda: app.finished_sessions == 1)
+        app.controller.reviewer.answer("")  # done
+        await wait_for(pilot, lambda: app.controller.reviewer.question == "verdict")
+        app.controller.reviewer.answer(None)
+        await wait_for(pilot, lambda: app.controller.finished_sessions == 1)
 
     app = make_app(repo, scripted_server.base_url)
     app.options.resume = ""
@@ -119,7 +119,7 @@ async def test_a_session_quit_during_a_review_shows_that_proposal_again_with_no_
     app.options.resume = ""
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
-        proposal = app.reviewer.proposal
+        proposal = app.controller.reviewer.proposal
         assert proposal is not None and proposal.step.index == 2 and "def mul" in proposal.diff
         assert any("shown again" in note for note in proposal.notes)
         await pilot.press("a")

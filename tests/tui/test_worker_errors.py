@@ -41,7 +41,10 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
         # The way out works: with the bug gone, the next request reaches a review.
         monkeypatch.undo()
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        await wait_for(pilot, lambda: app.engine is not None and not app.engine.is_running)
+        await wait_for(
+            pilot,
+            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
+        )
         await pilot.click("#chat-input")
         await type_text(pilot, "add sub")
         await pilot.press("enter")
@@ -62,7 +65,7 @@ async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
         await wait_for(pilot, lambda: "internal error" in chat_text(app))
         shown = chat_text(app)
         assert "in the start-up checks" in shown and "press q to quit" in shown
-        assert not app.ready
+        assert not app.controller.ready
         await pilot.click("#chat-input")
         await type_text(pilot, "add sub")
         await pilot.press("enter")  # not dropped in silence, nor "send it again in a moment"

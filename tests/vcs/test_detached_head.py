@@ -63,7 +63,7 @@ async def test_the_tui_says_it_in_the_chat(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     app = make_app(detached, scripted_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.ready)
+        await wait_for(pilot, lambda: app.controller.ready)
         await wait_for(pilot, lambda: "HEAD is detached at" in chat_text(app))
         assert _note(detached) in chat_text(app).replace("\n", " ")
         await pilot.press("q")

@@ -5,7 +5,6 @@ approval modes) and `session/load`. Each session's work lives in acp/session.py.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from collections.abc import Sequence
@@ -281,9 +280,8 @@ class EngineerAgent:
 
     async def close(self) -> None:
         """The client is gone (stdin closed) or a signal came: every session stops cleanly."""
-        for session in list(self.sessions.values()):
-            with contextlib.suppress(Exception):
-                await session.close()
+        sessions = [session.close() for session in self.sessions.values()]
+        await asyncio.gather(*sessions, return_exceptions=True)  # side by side: see close()
 
 
 def recorded_mode(history: Sequence[Any], approval: str) -> str:

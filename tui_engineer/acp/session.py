@@ -28,6 +28,7 @@ from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.errors import UserError
 from tui_engineer.session.prepare import Prepared
 from tui_engineer.session.run import run_prepared
+from tui_engineer.session.tool_servers import KeptTools
 
 log = logging.getLogger("tui_engineer.acp")
 
@@ -97,6 +98,8 @@ class AcpSession(slash.SlashCommands):
         self._rejections: dict[int, int] = {}
         self._skip = False  # /skip: the next review skips its step unasked
         self.reads_buffers = False  # the client offers fs/read_text_file: the model sees them
+        # The editor's MCP servers, started by the first run and kept for every later request.
+        self.tools = KeptTools()
 
     # ----- updates, in order
 
@@ -187,6 +190,7 @@ class AcpSession(slash.SlashCommands):
             if prepared is None:
                 prepared = await self._next_run(text)
             self._going_on(prepared, text)
+            prepared.kept_tools = self.tools
             result = await run_prepared(
                 prepared, self, self.emit, self.inbox, on_session=self._started
             )
@@ -303,7 +307,10 @@ class AcpSession(slash.SlashCommands):
         self._end_turn("cancelled")
 
     async def close(self) -> None:
-        """The client went away: stop the engine and the sender."""
+        """The client went away: stop the engine, the sender and the MCP servers. The servers
+        are stopped at once, beside the engine's stop: an editor gives its agent a moment
+        (the ACP SDK: 2 s) before it kills it, which would leave them running."""
+        servers = asyncio.ensure_future(self.tools.close())
         task = self._task
         if task is not None and not task.done():
             task.cancel()
@@ -312,6 +319,7 @@ class AcpSession(slash.SlashCommands):
         self._sender.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._sender
+        await servers
 
     # ----- the Reviewer protocol, as permission requests
 

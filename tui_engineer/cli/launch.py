@@ -13,12 +13,15 @@ from tui_engineer.errors import UserError
 from tui_engineer.terminal import require_terminal
 
 
-def open_app(argv: Sequence[str], *, notes: Sequence[str] = ()) -> int:
-    """`tui-engineer [REQUEST] [flags]`: the app in a repository; `notes` are said first."""
+def open_app(argv: Sequence[str], *, notes: Sequence[str] = (), resume: str | None = None) -> int:
+    """`tui-engineer [REQUEST] [flags]`: the app in a repository; `notes` are said first.
+    `resume`: a session to go on with in place of REQUEST (serve: a reloaded tab's)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.resume is not None:
         check_resume(parser, args)
+    if resume is not None:
+        args.request, args.resume = "", resume
     require_terminal()
     # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
     from tui_engineer.session.options import RunOptions

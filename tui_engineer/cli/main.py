@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from tui_engineer.cli.arguments import (
     build_acp_parser,
@@ -23,6 +23,9 @@ from tui_engineer.cli.arguments import (
 )
 from tui_engineer.cli.launch import open_app, open_demo, reported
 from tui_engineer.errors import UserError
+
+if TYPE_CHECKING:
+    from tui_engineer.session.start import Problem
 
 
 def _cmd_doctor(argv: Sequence[str]) -> int:
@@ -65,7 +68,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
 
     from tui_engineer.engine.approval import AutoReviewer
     from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
-    from tui_engineer.headless.reviewers import TerminalReviewer, ask_without_tests
+    from tui_engineer.headless.reviewers import TerminalReviewer
     from tui_engineer.session.run import RunOptions, run_session
     from tui_engineer.session.signals import run_stoppable
     from tui_engineer.session.start import apply_choice, describe
@@ -103,13 +106,15 @@ def _cmd_run(argv: Sequence[str]) -> int:
             result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
         except UserError as err:
             # Answering on the terminal anyway: offer what the TUI offers when no tests were
-            # found (asked here, outside the event loop, so Ctrl-C stops the question). --yes
-            # stops on every problem.
+            # found or another session holds the repository (asked here, outside the event
+            # loop, so Ctrl-C stops the question). --yes stops on every problem.
             problem = describe(options, err)
-            choice = None if args.yes or problem.kind != "no_tests" else ask_without_tests()
+            choice = None if args.yes else _ask_about(problem)
             if choice is None:
                 raise
-            apply_choice(options, problem, choice)
+            said = apply_choice(options, problem, choice)
+            if said:
+                print(f"tui-engineer: {said}", file=sys.stderr)
             result, stopped_by = asyncio.run(run_stoppable(run_session(options, reviewer, sink)))
     except KeyboardInterrupt:
         print(f"tui-engineer: interrupted; {sink.left()}", file=sys.stderr)
@@ -119,6 +124,17 @@ def _cmd_run(argv: Sequence[str]) -> int:
         print(f"tui-engineer: stopped by {name}; {sink.left()}", file=sys.stderr)
         return 1
     return result.exit_code
+
+
+def _ask_about(problem: Problem) -> str | None:
+    """The terminal's question for a start-up problem it can answer, or None (stop)."""
+    from tui_engineer.headless.reviewers import ask_take_over, ask_without_tests
+
+    if problem.kind == "no_tests":
+        return ask_without_tests()
+    if problem.kind == "elsewhere":
+        return ask_take_over(problem.message)
+    return None
 
 
 def _cmd_runs(argv: Sequence[str]) -> int:
@@ -139,10 +155,13 @@ def _cmd_serve(argv: Sequence[str]) -> int:
 
     args, app_args = build_serve_parser().parse_known_args(argv)
     # Check the passed-on arguments now, once, rather than in every browser tab.
+    repo = None
     if args.demo:
         build_demo_parser().parse_args(app_args)
     else:
-        _check_repo(build_parser().parse_args(app_args))
+        app = build_parser().parse_args(app_args)
+        _check_repo(app)
+        repo = (app.repo or Path.cwd()).resolve()
     serve(
         ServeOptions(
             host=args.host,
@@ -150,6 +169,7 @@ def _cmd_serve(argv: Sequence[str]) -> int:
             demo=args.demo,
             public_url=args.public_url,
             app_args=tuple(app_args),
+            repo=repo,
         )
     )
     return 0

@@ -1,8 +1,11 @@
 """`tui-engineer serve`: the same app in a browser, through textual-serve.
 
 textual-serve is a small web server that runs a command once per browser tab and bridges the
-tab's xterm.js terminal to that process over a websocket. So each tab is its own session: its
-own process, its own shadow worktree (or its own demo sample repo), exactly as in a terminal.
+tab's xterm.js terminal to that process over a websocket. So each tab is its own process, as
+a terminal is, and one repository has one live session across tabs: a second tab is told which
+tab holds it and may take it over (session/start.py), and a reloaded tab goes on with the
+session its old process was running (cli/closed_tabs.py, web_tab.reattach). Under `--demo`
+each tab has its own sample repo.
 Anyone who can open the page can drive the app, and the app edits files, commits and runs
 tests: that is a shell on this machine. Hence 127.0.0.1 by default and a warning otherwise.
 """
@@ -15,6 +18,9 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+
+from tui_engineer.cli.closed_tabs import mark_closed, remove_marks
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -26,6 +32,7 @@ class ServeOptions:
     port: int = DEFAULT_PORT
     demo: bool = False
     public_url: str | None = None  # the address browsers use, when it is not host:port
+    repo: Path | None = None  # the repository the tabs work on (not under --demo)
     app_args: tuple[str, ...] = ()  # passed on to `tui-engineer` (or `tui-engineer demo`)
 
 
@@ -36,7 +43,9 @@ def app_command(options: ServeOptions) -> str:
     argv = [sys.executable, "-m", "tui_engineer.cli.web_tab", "--server-pid", str(os.getpid())]
     if options.demo:
         argv.append("demo")
-    return shlex.join([*argv, *options.app_args])
+    # exec: the tab's process is the one textual-serve started, whose id the server knows
+    # (a closed tab is marked by it: cli/closed_tabs.py), not a child of a shell.
+    return "exec " + shlex.join([*argv, *options.app_args])
 
 
 def page_url(options: ServeOptions) -> str:
@@ -62,7 +71,8 @@ def banner(options: ServeOptions) -> list[str]:
     what = "the demo" if options.demo else "tui-engineer"
     lines = [
         f"tui-engineer serve: open {page_url(options)} in a browser to use {what}",
-        "  each browser tab runs its own session; Ctrl+C stops the server and every session",
+        "  one session per repository: a second tab is told and may take it over, a reloaded "
+        "tab goes on with its session; Ctrl+C stops the server and every session",
     ]
     if not is_loopback(options.host):
         lines.append(
@@ -76,17 +86,20 @@ def serve(options: ServeOptions) -> None:
     """Serve until Ctrl+C or SIGTERM; either one ends every session, then the server."""
     for line in banner(options):
         print(line, flush=True)
-    server = _server_class()(
+    server = _server_class(options.repo)(
         app_command(options),
         host=options.host,
         port=options.port,
         title="tui-engineer demo" if options.demo else "tui-engineer",
         public_url=options.public_url or page_url(options),
     )
-    server.serve()
+    try:
+        server.serve()
+    finally:
+        remove_marks(os.getpid())
 
 
-def _server_class() -> type:
+def _server_class(repo: Path | None = None) -> type:
     """textual-serve's Server, made to end its sessions at once when it stops.
 
     Left alone, a stop waits for each open tab's websocket to go quiet (about 20 s) before the
@@ -111,6 +124,12 @@ def _server_class() -> type:
                 await super()._process_messages(websocket, app_service)
             finally:
                 self.sockets.discard(websocket)
+                # Before the tab's process is told to quit: a reload's new tab goes on with
+                # the session it held (cli/closed_tabs.py).
+                process = getattr(app_service, "_process", None)
+                if process is not None and repo is not None:
+                    session = await asyncio.to_thread(_session_of, repo, process.pid)
+                    mark_closed(os.getpid(), process.pid, session)
 
         async def on_startup(self, app: web.Application) -> None:
             # A closed terminal (SIGHUP) stops the server like Ctrl+C does, sessions first;
@@ -124,3 +143,16 @@ def _server_class() -> type:
                 await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
 
     return _Server
+
+
+def _session_of(repo: Path, pid: int) -> str:
+    """The session the process `pid` works on in `repo` ("" for none, or no repository)."""
+    from tui_engineer.errors import UserError
+    from tui_engineer.vcs.one_session import live_sessions
+    from tui_engineer.vcs.repo import find_repo_root
+
+    try:
+        sessions = live_sessions(find_repo_root(repo))
+    except (UserError, OSError, ValueError):  # the tab closes all the same; a new tab asks
+        return ""
+    return next((s.session_id for s in sessions if s.pid == pid), "")

@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+from tui_engineer.cli import closed_tabs
+
 
 def session_main(argv: list[str]) -> int:
     """One browser tab's session: `tui-engineer ARGS`, in a session of its own, that ends
@@ -32,6 +34,7 @@ def session_main(argv: list[str]) -> int:
         os.setsid()
     if server_pid is not None:
         watch_server(server_pid)
+        closed_tabs.forget(server_pid, os.getpid())  # a closed tab's id, now this tab's
     from tui_engineer.cli.launch import reported
 
     return reported(lambda args: _open(args, server_pid), argv)
@@ -43,8 +46,55 @@ def _open(argv: list[str], server_pid: int | None = None) -> int:
 
     if argv[:1] == ["demo"]:
         return open_demo(argv[1:])
+    session, reattached = reattach(argv, server_pid)
+    if session is not None:  # a reload: this tab goes on with the session, --resume or not
+        _claim_resume(server_pid)
+        return open_app(_without_resume(argv), notes=(reattached,), resume=session)
     argv, note = one_tab_resumes(argv, server_pid)
     return open_app(argv, notes=(note,) if note else ())
+
+
+REATTACH_WAIT = 60.0  # seconds a closed tab's session may take to stop before this tab asks
+REATTACHED = (
+    "This tab goes on with session {session}, which a closed (or reloaded) tab was running: "
+    "shown as it was, without asking the model again for what it already answered."
+)
+
+
+def reattach(argv: list[str], server_pid: int | None) -> tuple[str | None, str]:
+    """A reload, or a tab opened after one was closed: the newest session a closed tab of this
+    server held (cli/closed_tabs.py). Wait for its stop if it is still stopping, then return it
+    to go on with here and the sentence saying so; (None, "") when there is none, it has
+    nothing left to go on with, or another session now works on the repository (an open tab's
+    or another terminal's: the start-up problem that offers a take-over says so)."""
+    if server_pid is None:
+        return None, ""
+    closed = closed_tabs.closed_sessions(server_pid)
+    if not closed:
+        return None, ""
+    from tui_engineer.cli.arguments import build_parser
+    from tui_engineer.errors import UserError
+    from tui_engineer.session.resume import load_run
+    from tui_engineer.vcs.one_session import other_live_session, wait_for_exit
+    from tui_engineer.vcs.repo import find_repo_root
+
+    tab, session = closed[0]
+    closed_tabs.forget(server_pid, tab)  # taken up once, by this tab
+    try:
+        args = build_parser().parse_args(argv)
+        root = find_repo_root((args.repo or Path.cwd()).resolve())
+        if not wait_for_exit(tab, REATTACH_WAIT):
+            return None, ""
+        if other_live_session(root) is not None:
+            return None, ""
+        load_run(root, session)
+    except (UserError, SystemExit):
+        return None, ""  # the app's own start-up says what is wrong
+    return session, REATTACHED.format(session=session)
+
+
+def _resuming(argv: list[str]) -> bool:
+    return any(a == "--resume" or a.startswith("--resume=") for a in argv)
 
 
 # Held for the tab's life by the tab that resumes (`one_tab_resumes`); the system releases it
@@ -61,18 +111,27 @@ def one_tab_resumes(argv: list[str], server_pid: int | None) -> tuple[list[str],
     and a tab opened while it is open starts a new session (saying why) instead of being told
     that session is still running. A lock on a file of this server's decides, held until the
     resuming tab's process ends: a tab opened after it closed resumes again."""
-    global _resume_claim
-    if server_pid is None or not any(a == "--resume" or a.startswith("--resume=") for a in argv):
+    if server_pid is None or not _resuming(argv):
         return argv, ""
+    if not _claim_resume(server_pid):
+        return _without_resume(argv), ANOTHER_TAB
+    return argv, ""
+
+
+def _claim_resume(server_pid: int | None) -> bool:
+    """Take this server's resume lock for the tab's life; False when another tab holds it."""
+    global _resume_claim
+    if server_pid is None:
+        return False
     path = Path(tempfile.gettempdir()) / f"tui-engineer-serve-{server_pid}-resume.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        return _without_resume(argv), ANOTHER_TAB
+        return False
     _resume_claim = fd
-    return argv, ""
+    return True
 
 
 def _without_resume(argv: list[str]) -> list[str]:

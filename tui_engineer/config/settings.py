@@ -217,6 +217,16 @@ class Settings:
     # lists what fails, but waits this long at most: on a suite of minutes it goes on without the
     # list (engine/old_failures.py).
     fix_list_wait: float = setting(30.0, "a number of seconds ≥ 0", checks.not_negative, unit="s")
+    # After each accept, one short model call asks whether the steps still to come are still
+    # needed; one that is not is shown as a drop to accept (engine/plan_check.py). Off by
+    # default: it is one more billed call per accepted step.
+    plan_check: bool = setting(
+        False,
+        SWITCH,
+        flag=Flag(
+            "--plan-check", "while a step is reviewed, ask if the rest is still needed", True
+        ),
+    )
     # The longest reply each kind of model call may give (sent as its max_completion_tokens):
     # no call is unbounded, and a budget check knows the worst case before the call is made.
     reply_tokens_plan: int = setting(2048, "a whole number of tokens > 0", checks.positive)

@@ -16,6 +16,8 @@ AUTO = "auto"  # a stop or skip `run --yes` decided, with nobody to ask
 def auto_decision(approval: str, proposal: Proposal) -> Decision | None:
     """The accept "auto" gives without asking, or None when the human is to be asked: in
     "ask", and for a step that failed, that no test verified, or that changed nothing."""
+    if approval == "auto" and proposal.not_needed:
+        return Decision.accept(by=AUTO_PASSED)  # the drop is said: engine/decisions.py
     if approval != "auto" or proposal.unverified or not proposal.tests_ok:
         return None
     if not proposal.diff.strip():
@@ -33,7 +35,7 @@ class AutoReviewer:
     steps too); stop at the first one that cannot be made to pass, where "auto" would ask."""
 
     async def review(self, proposal: Proposal) -> Decision:
-        if proposal.tests_ok and proposal.diff.strip():
+        if proposal.not_needed or (proposal.tests_ok and proposal.diff.strip()):
             return Decision.accept(by=AUTO_PASSED)
         if proposal.unverified and proposal.diff.strip():
             # The human chose a session without tests, and --yes to accept its steps.

@@ -166,7 +166,10 @@ class Decisions:
         await asyncio.to_thread(self.rt.shadow.reset)
         if decision.kind == "accept":  # nothing to commit: the step needed no change
             step.status = "skipped"
-            self.rt.emit(ev.StepSkipped(step=step.index, reason="no changes to commit"))
+            reason = "no changes to commit"
+            if proposal.not_needed:
+                reason = f"no longer needed ({proposal.not_needed}), as the plan check found"
+            self.rt.emit(ev.StepSkipped(step=step.index, reason=reason))
             return
         if decision.kind == "edit_plan":
             # The human's list replaces this step and the pending ones (None: no steps left).

@@ -91,7 +91,7 @@ class StepStarted(Event):
 @dataclass(frozen=True)
 class ModelCallStarted(Event):
     type: ClassVar[str] = "model_call_started"
-    purpose: str  # plan | propose | diagnose | fix | replan
+    purpose: str  # plan | propose | diagnose | fix | replan | check (the plan check)
     step: int | None
     prompt_tokens: int = 0  # estimated size of the request
     max_output_tokens: int | None = None  # the reply cap sent with it

@@ -102,6 +102,9 @@ class Proposal:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None
+    # The plan check found the step no longer needed, and why (engine/plan_check.py): this is
+    # no change but a proposal to drop the step, which an accept carries out.
+    not_needed: str = ""
 
     @property
     def tests_ok(self) -> bool:
@@ -115,6 +118,11 @@ class Proposal:
 
     def summary(self) -> str:
         """One line for the review: the test result, and what a test-first check found."""
+        if self.not_needed:
+            return (
+                f"no longer needed, says the plan check ({self.not_needed}): accept to drop "
+                "this step, or reject it with a reason to have it proposed"
+            )
         if self.partial:
             return f"{self.partial}: {self._result()}"
         return self._result()

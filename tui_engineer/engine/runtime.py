@@ -48,7 +48,13 @@ OnUnreachable = Callable[["Runtime", ServerUnreachable, tuple[str, int | None]],
 
 DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 8192}
 # Calls named otherwise are sized like the kind they do the work of.
-REPLY_KIND = {"plan": "plan", "replan": "plan", "diagnose": "diagnose", "fix": "fix"}
+REPLY_KIND = {
+    "plan": "plan",
+    "replan": "plan",
+    "check": "diagnose",  # the plan check (engine/plan_check.py): a few short lines
+    "diagnose": "diagnose",
+    "fix": "fix",
+}
 
 
 @dataclass
@@ -77,6 +83,7 @@ class EngineOptions:
     baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
     # A fix request's first calls wait this long at most for that run's list of failures.
     fix_list_wait: float = 30.0
+    plan_check: bool = False  # after an accept, is the rest still needed? (engine/plan_check.py)
     # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
     conventions: str = ""
     approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/approval.py)

@@ -16,6 +16,7 @@ from tui_engineer.engine.inbox import Inbox, put_back
 from tui_engineer.engine.pair_review import PairReview
 from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, infos, single_step
+from tui_engineer.engine.plan_check import DROP_OR_KEEP, PlanCheck
 from tui_engineer.engine.planning import make_plan
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
@@ -72,6 +73,7 @@ class Session(PairReview, Decisions):
         self._reruns = 0
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
+        self.plan_check = PlanCheck(runtime)  # is the rest still needed? (engine/plan_check.py)
         if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
             runtime.inbox.listener = self.pipeline.chat  # goes to it as it is sent
         # A model server gone mid-step pauses the session (engine/server_wait.py).
@@ -193,6 +195,7 @@ class Session(PairReview, Decisions):
             # To its end even when more stop requests cancel the session meanwhile. The shadow
             # itself is not reset here: its owner (run_prepared) removes it next.
             await to_the_end(self.pipeline.close())
+            await self.plan_check.close()
         if tried:
             await self._verdict()
         self._say_undelivered()
@@ -289,8 +292,11 @@ class Session(PairReview, Decisions):
         proposal: Proposal | None = None  # one git refused to commit is reviewed again
         while True:
             proposal = proposal or await self._next_proposal(request, step, rejections)
+            # Is the rest still needed once this is in? Asked while the human reads.
+            self.plan_check.on_review(request, self.plan, proposal)
             # Hand edits and kept subsets of hunks are tested and reviewed again in there.
             decision, proposal, listed = await self._review_rounds(request, step, proposal)
+            self.plan_check.decided(decision.kind)
             if decision.kind == "undo":  # done: this proposal was built on the undone commit
                 step.status, proposal = "pending", None
                 continue
@@ -311,7 +317,12 @@ class Session(PairReview, Decisions):
 
     async def _next_proposal(self, request: str, step: Step, rejections: list[str]) -> Proposal:
         """The step prepared ahead, the one under review when a resumed session stopped, or a
-        new one from the model."""
+        new one from the model; or, when the plan check found the step no longer needed, a
+        proposal to drop it."""
+        why = self.plan_check.not_needed(step)
+        if why is not None:  # nothing changes, so nothing is tested: the summary says why
+            note = f"Step {step.index} looks no longer needed ({why}). {DROP_OR_KEEP}"
+            return Proposal(step, self.plan, "", None, attempts=0, notes=[note], not_needed=why)
         proposal = await self.pipeline.take(step) or await self._shown_again(request, step)
         if proposal is None:  # the steps that do not wait for it are prepared beside it
             await self.pipeline.start_beside(request, self.plan, step)

@@ -110,3 +110,23 @@ def ask_without_tests(ask: Callable[[str], str] = input) -> str | None:
         if answer.lower() in NO_TESTS_ANSWERS:
             return NO_TESTS_ANSWERS[answer.lower()]
         print("Please answer w, u or q.", file=sys.stderr)
+
+
+def ask_take_over(message: str, ask: Callable[[str], str] = input) -> str | None:
+    """Another process's session works on the repository: say which, and ask whether to take it
+    over, as the TUI's "Another session works on this repository" dialog does. "take_over", or
+    None to leave it alone (an empty answer, "q", or a closed stdin)."""
+    print(message, file=sys.stderr)
+    while True:
+        try:
+            answer = ask(
+                "[t]ake it over (it stops there, its accepted steps committed, and goes on "
+                "here), or [q]uit and leave it alone? "
+            ).strip()
+        except EOFError:
+            return None
+        if answer.lower() in {"", "q", "quit", "n", "no"}:
+            return None
+        if answer.lower() in {"t", "take", "take over", "y", "yes"}:
+            return "take_over"
+        print("Please answer t or q.", file=sys.stderr)

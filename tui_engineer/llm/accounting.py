@@ -4,6 +4,9 @@ reply cap, and checked again while a reply streams in."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from tui_engineer.llm.tokens import PromptCounter
@@ -13,6 +16,10 @@ from tui_engineer.llm.window import MIN_REPLY_TOKENS
 Message = dict[str, str]
 
 DEFAULT_OUTPUT_ESTIMATE = 1024  # tokens assumed for a reply when the caller sets no output cap
+
+# The tokens this task's own call holds, so its stream is not cut for its own reserve. A
+# ContextVar: each asyncio task (each step prepared side by side) sees its own.
+_own_reserve: ContextVar[int] = ContextVar("own_reserve", default=0)
 
 
 class CallAccounts:
@@ -60,6 +67,25 @@ class CallAccounts:
             self.ledger, next_prompt_tokens=self.prompt_tokens(conversation) + expected_output
         )
 
+    @contextmanager
+    def reserve(self, conversation: list[Message], max_output_tokens: int | None) -> Iterator[None]:
+        """Hold the call's prompt and reply cap (and their price) in the ledger while it is in
+        flight, so calls made side by side are checked against what the others may still
+        spend. Taken right after `check`, with no await between: no other call can slip in."""
+        output = max_output_tokens or DEFAULT_OUTPUT_ESTIMATE
+        prompt = self.prompt_tokens(conversation)
+        tokens, usd = prompt + output, cost_usd(self.model, prompt, output) or 0.0
+        ledger = self.ledger
+        ledger.reserved_tokens += tokens
+        ledger.reserved_usd += usd
+        own = _own_reserve.set(tokens)
+        try:
+            yield
+        finally:
+            _own_reserve.reset(own)
+            ledger.reserved_tokens -= tokens
+            ledger.reserved_usd -= usd
+
     def fit_reply(self, conversation: list[Message], max_output_tokens: int | None) -> int | None:
         """Shrink the reply limit to what the token budget has left, so a small budget still
         allows calls (and can never be overrun by one), rather than refusing them all."""
@@ -74,6 +100,7 @@ class CallAccounts:
         if cap is None:
             return
         so_far = prompt + (sum(map(len, parts)) + 3) // 4  # chars / 4, as estimate_tokens
-        if self.ledger.total_tokens + so_far > cap:
+        others = self.ledger.reserved_tokens - _own_reserve.get()  # calls in flight beside it
+        if self.ledger.total_tokens + others + so_far > cap:
             self.ledger.add(self.usage(conversation, "".join(parts), None))
             raise self.budget.tokens_exceeded(self.ledger.total_tokens)

@@ -111,9 +111,10 @@ class ChatCalls:
             limit = accounts.fit_reply(conversation, max_output_tokens)
             accounts.check(conversation, limit)
             try:
-                reply = await self._request(
-                    conversation, on_text, stream, limit, expected, tools or {}
-                )
+                with accounts.reserve(conversation, limit):
+                    reply = await self._request(
+                        conversation, on_text, stream, limit, expected, tools or {}
+                    )
                 # Tool calls where none may be made (past the last round) say nothing either.
                 usable = reply.tool_calls and (tools or {}).get("tool_choice") == "auto"
                 empty = not reply.text.strip() and not usable

@@ -80,9 +80,15 @@ class CallUsage:
 
 @dataclass
 class UsageLedger:
-    """Every model call of a session, in order."""
+    """Every model call of a session, in order, and what the calls in flight hold.
+
+    Calls made side by side (steps prepared at once) each reserve their prompt and reply cap
+    (and that much money) before they are sent, and give it back when their usage is in: the
+    budgets count the reserve as spent, so calls in flight together never overspend."""
 
     calls: list[CallUsage] = field(default_factory=list)
+    reserved_tokens: int = 0
+    reserved_usd: float = 0.0
 
     def add(self, call: CallUsage) -> None:
         self.calls.append(call)
@@ -153,20 +159,22 @@ class Budget:
         return max(0.0, self.max_wall_seconds - (time.monotonic() - self.started_at))
 
     def reply_room(self, ledger: UsageLedger, prompt_tokens: int) -> int | None:
-        """Tokens the token cap leaves for the next reply after its prompt (None: no cap)."""
+        """Tokens the token cap leaves for the next reply after its prompt, and after what the
+        calls in flight hold (None: no cap)."""
         if self.max_tokens is None:
             return None
-        return self.max_tokens - ledger.total_tokens - prompt_tokens
+        return self.max_tokens - ledger.total_tokens - ledger.reserved_tokens - prompt_tokens
 
     def _check_tokens(self, ledger: UsageLedger, next_tokens: int) -> None:
         if self.max_tokens is None:
             return
-        used = ledger.total_tokens
-        if used + next_tokens > self.max_tokens:
+        used, held = ledger.total_tokens, ledger.reserved_tokens
+        if used + held + next_tokens > self.max_tokens:
             raise BudgetExceeded(
-                f"Token budget reached: {used:,} of {self.max_tokens:,} tokens used, and the "
-                f"next model call needs about {next_tokens:,} more. The call was not made. "
-                "Raise the max_tokens setting (--max-tokens) to continue.",
+                f"Token budget reached: {used:,} of {self.max_tokens:,} tokens used"
+                f"{_held(f'{held:,} tokens', held)}, and the next model call needs about "
+                f"{next_tokens:,} more. The call was not made. Raise the max_tokens setting "
+                "(--max-tokens) to continue.",
                 budget="tokens",
                 used=used,
                 cap=self.max_tokens,
@@ -210,10 +218,12 @@ class Budget:
                 used=float("nan"),
                 cap=self.max_usd,
             )
-        if spent >= self.max_usd:
+        held = ledger.reserved_usd
+        if spent + held >= self.max_usd:
             raise BudgetExceeded(
-                f"Money budget reached: ${spent:.4f} spent of ${self.max_usd:.4f}. The next "
-                "model call was not made. Raise the max_usd setting (--max-usd) to continue.",
+                f"Money budget reached: ${spent:.4f} spent{_held(f'${held:.4f}', held)} of "
+                f"${self.max_usd:.4f}. The next model call was not made. Raise the max_usd "
+                "setting (--max-usd) to continue.",
                 budget="usd",
                 used=spent,
                 cap=self.max_usd,
@@ -232,6 +242,11 @@ class Budget:
                 used=elapsed,
                 cap=self.max_wall_seconds,
             )
+
+
+def _held(amount: str, held: float) -> str:
+    """The words for what calls in flight hold, when any are in flight."""
+    return f" and {amount} more held by calls in flight" if held else ""
 
 
 def _duration(seconds: float) -> str:

@@ -9,6 +9,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_engineer.config import LoadedSettings, Settings, load_settings
 from tui_engineer.config.agents_md import AgentsFile
@@ -30,6 +31,9 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
     repo_state,
 )
+
+if TYPE_CHECKING:
+    from tui_engineer.session.tool_servers import KeptTools
 
 WRITE_TESTS_COMMAND = "python -m pytest"
 
@@ -130,6 +134,9 @@ class Prepared:
     head: str = ""  # the commit it starts on (HEAD at the checks)
     # The MCP servers to start with it: the user config's, then the front end's (an editor's).
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    # Servers kept across an editor's requests (session/tool_servers.py KeptTools): started by
+    # the first run, reused by the next, stopped with the editor's session. None: this run's own.
+    kept_tools: KeptTools | None = None
 
 
 def load_model_client() -> None:

@@ -32,7 +32,7 @@ from tui_engineer.session.tool_servers import (
     start_session_tools,
 )
 from tui_engineer.vcs.cleanup import cleanup_leftovers
-from tui_engineer.vcs.one_session import refuse_second_session
+from tui_engineer.vcs.one_session import make_shadow_alone
 from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
 from tui_engineer.verify.runners import known_runner, narrowable
 from tui_engineer.verify.runners.pytest import is_pytest_command
@@ -147,22 +147,20 @@ async def run_prepared(
     making = asyncio.ensure_future(_make_and_check(prepared)) if prepared.model is None else None
     made: list[Shadow] = []
     sandbox: Sandbox | None = None
-    tools = start_session_tools(prepared)  # beside the shadow's creation
+    kept = prepared.kept_tools  # an editor's session keeps them across its requests
+    # Beside the shadow's creation.
+    servers = (prepared.mcp_servers, prepared.root, prepared.settings)
+    tools = kept.start(*servers) if kept is not None else start_session_tools(*servers)
     try:
         sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
         for sentence in prepared.notices:
             emit(ev.Notice(message=sentence))
         for sentence in await asyncio.to_thread(_cleanup, prepared.root, prepared.settings):
             emit(ev.Notice(message=sentence))
-        # Started since this one's start-up checks (a TUI waits for its request): said now.
-        await asyncio.to_thread(refuse_second_session, prepared.root)
+        # Another session started since this one's start-up checks (a TUI waits for its
+        # request, or two started in the same second): said now, before any model call.
         shadow = await to_the_end(
-            asyncio.to_thread(
-                Shadow.create,
-                prepared.root,
-                session_id=session_id,
-                include_dirty=prepared.include_dirty,
-            ),
+            asyncio.to_thread(make_shadow_alone, prepared.root, session_id, prepared.include_dirty),
             keep=made.append,  # a quit meanwhile still removes it
         )
         if making is not None:
@@ -173,7 +171,9 @@ async def run_prepared(
         if notice := empty_submodules_notice(shadow.empty_submodules):
             emit(ev.Notice(message=notice))
         runtime = Runtime(prepared.root, shadow, model, sandbox, _engine_options(prepared), emit)
-        runtime.tools = await session_tools(tools, emit)
+        runtime.tools = await session_tools(tools, emit, say=kept is None or not kept.said)
+        if kept is not None:
+            kept.said = True
         runtime.selection = _selection(prepared, sandbox)
         if notice := _whole_runs_notice(prepared, runtime.selection):
             emit(ev.Notice(message=notice))
@@ -189,7 +189,8 @@ async def run_prepared(
         # To its end even when more stop requests cancel it meanwhile: a shadow left here
         # would only go at the next start.
         await to_the_end(_close_session(prepared, making, sandbox, made, recorder))
-        await to_the_end(close_session_tools(tools))
+        if kept is None:
+            await to_the_end(close_session_tools(tools))
 
 
 async def _close_session(

@@ -2,7 +2,11 @@
 once, and each problem turned into a typed `Problem` whose fix (git init, saving uncommitted
 work, going on without tests, trying again) is applied here. A front end only shows a problem
 and says what the user chose: the TUI as a screen, the terminal as a question, an editor as an
-error."""
+error.
+
+Another session on the repository (vcs/one_session.py) is a problem the user can answer by
+taking it over: that session stops where it runs and goes on here from its record, shown as it
+was, with no model call made again for what it already has."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import NoTestCommand, Prepared, prepare
 from tui_engineer.vcs.dirty import DirtyTree, handle_dirty
+from tui_engineer.vcs.one_session import LiveSession, SessionElsewhere, take_over
 from tui_engineer.vcs.repo import NotARepo, find_repo_root, init_repo, repo_state
 
 DEFAULT_URL = "https://api.openai.com/v1"
@@ -24,6 +29,7 @@ CHOICES = {
     "not_a_repo": ("init",),
     "dirty": ("wip", "stash", "include"),
     "no_tests": ("write", "unverified", "retry"),
+    "elsewhere": ("take_over", "retry"),
     "other": ("retry",),
 }
 
@@ -38,6 +44,7 @@ class Problem:
     url: str | None = None  # the model server a key or server problem is about
     files: list[str] = field(default_factory=list)  # "dirty": the uncommitted files
     root: Path | None = None  # the repository it is about, where one was found
+    other: LiveSession | None = None  # "elsewhere": the session another process runs
 
     @property
     def message(self) -> str:
@@ -90,7 +97,13 @@ async def start(
             choice = None if answer is None else await answer(problem)
             if choice is None:
                 raise
-            sentence = await asyncio.to_thread(apply_choice, options, problem, choice)
+            if busy is not None and problem.other is not None and choice == "take_over":
+                busy(f"taking over: waiting for session {problem.other.session_id} to stop")
+            try:
+                sentence = await asyncio.to_thread(apply_choice, options, problem, choice)
+            finally:
+                if busy is not None and choice == "take_over":
+                    busy("")
             if sentence and said is not None:
                 await said(sentence)
 
@@ -106,6 +119,9 @@ def describe(options: RunOptions, err: UserError) -> Problem:
         )
     if isinstance(err, NoTestCommand):
         return Problem(err, "no_tests", "No test command")
+    if isinstance(err, SessionElsewhere):
+        root = find_repo_root(options.repo)
+        return Problem(err, "elsewhere", problem_title(err), root=root, other=err.live)
     return Problem(err, "other", problem_title(err), server_url(options, err))
 
 
@@ -121,7 +137,27 @@ def apply_choice(options: RunOptions, problem: Problem, choice: str) -> str:
         return handle_dirty(problem.root or find_repo_root(options.repo), choice)  # type: ignore[arg-type]
     if problem.kind == "no_tests" and choice != "retry":
         options.no_tests = choice
+    if problem.kind == "elsewhere" and choice == "take_over":
+        assert problem.other is not None
+        root = problem.root or find_repo_root(options.repo)
+        return take_over_session(options, root, problem.other)
     return ""
+
+
+def take_over_session(options: RunOptions, root: Path, live: LiveSession) -> str:
+    """Stop `live` where it runs and set `options` to go on with it here (its record read back
+    by prepare, session/resume.py); a session with nothing left to go on with (done, or not
+    recorded) leaves a new session here. Returns what was done, to be said."""
+    from tui_engineer.session.resume import NothingToResume, load_run
+
+    take_over(live)
+    stopped = f"Took over session {live.session_id}: process {live.pid} stopped it there"
+    try:
+        load_run(root, live.session_id)
+    except NothingToResume:
+        return f"{stopped}; it had nothing left to go on with, so this is a new session."
+    options.resume = live.session_id
+    return f"{stopped} (its accepted steps stay committed) and it goes on here."
 
 
 async def check_server(prepared: Prepared, check: ServerCheck, busy: Say | None = None) -> None:
@@ -181,7 +217,6 @@ def problem_title(err: UserError) -> str:
     from tui_engineer.llm.errors import AuthRejected, MissingApiKey, ServerUnreachable, UnknownModel
     from tui_engineer.sandbox.bwrap_program import SandboxUnavailable
     from tui_engineer.vcs import GitRefused
-    from tui_engineer.vcs.one_session import SessionElsewhere
 
     titles: list[tuple[type[UserError], str]] = [
         (ConfigError, "Configuration problem"),

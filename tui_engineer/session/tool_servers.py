@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_engineer.config.mcp_servers import McpServerConfig
@@ -15,40 +16,59 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.events import EventSink
 
 if TYPE_CHECKING:
+    from tui_engineer.config import Settings
     from tui_engineer.mcp_tools import McpTools
-    from tui_engineer.session.prepare import Prepared
 
 
-def start_session_tools(prepared: Prepared) -> asyncio.Task[McpTools] | None:
+def start_session_tools(
+    servers: Sequence[McpServerConfig], root: Path, settings: Settings
+) -> asyncio.Task[McpTools] | None:
     """Start the servers in a task (None when there are none)."""
-    if not prepared.mcp_servers:
+    if not servers:
         return None
     from tui_engineer.mcp_tools import start_tools
 
-    settings = prepared.settings
     return asyncio.ensure_future(
-        start_tools(
-            prepared.mcp_servers,
-            prepared.root,
-            timeout=settings.mcp_tool_timeout,
-            rounds=settings.mcp_rounds,
-        )
+        start_tools(servers, root, timeout=settings.mcp_tool_timeout, rounds=settings.mcp_rounds)
     )
 
 
+class KeptTools:
+    """An editor's MCP servers, kept for its whole session: each prompt that is a new request
+    is a run of its own (run_prepared), but the servers are the session's, started by its first
+    run and stopped with it (`close`), not once per request: a start costs a process and the
+    SDK's import (~1.4 s), and a server's own state (a login, a cache) would be lost."""
+
+    def __init__(self) -> None:
+        self.starting: asyncio.Task[McpTools] | None = None
+        self.said = False  # each server's start is said at the first run only
+
+    def start(
+        self, servers: Sequence[McpServerConfig], root: Path, settings: Settings
+    ) -> asyncio.Task[McpTools] | None:
+        if self.starting is None or self.starting.cancelled():
+            self.starting, self.said = start_session_tools(servers, root, settings), False
+        return self.starting
+
+    async def close(self) -> None:
+        await close_session_tools(self.starting)
+        self.starting = None
+
+
 async def session_tools(
-    starting: asyncio.Task[McpTools] | None, emit: EventSink
+    starting: asyncio.Task[McpTools] | None, emit: EventSink, *, say: bool = True
 ) -> McpTools | None:
-    """The started servers' tools (None without any), each server's start said."""
+    """The started servers' tools (None without any), each server's start said (`say`)."""
     if starting is None:
         return None
     try:
-        tools = await starting
+        tools = await asyncio.shield(starting)  # a run's stop leaves kept servers starting
     except Exception as err:  # noqa: BLE001 - the session goes on without them
-        emit(ev.Notice(message=f"The MCP servers could not be started ({err}): the session "
-                       "goes on without their tools."))  # fmt: skip
+        if say:
+            emit(ev.Notice(message=f"The MCP servers could not be started ({err}): the "
+                           "session goes on without their tools."))  # fmt: skip
         return None
-    for sentence in tools.notices:
+    for sentence in tools.notices if say else ():
         emit(ev.Notice(message=sentence))
     return tools if tools.specs() else None
 

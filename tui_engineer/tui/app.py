@@ -1,9 +1,11 @@
 """The Textual app: the panes, the keys, and the engine as a worker.
 
-The app holds no engine logic: it runs `prepare`/`run_prepared`, renders engine events
-(`EngineEvent`, in event_view.py) and answers the engine's questions through `TuiReviewer`
-(review_keys.py). Start-up problems are screens (startup.py). Quitting, by key, signal or
-a closed browser tab, is in quitting.py; the layout keys (panes, columns) in pane_keys.py.
+The app holds no engine logic: it runs `prepare`/`run_prepared`, hands each engine event to
+the panes that own what it changes (`EngineEvent`, tui/engine_messages.py: each pane's
+`@on(heard(ev.X))` handlers, then the app's own below) and answers the engine's questions
+through `TuiReviewer` (review_keys.py). Start-up problems are screens (startup.py).
+Quitting, by key, signal or a closed browser tab, is in quitting.py; the layout keys (panes,
+columns) in pane_keys.py.
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.screen import Screen
 from textual.widgets import Markdown, Tab, Tabs
-from textual.worker import Worker
 
-from tui_engineer.engine.inbox import Inbox
+from tui_engineer.engine import events as ev
 from tui_engineer.errors import UserError
 from tui_engineer.names import readable
 from tui_engineer.session.options import RunOptions
-from tui_engineer.tui.bridge import TuiReviewer, event_poster
-from tui_engineer.tui.event_view import EngineEventView
+from tui_engineer.tui.bridge import EngineEvent, event_poster
+from tui_engineer.tui.controller import SessionController
+from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
 from tui_engineer.tui.footer import KeyFooter
 from tui_engineer.tui.layout import (
     TESTS_ROWS,
@@ -47,13 +49,11 @@ from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
-from tui_engineer.tui.suite_view import SuiteView
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
 from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
-    from tui_engineer.session.prepare import Prepared
 
 # When the keys do not fit the footer (80 columns in a review), these give way first to last;
 # Quit and the focused widget's own keys (esc Back to diff...) always show. All still work and
@@ -83,8 +83,6 @@ FOOTER_DROP_ORDER = [
 
 class TuiEngineerApp(
     StartupFlow,
-    EngineEventView,
-    SuiteView,
     ReviewActions,
     PairActions,
     PaneActions,
@@ -134,19 +132,7 @@ class TuiEngineerApp(
         self.opening_notes = notes  # said in the chat once the start-up checks pass
         self.init_first = init
         self.deterministic = deterministic
-        self.reviewer = TuiReviewer(self.post_message)
-        self.inbox: asyncio.Queue[str] = Inbox()  # the session hears each message
-        self.prepared: Prepared | None = None
-        self.session: Session | None = None
-        self.engine: Worker[None] | None = None
-        self.tests: Worker[object] | None = None
-        self.ready = False  # start-up checks passed
-        self.proposals_seen = 0  # tests and scripts wait on these counters
-        self.finished_sessions = 0
-        self.stopped_by = ""  # the error that ended the session, for its verdict dialog
-        self.server_paused = False  # the model server went away mid-step (ServerPaused)
-        self._tests_running = False
-        self._changes: set[str] = set()
+        self.controller = SessionController(self.post_message)  # what the parts share
         self.check_retries = 1  # the start-up server check (tests set 0)
         self.check_timeout = 15.0
         # Remembered pane sizes; pictures and tests use the defaults unless they set a file.
@@ -158,9 +144,11 @@ class TuiEngineerApp(
     def compose(self) -> ComposeResult:
         # Kept as attributes: app.query_one() searches the top screen, which may be a dialog.
         self.plan_pane = PlanPane(id="pane-plan", classes="pane")
-        self.chat = ChatPane(id="pane-chat", classes="pane")
+        self.chat = ChatPane(deterministic=self.deterministic, id="pane-chat", classes="pane")
         self.diff = ReviewDiffView(id="pane-diff", classes="pane")
-        self.test_pane = TestOutputPane(id="pane-tests", classes="pane")
+        self.test_pane = TestOutputPane(
+            deterministic=self.deterministic, id="pane-tests", classes="pane"
+        )
         self.chat_input = ChatInput(
             placeholder="What do you want done? (Enter sends)", id="chat-input"
         )
@@ -240,7 +228,9 @@ class TuiEngineerApp(
         self.options.request = request
         self.chat_input.placeholder = "Message the model (sent with its next call)"
         self.diff.focus()  # the request is sent: the review keys work; `c` comes back here
-        self.engine = self.run_worker(self._run_session(), group="engine", exit_on_error=False)
+        self.controller.engine = self.run_worker(
+            self._run_session(), group="engine", exit_on_error=False
+        )
         self.refresh_bindings()
 
     async def _run_session(self) -> None:
@@ -249,14 +239,15 @@ class TuiEngineerApp(
             from tui_engineer.session.start import start
 
             # A later request checks afresh (its server was asked at the first one).
-            prepared = self.prepared or await start(self.options, server=None)
-            self.prepared = None  # run_prepared closes its model: the next session re-prepares
+            prepared = self.controller.prepared or await start(self.options, server=None)
+            # run_prepared closes its model: the next session re-prepares
+            self.controller.prepared = None
             self.options.resume = None  # resumed once; a new request is a new session
             result = await runner.run_prepared(
                 prepared,
-                self.reviewer,
+                self.controller.reviewer,
                 event_poster(self.post_message),
-                inbox=self.inbox,
+                inbox=self.controller.inbox,
                 on_session=self._got_session,
             )
             self.status.phase = f"finished: {result.outcome} — {result.message}"
@@ -265,28 +256,130 @@ class TuiEngineerApp(
             self.notify(str(err), title="Session stopped", severity="error", timeout=15)
             self.status.phase = "stopped"
         finally:
-            self._drop_undelivered()
-            self.session = None
-            self.server_paused = False
+            self.controller.drop_undelivered()
+            self.chat.not_delivered()
+            self.controller.session = None
+            self.controller.server_paused = False
             self.plan_pane.stop_active()  # no "fixing 2/3" left behind by an error or a quit
-            self.finished_sessions += 1
+            self.controller.finished_sessions += 1
             self.status.busy = ""
             self.status.stop_clock()
             self.refresh_bindings()
 
-    def _drop_undelivered(self) -> None:
-        """Chat the session never sent stays with it (its record has it, for a resume): the
-        next session is a new request, and must not get it with its first call."""
-        while not self.inbox.empty():
-            self.inbox.get_nowait()
-        self.chat.not_delivered()
-
     def _got_session(self, session: Session) -> None:
-        # A human is at the keys: a model server that goes away pauses the session until it
-        # answers again, `r` retries or the human quits, however long that takes.
-        session.server_wait = None
-        session.approval = self.status.approval or session.approval
-        self.session = session
+        self.controller.got_session(session, self.status.approval)
+
+    # ----- the engine's events: the panes first, then what the app itself shows
+
+    async def on_engine_event(self, message: EngineEvent) -> None:
+        await self.deliver(message.event)
+
+    async def deliver(self, event: ev.Event) -> None:
+        """One engine event to the panes that own what it changes, in a fixed order, each by
+        its message class (tui/engine_messages.py); a resumed session's past goes this way
+        too (history.py)."""
+        owners = (self.plan_pane, self.diff, self.test_pane, self.status, self.chat, self)
+        await deliver(engine_message(event), owners)
+
+    @on(heard(ev.SessionStarted))
+    def _session_started(self, message: EngineMessage[ev.SessionStarted]) -> None:
+        self.controller.stopped_by = ""
+        self.status.phase = "planning" if self.options.plan else "working"
+        self.status.start_clock()
+
+    @on(heard(ev.PlanReady))
+    def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
+        self.apply_layout()  # the plan pane's height follows its steps
+
+    @on(heard(ev.ServerPaused))
+    def _server_paused(self, message: EngineMessage[ev.ServerPaused]) -> None:
+        self.controller.server_paused = True
+        self.notify(
+            "The model server does not answer: paused. r retries now; it also goes on by itself "
+            "when the server is back.",
+            title="Model server gone",
+            severity="warning",
+            timeout=12,
+        )
+        self.refresh_bindings()
+
+    @on(heard(ev.ServerResumed))
+    def _server_resumed(self, message: EngineMessage[ev.ServerResumed]) -> None:
+        self.controller.server_paused = False
+        self.refresh_bindings()
+
+    @on(heard(ev.EditsApplied))
+    def _edits_applied(self, message: EngineMessage[ev.EditsApplied]) -> None:
+        if message.event.diff.strip():  # the Diff pane shows it: its files are marked
+            self.mark_changes({file.path: file.status for file in self.diff.files})
+
+    @on(heard(ev.ProposalReady))
+    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        self.controller.proposals_seen += 1
+        self.mark_changes({path: letter[:1] for letter, path in message.event.changes})
+        self._show_pane("diff")
+        if not self.chat_input.value and self.focused is self.chat_input:
+            self.diff.focus()  # the review keys work at once; a half-typed message keeps focus
+
+    @on(heard(ev.DecisionMade))
+    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        if message.event.decision != "edited":  # tested again, then reviewed again: marks stay
+            self.mark_changes({})
+
+    def mark_changes(self, marks: dict[str, str]) -> None:
+        """The files the step changes, marked in the Files pane (its edits by the user are
+        offered to the step: _files_changed)."""
+        self.controller.changes = set(marks)
+        if self.screen_stack:
+            for tree in self.screen_stack[0].query(RepoTree):
+                tree.mark_changes(marks)
+
+    @on(heard(ev.StepUndone))
+    def _step_undone(self, message: EngineMessage[ev.StepUndone]) -> None:
+        from tui_engineer.tui.screens import StillWrongScreen
+
+        if isinstance(self.screen, StillWrongScreen):
+            self.screen.set_summary(self.committed_summary())
+
+    @on(heard(ev.UndoRefused))
+    def _undo_refused(self, message: EngineMessage[ev.UndoRefused]) -> None:
+        """The review goes on, with the same proposal."""
+        current = self.plan_pane.current
+        self.status.phase = f"review step {current} (undo refused)" if current else "review"
+        self.notify(message.event.message, title="Cannot undo", severity="error", timeout=12)
+
+    @on(heard(ev.AcceptRefused))
+    def _accept_refused(self, message: EngineMessage[ev.AcceptRefused]) -> None:
+        self.notify(message.event.message, title="Not committed", severity="error", timeout=20)
+
+    @on(heard(ev.BudgetWarning))
+    def _budget_warning(self, message: EngineMessage[ev.BudgetWarning]) -> None:
+        self.notify(message.event.message, title="Budget", severity="warning", timeout=10)
+
+    @on(heard(ev.ErrorEvent))
+    def _error(self, message: EngineMessage[ev.ErrorEvent]) -> None:
+        self.controller.stopped_by = message.event.message  # for the verdict dialog
+        self.notify(message.event.message, title="Error", severity="error", timeout=15)
+
+    @on(heard(ev.TestsStarted))
+    def _tests_started(self, message: EngineMessage[ev.TestsStarted]) -> None:
+        self.controller.tests_running = True
+
+    @on(heard(ev.TestsFinished))
+    def _tests_finished(self, message: EngineMessage[ev.TestsFinished]) -> None:
+        self.controller.tests_running = False
+
+    @on(heard(ev.BaselineFailed))
+    def _baseline_failed(self, message: EngineMessage[ev.BaselineFailed]) -> None:
+        """The suite cannot run on the starting commit: a start-up screen says why and what
+        to do (the session has stopped; "Try again" leaves the app open for a new request)."""
+        from tui_engineer.tui.screens import ProblemScreen
+
+        def chosen(retry: bool | None) -> None:
+            if not retry:
+                self.exit()
+
+        self.push_screen(ProblemScreen("The tests cannot run", message.event.message), chosen)
 
     # ----- chat
 
@@ -296,7 +389,7 @@ class TuiEngineerApp(
         event.input.clear()
         if not text:
             return
-        if not self.ready:
+        if not self.controller.ready:
             if self.status.phase == STARTUP_FAILED:  # said in the chat: not "in a moment"
                 self.notify(
                     "The start-up failed (see the chat): press q to quit.", severity="error"
@@ -304,10 +397,10 @@ class TuiEngineerApp(
             else:
                 self.notify("Still starting up: send it again in a moment.", severity="warning")
             return
-        running = self.engine is not None and self.engine.is_running
+        running = self.controller.working
         await self.chat.user_message(text, queued=running)
         if running:
-            self.inbox.put_nowait(text)
+            self.controller.inbox.put_nowait(text)
         else:
             self.start_session(text)
 
@@ -335,8 +428,8 @@ class TuiEngineerApp(
 
     @on(RepoTree.FilesChanged)
     async def _files_changed(self, event: RepoTree.FilesChanged) -> None:
-        touched = sorted(self._changes.intersection(event.paths))
-        proposal = self.reviewer.proposal
+        touched = sorted(self.controller.changes.intersection(event.paths))
+        proposal = self.controller.reviewer.proposal
         if touched and proposal is not None:
             # Only the human's edits make it stale, not the commit of the step before (with the
             # next step prepared during review, its proposal can come before that news).

@@ -28,12 +28,24 @@ class EngineEvent(Message):
 
 
 class Asked(Message):
-    """The engine waits for the human: `question` says what about; `proposal` is set for reviews."""
+    """The engine waits for the human: `question` says what about; `proposal` is set for reviews.
+    The answer's future travels with it: whoever shows the question answers it (`answer`)."""
 
-    def __init__(self, question: Question, proposal: Proposal | None = None) -> None:
+    def __init__(
+        self,
+        question: Question,
+        future: asyncio.Future[object],
+        proposal: Proposal | None = None,
+    ) -> None:
         super().__init__()
         self.question = question
+        self.future = future
         self.proposal = proposal
+
+    def answer(self, value: object) -> None:
+        """Resolve the question, unless it was answered already (a key, then a dialog)."""
+        if not self.future.done():
+            self.future.set_result(value)
 
 
 class TuiReviewer:
@@ -63,7 +75,7 @@ class TuiReviewer:
         self._pending = asyncio.get_running_loop().create_future()
         self.question, self.proposal = question, proposal
         self.asked_at = time.monotonic()
-        self._post(Asked(question, proposal))
+        self._post(Asked(question, self._pending, proposal))
         try:
             return await self._pending
         finally:

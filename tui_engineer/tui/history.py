@@ -5,15 +5,28 @@ review and the tests of what is under way come from the live events that follow.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.engine import events as ev
 
 if TYPE_CHECKING:
     from tui_engineer.session.resume import Resumed
-    from tui_engineer.tui.event_view import EngineEventView
+    from tui_engineer.tui.panes.chat import ChatPane
+    from tui_engineer.tui.panes.diff_review import ReviewDiffView
 
-# Live handlers (tui/event_view.py) that show a past event just as it was shown then.
+
+class ShowsEvents(Protocol):
+    """The app, as far as the history needs it."""
+
+    chat: ChatPane
+    diff: ReviewDiffView
+
+    async def deliver(self, event: ev.Event) -> None: ...
+
+    def mark_changes(self, marks: dict[str, str]) -> None: ...
+
+
+# Events delivered to the panes as live ones are (app.deliver): shown just as they were then.
 _AS_LIVE = (
     ev.PlanReady,
     ev.EditsApplied,
@@ -25,7 +38,7 @@ _AS_LIVE = (
 )
 
 
-async def show_history(app: EngineEventView, resumed: Resumed) -> None:
+async def show_history(app: ShowsEvents, resumed: Resumed) -> None:
     chat = app.chat
     await chat.note(f"Session {resumed.session_id}, as it went before:")
     await chat.user_message(resumed.request, queued=False)
@@ -42,18 +55,17 @@ async def show_history(app: EngineEventView, resumed: Resumed) -> None:
         elif isinstance(event, ev.SessionFinished):
             await chat.note(f"It stopped there ({event.outcome}).")
         elif isinstance(event, _AS_LIVE):
-            await getattr(app, f"_on_{event.type}")(event)
+            await app.deliver(event)
     # A step cut off mid-way is proposed again: its old work in progress is not shown as if
     # it were still there.
     app.diff.show_diff("")
     app.diff.border_title = "Diff"
-    app._changes = set()
-    app._tree_marks({})
+    app.mark_changes({})
     for text in resumed.queued:  # sent before it stopped; the next model call takes them
         await chat.user_message(text, queued=True)
 
 
-async def _reply(app: EngineEventView, model: str, event: ev.ModelExchange) -> None:
+async def _reply(app: ShowsEvents, model: str, event: ev.ModelExchange) -> None:
     where = f"step {event.step} · " if event.step is not None else ""
     quiet = "Planning…" if event.purpose == "plan" else ""
     await app.chat.begin_reply(f"{model} — {where}{event.purpose}", quiet=quiet)

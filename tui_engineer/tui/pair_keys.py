@@ -1,95 +1,47 @@
-"""Review keys for working as a pair: accept with hunks left out, edit the proposal by hand
-in your own editor, comment on a line. The Diff pane holds the marks (panes/diff_review.py);
-the engine tests whatever is to be committed (engine/partial.py, engine/hand_edits.py)."""
+"""Review keys for working as a pair: edit the proposal by hand in your own editor, comment on
+a line, take in edits you made in your own tree. The Diff pane holds the marks
+(panes/diff_review.py); the engine tests whatever is to be committed (engine/hand_edits.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from tui_engineer.engine import events as ev
-from tui_engineer.engine.hunks import HunkRef, units
-from tui_engineer.engine.review import Decision, DroppedHunk, LineComment
+from tui_engineer.engine.review import Decision, LineComment
 from tui_engineer.errors import UserError
 from tui_engineer.names import readable
-from tui_engineer.tui.bridge import TuiReviewer
+from tui_engineer.tui.answering import Answering
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.screens.pair import (
     CommentScreen,
     HandEditScreen,
-    PartialAcceptScreen,
     TakeEditsScreen,
 )
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from tui_engineer.engine.session import Session
-
 PAIR_ACTIONS = {"edit_by_hand", "comment"}
 
 
-class PairActions:
-    """Mixed into `TuiEngineerApp` with ReviewActions (whose `_answer` it uses)."""
+class PairActions(Answering):
+    """Mixed into `TuiEngineerApp`; answers the review as the review keys do (answering.py)."""
 
-    reviewer: TuiReviewer
-    session: Session | None
+    controller: SessionController
     diff: ReviewDiffView
     chat: ChatPane
     _offering = False  # the dialog offering to take the user's own edits in is open
 
-    _answer: Callable[[Decision], None]  # review_keys.py (an annotation: no stub in the MRO)
-
-    def reviewing_now(self) -> bool:
-        screens = getattr(self, "screen_stack", [])
-        return self.reviewer.question == "review" and len(screens) == 1
-
-    # -- accept with hunks left out ------------------------------------------------------
-
-    def accept_reviewed(self) -> None:
-        """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
-        and committed (or the review goes on, saying they failed)."""
-        comments = tuple(self.diff.comments)
-        kept_written = tuple(path for path in self.diff.written() if path in self.diff.kept_written)
-        if not self.diff.dropped:
-            self._answer(Decision("accept", comments=comments, kept_written=kept_written))
-            return
-        order = self.diff.units()
-        dropped = [ref for ref in order if ref in self.diff.dropped]
-        kept = len(order) - len(dropped)
-        if kept == 0:
-            self.notify(  # type: ignore[attr-defined]
-                "Every hunk is dropped: skip the step (s) or reject it (r) instead.",
-                severity="warning",
-            )
-            return
-        texts = self._hunk_texts()
-
-        def done(reasons: dict[HunkRef, str] | None) -> None:
-            if reasons is None:
-                return
-            left_out = tuple(
-                DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
-                for ref in dropped
-            )
-            self._answer(
-                Decision("accept", dropped=left_out, comments=comments, kept_written=kept_written)
-            )
-
-        screen = PartialAcceptScreen(dropped, kept, len(order))
-        self.push_screen(screen, done)  # type: ignore[attr-defined]
-
-    def _hunk_texts(self) -> dict[HunkRef, str]:
-        proposal = self.reviewer.proposal
-        if proposal is None:
-            return {}
-        return {unit.ref: unit.text for unit in units(proposal.diff)}
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
+            return self.reviewing_now() and self.diff.showing_diff
+        return super().check_action(action, parameters)  # type: ignore[misc]
 
     # -- comments ------------------------------------------------------------------------
 
@@ -113,9 +65,9 @@ class PairActions:
         """`o`: the file at the cursor, in the step's shadow, in your editor; then the step is
         tested again and reviewed again, marked "edited by you"."""
         at = self.diff.cursor_line()
-        if not self.reviewing_now() or at is None or self.session is None:
+        if not self.reviewing_now() or at is None or self.controller.session is None:
             return
-        shadow = self.session.rt.shadow.path
+        shadow = self.controller.session.rt.shadow.path
         file = shadow / at.path
         if not file.is_file():
             self.notify(f"{readable(at.path)} is not in the proposal (deleted): nothing to edit.")  # type: ignore[attr-defined]
@@ -129,7 +81,7 @@ class PairActions:
             self._edit_in_app(file, at.path, at.line)
             return
         if await self._run_editor(command, shadow) and self.reviewing_now():
-            self._answer(Decision("edited", "edited by hand"))
+            self.answer(Decision("edited", "edited by hand"))
 
     def _edit_in_app(self, file: Path, path: str, line: int) -> None:
         """In a browser no terminal editor can run: the file in an editor of the app's own."""
@@ -151,7 +103,7 @@ class PairActions:
             if edited is None or not self.reviewing_now():
                 return
             file.write_text(edited, encoding="utf-8")
-            self._answer(Decision("edited", "edited by hand"))
+            self.answer(Decision("edited", "edited by hand"))
 
         screen = HandEditScreen(readable(path), text, line)
         self.push_screen(screen, done)  # type: ignore[attr-defined]
@@ -184,14 +136,14 @@ class PairActions:
         names = ", ".join(readable(p) for p in paths)
         if getattr(self, "_offering", False):
             return  # one save can come as several batches: the dialog open answers them all
-        if not self.reviewing_now() or self.session is None:
+        if not self.reviewing_now() or self.controller.session is None:
             await self.chat.note(
                 f"You edited {names}, which this proposal also changes: accepting it would be "
                 "refused rather than write over your edits. Reject it with a reason to get a "
                 "fresh one."
             )
             return
-        session = self.session
+        session = self.controller.session
 
         async def chosen(take: bool | None) -> None:
             self._offering = False
@@ -207,26 +159,7 @@ class PairActions:
                     "file shows both (conflict markers); fix it with o.",
                     error=True,
                 )
-            self._answer(Decision("edited", "your edits taken in"))
+            self.answer(Decision("edited", "your edits taken in"))
 
         self._offering = True
         self.push_screen(TakeEditsScreen(paths), chosen)  # type: ignore[attr-defined]
-
-    # -- what the engine says about it ------------------------------------------------------
-
-    async def _review_marks(self, event: ev.ProposalReady) -> None:
-        """What the human did to this proposal: kept hunks that failed, a hand edit."""
-        if event.partial and not event.tests_ok:
-            await self.chat.note(
-                f"Step {event.step}, {event.partial}: {event.summary.split(': ', 2)[-1]}. Not "
-                "committed: the kept hunks fail their tests. Still under review: keep more "
-                "hunks (space), edit by hand (o), or accept the whole.",
-                error=True,
-            )
-        elif event.edited:
-            result = "tests pass" if event.tests_ok else f"tests: {event.summary}"
-            await self.chat.note(f"Step {event.step} edited by you, tested again: {result}.")
-
-    async def _on_review_notes_delivered(self, event: ev.ReviewNotesDelivered) -> None:
-        where = f"step {event.step}'s {event.purpose} call" if event.step else "the next call"
-        await self.chat.note(f"Your review (dropped hunks, edits, comments) went with {where}.")

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 from textual import messages, work
 from textual.message import Message
-from textual.worker import Worker
 
 from tui_engineer.session.signals import add_stop_handlers
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.terminal_gone import write_nowhere
@@ -31,9 +31,7 @@ class QuitFlow:
     `on_exit_app` runs before Textual's own handler, which it can prevent. The app calls
     `install_stop_handlers` on mount and `remove_stop_handlers` on unmount."""
 
-    engine: Worker[None] | None
-    tests: Worker[object] | None
-    _tests_running: bool
+    controller: SessionController
     status: StatusBar
 
     quitting = False  # a stop is under way (see _quit_now)
@@ -49,16 +47,20 @@ class QuitFlow:
     @property
     def in_flight(self) -> str | None:
         """What quitting would interrupt, or None."""
-        if self._tests_running:
+        if self.controller.tests_running:
             return "A test run is going."
-        if self.engine is not None and self.engine.is_running:
+        if self.controller.working:
             return "A session is under way."
         return None
 
     async def stop_work(self) -> None:
         """Cancel the engine and any test run, and wait for their cleanup (the engine's
         finally-blocks kill test processes and remove the shadow worktree)."""
-        workers = [w for w in (self.tests, self.engine) if w is not None and w.is_running]
+        workers = [
+            w
+            for w in (self.controller.tests, self.controller.engine)
+            if w is not None and w.is_running
+        ]
         for worker in workers:
             worker.cancel()
         for worker in workers:

@@ -1,23 +1,23 @@
 """The engine's questions and the review keys: the screens it asks through, and the
-accept / reject / skip / edit-plan / undo / re-run-tests actions that answer them."""
+accept (with hunks left out) / reject / skip / edit-plan / undo / re-run-tests actions that
+answer them."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from textual import work
-from textual.worker import Worker
 
 from tui_engineer.engine.approval import other
+from tui_engineer.engine.hunks import HunkRef, units
 from tui_engineer.engine.plan import Step, edit_line, read_edit_line
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.review import Decision, DroppedHunk
 from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
-from tui_engineer.tui.bridge import Asked, TuiReviewer
-from tui_engineer.tui.pair_keys import PAIR_ACTIONS
+from tui_engineer.tui.answering import Answering
+from tui_engineer.tui.bridge import Asked
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.plan import PlanPane
@@ -28,42 +28,24 @@ from tui_engineer.tui.screens import (
     StillWrongScreen,
     VerdictScreen,
 )
-
-if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
-    from tui_engineer.engine.session import Session
+from tui_engineer.tui.screens.pair import PartialAcceptScreen
 
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 # Seconds a proposal is on screen before `a` or `s` decide it. A step prepared ahead is under
 # review a moment after the last accept: a double tap or a held key must not decide it unseen.
 REVIEW_SETTLE = 0.5
-AFTER_DECISION = {
-    # Said "accepted" once the engine has the decision on disk (event_view.py's _on_decision).
-    "accept": "accepting: keeping your decision",
-    "reject": "rejected: the model writes a new proposal",
-    "skip": "skipped",
-    "undo": "undoing the last accepted step",
-    "edited": "edited by you: testing it again",
-}
 
 
-class ReviewActions:
-    """Mixed into `TuiEngineerApp` (before `App`, so its `check_action` wins); the key
-    bindings themselves stay on the app, where Textual collects them."""
+class ReviewActions(Answering):
+    """Mixed into `TuiEngineerApp` (before `App`, so its `check_action` is asked first, then
+    the pair keys'); the key bindings themselves stay on the app, where Textual collects them."""
 
     options: RunOptions
-    reviewer: TuiReviewer
-    session: Session | None
-    server_paused: bool
-    engine: Worker[None] | None
-    tests: Worker[object] | None
-    _tests_running: bool
+    controller: SessionController
     status: StatusBar
     chat: ChatPane
     plan_pane: PlanPane
     diff: ReviewDiffView
-    ready: bool
-    stopped_by: str  # event_view.py
-    accept_reviewed: Callable[[], None]  # pair_keys.py (an annotation: no stub in the MRO)
 
     review_settle = REVIEW_SETTLE  # a test of a loaded machine may widen it
     _held_until = 0.0  # a press too soon keeps `a` and `s` waiting (a key held down)
@@ -74,12 +56,12 @@ class ReviewActions:
         if message.question == "still_wrong":
             self.status.phase = "what is still wrong?"
             screen = StillWrongScreen(self.committed_summary(), self.last_accepted_title)
-            self.push_screen(screen, self.reviewer.answer)
+            self.push_screen(screen, message.answer)
         elif message.question == "verdict":
             # The work is over (also after a server error): no spinner, no step "in progress".
             self.plan_pane.stop_active()
             self.status.busy = ""
-            self.push_screen(VerdictScreen(self.stopped_by), self.reviewer.answer)
+            self.push_screen(VerdictScreen(self.controller.stopped_by), message.answer)
 
     def committed_summary(self) -> str:
         """From the plan's rows as they are now (an undo turns "accepted" into "undone")."""
@@ -93,36 +75,26 @@ class ReviewActions:
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "retry":
-            return self.server_paused
-        if action in REVIEW_ACTIONS and self.server_paused:
+            return self.controller.server_paused
+        if action in REVIEW_ACTIONS and self.controller.server_paused:
             return False  # `r` is Retry meanwhile
         if action in REVIEW_ACTIONS:
-            reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
+            reviewing = self.controller.reviewing and len(self.screen_stack) == 1
             return True if reviewing else None
         if action == "undo":
             return self.undo_possible
         if action == "switch_approval":
-            return True if self.ready else None  # the settings' mode is known once ready
-        if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
-            reviewing = self.reviewer.question == "review" and len(self.screen_stack) == 1
-            return reviewing and self.diff.showing_diff
+            return True if self.controller.ready else None  # the settings' mode is known once ready
         if action == "run_tests":  # pressable in a session: when it cannot run now, it says why
-            return True if self.session is not None else None
-        return True
-
-    def _answer(self, decision: Decision) -> None:
-        if self.reviewer.question == "review":
-            self.reviewer.answer(decision)
-            # Until the engine's next event the status must not keep saying "review".
-            self.status.phase = AFTER_DECISION.get(decision.kind, self.status.phase)
-            self.refresh_bindings()
+            return True if self.controller.session is not None else None
+        return super().check_action(action, parameters)  # type: ignore[misc]  # the pair keys'
 
     def action_switch_approval(self) -> None:
         """`m`: ask ⇄ auto. From the next proposal on: one under review now stays yours."""
         mode = other(self.status.approval or "ask")
         self.status.approval = mode
-        if self.session is not None:
-            self.session.approval = mode
+        if self.controller.session is not None:
+            self.controller.session.approval = mode
         meaning = {
             "auto": "a step whose tests pass is committed without asking",
             "ask": "you review every step",
@@ -133,7 +105,7 @@ class ReviewActions:
     def review_settled(self) -> bool:
         """The proposal under review was on screen long enough for `a` and `s` to decide it
         (counted from the engine's question, which opens as the proposal is shown)."""
-        opened = self.reviewer.asked_at + self.review_settle
+        opened = self.controller.reviewer.asked_at + self.review_settle
         return time.monotonic() >= max(opened, self._held_until)
 
     def _too_soon(self, key: str) -> bool:
@@ -142,35 +114,74 @@ class ReviewActions:
         if self.review_settled:
             return False
         self._held_until = time.monotonic() + self.review_settle
-        proposal = self.reviewer.proposal
-        if self._said_for != self.reviewer.asked_at and proposal is not None:
-            self._said_for = self.reviewer.asked_at
+        proposal = self.controller.reviewer.proposal
+        if self._said_for != self.controller.reviewer.asked_at and proposal is not None:
+            self._said_for = self.controller.reviewer.asked_at
             step = proposal.step.index
             self.notify(f"Step {step} just appeared: look it over, then press {key}.", timeout=4)
         return True
 
     def action_accept(self) -> None:
         if not self._too_soon("a"):
-            self.accept_reviewed()  # pair_keys.py: hunks left out, comments
+            self.accept_reviewed()
+
+    def accept_reviewed(self) -> None:
+        """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
+        and committed (or the review goes on, saying they failed)."""
+        comments = tuple(self.diff.comments)
+        kept_written = tuple(path for path in self.diff.written() if path in self.diff.kept_written)
+        if not self.diff.dropped:
+            self.answer(Decision("accept", comments=comments, kept_written=kept_written))
+            return
+        order = self.diff.units()
+        dropped = [ref for ref in order if ref in self.diff.dropped]
+        kept = len(order) - len(dropped)
+        if kept == 0:
+            self.notify(  # type: ignore[attr-defined]
+                "Every hunk is dropped: skip the step (s) or reject it (r) instead.",
+                severity="warning",
+            )
+            return
+        texts = self._hunk_texts()
+
+        def done(reasons: dict[HunkRef, str] | None) -> None:
+            if reasons is None:
+                return
+            left_out = tuple(
+                DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
+                for ref in dropped
+            )
+            self.answer(
+                Decision("accept", dropped=left_out, comments=comments, kept_written=kept_written)
+            )
+
+        screen = PartialAcceptScreen(dropped, kept, len(order))
+        self.push_screen(screen, done)  # type: ignore[attr-defined]
+
+    def _hunk_texts(self) -> dict[HunkRef, str]:
+        proposal = self.controller.reviewer.proposal
+        if proposal is None:
+            return {}
+        return {unit.ref: unit.text for unit in units(proposal.diff)}
 
     def action_skip(self) -> None:
         if not self._too_soon("s"):
-            self._answer(Decision("skip", "skipped by the human"))
+            self.answer(Decision("skip", "skipped by the human"))
 
     def action_reject(self) -> None:
-        proposal = self.reviewer.proposal
+        proposal = self.controller.reviewer.proposal
         if proposal is None:
             return
 
         def done(reason: str | None) -> None:
             if reason is not None:
                 comments = tuple(self.diff.comments)  # sent with the reason, as one review
-                self._answer(Decision("reject", reason, comments=comments))
+                self.answer(Decision("reject", reason, comments=comments))
 
         self.push_screen(RejectReasonScreen(proposal.step.title), done)
 
     def action_edit_plan(self) -> None:
-        proposal = self.reviewer.proposal
+        proposal = self.controller.reviewer.proposal
         if proposal is None:
             return
         steps = [proposal.step] + [s for s in proposal.plan if s.status == "pending"]
@@ -179,7 +190,7 @@ class ReviewActions:
         def done(lines: list[str] | None) -> None:
             if lines is not None:
                 new = [_step_for(*read_edit_line(line), known) for line in lines]
-                self._answer(Decision("edit_plan", "plan edited by the human", new_steps=new))
+                self.answer(Decision("edit_plan", "plan edited by the human", new_steps=new))
 
         self.push_screen(EditPlanScreen([edit_line(s) for s in steps]), done)
 
@@ -188,29 +199,28 @@ class ReviewActions:
         """Undo is offered while the engine waits for the human (or no session runs); in a
         review only once a step of this session is accepted. Not while the model works: the
         step it is making is built on the last commit."""
-        if self.reviewer.question == "review":
+        if self.controller.reviewing:
             accepted = any(row.status == "accepted" for row in self.plan_pane.rows.values())
             return accepted and len(self.screen_stack) == 1
-        working = self.engine is not None and self.engine.is_running
-        return not working or self.reviewer.waiting
+        return not self.controller.working or self.controller.reviewer.waiting
 
     def action_undo(self) -> None:
         if not self.undo_possible:
             self.notify("Wait until the engine asks you something.", severity="warning")
             return
-        if self.reviewer.question == "review":
+        if self.controller.reviewing:
             # The proposal under review is built on the commit to undo: the engine undoes it,
             # drops the proposal and makes the step again (or says why it cannot, and the
             # review goes on).
-            self._answer(Decision("undo", "undo the last accepted step"))
+            self.answer(Decision("undo", "undo the last accepted step"))
             return
         self._undo()
 
     @work(group="undo", exclusive=True, exit_on_error=False)
     async def _undo(self) -> None:
         try:
-            if self.session is not None:
-                message = await self.session.undo_last()
+            if self.controller.session is not None:
+                message = await self.controller.session.undo_last()
             else:
                 from tui_engineer.session.repository import undo_last_step
 
@@ -223,19 +233,19 @@ class ReviewActions:
 
     def action_retry(self) -> None:
         """Paused on a model server that went away: make the call again now."""
-        if self.session is not None and self.server_paused:
-            self.session.retry_now()
+        if self.controller.session is not None and self.controller.server_paused:
+            self.controller.session.retry_now()
             self.status.phase = "retrying the model call"
 
     def action_run_tests(self) -> None:
-        session = self.session
+        session = self.controller.session
         if session is None:
             self.notify("No session yet: the tests run once a request starts.", title="Tests")
             return
-        if self._tests_running:
+        if self.controller.tests_running:
             self.notify("The tests are running now: their result shows in Tests.", title="Tests")
             return
-        if not self.reviewer.waiting:
+        if not self.controller.reviewer.waiting:
             self.notify(
                 "The model is working: the tests run on its step as soon as it is written. "
                 "Press t while the engine waits for you (a review) to run them again.",
@@ -245,8 +255,10 @@ class ReviewActions:
         if session.rt.options.unverified:
             self.notify("No test command: this session is unverified.", title="Tests")
             return
-        self._tests_running = True
-        self.tests = self.run_worker(session.rerun_tests(), group="tests", exit_on_error=False)
+        self.controller.tests_running = True
+        self.controller.tests = self.run_worker(
+            session.rerun_tests(), group="tests", exit_on_error=False
+        )
         self.refresh_bindings()
 
 

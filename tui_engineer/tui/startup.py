@@ -17,11 +17,18 @@ from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.status import StatusBar
-from tui_engineer.tui.screens import DirtyTreeScreen, InitRepoScreen, NoTestsScreen, ProblemScreen
+from tui_engineer.tui.screens import (
+    DirtyTreeScreen,
+    InitRepoScreen,
+    NoTestsScreen,
+    ProblemScreen,
+    TakeOverScreen,
+)
 
 if TYPE_CHECKING:
     from tui_engineer.session.prepare import Prepared
     from tui_engineer.session.start import Problem
+    from tui_engineer.tui.controller import SessionController
 
 
 async def load_engine() -> ModuleType:
@@ -38,8 +45,7 @@ class StartupFlow:
     init_first: bool
     deterministic: bool
     opening_notes: tuple[str, ...]  # said once the checks pass (serve: why a tab is new)
-    prepared: Prepared | None
-    ready: bool
+    controller: SessionController
     check_retries: int
     check_timeout: float
     status: StatusBar
@@ -77,6 +83,8 @@ class StartupFlow:
             return await self.push_screen_wait(DirtyTreeScreen(problem.files))
         if problem.kind == "no_tests":
             return await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
+        if problem.kind == "elsewhere":
+            return await self.push_screen_wait(TakeOverScreen(problem.message))
         screen = ProblemScreen(problem.title, problem.message, problem.url)
         return "retry" if await self.push_screen_wait(screen) else None
 
@@ -85,12 +93,14 @@ class StartupFlow:
 
     async def _say_fix(self, sentence: str) -> None:
         title = "git init" if sentence.startswith("Created a git") else "Uncommitted changes"
+        if sentence.startswith("Took over"):
+            title = "Taken over"
         self.notify(sentence, title=title, timeout=8)
         await self.chat.note(sentence)
 
     async def _became_ready(self, prepared: Prepared) -> None:
-        self.prepared = prepared
-        self.ready = True
+        self.controller.prepared = prepared
+        self.controller.ready = True
         if prepared.settings.theme in self.available_themes:
             self.theme = prepared.settings.theme
         self.theme_changed_signal.subscribe(self, self._theme_changed)

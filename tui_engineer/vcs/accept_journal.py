@@ -33,6 +33,8 @@ from pathlib import Path
 import git
 
 from tui_engineer.vcs.commit_objects import (
+    TRAILER_KEY,
+    TRAILER_TOOL,
     Entry,
     checked_message,
     compose_message,
@@ -77,14 +79,42 @@ def _touched(changes: list[Change]) -> list[str]:
     return sorted(set(paths))
 
 
-def _refuse_conflicts(conflicts: list[str]) -> None:
-    if conflicts:
-        raise GitRefused(
-            "You changed files this step also changes, since it was proposed:\n  "
-            + "\n  ".join(conflicts)
-            + "\nNothing was written. Commit or undo your edits there, then reject the "
-            "step to have it proposed again on top of them."
-        )
+def _refuse_conflicts(
+    repo: git.Repo, root: Path, head: str, baseline: str, found: list[str]
+) -> None:
+    """Files of the step that differ from what it was proposed on: the user's edits, or
+    commits made on the branch since (another session's, say), each said as what it is."""
+    if not found:
+        return
+    edited = conflicts(repo, root, head, found) if head and head != baseline else found
+    committed = [p for p in found if p not in edited]
+    if committed:
+        raise GitRefused(_committed_since(repo, baseline, head, committed, edited))
+    raise GitRefused(
+        "You changed files this step also changes, since it was proposed:\n  "
+        + "\n  ".join(edited)
+        + "\nNothing was written. Commit or undo your edits there, then reject the "
+        "step to have it proposed again on top of them."
+    )
+
+
+def _committed_since(
+    repo: git.Repo, baseline: str, head: str, committed: list[str], edited: list[str]
+) -> str:
+    """Commits on the branch, not the user's edits, changed the step's files: say whose."""
+    newest = repo.git.log("-1", "--format=%h%x00%s%x00%b", f"{baseline}..{head}", "--", *committed)
+    sha, subject, body = (newest.split("\0") + ["", "", ""])[:3]
+    by = " by another tui-engineer session" if f"{TRAILER_KEY}: {TRAILER_TOOL}" in body else ""
+    said = (
+        f"Commits made on this branch since the step was proposed (the newest: {sha} "
+        f'"{subject}"{by}) change files this step also changes:\n  ' + "\n  ".join(committed)
+    )
+    if edited:
+        said += "\nand you changed these since:\n  " + "\n  ".join(edited)
+    return said + (
+        "\nNothing was written: this step was built on the branch as it was before them. "
+        "Quit and resume this session (`--resume`): it goes on from the branch as it is now."
+    )
 
 
 def _refuse_links_in_the_way(root: Path, paths: list[str]) -> None:
@@ -197,7 +227,8 @@ def decide(
         found = conflicts(repo, root, shadow.baseline, paths)
         # The user's edits taken into the step (vcs/merge_in.py) are not overwritten: the
         # step's version holds them.
-        _refuse_conflicts([p for p in found if not _taken_in(shadow, p)])
+        kept = [p for p in found if not _taken_in(shadow, p)]
+        _refuse_conflicts(repo, root, state.head or "", shadow.baseline, kept)
         _refuse_links_in_the_way(root, paths)
         gitdir = Path(repo.git_dir).resolve()
         _refuse_locked_index(gitdir)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from rich.markup import escape
+from textual import on
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.timer import Timer
@@ -13,8 +14,15 @@ from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from tui_engineer.edits.prose import EditBlockFilter
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.chat_target import restarted_line
+from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
+from tui_engineer.engine.review import BY_YOU, old_failure_lines, written_line
+from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.names import readable
+from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.panes.chat_text import code_paths, edited_line
+from tui_engineer.tui.panes.diff_rows import parse_unified_diff
 
 MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the DOM forever
 # Streamed text reaches the Markdown at most this often. Each append re-lays-out the pane; fed
@@ -49,8 +57,13 @@ class ChatPane(VerticalScroll):
     ChatPane > Markdown.chat-edited { margin-top: 1; color: $text-muted; }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, deterministic: bool = False, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(id=id, classes=classes)
+        self.deterministic = deterministic  # snapshots: no commit ids
+        self.model = ""  # the session's model, named above each of its replies
+        self._listed: set[int] = set()  # the plan's steps as last listed (a new plan: its new)
         self._stream: MarkdownStream | None = None
         self._reply: Markdown | None = None
         self._queued: list[tuple[str, Static]] = []
@@ -182,3 +195,208 @@ class ChatPane(VerticalScroll):
     def reply_text(self) -> str:
         """The Markdown source of the reply being streamed (or the last one)."""
         return self._reply.source if self._reply is not None else ""
+
+    # ----- the engine's events, as the conversation tells them (tui/engine_messages.py)
+
+    @on(heard(ev.SessionStarted))
+    def _session_started(self, message: EngineMessage[ev.SessionStarted]) -> None:
+        self.model = message.event.model
+
+    @on(heard(ev.SessionResumed))
+    @on(heard(ev.Notice))
+    @on(heard(ev.StepUndone))
+    async def _said(self, message: EngineMessage[ev.Notice]) -> None:
+        await self.note(message.event.message)
+
+    @on(heard(ev.UndoRefused))
+    @on(heard(ev.AcceptRefused))
+    @on(heard(ev.BudgetWarning))
+    @on(heard(ev.ErrorEvent))
+    async def _said_as_error(self, message: EngineMessage[ev.ErrorEvent]) -> None:
+        await self.note(message.event.message, error=True)
+
+    @on(heard(ev.PlanReady))
+    async def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
+        steps = message.event.steps
+        new = [(step.index, step.listed) for step in steps if step.index not in self._listed]
+        self._listed = {step.index for step in steps}
+        await self.show_plan(new)
+
+    @on(heard(ev.ModelCallStarted))
+    async def _model_call_started(self, message: EngineMessage[ev.ModelCallStarted]) -> None:
+        event = message.event
+        where = f"step {event.step} · " if event.step is not None else ""
+        # A plan arrives as JSON: "Planning…" while it streams, then the steps (PlanReady).
+        quiet = "Planning…" if event.purpose == "plan" else ""
+        await self.begin_reply(f"{self.model} — {where}{event.purpose}", quiet=quiet)
+
+    @on(heard(ev.TokenStream))
+    async def _token(self, message: EngineMessage[ev.TokenStream]) -> None:
+        await self.add_text(message.event.text)
+
+    @on(heard(ev.ModelExchange))
+    async def _model_exchange(self, message: EngineMessage[ev.ModelExchange]) -> None:
+        if not message.event.background:  # the step prepared ahead: not the reply on screen
+            await self.end_reply()
+
+    @on(heard(ev.ModelCallFailed))
+    async def _model_call_failed(self, message: EngineMessage[ev.ModelCallFailed]) -> None:
+        """The reply so far stays visible (the error follows)."""
+        event = message.event
+        await self.end_reply()
+        if event.stopped:  # on purpose: say why (an edit reply's refusal says it instead)
+            if event.purpose not in WATCHED_PURPOSES:
+                await self.note(event.error, error=True)
+            return
+        got = f", {event.completion_tokens:,} of reply" if event.partial_reply else ""
+        await self.note(
+            f"Model call ({event.purpose}) failed after ~{event.prompt_tokens:,} tokens of "
+            f"prompt{got}.",
+            error=True,
+        )
+
+    @on(heard(ev.ServerPaused))
+    async def _server_paused(self, message: EngineMessage[ev.ServerPaused]) -> None:
+        event = message.event
+        await self.note(
+            f"{event.message}\nPaused, the plan kept: the {event.purpose} call is made again as "
+            f"soon as the server answers (checked every {event.every:g} s). Press r to retry "
+            "now; q quits (accepted steps stay committed).",
+            error=True,
+        )
+
+    @on(heard(ev.ServerResumed))
+    async def _server_resumed(self, message: EngineMessage[ev.ServerResumed]) -> None:
+        event = message.event
+        why = "you asked" if event.by == "human" else "the server answers again"
+        await self.note(f"Retrying the {event.purpose} call ({why}).")
+
+    @on(heard(ev.ModelRetried))
+    async def _model_retried(self, message: EngineMessage[ev.ModelRetried]) -> None:
+        await self.note(f"The reply was broken ({message.event.reason}); asking again.", error=True)
+
+    @on(heard(ev.FeedbackDelivered))
+    def _feedback_delivered(self, message: EngineMessage[ev.FeedbackDelivered]) -> None:
+        self.delivered(message.event.text, message.event.purpose, message.event.step)
+
+    @on(heard(ev.EditRefused))
+    async def _edit_refused(self, message: EngineMessage[ev.EditRefused]) -> None:
+        event = message.event
+        await self.note(f"Edit refused (step {event.step}): {event.reason}", error=True)
+
+    @on(heard(ev.ToolCallFinished))
+    async def _tool_call_finished(self, message: EngineMessage[ev.ToolCallFinished]) -> None:
+        """The model used one of the MCP servers' tools before its reply."""
+        line = tool_line(message.event)
+        await self.note(line[0].upper() + line[1:], error=not message.event.ok)
+
+    @on(heard(ev.ShowRequested))
+    async def _show_requested(self, message: EngineMessage[ev.ShowRequested]) -> None:
+        """The model asked to see more before editing: say what, and what it got."""
+        event = message.event
+        refused = f"; refused: {'; '.join(event.refused)}" if event.refused else ""
+        await self.note(
+            f"Model asked to see {', '.join(event.asked)} (round {event.round}/"
+            f"{event.max_rounds}): {event.lines} lines shown{refused}."
+        )
+
+    @on(heard(ev.EditsApplied))
+    async def _edits_applied(self, message: EngineMessage[ev.EditsApplied]) -> None:
+        """A line naming the files this apply changed (the diff is the whole step's)."""
+        event = message.event
+        if not event.diff.strip():
+            return
+        files = parse_unified_diff(event.diff)
+        touched = set(event.changed)
+        counts = [(f.path, f.added, f.removed) for f in files if f.path in touched]
+        await self.edited(counts or [(f.path, f.added, f.removed) for f in files])
+
+    @on(heard(ev.Stuck))
+    async def _stuck(self, message: EngineMessage[ev.Stuck]) -> None:
+        event = message.event
+        await self.note(f"Step {event.step} looks stuck: {event.reason}", error=True)
+
+    @on(heard(ev.ProposalReady))
+    async def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        event = message.event
+        # A step prepared ahead shows its held reply just before: it ends here.
+        await self.end_reply()
+        await self._review_marks(event)
+        for note in event.notes:
+            await self.note(note)
+        if event.written_by_tests:
+            line = written_line(event.written_by_tests)
+            await self.note(
+                f"{line[0].upper()}{line[1:]}. To commit one too, press space on it in the "
+                "Diff pane."
+            )
+        for note in old_failure_lines(event.fixed, event.still_failing, event.old_failures):
+            await self.note(note)
+
+    async def _review_marks(self, event: ev.ProposalReady) -> None:
+        """What the human did to this proposal: kept hunks that failed, a hand edit."""
+        if event.partial and not event.tests_ok:
+            await self.note(
+                f"Step {event.step}, {event.partial}: {event.summary.split(': ', 2)[-1]}. Not "
+                "committed: the kept hunks fail their tests. Still under review: keep more "
+                "hunks (space), edit by hand (o), or accept the whole.",
+                error=True,
+            )
+        elif event.edited:
+            result = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+            await self.note(f"Step {event.step} edited by you, tested again: {result}.")
+
+    @on(heard(ev.ReviewNotesDelivered))
+    async def _review_notes_delivered(
+        self, message: EngineMessage[ev.ReviewNotesDelivered]
+    ) -> None:
+        event = message.event
+        where = f"step {event.step}'s {event.purpose} call" if event.step else "the next call"
+        await self.note(f"Your review (dropped hunks, edits, comments) went with {where}.")
+
+    @on(heard(ev.NextStepRestarted))
+    async def _next_step_restarted(self, message: EngineMessage[ev.NextStepRestarted]) -> None:
+        """A chat message named the step prepared ahead: it is prepared again with it now."""
+        await self.note(restarted_line(message.event.step))
+
+    @on(heard(ev.DecisionMade))
+    async def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        event = message.event
+        if event.decision == "reject":
+            await self.note(f"Step {event.step} rejected: {event.reason}")
+        elif event.decision == "accept" and event.by != BY_YOU:  # nobody pressed a key
+            await self.note(f"Step {event.step} accepted: {event.by}.")
+        elif event.decision == "undo":
+            await self.note(
+                f"Step {event.step}'s proposal was built on the undone step: it is made again."
+            )
+        elif event.decision == "accept" and event.kept:
+            await self.note(f"Step {event.step} accepted ({event.kept}): its tests pass.")
+
+    @on(heard(ev.StepCommitted))
+    async def _step_committed(self, message: EngineMessage[ev.StepCommitted]) -> None:
+        event = message.event
+        sha = "" if self.deterministic else f" as {event.sha[:7]}"
+        await self.note(f"✓ Step {event.step} committed{sha}: {event.title}")
+
+    @on(heard(ev.BaselineReady))
+    async def _baseline_ready(self, message: EngineMessage[ev.BaselineReady]) -> None:
+        failing = message.event.failing
+        if failing:
+            shown = ", ".join(failing[:3]) + (" …" if len(failing) > 3 else "")
+            await self.note(
+                f"{len(failing)} failing before this session: {shown}. Steps are judged "
+                "without them (they are not a step's to fix unless it names them)."
+            )
+
+    @on(heard(ev.VerdictRecorded))
+    async def _verdict(self, message: EngineMessage[ev.VerdictRecorded]) -> None:
+        event = message.event
+        level = "perfect" if event.perfect else "works" if event.worked else "ran"
+        await self.note(f"Verdict saved: {level if event.ran else 'did not run'}")
+
+    @on(heard(ev.SessionFinished))
+    async def _session_finished(self, message: EngineMessage[ev.SessionFinished]) -> None:
+        event = message.event
+        await self.note(f"Session {event.outcome}: {event.message}")
+        await self.note("Type a new request below to start again, or press q to quit.")

@@ -15,12 +15,15 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 
+from tui_engineer.engine import events as ev
 from tui_engineer.engine.hunks import WHOLE_FILE, HunkRef
 from tui_engineer.engine.review import LineComment
+from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.panes.diff_rows import FileDiff, Row
 from tui_engineer.tui.panes.diff_view import DiffView
 
@@ -310,6 +313,34 @@ class ReviewDiffView(DiffView):
 
     def on_blur(self) -> None:
         self.refresh()
+
+    # ----- the engine's events that change the diff and its review (tui/engine_messages.py)
+
+    @on(heard(ev.EditsApplied))
+    def _edits_applied(self, message: EngineMessage[ev.EditsApplied]) -> None:
+        """Work in progress: the step's diff so far, before its tests ran (a fix loop shows
+        each attempt as it lands)."""
+        event = message.event
+        if event.diff.strip():
+            self.show_diff(event.diff)
+            self.border_title = f"Diff — step {event.step}, in progress (not reviewed yet)"
+
+    @on(heard(ev.ProposalReady))
+    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        event = message.event
+        self.show_diff(event.diff, event.written_diff)
+        self.start_review(event.step, {HunkRef(p, i) for p, i in event.dropped})
+        edited = " · edited by you" if event.edited else ""
+        self.border_title = f"Diff — step {event.step}{edited}"
+
+    @on(heard(ev.DecisionMade))
+    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        if message.event.decision == "edited":  # tested again, then reviewed again: marks stay
+            self.pause_review()
+            return
+        self.end_review()
+        self.show_diff("")
+        self.border_title = "Diff"
 
 
 def _file_units(file: FileDiff) -> list[HunkRef]:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tui_engineer.engine import events as ev
 from tui_engineer.engine.events import StepInfo
 from tui_engineer.engine.step_graph import waiting_on
+from tui_engineer.tui.engine_messages import EngineMessage, heard
 
 # status -> (icon, style); theme variables ($success...) are resolved when drawn.
 _LOOK = {
@@ -144,3 +147,79 @@ class PlanPane(OptionList):
         row = self.rows.get(int(event.option.id or 0))
         if row is not None:
             self.post_message(self.StepChosen(row.info))
+
+    # ----- the engine's events that change a step's status (tui/engine_messages.py)
+
+    @on(heard(ev.PlanReady))
+    def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
+        self.set_steps(message.event.steps)
+
+    @on(heard(ev.StepStarted))
+    def _step_started(self, message: EngineMessage[ev.StepStarted]) -> None:
+        self.set_status(message.event.index, "proposing")
+
+    @on(heard(ev.AttemptStarted))
+    def _attempt_started(self, message: EngineMessage[ev.AttemptStarted]) -> None:
+        event = message.event
+        if event.attempt > 0:
+            self.set_status(event.step, "fixing", f"{event.attempt}/{event.max_attempts}")
+        else:
+            self.set_status(event.step, "proposing")
+
+    @on(heard(ev.TestsStarted))
+    def _tests_started(self, message: EngineMessage[ev.TestsStarted]) -> None:
+        step = message.event.step
+        if step is not None:
+            row = self.rows.get(step)
+            detail = row.detail if row and row.status == "fixing" else ""
+            self.set_status(step, "testing", detail)
+
+    @on(heard(ev.ProposalReady))
+    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        self.set_status(message.event.step, "awaiting review")
+
+    @on(heard(ev.StepPreparing))
+    def _step_preparing(self, message: EngineMessage[ev.StepPreparing]) -> None:
+        """A later step is being prepared beside this one (engine/pipeline.py)."""
+        self.set_status(message.event.step, "preparing")
+
+    @on(heard(ev.NextStepPrepared))
+    def _next_step_prepared(self, message: EngineMessage[ev.NextStepPrepared]) -> None:
+        """A later step was proposed and tested while this one is reviewed (or dropped)."""
+        event = message.event
+        self.set_status(event.step, "prepared" if event.ready else "pending")
+
+    @on(heard(ev.NextStepRestarted))
+    def _next_step_restarted(self, message: EngineMessage[ev.NextStepRestarted]) -> None:
+        self.set_status(message.event.step, "preparing again")
+
+    @on(heard(ev.DecisionMade))
+    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        event = message.event
+        if event.decision == "reject":
+            self.set_status(event.step, "rejected")
+        elif event.decision == "undo":
+            self.set_status(event.step, "pending")
+
+    @on(heard(ev.StepCommitted))
+    def _step_committed(self, message: EngineMessage[ev.StepCommitted]) -> None:
+        self.set_status(message.event.step, "accepted", message.event.sha[:7])
+
+    @on(heard(ev.StepUndone))
+    def _step_undone(self, message: EngineMessage[ev.StepUndone]) -> None:
+        self.set_status(message.event.step, "undone")
+
+    @on(heard(ev.AcceptRefused))
+    def _accept_refused(self, message: EngineMessage[ev.AcceptRefused]) -> None:
+        """Nothing was committed; the proposal is shown again next (ProposalReady)."""
+        self.set_status(message.event.step, "awaiting review")
+
+    @on(heard(ev.StepSkipped))
+    def _step_skipped(self, message: EngineMessage[ev.StepSkipped]) -> None:
+        self.set_status(message.event.step, "skipped")
+
+    @on(heard(ev.ErrorEvent))
+    def _error(self, message: EngineMessage[ev.ErrorEvent]) -> None:
+        """The step in hand is marked failed rather than left at "fixing 2/3"."""
+        if self.current is not None and self.status_of(self.current) in ACTIVE:
+            self.set_status(self.current, "failed")

@@ -7,12 +7,17 @@ import time
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual import on
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
+from tui_engineer.tui.engine_messages import EngineMessage, heard
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+BASELINE_BUSY = "tests running: the starting commit"
 
 
 def _tokens(used: int, cap: int | None, estimated: bool = False) -> str:
@@ -53,6 +58,9 @@ class StatusBar(Static):
         self.started: float | None = None
         self.busy_since: float | None = None  # when what is under way began (a model call)
         self._frame = 0
+        self._call: tuple[int | None, str] | None = None  # the model call under way
+        self._just_committed = ""  # "committed <sha> · " until the next step starts
+        self._baseline_running = False  # the suite on the starting commit
 
     def on_mount(self) -> None:
         if not self.deterministic:
@@ -127,6 +135,119 @@ class StatusBar(Static):
             seconds = int(time.monotonic() - self.started)
             facts["clock"] = f"{seconds // 60:02d}:{seconds % 60:02d}"
         return facts
+
+    # ----- the engine's events, as the status line says them (tui/engine_messages.py)
+
+    def idle(self) -> str:
+        """What is under way when the foreground's work ends: the suite on the starting
+        commit may still run (a slow suite outlasts the plan call)."""
+        return BASELINE_BUSY if self._baseline_running else ""
+
+    @on(heard(ev.SessionStarted))
+    def _session_started(self, message: EngineMessage[ev.SessionStarted]) -> None:
+        event = message.event
+        self.model = event.model
+        self.sandbox = event.sandbox
+        self.bwrap = event.bwrap
+
+    @on(heard(ev.StepStarted))
+    def _step_started(self, message: EngineMessage[ev.StepStarted]) -> None:
+        # The commit just made stays in sight while the next step gets ready.
+        committed, self._just_committed = self._just_committed, ""
+        self.phase = f"{committed}step {message.event.index}: {message.event.title}"
+
+    @on(heard(ev.ModelCallStarted))
+    def _model_call_started(self, message: EngineMessage[ev.ModelCallStarted]) -> None:
+        event = message.event
+        self.busy = f"model: {event.purpose}"
+        self._call = (event.step, event.purpose)
+        self.call_started(call_wait(event.step, event.purpose))
+
+    @on(heard(ev.TokenStream))
+    def _token(self, message: EngineMessage[ev.TokenStream]) -> None:
+        call = self._call
+        if call is not None and self.detail == call_wait(*call):  # its first token
+            self.detail = call_wait(*call, streaming=True)
+
+    @on(heard(ev.ModelExchange))
+    def _model_exchange(self, message: EngineMessage[ev.ModelExchange]) -> None:
+        if not message.event.background:  # the step prepared ahead: not the spinner on screen
+            self.busy = self.idle()
+
+    @on(heard(ev.ModelCallFailed))
+    def _model_call_failed(self, message: EngineMessage[ev.ModelCallFailed]) -> None:
+        self.busy = self.idle()
+
+    @on(heard(ev.ServerPaused))
+    def _server_paused(self, message: EngineMessage[ev.ServerPaused]) -> None:
+        self.busy = ""
+        self.phase = "paused: the model server does not answer (r retries)"
+
+    @on(heard(ev.ServerResumed))
+    def _server_resumed(self, message: EngineMessage[ev.ServerResumed]) -> None:
+        self.phase = f"retrying the {message.event.purpose} call"
+
+    @on(heard(ev.UsageUpdated))
+    def _usage(self, message: EngineMessage[ev.UsageUpdated]) -> None:
+        event = message.event
+        self.estimated = event.estimated
+        self.tokens = event.prompt_tokens + event.completion_tokens
+        self.usd = event.usd
+        self.max_tokens, self.max_usd = event.max_tokens, event.max_usd
+
+    @on(heard(ev.AttemptStarted))
+    def _attempt_started(self, message: EngineMessage[ev.AttemptStarted]) -> None:
+        event = message.event
+        if event.attempt > 0:
+            self.phase = f"step {event.step}: fixing ({event.attempt}/{event.max_attempts})"
+
+    @on(heard(ev.ProposalReady))
+    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        event = message.event
+        tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+        self.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
+
+    @on(heard(ev.DecisionMade))
+    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        if message.event.decision == "accept":  # on disk: a kill from here on still commits it
+            self.phase = "accepted: committing"
+
+    @on(heard(ev.StepCommitted))
+    def _step_committed(self, message: EngineMessage[ev.StepCommitted]) -> None:
+        sha = message.event.sha[:7]
+        self.phase = "committed" + ("" if self.deterministic else f" {sha}")
+        self._just_committed = f"{self.phase} · "
+
+    @on(heard(ev.AcceptRefused))
+    def _accept_refused(self, message: EngineMessage[ev.AcceptRefused]) -> None:
+        self.phase = f"review step {message.event.step} (not committed: git refused it)"
+
+    @on(heard(ev.ErrorEvent))
+    def _error(self, message: EngineMessage[ev.ErrorEvent]) -> None:
+        # Nothing is under way any more: no spinner.
+        self.busy = ""
+        self.phase = "stopped"
+
+    @on(heard(ev.TestsStarted))
+    def _tests_started(self, message: EngineMessage[ev.TestsStarted]) -> None:
+        self.busy = "tests running"
+
+    @on(heard(ev.TestsFinished))
+    def _tests_finished(self, message: EngineMessage[ev.TestsFinished]) -> None:
+        self.busy = self.idle()
+
+    @on(heard(ev.BaselineStarted))
+    def _baseline_started(self, message: EngineMessage[ev.BaselineStarted]) -> None:
+        self._baseline_running = True
+        if not self.busy:
+            self.busy = BASELINE_BUSY
+
+    @on(heard(ev.BaselineReady))
+    @on(heard(ev.BaselineFailed))
+    def _baseline_done(self, message: EngineMessage[ev.Event]) -> None:
+        self._baseline_running = False
+        if self.busy == BASELINE_BUSY:
+            self.busy = ""
 
 
 def _joined(facts: Iterable[str]) -> str:

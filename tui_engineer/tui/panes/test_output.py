@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -19,6 +20,10 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Log, OptionList, Static
 from textual.widgets.option_list import Option
+
+from tui_engineer.engine import events as ev
+from tui_engineer.tui.engine_messages import EngineMessage, heard
+from tui_engineer.tui.panes.test_labels import finished_label, run_label, scrubbed
 
 FLUSH_SECONDS = 0.05
 DEFAULT_MAX_LINES = 5000
@@ -58,11 +63,13 @@ class TestOutputPane(Vertical):
         self,
         *,
         max_lines: int = DEFAULT_MAX_LINES,
+        deterministic: bool = False,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
         self.max_lines = max_lines
+        self.deterministic = deterministic  # snapshots: no temp paths or timings shown
         self._buffer: list[str] = []
         self._flush_timer: Timer | None = None
         self._failures: dict[str, str] = {}
@@ -194,6 +201,48 @@ class TestOutputPane(Vertical):
 
     def action_show_log(self) -> None:
         self.remove_class("-traceback")
+
+    # ----- the engine's events about test runs (tui/engine_messages.py)
+
+    def scrub(self, line: str) -> str:
+        """Snapshot mode: no temp paths or timings in the output (they change every run)."""
+        return scrubbed(line) if self.deterministic else line
+
+    @on(heard(ev.TestsStarted))
+    def _tests_started(self, message: EngineMessage[ev.TestsStarted]) -> None:
+        self.begin(run_label(message.event.scope, message.event.command))
+
+    @on(heard(ev.TestOutput))
+    def _test_output(self, message: EngineMessage[ev.TestOutput]) -> None:
+        self.write_line(self.scrub(message.event.line))
+
+    @on(heard(ev.TestsFinished))
+    def _tests_finished(self, message: EngineMessage[ev.TestsFinished]) -> None:
+        event = message.event
+        self.finish(
+            ok=event.ok,
+            summary=finished_label(event),
+            passed=event.passed,
+            failed=event.failed,
+            errors=event.errors,
+            skipped=event.skipped,
+            duration=0.0 if self.deterministic else event.duration,
+            failures=[(test_id, self.scrub(text)) for test_id, text in event.failures],
+            tail=self.scrub(event.output_tail),
+        )
+
+    @on(heard(ev.ProposalReady))
+    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
+        """Affected tests first, then the full suite: the review shows both runs (and a
+        session without tests says so where the results would be)."""
+        event = message.event
+        runs = event.test_runs if len(event.test_runs) > 1 or event.unverified else ()
+        self.show_runs([self.scrub(run) for run in runs])
+
+    @on(heard(ev.DecisionMade))
+    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
+        if message.event.decision != "edited":  # an edited step is tested and shown again
+            self.show_runs(())
 
 
 _PYTEST_NOISE = re.compile(

@@ -9,6 +9,7 @@ from tui_engineer.tui.screens.startup import (
     InitRepoScreen,
     NoTestsScreen,
     ProblemScreen,
+    TakeOverScreen,
 )
 
 __all__ = [
@@ -22,5 +23,6 @@ __all__ = [
     "QuitScreen",
     "RejectReasonScreen",
     "StillWrongScreen",
+    "TakeOverScreen",
     "VerdictScreen",
 ]

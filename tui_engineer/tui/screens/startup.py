@@ -78,6 +78,38 @@ class ProblemScreen(Dialog[bool]):
         self.dismiss(button_id == "retry")
 
 
+class TakeOverScreen(Dialog[str | None]):
+    """Another process's session works on this repository (a terminal, a `serve` tab): take it
+    over, or quit and leave it alone. Result: "take_over", "retry", or None to quit."""
+
+    title_text = "Another session works on this repository"
+    buttons = [
+        ("take_over", "Take over", "primary"),
+        ("retry", "Try again", "default"),
+        ("quit", "Quit", "default"),
+    ]
+    cancel_value = None
+    # t takes over, q quits (Escape too): keys a browser tab under `serve` reaches as well.
+    BINDINGS = [
+        *Dialog.BINDINGS,
+        Binding("t", "choose('take_over')", "Take over", show=False),
+        Binding("q", "cancel", "Quit", show=False),
+    ]
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message + "\n\nTake over (t): that session stops where it runs (its accepted "
+            "steps stay committed) and goes on here, shown as it was; what the model already "
+            "answered is not asked again. Quit (q) leaves it alone."
+        )
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)
+
+    def on_choice(self, button_id: str) -> None:
+        self.dismiss(None if button_id == "quit" else button_id)
+
+
 class NoTestsScreen(Dialog[str | None]):
     """No test command found (a new project, say): have the first step write the tests, work
     unverified, or set a command and try again. Result: "write", "unverified", "retry", or

@@ -1,0 +1,103 @@
+"""The plan stays right (issue 35): with `plan_check` on, a short model call asked while a step
+is reviewed finds the steps its accept makes unnecessary; such a step is shown as a drop to
+accept, never dropped silently. Real sessions and git, real pytest, the scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless
+from tests.scripted_server import Reply
+from tests.timing_support import titles
+from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import Decision
+
+pytestmark = pytest.mark.usefixtures("api_key")
+
+# Step 1 does more than asked: it adds sub and mul, so step 2 ("Add mul") is no longer needed.
+SUB_AND_MUL = SUB + MUL_ON_SUB
+DROP_2 = "DROP 2: step 1 already adds mul"
+
+
+class ReadsUntilChecked:
+    """Reads step 1 until the plan check answered (as a human reads for a while), then gives
+    its decisions in turn; records what each review showed."""
+
+    def __init__(self, *decisions: Decision) -> None:
+        self.decisions = list(decisions)
+        self.checked = asyncio.Event()
+        self.shown: list[tuple[int, str, str]] = []
+
+    def sink(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Notice) and event.message.startswith("Plan check"):
+            self.checked.set()
+
+    async def review(self, proposal):
+        self.shown.append((proposal.step.index, proposal.diff, proposal.summary()))
+        if len(self.shown) == 1:
+            await asyncio.wait_for(self.checked.wait(), 20)
+        return self.decisions.pop(0) if self.decisions else Decision.accept()
+
+    async def still_wrong(self):
+        return None
+
+    async def verdict(self):
+        return None
+
+
+def script(server, *replies: str) -> None:
+    server.script(*(Reply(text=r, usage=(100, 10)) for r in replies))
+
+
+async def test_a_step_the_first_accept_made_unnecessary_is_shown_as_a_drop(
+    make_repo, scripted_server
+):
+    script(scripted_server, plan_reply("Add sub", "Add mul", "Add div"), SUB_AND_MUL, DROP_2, DIV)
+    repo = make_repo()
+    reviewer = ReadsUntilChecked()
+    result, seen = await run_headless(
+        repo, "add sub, mul and div", scripted_server.base_url,
+        reviewer=reviewer, sink=reviewer.sink, plan_check=True,
+    )  # fmt: skip
+    assert result.outcome == "done", result.message
+    step_2 = reviewer.shown[1]
+    assert step_2[0] == 2 and step_2[1] == ""  # no change: a drop, asked, not a model's edit
+    assert "no longer needed, says the plan check (step 1 already adds mul)" in step_2[2]
+    skipped = {e.step: e.reason for e in seen.of(ev.StepSkipped)}
+    assert "no longer needed (step 1 already adds mul)" in skipped[2]
+    assert titles(repo)[:2] == ["Add div", "Add sub"]
+    # plan, step 1, the check (during step 1's review), step 3: nothing asked for step 2,
+    # and no check at step 3's review (nothing left after it).
+    purposes = [e.purpose for e in seen.of(ev.ModelCallStarted)]
+    assert purposes == ["plan", "propose", "check", "propose"]
+
+
+async def test_a_drop_rejected_with_a_reason_is_proposed_as_usual(make_repo, scripted_server):
+    """The check can be wrong: step 1 added only sub. Rejecting the drop, with why, has the
+    step proposed by the model, the reason with it."""
+    script(scripted_server, plan_reply("Add sub", "Add mul"), SUB, DROP_2, MUL_ON_SUB)
+    repo = make_repo()
+    reviewer = ReadsUntilChecked(Decision.accept(), Decision.reject("mul is not in yet"))
+    result, seen = await run_headless(
+        repo, "add sub and mul", scripted_server.base_url,
+        reviewer=reviewer, sink=reviewer.sink, plan_check=True,
+    )  # fmt: skip
+    assert result.outcome == "done", result.message
+    assert titles(repo)[:2] == ["Add mul", "Add sub"]
+    assert "mul is not in yet" in str(scripted_server.chat_requests[-1].messages)
+
+
+async def test_auto_mode_drops_the_step_and_says_so(make_repo, scripted_server):
+    script(scripted_server, plan_reply("Add sub", "Add mul", "Add div"), SUB_AND_MUL, DROP_2, DIV)
+    repo = make_repo()
+    reviewer = ReadsUntilChecked()
+    result, seen = await run_headless(
+        repo, "add sub, mul and div", scripted_server.base_url,
+        reviewer=reviewer, sink=reviewer.sink, plan_check=True, approval="auto",
+    )  # fmt: skip
+    assert result.outcome == "done", result.message
+    made = [(e.step, e.decision, e.by) for e in seen.of(ev.DecisionMade)]
+    assert (2, "accept", "auto") in [(s, d, b.split(" ")[0]) for s, d, b in made]
+    assert 2 not in [index for index, _, _ in reviewer.shown]
