@@ -101,3 +101,52 @@ async def test_auto_mode_drops_the_step_and_says_so(make_repo, scripted_server):
     made = [(e.step, e.decision, e.by) for e in seen.of(ev.DecisionMade)]
     assert (2, "accept", "auto") in [(s, d, b.split(" ")[0]) for s, d, b in made]
     assert 2 not in [index for index, _, _ in reviewer.shown]
+
+
+async def test_a_dropped_step_prepared_side_by_side_frees_its_place(make_repo, scripted_server):
+    """With steps prepared side by side, the step the check drops was being prepared too: the
+    drop throws that preparation away (its shadow removed), and the other steps go on."""
+    from tests.engine.test_parallel_steps import (
+        DIV_MODULE,
+        DIV_STEP,
+        MUL_MODULE,
+        MUL_STEP,
+        SUB_STEP,
+        ByStep,
+        Reader,
+        shadows_left,
+    )  # fmt: skip
+
+    repo = make_repo()
+    script = ByStep(
+        scripted_server,
+        [SUB_STEP, MUL_STEP, DIV_STEP],
+        step1=[Reply(text=SUB + MUL_MODULE)],  # does step 2's work too
+        step2=[Reply(text=MUL_MODULE)],
+        step3=[Reply(text=DIV_MODULE)],
+    )
+    script.planned.append(Reply(text=DROP_2))  # the check names no step: served after the plan
+    scripted_server.script(script.answer)
+    checked = asyncio.Event()
+
+    def sink(event: ev.Event) -> None:
+        reader.sink(event)
+        if isinstance(event, ev.Notice) and event.message.startswith("Plan check"):
+            checked.set()
+
+    reader = Reader(before={1: checked.wait})
+    result, seen = await run_headless(
+        repo, "add sub, mul and div", scripted_server.base_url, reviewer=reader, sink=sink,
+        pipeline=True, parallel_steps=3, plan_check=True,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    assert titles(repo) == ["Add div", "Add sub", "initial"]
+    assert reader.shown[1] == ""  # step 2: the drop, reviewed
+    # Its preparation went at the drop, before step 3 was shown, not at the session's end.
+    events = seen.events
+    gone = next(i for i, e in enumerate(events) if isinstance(e, ev.NextStepPrepared)
+                and e.step == 2 and not e.ready)  # fmt: skip
+    shown_3 = next(i for i, e in enumerate(events) if isinstance(e, ev.ProposalReady)
+                   and e.step == 3)  # fmt: skip
+    assert gone < shown_3
+    assert shadows_left(repo) == []

@@ -447,9 +447,8 @@ class Pipeline:
         )  # fmt: skip
         ahead.rt = rt
         await ahead.base_started.wait()  # no model call on a base whose tests did not pass
-        # TODO(budgets, issue 35): with `parallel_steps` calls in flight, each checks the
-        # budget on its own before it starts, so together they may overspend by up to that
-        # many calls' worth; reserving before each call is the reserved-budgets work's.
+        # Calls in flight side by side hold their share of the budgets until their usage is
+        # in (llm/accounting.py `reserve`: the model, and so its ledger, is the session's).
         try:
             # A copy: the plan's own step keeps its status ("pending") until its turn.
             proposal = await propose_step(rt, ahead.request, ahead.plan, copy.copy(ahead.step))
@@ -476,6 +475,13 @@ class Pipeline:
         await self.drop(gone=True)
         if kind == "edit_plan":  # the steps they named are renumbered or gone
             self._give_back()
+
+    async def drop_step(self, index: int) -> None:
+        """A step that will not be reviewed (the plan check found it no longer needed, and
+        the human or "auto" dropped it): its preparation goes, and frees its place."""
+        ahead = self._ahead.get(index)
+        if ahead is not None and ahead.task is not None:
+            await self._drop_one(ahead, gone=True)
 
     async def base_changes(self) -> None:
         """The proposal under review is about to change (a hand edit, hunks left out): a

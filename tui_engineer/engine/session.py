@@ -304,6 +304,8 @@ class Session(PairReview, Decisions):
                 # Final at once: committed before anything waits for the step prepared ahead.
                 if not await self._accepted(step, proposal, decision, listed):
                     continue  # git refused it (said): the same proposal, reviewed again
+                if proposal.not_needed:  # dropped, never taken: its preparation goes too
+                    await self.pipeline.drop_step(step.index)
                 await self.pipeline.decided(decision.kind)
                 return
             await self.pipeline.decided(decision.kind)
