@@ -18,6 +18,16 @@ from pathlib import Path
 
 import pytest
 
+# A project of add and sub with their tests, whose own `.venv` (project_venv) git ignores.
+VENV_PROJECT = {
+    ".gitignore": ".venv/\n",
+    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+    "tests/test_calc.py": (
+        "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+        "def test_sub():\n    assert sub(3, 1) == 2\n"
+    ),
+}
+
 
 @pytest.fixture(scope="session")
 def pytest_wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:

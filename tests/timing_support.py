@@ -10,6 +10,7 @@ is accepted, is in flight for as long as the test wants.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -17,11 +18,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tests.conftest import git
-from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
+from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tui_engineer.engine import events as ev
 
 REACHED = 30  # seconds a test waits for something that should happen at once, before failing
 
@@ -84,6 +87,30 @@ def wait_for_file_now(path: Path) -> None:
 
 # ----- a real `tui-engineer run` process, stopped by signals (started in a session of its own,
 # as a supervisor or a CI runner starts it: the signal reaches it, not its hooks)
+
+
+@contextlib.asynccontextmanager
+async def session_in_a_slow_hook(
+    repo: Path, server: ScriptedServer, refusal: str = ""
+) -> AsyncIterator[tuple[asyncio.Future, list[ev.Event], Path]]:
+    """A headless session "add sub" (no plan, accepted at once) whose commit's pre-commit hook
+    runs when the block starts: the session, the events it told so far and the hook's `release`
+    file (touched at the end whatever happens). With `refusal`, the hook then says it and
+    refuses the commit."""
+    reached, release = slow_hook(repo)
+    if refusal:
+        hook = repo / ".git" / "hooks" / "pre-commit"
+        hook.write_text(hook.read_text().replace("exit 0", f"echo '{refusal}' >&2; exit 1"))
+    server.script(Reply(text=SUB))
+    seen: list[ev.Event] = []
+    session = asyncio.ensure_future(
+        run_headless(repo, "add sub", server.base_url, sink=seen.append, plan=False)
+    )
+    try:
+        await wait_for_file(reached)
+        yield session, seen, release
+    finally:
+        release.touch()
 
 
 class RunProcess:
@@ -177,3 +204,19 @@ def plan_calls(server: ScriptedServer) -> int:
         for r in server.chat_requests
         if any("Request from the human:" in str(m.get("content")) for m in r.messages)
     )
+
+
+def accepted_into_a_slow_hook(repo: Path, server: ScriptedServer) -> tuple[RunProcess, Path]:
+    """`tui-engineer run "add sub" --no-plan --yes`, its step accepted and its commit's
+    pre-commit hook running until the returned `release` file exists."""
+    reached, release = slow_hook(repo)
+    server.script(Reply(text=SUB))
+    run = RunProcess(repo, server, "add sub", "--no-plan")
+    try:
+        run.wait_event("decision", step=1, decision="accept")
+        wait_for_file_now(reached)
+    except BaseException:
+        release.touch()
+        run.kill()
+        raise
+    return run, release

@@ -42,7 +42,7 @@ from acp.schema import (
 from pydantic import BaseModel
 
 from tests.engine_support import KEY, MUL, SUB, plan_reply
-from tests.scripted_server import Reply, ScriptedServer
+from tests.scripted_server import Gate, Reply, ScriptedServer
 
 RESPONSES: dict[str, type[BaseModel]] = {
     "initialize": InitializeResponse,
@@ -228,6 +228,65 @@ async def agent_session(
         tmp_path, server.base_url, *flags, client=client, pipeline=pipeline
     ) as agent:
         yield agent, await agent.start(repo)
+
+
+def sub_then_mul(server: ScriptedServer) -> None:
+    """The model plans and proposes sub for the first request, then mul for the next one."""
+    server.script(
+        Reply(text=plan_reply("Add sub")),
+        Reply(text=SUB),
+        Reply(text=plan_reply("Add mul")),
+        Reply(text=MUL),
+    )
+
+
+@dataclass
+class CancelAt:
+    """A policy that cancels the turn at step `step`'s permission and accepts the others
+    (`agent` and `session` are set once the session started)."""
+
+    step: int
+    agent: Agent | None = None
+    session: str = ""
+
+    async def __call__(self, call, options) -> str | None:
+        if call.title.startswith(f"Commit step {self.step}:"):
+            assert self.agent is not None
+            await self.agent.conn.cancel(session_id=self.session)
+            return None  # the pending request answers cancelled, as the protocol asks
+        return "accept"
+
+
+@contextlib.asynccontextmanager
+async def session_cancelled_at(
+    tmp_path: Path, server: ScriptedServer, repo: Path, step: int
+) -> AsyncIterator[tuple[Agent, str, RecordingClient]]:
+    """`agent_session` whose editor cancels the turn at step `step`'s permission (and accepts
+    the others): the agent, the session id and the editor's client."""
+    cancel = CancelAt(step)
+    client = RecordingClient(policy=cancel)
+    async with agent_session(tmp_path, server, repo, client=client) as (agent, session):
+        cancel.agent, cancel.session = agent, session
+        yield agent, session, client
+
+
+async def cancel_while_held(agent: Agent, session: str, text: str, held: Gate) -> None:
+    """Prompt `text`, cancel the turn once the model's reply is held at `held` (the user's
+    cancel while the model works), see the turn end cancelled, then let the reply go."""
+    turn = asyncio.ensure_future(agent.prompt(session, text))
+    await held.arrived(60)
+    await agent.conn.cancel(session_id=session)
+    assert await asyncio.wait_for(turn, 60) == "cancelled"
+    held.open()
+
+
+@contextlib.asynccontextmanager
+async def loaded_session(
+    tmp_path: Path, server: ScriptedServer, repo: Path, session: str, client: RecordingClient
+) -> AsyncIterator[tuple[Agent, LoadSessionResponse]]:
+    """A new agent process (an editor opened again) with `session` loaded into `client`."""
+    async with running_agent(tmp_path, server.base_url, client=client) as agent:
+        yield agent, await agent.load(repo, session)
 
 
 def two_steps(server: ScriptedServer) -> None:

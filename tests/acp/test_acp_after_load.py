@@ -5,12 +5,16 @@ live turn's), chat typed for one request never reaches a later one, and every to
 
 from __future__ import annotations
 
-import asyncio
-
 from acp.schema import AgentPlanUpdate, ToolCallProgress, ToolCallStart
 
-from tests.acp.acp_support import RecordingClient, agent_session, running_agent
-from tests.acp.test_acp_load import CancelAt
+from tests.acp.acp_support import (
+    RecordingClient,
+    agent_session,
+    cancel_while_held,
+    loaded_session,
+    session_cancelled_at,
+    sub_then_mul,
+)
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
@@ -64,16 +68,11 @@ async def test_after_a_load_the_plan_never_goes_back_and_no_tool_call_id_comes_t
     answers = iter(["reject", "accept"])
     first = RecordingClient(policy=lambda call, options: next(answers))
     async with agent_session(tmp_path, scripted_server, repo, client=first) as (agent, session):
-        turn = asyncio.ensure_future(agent.prompt(session, "add sub and mul"))
-        await thinking.arrived(60)
-        await agent.conn.cancel(session_id=session)
-        assert await asyncio.wait_for(turn, 60) == "cancelled"
-        thinking.open()
+        await cancel_while_held(agent, session, "add sub and mul", thinking)
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
     later = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, _):
         told = len(later.updates)
         assert await agent.prompt(session, "go on") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
@@ -96,21 +95,12 @@ async def test_a_prompt_typed_after_a_load_never_reaches_a_later_request(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub")),
-        Reply(text=SUB),
-        Reply(text=plan_reply("Add mul")),
-        Reply(text=MUL),
-    )
-    cancel = CancelAt(1)
-    first = RecordingClient(policy=cancel)
-    async with agent_session(tmp_path, scripted_server, repo, client=first) as (agent, session):
-        cancel.agent, cancel.session = agent, session
+    sub_then_mul(scripted_server)
+    async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, first):
         assert await agent.prompt(session, "add sub") == "cancelled"
 
     later = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, _):
         assert await agent.prompt(session, "Go on.") == "end_turn"  # step 1 shown again
         assert await agent.prompt(session, "done") == "end_turn"
         assert await agent.prompt(session, "add mul") == "end_turn"  # a new request

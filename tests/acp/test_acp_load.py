@@ -5,33 +5,23 @@ process tells the recorded session again, then goes on with it where it stopped.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 import pytest
 from acp import RequestError
 from acp.schema import SessionInfoUpdate, ToolCallStart, UserMessageChunk
 
-from tests.acp.acp_support import Agent, RecordingClient, agent_session, running_agent
+from tests.acp.acp_support import (
+    RecordingClient,
+    agent_session,
+    cancel_while_held,
+    loaded_session,
+    running_agent,
+    session_cancelled_at,
+    sub_then_mul,
+)
 from tests.conftest import git
 from tests.engine_support import MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
-
-
-@dataclass
-class CancelAt:
-    """A policy that cancels the turn at step `step`'s permission and accepts the others
-    (`agent` and `session` are set once the session started)."""
-
-    step: int
-    agent: Agent | None = None
-    session: str = ""
-
-    async def __call__(self, call, options) -> str | None:
-        if call.title.startswith(f"Commit step {self.step}:"):
-            assert self.agent is not None
-            await self.agent.conn.cancel(session_id=self.session)
-            return None  # the pending request answers cancelled, as the protocol asks
-        return "accept"
 
 
 async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
@@ -47,11 +37,7 @@ async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
     )
     client = RecordingClient()
     async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
-        turn = asyncio.ensure_future(agent.prompt(session, "add sub"))
-        await thinking.arrived()
-        await agent.conn.cancel(session_id=session)
-        assert await asyncio.wait_for(turn, 60) == "cancelled"
-        thinking.open()
+        await cancel_while_held(agent, session, "add sub", thinking)
         assert git(repo, "log", "--format=%s") == "initial"
         assert await agent.prompt(session, "keep it to subtraction") == "end_turn"
 
@@ -66,10 +52,7 @@ async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
 ) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
-    cancel = CancelAt(1)
-    client = RecordingClient(policy=cancel)
-    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
-        cancel.agent, cancel.session = agent, session
+    async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, client):
         assert await agent.prompt(session, "add sub") == "cancelled"
         client.policy = lambda call, options: "accept"
         assert await agent.prompt(session, "go on") == "end_turn"
@@ -88,16 +71,12 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
         Reply(text="Adding sub.\n\n" + SUB),
         Reply(text=MUL),
     )
-    cancel = CancelAt(2)
-    first = RecordingClient(policy=cancel)
-    async with agent_session(tmp_path, scripted_server, repo, client=first) as (agent, session):
-        cancel.agent, cancel.session = agent, session
+    async with session_cancelled_at(tmp_path, scripted_server, repo, 2) as (agent, session, first):
         assert await agent.prompt(session, "add sub and mul") == "cancelled"
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
     later = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        loaded = await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, loaded):
         assert loaded.modes.current_mode_id == "ask"
         # Told again before the answer: the request, the plan, step 1's diff and tests, and
         # its commit; step 2's review, cut off, closed as such.
@@ -156,8 +135,7 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
     assert git(repo, "status", "--porcelain") == ""
 
     later = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, _):
         assert await agent.prompt(session, "go on") == "end_turn"
         assert f"removed leftover worktree from session {session}" in later.text()
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
@@ -167,19 +145,13 @@ async def test_loading_a_finished_session_tells_it_and_the_next_prompt_starts_an
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub")),
-        Reply(text=SUB),
-        Reply(text=plan_reply("Add mul")),
-        Reply(text=MUL),
-    )
+    sub_then_mul(scripted_server)
     async with agent_session(tmp_path, scripted_server, repo) as (agent, session):
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
 
     later = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, _):
         assert later.updates[0].title == "add sub"
         assert later.updates[1].content.text == "add sub"
         assert "Session ended (done)" in later.text()
@@ -194,12 +166,7 @@ async def test_loading_a_session_tells_every_request_made_in_it_and_goes_on_with
     # Two requests in one editor session: the second, after the first was done, is an engine
     # session of its own (its own run record). Loading the editor's session tells both.
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub")),
-        Reply(text=SUB),
-        Reply(text=plan_reply("Add mul")),
-        Reply(text=MUL),
-    )
+    sub_then_mul(scripted_server)
     async with agent_session(tmp_path, scripted_server, repo) as (agent, session):
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
@@ -207,8 +174,7 @@ async def test_loading_a_session_tells_every_request_made_in_it_and_goes_on_with
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
 
     later = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, _):
         said = [u.content.text for u in later.updates if isinstance(u, UserMessageChunk)]
         assert said[:1] == ["add sub"] and "add mul" in said
         assert [entry for plan in later.plans() for entry, _ in plan][-1] == "1. Add mul"

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from acp import RequestError
 
-from tests.acp.acp_support import RecordingClient, agent_session, running_agent
+from tests.acp.acp_support import (
+    RecordingClient,
+    agent_session,
+    cancel_while_held,
+    loaded_session,
+    running_agent,
+)
 from tests.conftest import git
 from tests.engine_support import MUL_BUGGY, MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
@@ -62,16 +66,11 @@ async def test_auto_mode_stays_after_session_load(
     )
     async with agent_session(tmp_path, scripted_server, repo) as (agent, session):
         await agent.conn.set_session_mode(session_id=session, mode_id="auto")
-        turn = asyncio.ensure_future(agent.prompt(session, "add sub and mul"))
-        await thinking.arrived()
-        await agent.conn.cancel(session_id=session)
-        assert await asyncio.wait_for(turn, 60) == "cancelled"
-        thinking.open()
+        await cancel_while_held(agent, session, "add sub and mul", thinking)
     assert git(repo, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
     later = RecordingClient(policy=lambda call, options: "reject")
-    async with running_agent(tmp_path, scripted_server.base_url, client=later) as agent:
-        loaded = await agent.load(repo, session)
+    async with loaded_session(tmp_path, scripted_server, repo, session, later) as (agent, loaded):
         assert loaded.modes.current_mode_id == "auto"
         assert await agent.prompt(session, "go on") == "end_turn"
     # Step 2 passed its tests: committed unasked, as auto does.

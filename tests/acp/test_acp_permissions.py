@@ -12,7 +12,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from tests.acp.acp_support import RecordingClient, agent_session, two_steps
+from tests.acp.acp_support import RecordingClient, agent_session, session_cancelled_at, two_steps
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -113,14 +113,9 @@ async def test_slash_commands_act_and_never_reach_the_model_and_the_session_is_l
 async def test_skip_after_a_cancel_at_a_review_skips_that_step_unasked(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
-    from tests.acp.test_acp_load import CancelAt
-
     repo = make_repo()
     scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
-    cancel = CancelAt(1)
-    client = RecordingClient(policy=cancel)
-    async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
-        cancel.agent, cancel.session = agent, session
+    async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, client):
         assert await agent.prompt(session, "add sub") == "cancelled"
         assert await agent.prompt(session, "/skip") == "end_turn"
         assert "What is still wrong?" in client.text()

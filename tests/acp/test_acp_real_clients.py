@@ -81,6 +81,11 @@ async def test_acp_client_library_reviews_and_accepts_every_step(
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
 
 
+# Slow tier: two whole agent processes (39 s at load 10). The quick tier loads a session in a
+# new agent process through the SDK's client, schema-checked
+# (test_acp_load.py::test_session_load_in_a_new_process_tells_the_session_and_goes_on), and
+# this library's interop is the test above.
+@pytest.mark.slow
 async def test_acp_client_turns_a_step_down_and_carries_the_session_on_after_a_restart(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,18 +17,13 @@ import pytest
 
 from tests.conftest import git
 from tests.engine_support import KEY, edit
-from tests.env_support import project_venv
+from tests.env_support import VENV_PROJECT, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 FILES = {
-    ".gitignore": ".venv/\n",
-    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
-    "tests/test_calc.py": (
-        "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-        "def test_sub():\n    assert sub(3, 1) == 2\n"
-    ),
+    **VENV_PROJECT,
     "tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(3.2)\n",
 }
 

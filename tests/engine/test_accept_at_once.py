@@ -18,11 +18,10 @@ from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.timing_support import (
     REACHED,
     RunProcess,
+    accepted_into_a_slow_hook,
     hold_step_2,
-    slow_hook,
+    session_in_a_slow_hook,
     titles,
-    wait_for_file,
-    wait_for_file_now,
 )
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -266,22 +265,13 @@ async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_rep
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    reached, release = slow_hook(repo)
-    scripted_server.script(Reply(text=SUB))
-    seen: list[ev.Event] = []
-    session = asyncio.ensure_future(
-        run_headless(repo, "add sub", scripted_server.base_url, sink=seen.append, plan=False)
-    )
-    try:
-        await wait_for_file(reached)
+    async with session_in_a_slow_hook(repo, scripted_server) as (session, seen, release):
         session.cancel()  # Ctrl-C / SIGTERM while the hook runs
         await asyncio.sleep(0)
         assert not session.done()  # it waits for the commit, whose hook still runs
         release.touch()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(session), REACHED)
-    finally:
-        release.touch()
     head = git(repo, "rev-parse", "HEAD")
     # It said why the stop waited; what it reported is what the branch holds.
     waited = [e.message for e in seen if isinstance(e, ev.Notice) and "Stopping once" in e.message]
@@ -335,22 +325,6 @@ def the_commit_is_reported(repo: Path, run: RunProcess, err: str, title: str) ->
     assert head[:8] in last and title in last and "untouched" in last, err
     assert git(repo, "status", "--porcelain") == ""
     assert not (repo / ".git" / "tui-engineer-accept.json").exists()
-
-
-def accepted_into_a_slow_hook(repo: Path, server: ScriptedServer) -> tuple[RunProcess, Path]:
-    """`tui-engineer run "add sub" --no-plan --yes`, its step accepted and its commit's
-    pre-commit hook running until the returned `release` file exists."""
-    reached, release = slow_hook(repo)
-    server.script(Reply(text=SUB))
-    run = RunProcess(repo, server, "add sub", "--no-plan")
-    try:
-        run.wait_event("decision", step=1, decision="accept")
-        wait_for_file_now(reached)
-    except BaseException:
-        release.touch()
-        run.kill()
-        raise
-    return run, release
 
 
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import git, write_hook
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
-from tests.timing_support import REACHED, slow_hook, titles, wait_for_file
+from tests.timing_support import REACHED, session_in_a_slow_hook, titles
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.session.resume import load_run
@@ -140,22 +140,15 @@ async def test_a_hook_refusing_while_the_session_is_stopped_is_said_and_shown_on
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    reached, release = slow_hook(repo)
-    hook = repo / ".git" / "hooks" / "pre-commit"
-    hook.write_text(hook.read_text().replace("exit 0", "echo 'lint: no' >&2; exit 1"))
-    scripted_server.script(Reply(text=SUB))
-    seen: list[ev.Event] = []
-    session = asyncio.ensure_future(
-        run_headless(repo, "add sub", scripted_server.base_url, sink=seen.append, plan=False)
-    )
-    try:
-        await wait_for_file(reached)
+    async with session_in_a_slow_hook(repo, scripted_server, "lint: no") as (
+        session,
+        seen,
+        release,
+    ):
         session.cancel()  # Ctrl-C while the hook runs; then the hook refuses
         release.touch()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(session), REACHED)
-    finally:
-        release.touch()
     [refused] = [e for e in seen if isinstance(e, ev.AcceptRefused)]
     assert "lint: no" in refused.message and "resume" in refused.message
     [finished] = [e for e in seen if isinstance(e, ev.SessionFinished)]

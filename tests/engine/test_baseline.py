@@ -18,6 +18,7 @@ from tests.engine_support import edit, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tui_engineer.bench.hidden import SAFE_EXTRACT
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -170,7 +171,7 @@ def more_itertools_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"pip could not download more-itertools' sdist: {done.stderr[-300:]}")
     (archive,) = folder.glob("more_itertools-*.tar.gz")
     with tarfile.open(archive) as tar:
-        tar.extractall(folder, filter="data")
+        tar.extractall(folder, **SAFE_EXTRACT)
     return next(p for p in folder.iterdir() if p.is_dir())
 
 

@@ -24,7 +24,7 @@ from tui_engineer.engine import events as ev
 
 NODE = shutil.which("node")
 CARGO = shutil.which("cargo") or (
-    "/root/.cargo/bin/cargo" if Path("/root/.cargo/bin/cargo").exists() else None
+    "/root/.cargo/bin/cargo" if os.path.exists("/root/.cargo/bin/cargo") else None
 )
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 needs_cargo = pytest.mark.skipif(CARGO is None, reason="cargo is not installed")

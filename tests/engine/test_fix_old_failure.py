@@ -164,7 +164,7 @@ async def test_the_plan_says_which_old_failure_each_step_fixes(
 # --- other runners: the same first-wrong-then-right session ------------------------------------
 
 CARGO = shutil.which("cargo") or (
-    "/root/.cargo/bin/cargo" if Path("/root/.cargo/bin/cargo").exists() else None
+    "/root/.cargo/bin/cargo" if os.path.exists("/root/.cargo/bin/cargo") else None
 )
 NODE = shutil.which("node")
 

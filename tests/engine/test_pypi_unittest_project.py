@@ -22,6 +22,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, edit, run_headless
 from tests.env_support import project_venv
 from tests.scripted_server import Reply, ScriptedServer
+from tui_engineer.bench.hidden import SAFE_EXTRACT
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -44,7 +45,7 @@ def idna_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"pip could not download {IDNA}'s sdist: {done.stderr[-300:]}")
     (archive,) = folder.glob("idna-*.tar.gz")
     with tarfile.open(archive) as tar:
-        tar.extractall(folder, filter="data")
+        tar.extractall(folder, **SAFE_EXTRACT)
     return next(p for p in folder.iterdir() if p.is_dir())
 
 

@@ -11,19 +11,14 @@ import io
 import pytest
 
 from tests.engine_support import edit, plan_reply, run_headless
-from tests.env_support import activate, project_venv
+from tests.env_support import VENV_PROJECT, activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
 FILES = {
-    ".gitignore": ".venv/\n",
-    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
-    "tests/test_calc.py": (
-        "from calc import add, sub\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
-        "def test_sub():\n    assert sub(3, 1) == 2\n"
-    ),
+    **VENV_PROJECT,
     "tests/test_other.py": "def test_other():\n    assert True\n",
 }
 ADD = edit("calc.py", "    return a + b\n", "    return b + a\n")

@@ -31,7 +31,12 @@ def head_sha(repo: Path) -> str:
 def _export_head(repo: Path, dest: Path) -> None:
     archive = subprocess.run(["git", "archive", "HEAD"], cwd=repo, capture_output=True, check=True)
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(dest, filter="data")
+        tar.extractall(dest, **SAFE_EXTRACT)
+
+
+# tarfile's "data" filter (no absolute paths, no links out, no device files) where this Python
+# has it: 3.11.4 and later. Debian 12's python3 is 3.11.2, where the argument is a TypeError.
+SAFE_EXTRACT: dict[str, str] = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 async def run_hidden(

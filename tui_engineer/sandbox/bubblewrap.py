@@ -72,7 +72,9 @@ class Jail:
         for folder in sorted(self.hidden, key=lambda p: len(p.parts)):
             args += ["--tmpfs", str(folder)]
         for folder in sorted(self.shown, key=lambda p: len(p.parts)):
-            if folder.exists():
+            # os.path: False where a user may not look (~root/.nvm for all but root), where
+            # Path.exists() raises PermissionError.
+            if os.path.exists(folder):
                 args += ["--ro-bind", str(folder), str(folder)]
         if self.home == _SPARE_HOME:
             args += ["--dir", str(self.home)]
