@@ -109,6 +109,9 @@ async def accept_both_and_undo_the_last_at_the_end(pilot, app, repo: Path) -> No
     await wait_for_screen(pilot, app, StillWrongScreen)
     await pilot.click("#undo")
     await wait_for(pilot, lambda: titles(repo) == ["Add sub", "initial"])
+    # The commit is gone from git before the app heard so (StepUndone): the next undo is
+    # offered for what the Plan pane then shows as the last accepted step.
+    await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "undone")
 
 
 async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo_asks_again(
