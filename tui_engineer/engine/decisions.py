@@ -23,6 +23,7 @@ from tui_engineer.vcs.shadow import Change, Shadow
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.progress import Progress
     from tui_engineer.engine.runtime import Runtime
 
 
@@ -46,10 +47,7 @@ class Decisions:
     rt: Runtime
     reviewer: Reviewer
     approval: str  # "ask" or "auto" (engine/approval.py); a front end may switch it at any time
-    commits: list[str]
-    plan: list[Step]
-    _last_accepted: Proposal | None
-    _unfinished: bool  # a step was skipped, failed or the plan was cut short
+    progress: Progress
     _ask_human: set[int]  # steps whose accept "auto" gave was refused: the human is asked
 
     async def _review(self, step: Step, proposal: Proposal) -> Decision:
@@ -176,7 +174,7 @@ class Decisions:
             step.status = "skipped"
             self._replace_remaining(decision.new_steps or [])
             return
-        self._unfinished = True
+        self.progress.unfinished = True
         step.status = "skipped" if decision.kind == "skip" else "failed"
         self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
         if decision.kind == "skip":
@@ -187,8 +185,8 @@ class Decisions:
     def _drop_dependants(self, skipped: Step) -> None:
         """The pending steps that need a skipped step (they name it, or read what it changes:
         engine/step_graph.py) go with it, said; the others stay."""
-        for index in dependants(self.plan, skipped.index):
-            step = next(s for s in self.plan if s.index == index)
+        for index in dependants(self.progress.plan, skipped.index):
+            step = next(s for s in self.progress.plan if s.index == index)
             if step.status != "pending":
                 continue
             step.status = "skipped"
@@ -248,8 +246,8 @@ class Decisions:
 
     def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
         step.status, step.commit = "accepted", sha
-        self.commits.append(sha)
-        self._last_accepted = proposal
+        self.progress.commits.append(sha)
+        self.progress.last_accepted = proposal
         self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
 
     def _commit_body(self, step: Step, by: str, note: str = "") -> str:

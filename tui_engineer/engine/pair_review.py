@@ -24,13 +24,14 @@ from tui_engineer.vcs.shadow import Change
 if TYPE_CHECKING:
     from tui_engineer.engine.pipeline import Pipeline
     from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.progress import Progress
     from tui_engineer.engine.runtime import Runtime
 
 
 class PairReview:
     rt: Runtime
     pipeline: Pipeline
-    plan: list[Step]
+    progress: Progress
     _reruns: int
     _review: Callable[[Step, Proposal], Awaitable[Decision]]  # engine/decisions.py
 
@@ -50,7 +51,7 @@ class PairReview:
             whole = fresh if whole is proposal else whole
             proposal = fresh
             reruns = self._reruns
-            await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
+            await self.pipeline.start(request, self.progress.plan, step, passed=_passed(proposal))
             # Shown, then asked with nothing awaited between: a front end draws the proposal
             # as the question opens, so a key pressed on sight always has a question to answer.
             self._emit_proposal(step, proposal, changes)

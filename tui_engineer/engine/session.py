@@ -18,6 +18,7 @@ from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, infos, single_step
 from tui_engineer.engine.plan_check import DROP_OR_KEEP, PlanCheck
 from tui_engineer.engine.planning import make_plan
+from tui_engineer.engine.progress import Progress
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
@@ -63,10 +64,7 @@ class Session(PairReview, Decisions):
         # "ask" or "auto" (engine/approval.py); a front end may switch it at any time.
         self.approval: str = runtime.options.approval
         self.session_id = session_id
-        self.plan: list[Step] = []
-        self.commits: list[str] = []
-        self._last_accepted: Proposal | None = None
-        self._unfinished = False  # a step was skipped, failed or the plan was cut short
+        self.progress = Progress()  # plan, commits, last accept (engine/progress.py)
         self._ask_human: set[int] = set()  # steps whose auto accept git refused (decisions.py)
         # Test runs a UI asked for (rerun_tests): one during a review may write in the shadow,
         # so the changes listed for the review are listed again before accepting.
@@ -85,6 +83,14 @@ class Session(PairReview, Decisions):
         self._earlier_ok = False  # the last step accepted before the resume passed its tests
         self.head = ""  # the commit it starts on, for the record (a resume compares with it)
         self.part_of = ""  # the editor's session this run is a later request of (ACP)
+
+    @property
+    def plan(self) -> list[Step]:
+        return self.progress.plan
+
+    @property
+    def commits(self) -> list[str]:
+        return self.progress.commits
 
     @property
     def server_wait(self) -> float | None:
@@ -110,8 +116,9 @@ class Session(PairReview, Decisions):
         `run` then makes no plan call: it works the pending steps (a step cut off is proposed
         again, knowing the reasons it was rejected for; one under review is shown again), then
         asks what is still wrong."""
-        self.plan, self.commits, self._rejected = plan, list(commits), dict(rejections)
-        self._unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
+        self.progress.plan, self.progress.commits = plan, list(commits)
+        self._rejected = dict(rejections)
+        self.progress.unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
         self._earlier_ok, self._resumed = last_ok, said
         self._shown = dict(shown or {})  # engine/shown_again.py
 
@@ -149,7 +156,7 @@ class Session(PairReview, Decisions):
             self.commits.remove(step.commit)
             step.status, step.commit = "undone", None
         # A step of this session was taken back: it no longer ends with every step in.
-        self._unfinished, self._last_accepted = True, None
+        self.progress.unfinished, self.progress.last_accepted = True, None
         self.rt.emit(ev.StepUndone(step=step.index if step else None, message=message))
         return message
 
@@ -253,7 +260,7 @@ class Session(PairReview, Decisions):
                 break
             request = prompts.still_wrong_request(answer)
             await self._extend_plan(request, planned=True, asked=answer.strip())
-        final_ok = not self._unfinished and self._final_ok()
+        final_ok = not self.progress.unfinished and self._final_ok()
         message = f"{len(self.commits)} step(s) committed"
         if self.rt.options.unverified:
             message += f" ({UNVERIFIED})"
@@ -262,11 +269,12 @@ class Session(PairReview, Decisions):
     def _final_ok(self) -> bool:
         # The shadow tree equals the last accepted proposal (later skips reset to it), so that
         # proposal's test run is the final run: no need to run the suite again.
-        if self._last_accepted is None:
+        last = self.progress.last_accepted
+        if last is None:
             return self._earlier_ok  # resumed, nothing accepted since: the last one before
         if self.rt.options.unverified:
             return True  # the human chose to work without tests; every review said so
-        return self._last_accepted.tests_ok
+        return last.tests_ok
 
     async def _extend_plan(self, request: str, *, planned: bool, asked: str = "") -> None:
         """Plan `request` (the human's own words `asked`, for steps planned from feedback)."""
@@ -345,7 +353,7 @@ class Session(PairReview, Decisions):
         first = len(kept) + 1
         for offset, step in enumerate(new_steps):
             step.index, step.status = first + offset, "pending"
-        self.plan = kept + new_steps
+        self.progress.plan = kept + new_steps
         self._announce_plan()
 
     def _announce_plan(self) -> None:
