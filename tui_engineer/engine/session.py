@@ -57,7 +57,7 @@ def _outcome_of(err: UserError) -> str:
 _DONE = {"accepted", "skipped", "undone"}  # statuses of steps the session is through with
 
 
-class Session(PairReview, Decisions):
+class Session(Decisions):
     def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
         self.rt = runtime
         self.reviewer = reviewer
@@ -66,11 +66,10 @@ class Session(PairReview, Decisions):
         self.session_id = session_id
         self.progress = Progress()  # plan, commits, last accept (engine/progress.py)
         self._ask_human: set[int] = set()  # steps whose auto accept git refused (decisions.py)
-        # Test runs a UI asked for (rerun_tests): one during a review may write in the shadow,
-        # so the changes listed for the review are listed again before accepting.
-        self._reruns = 0
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
+        # A proposal's review rounds: hand edits and kept hunks tested (engine/pair_review.py).
+        self.pair_review = PairReview(runtime, self.pipeline, self.progress, self._review)
         self.plan_check = PlanCheck(runtime)  # is the rest still needed? (engine/plan_check.py)
         if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
             runtime.inbox.listener = self.pipeline.chat  # goes to it as it is sent
@@ -134,7 +133,7 @@ class Session(PairReview, Decisions):
             self.rt.emit(ev.Notice(message=f"No test command: {UNVERIFIED}."))
             return None
         current = next((s for s in self.plan if s.status == "review"), None)
-        self._reruns += 1
+        self.pair_review.reruns += 1
         return await self.rt.run_tests(current.index if current else None)
 
     def retry_now(self) -> None:
@@ -303,7 +302,7 @@ class Session(PairReview, Decisions):
             # Is the rest still needed once this is in? Asked while the human reads.
             self.plan_check.on_review(request, self.plan, proposal)
             # Hand edits and kept subsets of hunks are tested and reviewed again in there.
-            decision, proposal, listed = await self._review_rounds(request, step, proposal)
+            decision, proposal, listed = await self.pair_review.rounds(request, step, proposal)
             self.plan_check.decided(decision.kind)
             if decision.kind == "undo":  # done: this proposal was built on the undone commit
                 step.status, proposal = "pending", None
