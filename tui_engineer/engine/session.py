@@ -57,19 +57,18 @@ def _outcome_of(err: UserError) -> str:
 _DONE = {"accepted", "skipped", "undone"}  # statuses of steps the session is through with
 
 
-class Session(Decisions):
+class Session:
     def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
         self.rt = runtime
         self.reviewer = reviewer
-        # "ask" or "auto" (engine/approval.py); a front end may switch it at any time.
-        self.approval: str = runtime.options.approval
         self.session_id = session_id
         self.progress = Progress()  # plan, commits, last accept (engine/progress.py)
-        self._ask_human: set[int] = set()  # steps whose auto accept git refused (decisions.py)
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
         # A proposal's review rounds: hand edits and kept hunks tested (engine/pair_review.py).
-        self.pair_review = PairReview(runtime, self.pipeline, self.progress, self._review)
+        # What a review's answer does: asked, committed, skipped (engine/decisions.py).
+        self.decisions = Decisions(runtime, reviewer, self.progress, undo=self.undo_last)
+        self.pair_review = PairReview(runtime, self.pipeline, self.progress, self.decisions.review)
         self.plan_check = PlanCheck(runtime)  # is the rest still needed? (engine/plan_check.py)
         if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
             runtime.inbox.listener = self.pipeline.chat  # goes to it as it is sent
@@ -90,6 +89,16 @@ class Session(Decisions):
     @property
     def commits(self) -> list[str]:
         return self.progress.commits
+
+    @property
+    def approval(self) -> str:
+        """The approval mode, "ask" or "auto" (engine/approval.py); a front end may switch it
+        at any time (the TUI's key, ACP's session mode)."""
+        return self.decisions.approval
+
+    @approval.setter
+    def approval(self, mode: str) -> None:
+        self.decisions.approval = mode
 
     @property
     def server_wait(self) -> float | None:
@@ -309,7 +318,7 @@ class Session(Decisions):
                 continue
             if decision.kind == "accept":
                 # Final at once: committed before anything waits for the step prepared ahead.
-                if not await self._accepted(step, proposal, decision, listed):
+                if not await self.decisions.accepted(step, proposal, decision, listed):
                     continue  # git refused it (said): the same proposal, reviewed again
                 if proposal.not_needed:  # dropped, never taken: its preparation goes too
                     await self.pipeline.drop_step(step.index)
@@ -321,7 +330,7 @@ class Session(Decisions):
                 rejections.append(decision.reason or "(no reason given)")
                 step.status, proposal = "pending", None
                 continue
-            await self._settle(step, proposal, decision)
+            await self.decisions.settle(step, proposal, decision)
             return
 
     async def _next_proposal(self, request: str, step: Step, rejections: list[str]) -> Proposal:
@@ -346,14 +355,6 @@ class Session(Decisions):
         if diff is None:
             return None
         return await proposal_shown_again(self.rt, request, self.plan, step, diff)
-
-    def _replace_remaining(self, new_steps: list[Step]) -> None:
-        kept = [s for s in self.plan if s.status != "pending"]
-        first = len(kept) + 1
-        for offset, step in enumerate(new_steps):
-            step.index, step.status = first + offset, "pending"
-        self.progress.plan = kept + new_steps
-        self._announce_plan()
 
     def _announce_plan(self) -> None:
         self.rt.emit(ev.PlanReady(steps=infos(self.plan)))
