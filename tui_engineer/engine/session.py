@@ -65,9 +65,9 @@ class Session:
         self.progress = Progress()  # plan, commits, last accept (engine/progress.py)
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
-        # A proposal's review rounds: hand edits and kept hunks tested (engine/pair_review.py).
         # What a review's answer does: asked, committed, skipped (engine/decisions.py).
         self.decisions = Decisions(runtime, reviewer, self.progress, undo=self.undo_last)
+        # A proposal's review rounds: hand edits and kept hunks tested (engine/pair_review.py).
         self.pair_review = PairReview(runtime, self.pipeline, self.progress, self.decisions.review)
         self.plan_check = PlanCheck(runtime)  # is the rest still needed? (engine/plan_check.py)
         if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
