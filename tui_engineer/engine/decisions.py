@@ -2,16 +2,19 @@
 human's, said at once; an accept committed to its end whatever stops the session meanwhile
 (DESIGN.md invariant 8); a skip, a stop or an edited plan carried out.
 
-`Decisions` is mixed into engine/session.py's `Session`, which owns the loop and the plan."""
+`Decisions` is held by engine/session.py's `Session`, which owns the loop; the plan and what
+it came to are the session's `Progress` (engine/progress.py), shared with it."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.approval import AUTO_PASSED, auto_decision
 from tui_engineer.engine.cleanup import settle, to_the_end
+from tui_engineer.engine.plan import infos
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.review_notes import commit_lines
 from tui_engineer.engine.step_graph import dependants
@@ -23,6 +26,7 @@ from tui_engineer.vcs.shadow import Change, Shadow
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.progress import Progress
     from tui_engineer.engine.runtime import Runtime
 
 
@@ -40,19 +44,25 @@ class StopSession(Exception):
 
 
 class Decisions:
-    """What the session's review loop calls once a proposal is ready. The session provides
-    `undo_last()` and `_replace_remaining(steps)` besides the attributes below."""
+    """What the session's review loop calls once a proposal is ready: `review` asks,
+    `accepted` and `settle` carry the answer out. `undo` is the session's own undo, run when
+    the human answers a review with one."""
 
-    rt: Runtime
-    reviewer: Reviewer
-    approval: str  # "ask" or "auto" (engine/approval.py); a front end may switch it at any time
-    commits: list[str]
-    plan: list[Step]
-    _last_accepted: Proposal | None
-    _unfinished: bool  # a step was skipped, failed or the plan was cut short
-    _ask_human: set[int]  # steps whose accept "auto" gave was refused: the human is asked
+    def __init__(
+        self,
+        rt: Runtime,
+        reviewer: Reviewer,
+        progress: Progress,
+        *,
+        undo: Callable[[], Awaitable[str]],
+    ) -> None:
+        self.rt, self.reviewer, self.progress = rt, reviewer, progress
+        # "ask" or "auto" (engine/approval.py); a front end may switch it at any time.
+        self.approval: str = rt.options.approval
+        self._ask_human: set[int] = set()  # steps whose accept "auto" gave was refused
+        self._undo = undo
 
-    async def _review(self, step: Step, proposal: Proposal) -> Decision:
+    async def review(self, step: Step, proposal: Proposal) -> Decision:
         """The human's decision, said at once. An accept that a stop (Ctrl-C, a signal)
         overtakes before the session saw it is still committed: a decision is never lost.
         An undo is carried out here: when refused (pushed, edited since) the review goes on
@@ -72,7 +82,7 @@ class Decisions:
                 raise
             if decision.kind == "undo":
                 try:
-                    await self.undo_last()
+                    await self._undo()
                 except UserError as err:
                     self.rt.emit(ev.UndoRefused(message=str(err)))
                     continue
@@ -99,7 +109,7 @@ class Decisions:
             except GitRefused as err:
                 self._refused(step, err, AGAIN_ON_RESUME)
 
-    async def _accepted(
+    async def accepted(
         self, step: Step, proposal: Proposal, decision: Decision, changes: list[Change] | None
     ) -> bool:
         """Carry out an accept; False when git refused its commit (a hook, signing, the branch
@@ -107,7 +117,7 @@ class Decisions:
         again. An accept nobody typed stops the session there instead (resumable), as --yes
         has no one to fix the cause; one that "auto" gave asks the human next."""
         try:
-            await self._settle(step, proposal, decision, changes)
+            await self.settle(step, proposal, decision, changes)
         except GitRefused as err:
             by_auto = decision.by == AUTO_PASSED and self.approval == "auto"
             if decision.by == BY_YOU or (by_auto and step.index not in self._ask_human):
@@ -153,7 +163,7 @@ class Decisions:
             )
         )
 
-    async def _settle(
+    async def settle(
         self,
         step: Step,
         proposal: Proposal,
@@ -176,7 +186,7 @@ class Decisions:
             step.status = "skipped"
             self._replace_remaining(decision.new_steps or [])
             return
-        self._unfinished = True
+        self.progress.unfinished = True
         step.status = "skipped" if decision.kind == "skip" else "failed"
         self.rt.emit(ev.StepSkipped(step=step.index, reason=decision.reason or decision.kind))
         if decision.kind == "skip":
@@ -184,11 +194,20 @@ class Decisions:
         if decision.kind == "stop":
             raise StopSession("stopped", decision.reason or "stopped by the human")
 
+    def _replace_remaining(self, new_steps: list[Step]) -> None:
+        """The human's edited list of steps replaces the pending ones, numbered on, said."""
+        kept = [s for s in self.progress.plan if s.status != "pending"]
+        first = len(kept) + 1
+        for offset, step in enumerate(new_steps):
+            step.index, step.status = first + offset, "pending"
+        self.progress.plan = kept + new_steps
+        self.rt.emit(ev.PlanReady(steps=infos(self.progress.plan)))
+
     def _drop_dependants(self, skipped: Step) -> None:
         """The pending steps that need a skipped step (they name it, or read what it changes:
         engine/step_graph.py) go with it, said; the others stay."""
-        for index in dependants(self.plan, skipped.index):
-            step = next(s for s in self.plan if s.index == index)
+        for index in dependants(self.progress.plan, skipped.index):
+            step = next(s for s in self.progress.plan if s.index == index)
             if step.status != "pending":
                 continue
             step.status = "skipped"
@@ -248,8 +267,8 @@ class Decisions:
 
     def _committed(self, step: Step, proposal: Proposal, sha: str) -> None:
         step.status, step.commit = "accepted", sha
-        self.commits.append(sha)
-        self._last_accepted = proposal
+        self.progress.commits.append(sha)
+        self.progress.last_accepted = proposal
         self.rt.emit(ev.StepCommitted(step=step.index, title=step.title, sha=sha))
 
     def _commit_body(self, step: Step, by: str, note: str = "") -> str:

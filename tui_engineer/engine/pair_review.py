@@ -3,7 +3,8 @@ edit is tested again and reviewed again; an accept with hunks left out tests the
 and is final only if they pass, else the review goes on saying so. Every tree that can be
 committed was tested first (unless the session has no tests at all).
 
-`PairReview` is mixed into engine/session.py's `Session` beside `Decisions`."""
+`PairReview` is held by engine/session.py's `Session`; the decisions it asks for come from
+engine/decisions.py, handed in as `review`."""
 
 from __future__ import annotations
 
@@ -24,17 +25,25 @@ from tui_engineer.vcs.shadow import Change
 if TYPE_CHECKING:
     from tui_engineer.engine.pipeline import Pipeline
     from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.progress import Progress
     from tui_engineer.engine.runtime import Runtime
 
 
 class PairReview:
-    rt: Runtime
-    pipeline: Pipeline
-    plan: list[Step]
-    _reruns: int
-    _review: Callable[[Step, Proposal], Awaitable[Decision]]  # engine/decisions.py
+    def __init__(
+        self,
+        rt: Runtime,
+        pipeline: Pipeline,
+        progress: Progress,
+        review: Callable[[Step, Proposal], Awaitable[Decision]],
+    ) -> None:
+        self.rt, self.pipeline, self.progress = rt, pipeline, progress
+        self._review = review  # the human's decision or the approval mode's (engine/decisions.py)
+        # Test runs a UI asked for (Session.rerun_tests): one during a review may write in the
+        # shadow, so the changes listed for the review are listed again before accepting.
+        self.reruns = 0
 
-    async def _review_rounds(
+    async def rounds(
         self, request: str, step: Step, proposal: Proposal
     ) -> tuple[Decision, Proposal, list[Change] | None]:
         """Show `proposal`, ask, and carry out hand edits and kept subsets until a decision is
@@ -49,8 +58,8 @@ class PairReview:
             fresh = await _with_written(self.rt, proposal)
             whole = fresh if whole is proposal else whole
             proposal = fresh
-            reruns = self._reruns
-            await self.pipeline.start(request, self.plan, step, passed=_passed(proposal))
+            reruns = self.reruns
+            await self.pipeline.start(request, self.progress.plan, step, passed=_passed(proposal))
             # Shown, then asked with nothing awaited between: a front end draws the proposal
             # as the question opens, so a key pressed on sight always has a question to answer.
             self._emit_proposal(step, proposal, changes)
@@ -70,7 +79,7 @@ class PairReview:
             if decision.kind == "reject" and decision.comments:
                 reason = f"{decision.reason}\n\n{comments_text(decision.comments)}"
                 decision = replace(decision, reason=reason)
-            listed = changes if reruns == self._reruns else None
+            listed = changes if reruns == self.reruns else None
             return decision, whole if proposal.partial else proposal, listed
 
     async def _edited(self, step: Step, whole: Proposal) -> Proposal:

@@ -18,6 +18,7 @@ from tui_engineer.engine.pipeline import Pipeline
 from tui_engineer.engine.plan import PlanError, Step, infos, single_step
 from tui_engineer.engine.plan_check import DROP_OR_KEEP, PlanCheck
 from tui_engineer.engine.planning import make_plan
+from tui_engineer.engine.progress import Progress
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
@@ -56,23 +57,18 @@ def _outcome_of(err: UserError) -> str:
 _DONE = {"accepted", "skipped", "undone"}  # statuses of steps the session is through with
 
 
-class Session(PairReview, Decisions):
+class Session:
     def __init__(self, runtime: Runtime, reviewer: Reviewer, *, session_id: str) -> None:
         self.rt = runtime
         self.reviewer = reviewer
-        # "ask" or "auto" (engine/approval.py); a front end may switch it at any time.
-        self.approval: str = runtime.options.approval
         self.session_id = session_id
-        self.plan: list[Step] = []
-        self.commits: list[str] = []
-        self._last_accepted: Proposal | None = None
-        self._unfinished = False  # a step was skipped, failed or the plan was cut short
-        self._ask_human: set[int] = set()  # steps whose auto accept git refused (decisions.py)
-        # Test runs a UI asked for (rerun_tests): one during a review may write in the shadow,
-        # so the changes listed for the review are listed again before accepting.
-        self._reruns = 0
+        self.progress = Progress()  # plan, commits, last accept (engine/progress.py)
         # The next step is prepared while the human reviews this one (engine/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
+        # What a review's answer does: asked, committed, skipped (engine/decisions.py).
+        self.decisions = Decisions(runtime, reviewer, self.progress, undo=self.undo_last)
+        # A proposal's review rounds: hand edits and kept hunks tested (engine/pair_review.py).
+        self.pair_review = PairReview(runtime, self.pipeline, self.progress, self.decisions.review)
         self.plan_check = PlanCheck(runtime)  # is the rest still needed? (engine/plan_check.py)
         if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
             runtime.inbox.listener = self.pipeline.chat  # goes to it as it is sent
@@ -85,6 +81,24 @@ class Session(PairReview, Decisions):
         self._earlier_ok = False  # the last step accepted before the resume passed its tests
         self.head = ""  # the commit it starts on, for the record (a resume compares with it)
         self.part_of = ""  # the editor's session this run is a later request of (ACP)
+
+    @property
+    def plan(self) -> list[Step]:
+        return self.progress.plan
+
+    @property
+    def commits(self) -> list[str]:
+        return self.progress.commits
+
+    @property
+    def approval(self) -> str:
+        """The approval mode, "ask" or "auto" (engine/approval.py); a front end may switch it
+        at any time (the TUI's key, ACP's session mode)."""
+        return self.decisions.approval
+
+    @approval.setter
+    def approval(self, mode: str) -> None:
+        self.decisions.approval = mode
 
     @property
     def server_wait(self) -> float | None:
@@ -110,8 +124,9 @@ class Session(PairReview, Decisions):
         `run` then makes no plan call: it works the pending steps (a step cut off is proposed
         again, knowing the reasons it was rejected for; one under review is shown again), then
         asks what is still wrong."""
-        self.plan, self.commits, self._rejected = plan, list(commits), dict(rejections)
-        self._unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
+        self.progress.plan, self.progress.commits = plan, list(commits)
+        self._rejected = dict(rejections)
+        self.progress.unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
         self._earlier_ok, self._resumed = last_ok, said
         self._shown = dict(shown or {})  # engine/shown_again.py
 
@@ -127,7 +142,7 @@ class Session(PairReview, Decisions):
             self.rt.emit(ev.Notice(message=f"No test command: {UNVERIFIED}."))
             return None
         current = next((s for s in self.plan if s.status == "review"), None)
-        self._reruns += 1
+        self.pair_review.reruns += 1
         return await self.rt.run_tests(current.index if current else None)
 
     def retry_now(self) -> None:
@@ -149,7 +164,7 @@ class Session(PairReview, Decisions):
             self.commits.remove(step.commit)
             step.status, step.commit = "undone", None
         # A step of this session was taken back: it no longer ends with every step in.
-        self._unfinished, self._last_accepted = True, None
+        self.progress.unfinished, self.progress.last_accepted = True, None
         self.rt.emit(ev.StepUndone(step=step.index if step else None, message=message))
         return message
 
@@ -253,7 +268,7 @@ class Session(PairReview, Decisions):
                 break
             request = prompts.still_wrong_request(answer)
             await self._extend_plan(request, planned=True, asked=answer.strip())
-        final_ok = not self._unfinished and self._final_ok()
+        final_ok = not self.progress.unfinished and self._final_ok()
         message = f"{len(self.commits)} step(s) committed"
         if self.rt.options.unverified:
             message += f" ({UNVERIFIED})"
@@ -262,11 +277,12 @@ class Session(PairReview, Decisions):
     def _final_ok(self) -> bool:
         # The shadow tree equals the last accepted proposal (later skips reset to it), so that
         # proposal's test run is the final run: no need to run the suite again.
-        if self._last_accepted is None:
+        last = self.progress.last_accepted
+        if last is None:
             return self._earlier_ok  # resumed, nothing accepted since: the last one before
         if self.rt.options.unverified:
             return True  # the human chose to work without tests; every review said so
-        return self._last_accepted.tests_ok
+        return last.tests_ok
 
     async def _extend_plan(self, request: str, *, planned: bool, asked: str = "") -> None:
         """Plan `request` (the human's own words `asked`, for steps planned from feedback)."""
@@ -295,14 +311,14 @@ class Session(PairReview, Decisions):
             # Is the rest still needed once this is in? Asked while the human reads.
             self.plan_check.on_review(request, self.plan, proposal)
             # Hand edits and kept subsets of hunks are tested and reviewed again in there.
-            decision, proposal, listed = await self._review_rounds(request, step, proposal)
+            decision, proposal, listed = await self.pair_review.rounds(request, step, proposal)
             self.plan_check.decided(decision.kind)
             if decision.kind == "undo":  # done: this proposal was built on the undone commit
                 step.status, proposal = "pending", None
                 continue
             if decision.kind == "accept":
                 # Final at once: committed before anything waits for the step prepared ahead.
-                if not await self._accepted(step, proposal, decision, listed):
+                if not await self.decisions.accepted(step, proposal, decision, listed):
                     continue  # git refused it (said): the same proposal, reviewed again
                 if proposal.not_needed:  # dropped, never taken: its preparation goes too
                     await self.pipeline.drop_step(step.index)
@@ -314,7 +330,7 @@ class Session(PairReview, Decisions):
                 rejections.append(decision.reason or "(no reason given)")
                 step.status, proposal = "pending", None
                 continue
-            await self._settle(step, proposal, decision)
+            await self.decisions.settle(step, proposal, decision)
             return
 
     async def _next_proposal(self, request: str, step: Step, rejections: list[str]) -> Proposal:
@@ -339,14 +355,6 @@ class Session(PairReview, Decisions):
         if diff is None:
             return None
         return await proposal_shown_again(self.rt, request, self.plan, step, diff)
-
-    def _replace_remaining(self, new_steps: list[Step]) -> None:
-        kept = [s for s in self.plan if s.status != "pending"]
-        first = len(kept) + 1
-        for offset, step in enumerate(new_steps):
-            step.index, step.status = first + offset, "pending"
-        self.plan = kept + new_steps
-        self._announce_plan()
 
     def _announce_plan(self) -> None:
         self.rt.emit(ev.PlanReady(steps=infos(self.plan)))
