@@ -55,10 +55,11 @@ def test_p_keeps_and_drops_hunk_by_hunk_and_commits_only_the_kept_ones_tested(
     assert "def sub(a, b)" in step_1 and "debug" not in step_1
     body = git(repo, "log", "-1", "--format=%B", "HEAD~1")
     assert "left out: calc.py hunk 1 (no debug prints)" in body
-    # Step 2, prepared on the whole of step 1, was moved onto the kept hunks and tested again
-    # there (issue 35), not proposed again.
+    # Step 2 is asked of the model once: prepared on the whole of step 1, it is moved onto the
+    # kept hunks and tested again there (issue 35); begun before its model was asked, it is
+    # begun again on them. Which of the two depends on how far it got when the answers came
+    # (they are all on stdin at once), so only the one call is checked.
     asked = [str(r.messages[1:2]) for r in scripted_server.chat_requests]
     assert sum("Now do step 2" in text for text in asked) == 1
-    assert "Step 2 was prepared on other files: moved onto the new ones" in done.stdout
     step_2 = git(repo, "show", "HEAD:calc.py")
     assert "def mul(a, b)" in step_2 and "def sub(a, b)" in step_2 and "debug" not in step_2
