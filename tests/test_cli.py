@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from tui_engineer import __version__
-from tui_engineer.errors import UserError
-from tui_engineer.terminal import require_terminal
+from tui_engineer.base.errors import UserError
+from tui_engineer.cli.terminal import require_terminal
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,11 +1,11 @@
-"""The one reading of a shell command (tui_engineer/shell_command.py): operators are tokens
+"""The one reading of a shell command (tui_engineer/base/shell_command.py): operators are tokens
 whether or not spaces surround them, so a compound command is never taken for a simple one."""
 
 from __future__ import annotations
 
 import pytest
 
-from tui_engineer.shell_command import commands, last_command, program, python_module, words
+from tui_engineer.base.shell_command import commands, last_command, program, python_module, words
 
 
 @pytest.mark.parametrize(

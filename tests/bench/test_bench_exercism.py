@@ -24,11 +24,11 @@ from tests.bench.exercism_support import (
 )
 from tests.engine_support import edit
 from tests.scripted_server import Reply
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.exercism import exercism_tasks
 from tui_engineer.bench.toolchains import runnable
 from tui_engineer.cli.launch import reported
 from tui_engineer.cli.main import main
-from tui_engineer.errors import UserError
 
 HAS_CARGO = shutil.which("cargo") is not None
 

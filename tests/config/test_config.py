@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.config import (
     ConfigError,
     LoadedSettings,
@@ -18,7 +19,6 @@ from tui_engineer.config import (
     load_settings,
     user_config_path,
 )
-from tui_engineer.errors import UserError
 
 SECRET = "sk-proj-Zq8vT3xLm9WnR4kYp2Hs7Jd6Fb1Gc5Ae0abcd"
 

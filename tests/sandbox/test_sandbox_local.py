@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.sandbox import LocalSandbox, Sandbox
 from tui_engineer.verify import CommandNotFound, TestReport, run_command, scrubbed_env
 

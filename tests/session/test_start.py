@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, write_files
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.llm.errors import MissingApiKey
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.start import Problem, start

@@ -34,8 +34,8 @@ from acp.schema import (
 )
 
 from tui_engineer import __version__
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine.approval import APPROVALS
-from tui_engineer.errors import UserError
 from tui_engineer.session.options import RunOptions
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def load_engine() -> None:
 
 
 def user_error(err: UserError) -> RequestError:
-    from tui_engineer.names import readable
+    from tui_engineer.base.names import readable
     from tui_engineer.session.start import about_the_key
 
     code = AUTH_REQUIRED if about_the_key(err) else USER_ERROR

@@ -16,9 +16,9 @@ from tui_engineer.acp.updates import (
     titled,
     user_said,
 )
+from tui_engineer.base.names import readable
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
-from tui_engineer.names import readable
 
 
 class HistoryTranslator(Translator):

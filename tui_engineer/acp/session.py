@@ -21,11 +21,11 @@ from acp.schema import PermissionOption, ToolCallUpdate
 
 from tui_engineer.acp import slash
 from tui_engineer.acp.updates import Translator, Update, say_text
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.review import Decision, Proposal, Verdict
 from tui_engineer.engine.session import Session, SessionResult
-from tui_engineer.errors import UserError
 from tui_engineer.session.prepare import Prepared
 from tui_engineer.session.run import run_prepared
 from tui_engineer.session.tool_servers import KeptTools
@@ -200,7 +200,7 @@ class AcpSession(slash.SlashCommands):
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - a bug of ours: say_text, never a traceback
-            from tui_engineer.crash import internal_error_message
+            from tui_engineer.base.crash import internal_error_message
 
             ending = internal_error_message(err)
         finally:

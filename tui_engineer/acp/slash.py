@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from acp.helpers import update_available_commands
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine.approval import APPROVALS, other
-from tui_engineer.errors import UserError
 from tui_engineer.session.repository import undo_last_step
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from pathlib import Path
 from acp import start_tool_call, text_block, tool_content, update_tool_call
 from acp.schema import ToolCallLocation
 
+from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.hunks import DiffUnreadable, parse
 from tui_engineer.engine.review import written_line
-from tui_engineer.names import readable
 
 TAIL_LINES = 40  # of a failing run's output, in its tool call
 Update = object  # one of the SDK's session update models

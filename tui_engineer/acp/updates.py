@@ -42,9 +42,9 @@ from tui_engineer.acp.tool_content import (
     run_started,
     test_result_text,
 )
+from tui_engineer.base.names import readable
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
-from tui_engineer.names import readable
 
 # Replies whose prose is worth reading in the editor; a plan arrives as JSON (the plan update
 # shows it), a diagnosis as its own prose.

@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.configs import Config
 from tui_engineer.bench.polyglot import aider_table, shapes_table
 from tui_engineer.bench.progress import BenchFinished, BenchStarted, ProgressSink, RunFinished
 from tui_engineer.bench.results import RunResult, append_result, read_results, write_tables
 from tui_engineer.bench.runner import RunOutput, RunSpec, run_one
 from tui_engineer.bench.task import Task
-from tui_engineer.errors import UserError
 
 META_FILE = "bench.json"
 RECORDS = "records"

@@ -7,9 +7,9 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.results import RunResult, read_results
 from tui_engineer.bench.stats import difference, rate
-from tui_engineer.errors import UserError
 
 METRICS = ("ran", "worked", "perfect")
 

@@ -10,9 +10,9 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.config.fields import FIELDS, coerce_value
 from tui_engineer.config.settings import Settings
-from tui_engineer.errors import UserError
 
 SHIPPED = Path(__file__).parent / "configs.toml"
 _SESSION_KEYS = {"plan", "diagnose", "description"}

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.results import read_results
-from tui_engineer.errors import UserError
 from tui_engineer.records.recorder import read_record, runs_dir
 
 SCHEMA_VERSION = 1

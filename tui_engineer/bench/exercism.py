@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.task import Task
-from tui_engineer.errors import UserError
 
 PRACTICE = Path("exercises") / "practice"
 

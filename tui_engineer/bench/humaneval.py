@@ -5,8 +5,8 @@ docstring example that is wrong (a few are) cannot fail a correct solution."""
 
 from __future__ import annotations
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.task import Task
-from tui_engineer.errors import UserError
 
 STUB = "    raise NotImplementedError\n"
 # The oracle's controlled first-try breakage: the module no longer imports.

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.results import RunResult
 from tui_engineer.bench.stats import rate
-from tui_engineer.errors import UserError
 
 # The TUI's dark theme accents (themes/tui-engineer-dark.toml): worked green, perfect blue.
 COLOURS = {"worked": "#a6e3a1", "perfect": "#89b4fa"}

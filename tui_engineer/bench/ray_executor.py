@@ -8,8 +8,8 @@ import asyncio
 import os
 from collections.abc import Callable, Sequence
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.runner import RunOutput, RunSpec, run_one
-from tui_engineer.errors import UserError
 
 
 def _run_in_worker(spec: RunSpec) -> RunOutput | str:

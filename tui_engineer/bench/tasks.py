@@ -7,9 +7,9 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.humaneval import humaneval_tasks
 from tui_engineer.bench.task import Task
-from tui_engineer.errors import UserError
 
 SUITES_DIR = Path(__file__).parent / "suites"
 TASK_FILE = "task.toml"

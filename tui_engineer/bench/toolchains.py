@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import shutil
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.bench.exercism import TRACKS
 from tui_engineer.bench.task import Task
-from tui_engineer.errors import UserError
 
 
 def language_of(task: Task) -> str:

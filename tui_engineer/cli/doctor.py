@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.config import LoadedSettings, Settings, load_settings
-from tui_engineer.errors import UserError
 from tui_engineer.verify.runners import runner_name
 
 OK, WARN, FAIL = "✓", "!", "✗"

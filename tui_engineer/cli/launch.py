@@ -8,9 +8,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.cli.arguments import build_demo_parser, build_parser, check_resume, flag_overrides
-from tui_engineer.errors import UserError
-from tui_engineer.terminal import require_terminal
+from tui_engineer.cli.terminal import require_terminal
 
 
 def open_app(argv: Sequence[str], *, notes: Sequence[str] = (), resume: str | None = None) -> int:
@@ -82,7 +82,7 @@ def reported(command: Callable[[list[str]], int], argv: list[str]) -> int:
     try:
         return command(argv)
     except UserError as err:
-        from tui_engineer.names import readable  # a file name in it may not be UTF-8
+        from tui_engineer.base.names import readable  # a file name in it may not be UTF-8
 
         print(f"tui-engineer: {readable(str(err))}", file=sys.stderr)
         return err.exit_code
@@ -90,7 +90,7 @@ def reported(command: Callable[[list[str]], int], argv: list[str]) -> int:
         print("tui-engineer: interrupted", file=sys.stderr)
         return 130
     except Exception as err:  # a bug of ours: said with the way out, never a traceback
-        from tui_engineer.crash import INTERNAL_ERROR_EXIT, internal_error_message
+        from tui_engineer.base.crash import INTERNAL_ERROR_EXIT, internal_error_message
 
         print(f"tui-engineer: {internal_error_message(err)}", file=sys.stderr)
         return INTERNAL_ERROR_EXIT

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.cli.arguments import (
     build_acp_parser,
     build_config_parser,
@@ -22,7 +23,6 @@ from tui_engineer.cli.arguments import (
     flag_overrides,
 )
 from tui_engineer.cli.launch import open_app, open_demo, reported
-from tui_engineer.errors import UserError
 
 if TYPE_CHECKING:
     from tui_engineer.session.start import Problem

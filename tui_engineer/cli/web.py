@@ -147,7 +147,7 @@ def _server_class(repo: Path | None = None) -> type:
 
 def _session_of(repo: Path, pid: int) -> str:
     """The session the process `pid` works on in `repo` ("" for none, or no repository)."""
-    from tui_engineer.errors import UserError
+    from tui_engineer.base.errors import UserError
     from tui_engineer.vcs.one_session import live_sessions
     from tui_engineer.vcs.repo import find_repo_root
 

@@ -72,8 +72,8 @@ def reattach(argv: list[str], server_pid: int | None) -> tuple[str | None, str]:
     closed = closed_tabs.closed_sessions(server_pid)
     if not closed:
         return None, ""
+    from tui_engineer.base.errors import UserError
     from tui_engineer.cli.arguments import build_parser
-    from tui_engineer.errors import UserError
     from tui_engineer.session.resume import load_run
     from tui_engineer.vcs.one_session import other_live_session, wait_for_exit
     from tui_engineer.vcs.repo import find_repo_root

@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
-from tui_engineer.shell_command import python_module, words
+from tui_engineer.base.shell_command import python_module, words
 
 Found = tuple[str, str]  # (command, reason)
 

@@ -19,8 +19,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_engineer.base.shell_command import words
 from tui_engineer.config import declared, nox_and_workflows
-from tui_engineer.shell_command import words
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.

@@ -21,8 +21,8 @@ import re
 import shlex
 from pathlib import Path
 
+from tui_engineer.base.shell_command import words
 from tui_engineer.config.declared import NOT_TESTS, Found, cleaned, runs_tests
-from tui_engineer.shell_command import words
 
 _TEST_SESSIONS = ("tests", "test")
 MAX_BYTES = 256_000  # a larger noxfile or workflow is not read

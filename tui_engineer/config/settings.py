@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.config import checks
 from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.config.mcp_servers import McpServerConfig
-from tui_engineer.errors import UserError
 
 
 class ConfigError(UserError):

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.base.names import readable
 from tui_engineer.context.ranking import (
     Focus,
     Ranked,
@@ -34,7 +35,6 @@ from tui_engineer.context.regions import (
 )
 from tui_engineer.context.repomap import FileMap, RepoMap, build_map
 from tui_engineer.context.symbols import Symbol
-from tui_engineer.names import readable
 
 MAX_TOTAL_CHARS = 120_000  # the default budget: context_budget's 30,000 tokens
 MAX_FILE_CHARS = 24_000  # a file up to this size is shown whole when the budget allows

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.base.names import EXACT
+from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.context.repomap import RepoMap
 from tui_engineer.context.symbols import Symbol
-from tui_engineer.names import EXACT
-from tui_engineer.safe_git import shadow_git_full_env
 
 NAMED_FILE = 100.0
 NAMED_BASENAME = 60.0

@@ -25,9 +25,9 @@ from stat import S_ISLNK, S_ISREG
 
 import platformdirs
 
+from tui_engineer.base.names import exact
+from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
-from tui_engineer.names import exact
-from tui_engineer.safe_git import shadow_git_full_env
 
 CACHE_VERSION = (1, sys.version_info[:2])  # marshal's format may change between versions
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed

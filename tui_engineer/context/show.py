@@ -13,11 +13,11 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.context.regions import find
 from tui_engineer.context.symbols import parse_symbols
 from tui_engineer.edits.parser import UnsafePath
 from tui_engineer.edits.paths import resolve_safe_path
-from tui_engineer.safe_git import shadow_git_full_env
 
 MAX_REQUESTS = 8  # per reply; more are answered "ask again"
 MAX_LINE_CHARS = 400  # a minified line is cut, so one line cannot eat the answer

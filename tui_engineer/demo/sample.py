@@ -6,7 +6,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tui_engineer.sample_mark import SAMPLE_EMAIL
+from tui_engineer.base.sample_mark import SAMPLE_EMAIL
 
 FILES = {
     "calc.py": "def add(a, b):\n    return a + b\n",

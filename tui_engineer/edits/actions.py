@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.edits.parser import ParseError
-from tui_engineer.errors import UserError
 from tui_engineer.sandbox.actions import InstallPackage, RunSetupCommand, SandboxAction
 
 _ACTION = re.compile(r"^\s*<{5,9} *(?P<kind>INSTALL|SETUP)\b[ \t]*(?P<arg>.*?)\s*$", re.MULTILINE)

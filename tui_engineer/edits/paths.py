@@ -10,8 +10,8 @@ import os
 import re
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.base.names import readable
 from tui_engineer.edits.parser import UnsafePath
-from tui_engineer.names import readable
 
 REPLACEMENT = "\ufffd"  # how a byte of a name that is not UTF-8 is shown
 

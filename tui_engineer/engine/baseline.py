@@ -9,12 +9,12 @@ import asyncio
 import time
 from pathlib import Path
 
+from tui_engineer.base.errors import UserError
+from tui_engineer.base.names import is_exact_only, readable
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.test_writes import bracketed
-from tui_engineer.errors import UserError
-from tui_engineer.names import is_exact_only, readable
 from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.approval import AUTO_PASSED, auto_decision
 from tui_engineer.engine.cleanup import settle, to_the_end
@@ -18,7 +19,6 @@ from tui_engineer.engine.plan import infos
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.review_notes import commit_lines
 from tui_engineer.engine.step_graph import dependants
-from tui_engineer.errors import UserError
 from tui_engineer.vcs.accept_journal import decide
 from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused

@@ -13,12 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.hand_edits import after_hand_edit
 from tui_engineer.engine.partial import verify_kept
 from tui_engineer.engine.review import Decision, Proposal
 from tui_engineer.engine.review_notes import comments_note, comments_text, dropped_note
-from tui_engineer.errors import UserError
 from tui_engineer.vcs.partial import staged_tree
 from tui_engineer.vcs.shadow import Change
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from tui_engineer.names import readable
+from tui_engineer.base.names import readable
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plan import Step

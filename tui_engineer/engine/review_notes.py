@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tui_engineer.base.names import readable
 from tui_engineer.engine.hunks import WHOLE_FILE, HunkRef
 from tui_engineer.engine.plan import Step
 from tui_engineer.engine.review import DroppedHunk, LineComment
-from tui_engineer.names import readable
 
 
 def _fenced(text: str) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.editor_buffers import BufferReader
@@ -18,7 +19,6 @@ from tui_engineer.engine.prompts import Message, feedback_message, review_notes_
 from tui_engineer.engine.test_queue import TestQueue
 from tui_engineer.engine.test_writes import bracketed
 from tui_engineer.engine.tool_use import SessionTools, shown_tools
-from tui_engineer.errors import UserError
 from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.llm.reply_watch import Expected, OffTrackReply
 from tui_engineer.verify.report import tail_lines

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.baseline import BaselineFailed, start_baseline
@@ -25,7 +26,6 @@ from tui_engineer.engine.server_wait import ServerPause
 from tui_engineer.engine.shown_again import proposal_shown_again
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import probe_early
-from tui_engineer.errors import UserError
 from tui_engineer.llm import BudgetExceeded, ModelReplyError
 from tui_engineer.vcs.commit import undo_last
 from tui_engineer.verify import TestReport

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from tui_engineer.safe_git import index_lock, shadow_git_full_env
+from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY
 from tui_engineer.vcs.shadow import Shadow
 

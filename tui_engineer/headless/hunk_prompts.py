@@ -8,10 +8,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 
+from tui_engineer.base.names import readable
 from tui_engineer.engine.hunks import WHOLE_FILE, Unit, units
 from tui_engineer.engine.review import WRITTEN_BY_TESTS, Decision, DroppedHunk, Proposal
 from tui_engineer.headless.printer import visible
-from tui_engineer.names import readable
 
 HUNK_HELP = (
     "y - keep this hunk\n"

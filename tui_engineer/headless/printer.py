@@ -12,13 +12,13 @@ import sys
 import time
 from typing import TextIO
 
+from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.chat_target import restarted_line
 from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, old_failure_lines, written_line
 from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
-from tui_engineer.names import readable
 
 
 class JsonPrinter:

@@ -31,6 +31,7 @@ from typing import Any
 
 import openai
 
+from tui_engineer.base.names import readable
 from tui_engineer.llm.accounting import CallAccounts, Message
 from tui_engineer.llm.discovery import WindowDiscovery, WindowReport
 from tui_engineer.llm.error_mapping import ErrorMapper
@@ -54,7 +55,6 @@ from tui_engineer.llm.window import (
     refuse_cut_at_window,
     server_cut_short,
 )
-from tui_engineer.names import readable
 
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a byte from the server before giving up on a call
 CONNECT_TIMEOUT = 10.0

@@ -5,7 +5,7 @@ None of these messages may contain the API key: the client redacts server text b
 
 from __future__ import annotations
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 
 class LLMError(UserError):

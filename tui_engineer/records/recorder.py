@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from tui_engineer.base.names import EXACT
 from tui_engineer.engine import events as ev
-from tui_engineer.names import EXACT
 
 RUNS_FOLDER = ".tui-engineer/runs"
 EXCLUDE_LINE = "/.tui-engineer/"

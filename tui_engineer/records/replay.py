@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.llm import BudgetExceeded, CallUsage, ModelReplyError, UsageLedger
 from tui_engineer.llm.reply_watch import NO_SIGN, Expected, OffTrackReply
 from tui_engineer.records.recorder import read_record

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 
 class BadAction(UserError):

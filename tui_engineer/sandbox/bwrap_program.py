@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 SYSTEM, BUNDLED = "system", "bundled"
 # Where the probe's answer is read on Ubuntu 23.10+ (1: only profiled programs get namespaces).

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tui_engineer.names import EXACT
+from tui_engineer.base.names import EXACT
 
 ECOSYSTEM_PATHS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # yarn's Plug'n'Play keeps its module map and unpacked packages outside node_modules.

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
+from tui_engineer.base.shell_command import program as first_program
 from tui_engineer.sandbox.bubblewrap import Jail
 from tui_engineer.sandbox.bwrap_program import Bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow, run_artifacts
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
-from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify import runners
 from tui_engineer.verify.report import TestReport, apply_runner_result, report_from_run
 from tui_engineer.verify.runners.pytest import is_pytest_command, with_pytest_report_args

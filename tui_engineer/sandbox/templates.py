@@ -16,7 +16,7 @@ from typing import Any
 
 import platformdirs
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 BUILTIN_DIR = Path(__file__).with_name("templates")
 REPO_DIR = Path(".tui-engineer") / "templates"

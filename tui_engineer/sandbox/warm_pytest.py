@@ -18,7 +18,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from tui_engineer.shell_command import tokens as shell_tokens
+from tui_engineer.base.shell_command import tokens as shell_tokens
 
 NOT_USED = 75  # the paused run exited without running anything
 

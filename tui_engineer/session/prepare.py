@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tui_engineer.base.errors import UserError
+from tui_engineer.base.sample_mark import is_sample_repo
 from tui_engineer.config import LoadedSettings, Settings, load_settings
 from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.config.mcp_servers import McpServerConfig
 from tui_engineer.engine.runtime import Model
-from tui_engineer.errors import UserError
-from tui_engineer.sample_mark import is_sample_repo
 from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.resume import Resumed, load_run

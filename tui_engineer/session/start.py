@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import NoTestCommand, Prepared, prepare
 from tui_engineer.vcs.dirty import DirtyTree, handle_dirty

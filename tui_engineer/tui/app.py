@@ -23,9 +23,9 @@ from textual.containers import Container, Vertical
 from textual.screen import Screen
 from textual.widgets import Markdown, Tab, Tabs
 
+from tui_engineer.base.errors import UserError
+from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
-from tui_engineer.errors import UserError
-from tui_engineer.names import readable
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent, event_poster
 from tui_engineer.tui.controller import SessionController

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 # Editors that open a file at a line given as `+LINE` before it.
 PLUS_LINE = {"vi", "vim", "nvim", "gvim", "nano", "pico", "emacs", "emacsclient", "micro",

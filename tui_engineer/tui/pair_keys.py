@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
+from tui_engineer.base.errors import UserError
+from tui_engineer.base.names import readable
 from tui_engineer.engine.review import Decision, LineComment
-from tui_engineer.errors import UserError
-from tui_engineer.names import readable
 from tui_engineer.tui.answering import Answering
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.llm.usage import price_for
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.panes.chat import ChatPane

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual.worker import Worker, WorkerState
 
-from tui_engineer.crash import internal_error_message
+from tui_engineer.base.crash import internal_error_message
 
 if TYPE_CHECKING:
     from tui_engineer.tui.panes.chat import ChatPane

@@ -13,7 +13,7 @@ from typing import Literal
 
 import git
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY, require_identity
 from tui_engineer.vcs.repo import (
     GitRefused,

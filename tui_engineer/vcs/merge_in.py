@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tui_engineer.safe_git import shadow_git_full_env
+from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Shadow
 

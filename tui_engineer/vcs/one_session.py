@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.vcs.cleanup import _REASON, _live, _when
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import open_repo

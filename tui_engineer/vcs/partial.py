@@ -13,8 +13,8 @@ from typing import Protocol
 
 import git
 
-from tui_engineer.names import raw
-from tui_engineer.safe_git import index_lock
+from tui_engineer.base.names import raw
+from tui_engineer.base.safe_git import index_lock
 from tui_engineer.vcs.repo import GitRefused, git_output
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.vcs.written import Written

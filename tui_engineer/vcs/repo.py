@@ -13,7 +13,7 @@ from pathlib import Path
 
 import git
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 
 class NotARepo(UserError):

@@ -36,7 +36,7 @@ from pathlib import Path
 import git
 import platformdirs
 
-from tui_engineer.safe_git import index_lock, shadow_git_env, shadow_git_full_env
+from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
 from tui_engineer.vcs.dirty import snapshot_commit
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import (

@@ -15,8 +15,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.names import EXACT
-from tui_engineer.safe_git import shadow_git_full_env
+from tui_engineer.base.names import EXACT
+from tui_engineer.base.safe_git import shadow_git_full_env
 
 _GITLINK = "160000"
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import platformdirs
 
-from tui_engineer.shell_command import last_command, words
-from tui_engineer.shell_command import program as first_program
+from tui_engineer.base.shell_command import last_command, words
+from tui_engineer.base.shell_command import program as first_program
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
 from tui_engineer.verify.runners import node, runner_for, runner_name
 from tui_engineer.verify.runners import pytest as pytest_runner

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import platformdirs
 
-from tui_engineer.names import EXACT
-from tui_engineer.safe_git import index_lock, shadow_git_full_env
+from tui_engineer.base.names import EXACT
+from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.verify import runners
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport

@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from tui_engineer.names import EXACT
+from tui_engineer.base.names import EXACT
 from tui_engineer.verify.report import TestReport
 
 _NOT_FOUND = re.compile(

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 from tui_engineer.verify.environment import env_for_tests
 
 OutputCallback = Callable[[str], None]

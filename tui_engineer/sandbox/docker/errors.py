@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 
 class DockerUnavailable(UserError):

@@ -15,7 +15,8 @@ from typing import Any
 
 from docker.errors import APIError, NotFound
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
+from tui_engineer.base.shell_command import program as first_program
 from tui_engineer.sandbox.actions import ActionResult, SandboxAction
 from tui_engineer.sandbox.docker import environment as envs
 from tui_engineer.sandbox.docker.client import connect
@@ -41,7 +42,6 @@ from tui_engineer.sandbox.docker.workspace import (
 )
 from tui_engineer.sandbox.ignored import ignored_paths
 from tui_engineer.sandbox.templates import EnvTemplate, pick_template
-from tui_engineer.shell_command import program as first_program
 from tui_engineer.verify import runners
 from tui_engineer.verify.report import (
     TestReport,

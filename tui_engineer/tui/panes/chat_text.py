@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from tui_engineer.base.names import readable
 from tui_engineer.edits.prose import FENCE
-from tui_engineer.names import readable
 
 # A word made only of path characters, with a slash, a dunder or a known extension. Checked
 # per word with simple patterns: no nested quantifiers over a whole streamed line.

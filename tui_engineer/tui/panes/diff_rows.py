@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tui_engineer.names import readable
+from tui_engineer.base.names import readable
 
 Side = Literal["old", "new"]
 TAB = "    "

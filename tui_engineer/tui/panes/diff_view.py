@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from tui_engineer.base.names import readable
 from tui_engineer.engine.review import WRITTEN_BY_TESTS
-from tui_engineer.names import readable
 from tui_engineer.tui.panes.diff_rows import (
     TAB,
     DiffLine,

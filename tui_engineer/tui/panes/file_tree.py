@@ -20,7 +20,7 @@ from textual.widgets.tree import TreeNode
 from textual.worker import Worker, WorkerState
 from watchfiles import Change
 
-from tui_engineer.names import readable
+from tui_engineer.base.names import readable
 from tui_engineer.tui.panes.tree_listing import Entry, IgnoreRules, list_children, list_fresh
 from tui_engineer.tui.panes.tree_watch import DiskWatcher, relative, rules_file_dir, wanted_change
 

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from tui_engineer.names import readable
+from tui_engineer.base.names import readable
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from tui_engineer.shell_command import last_command, python_module, words
+from tui_engineer.base.shell_command import last_command, python_module, words
 from tui_engineer.verify.runner_result import RunnerResult
 from tui_engineer.verify.runners import cargo, catch2, go, jest, node, pytest, unittest
 from tui_engineer.verify.runners.base import Runner

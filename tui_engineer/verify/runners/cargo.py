@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
-from tui_engineer.shell_command import words
+from tui_engineer.base.shell_command import words
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
 from tui_engineer.verify.runners.base import RunReport
 

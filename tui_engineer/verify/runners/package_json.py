@@ -1,13 +1,13 @@
-"""What a JavaScript package declares for its tests: the `test` script of package.json, read as
-words (tui_engineer/shell_command.py), and whether `npm test` and its like run it. Shared by the
-runners a package's test script can start (jest, node --test)."""
+"""What a JavaScript package declares for its tests: the `test` script of package.json, read
+as words (tui_engineer/base/shell_command.py), and whether `npm test` and its like run it.
+Shared by the runners a package's test script can start (jest, node --test)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tui_engineer.shell_command import tokens, words
+from tui_engineer.base.shell_command import tokens, words
 
 NPM_RUNNERS = ("npm", "yarn", "pnpm")
 

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tui_engineer.shell_command import words
+from tui_engineer.base.shell_command import words
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult
 from tui_engineer.verify.runners.base import RunReport

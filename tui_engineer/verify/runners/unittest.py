@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
-from tui_engineer.shell_command import python_module, words
+from tui_engineer.base.shell_command import python_module, words
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
 from tui_engineer.verify.runners.base import RunReport

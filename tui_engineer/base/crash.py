@@ -11,7 +11,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tui_engineer.names import readable
+from tui_engineer.base.names import readable
 
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE (sysexits.h): distinct from 1 (a step failed) and 2 (setup)
 

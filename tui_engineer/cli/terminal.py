@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
-from tui_engineer.errors import UserError
+from tui_engineer.base.errors import UserError
 
 # textual-serve (`tui-engineer serve`) runs each tab's app with its own driver over pipes and
 # names it in this variable: such an app needs no terminal.
