@@ -31,7 +31,9 @@ from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import Shadow, session_reason, shadow_home
 
 _POLL = 0.05  # seconds between looks while waiting for a session to end
-START_LOCK = "tui-engineer-start.lock"
+# Held with flock, so the file stays: not named *.lock, which in .git reads as a lock git or
+# a killed process left behind (the crash harness counts those).
+START_LOCK = "tui-engineer-start"
 _START_WAIT = 30.0  # seconds another session's start (its shadow being made) may take
 
 
