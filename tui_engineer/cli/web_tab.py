@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+from tui_engineer.base.processes import is_running
 from tui_engineer.cli import closed_tabs
 
 
@@ -161,20 +162,6 @@ def watch_server(pid: int, every: float = 1.0) -> None:
         os.kill(os.getpid(), signal.SIGHUP)
 
     threading.Thread(target=watch, name="serve-watch", daemon=True).start()
-
-
-def is_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed server no one has reaped yet is a zombie: gone, for us
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc: trust kill()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 if __name__ == "__main__":

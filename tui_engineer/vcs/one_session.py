@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.base.errors import UserError
+from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.cleanup import _REASON, _live, _when
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import open_repo
@@ -122,25 +123,11 @@ def wait_for_exit(pid: int, timeout: float) -> bool:
     shadow's removal: a session's record is closed last, and the next process may go on with it
     only once nothing writes there any more."""
     deadline = time.monotonic() + timeout
-    while _running(pid):
+    while is_running(pid):
         if time.monotonic() >= deadline:
             return False
         time.sleep(_POLL)
     return True
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # an ended process its parent has not reaped yet is a zombie: gone, for us
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc: trust kill()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 class TakeOverFailed(UserError):
