@@ -127,11 +127,13 @@ from tests.scripted_server import scripted_server  # noqa: E402, F401
 # Docker container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they
 # are. tests/tiers.py also writes what a run skipped for .ci/run's full pass.
 from tests.tiers import (  # noqa: E402, F401
+    ONE_AT_A_TIME,
     pytest_addoption,
     pytest_collectreport,
     pytest_deselected,
     pytest_runtest_logreport,
     pytest_sessionfinish,
+    runs_one_at_a_time,
     skip_slow_unless_asked,
 )
 
@@ -141,12 +143,13 @@ from tests.workers import pytest_cmdline_main, pytest_xdist_auto_num_workers  # 
 SLOW_FIXTURES = {"docker_client", "llama_server"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups into the ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.parent.name == "e2e" or SLOW_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.slow)
-        if "llama_server" in item.fixturenames:
-            # On one worker: its llama.cpp servers are the session's (one per context window and
-            # chat format), and each takes a core while it answers; one set of them is enough.
-            item.add_marker(pytest.mark.xdist_group("llama"))
+        if runs_one_at_a_time(item):
+            # On one worker, one after another: each takes a core or more (llama.cpp's servers
+            # are the session's too, one set of them on that worker), beside the sessions.
+            item.add_marker(pytest.mark.xdist_group(ONE_AT_A_TIME))
     skip_slow_unless_asked(config, items)

@@ -77,3 +77,42 @@ def test_each_skipped_id_is_written_and_nothing_else(tmp_path: Path, workers: li
         timeout=120,
     )
     assert again.returncode == 0 and "5 skipped" in again.stdout, again.stdout + again.stderr
+
+
+# The suite's own hook (tests/conftest.py) over a tiny suite: in a full pass on xdist workers, a
+# slow test of a heavy process joins the one-at-a-time group; a whole session goes to any worker.
+GROUPED = {
+    "conftest.py": "from tests.conftest import pytest_collection_modifyitems  # noqa: F401\n",
+    "test_kinds.py": (
+        "import pytest\n\nfrom tests.tiers import whole_session\n\n\n"
+        "@pytest.mark.slow\ndef test_heavy():\n    pass\n\n\n"
+        "@whole_session\ndef test_session():\n    pass\n\n\n"
+        "def test_quick():\n    pass\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("asked", [[], ["--slow"]], ids=["quick", "full"])
+def test_heavy_tests_run_one_at_a_time_and_sessions_side_by_side(
+    tmp_path: Path, asked: list[str]
+) -> None:
+    for name, text in GROUPED.items():
+        (tmp_path / name).write_text(text)
+    args = ["-p", "no:cacheprovider", "-p", "tests.tiers", *XDIST, "--dist", "loadgroup", "-v"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, *asked],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    outcome = "PASSED" if asked else "SKIPPED"
+    # xdist's lines: "[gw0] [ 33%] PASSED test_kinds.py::test_heavy@heavy"
+    seen = dict(reversed(line.split()[-2:]) for line in done.stdout.splitlines() if "] [" in line)
+    assert seen == {
+        "test_kinds.py::test_heavy@heavy": outcome,
+        "test_kinds.py::test_session": outcome,
+        "test_kinds.py::test_quick": "PASSED",
+    }, done.stdout

@@ -20,6 +20,24 @@ import pytest
 SKIPPED_TO = "SKIPPED_TESTS_TO"
 SLOW_REASON = "slow: starts a real process (run with --slow, or -m slow)"
 
+# A whole session over the real engine: a scripted model over HTTP, git, and the target repo's
+# pytest run again and again in shadow repositories, driven headless, through the Textual app or
+# through `tui-engineer` subprocesses. Each costs seconds of CPU (10-90 s of a worker on a loaded
+# 2-core machine), so the quick tier keeps one of each kind, those guarding the promises (a wrong
+# first answer fixed before review, an old failure told apart, only the model's edit committed, a
+# decision kept, the app, the demo, resume, the editor), and these run in the slow tier, which
+# .ci/run's full pass runs on parallel workers. The other slow tests (Docker, llama.cpp,
+# Chromium, tmux, Ray, the crash harness, a wheel in a fresh venv) run there one at a time.
+whole_session = pytest.mark.slow(kind="session")
+ONE_AT_A_TIME = "heavy"
+
+
+def runs_one_at_a_time(item: pytest.Item) -> bool:
+    """A slow test that starts a heavy real process (not a whole session): on one worker."""
+    mark = item.get_closest_marker("slow")
+    return mark is not None and mark.kwargs.get("kind") != "session"
+
+
 _not_run: list[str] = []
 
 

@@ -29,8 +29,8 @@ FILES = {
 
 
 # Both tests share one wheel, built in the checkout (pip's build folder there): on parallel
-# workers each would build it at once and trip over the other's files, so they run on one.
-pytestmark = pytest.mark.xdist_group("user-install")
+# workers each would build it at once and trip over the other's files. They do not: like every
+# slow test of a heavy process they run one at a time on one worker (tests/conftest.py).
 
 
 def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
