@@ -38,6 +38,10 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # The pytest runs our tests start in temp repos need none of this machine's plugins; loading
     # them (textual, syrupy...) costs about a second per run.
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    # What this process learned of each model server (can it count tokens?) is kept by its
+    # address; a later test's server may get the same port from the OS, and is another server.
+    monkeypatch.setattr("tui_engineer.llm.tokens._KNOWN", {})
+    monkeypatch.setattr("tui_engineer.llm.tokens._COUNTED", set())
 
 
 @pytest.fixture
