@@ -18,6 +18,7 @@ from tests.acp.acp_support import (
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tiers import whole_session
 
 RANK = {"pending": 0, "in_progress": 1, "completed": 2}
 
@@ -52,6 +53,7 @@ def started_ids(client: RecordingClient) -> list[str]:
     return [u.tool_call_id for u in client.updates if isinstance(u, ToolCallStart)]
 
 
+@whole_session
 async def test_after_a_load_the_plan_never_goes_back_and_no_tool_call_id_comes_twice(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -91,6 +93,7 @@ async def test_after_a_load_the_plan_never_goes_back_and_no_tool_call_id_comes_t
     assert open_calls(later) == {}
 
 
+@whole_session
 async def test_a_prompt_typed_after_a_load_never_reaches_a_later_request(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -116,6 +119,7 @@ async def test_a_prompt_typed_after_a_load_never_reaches_a_later_request(
 NO_EDIT = "I looked at calc.py and I think it is fine as it is."
 
 
+@whole_session
 async def test_a_step_the_model_never_edits_leaves_no_tool_call_open(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

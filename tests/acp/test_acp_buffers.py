@@ -21,6 +21,7 @@ from tests.acp.acp_support import RecordingClient, running_agent
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 
 # One step whose file is calc.py: its edit call shows the file.
 PLAN = (
@@ -49,6 +50,7 @@ class EditorWithBuffers(RecordingClient):
         return ReadTextFileResponse(content=Path(path).read_text() if text is None else text)
 
 
+@whole_session
 async def test_the_model_sees_the_editors_unsaved_buffer_and_the_thread_says_so(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -75,6 +77,7 @@ async def test_the_model_sees_the_editors_unsaved_buffer_and_the_thread_says_so(
     assert UNSAVED not in git(repo, "show", "HEAD:calc.py")
 
 
+@whole_session
 async def test_without_the_capability_the_saved_files_are_shown(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:

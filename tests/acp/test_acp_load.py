@@ -22,8 +22,10 @@ from tests.acp.acp_support import (
 from tests.conftest import git
 from tests.engine_support import MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tiers import whole_session
 
 
+@whole_session
 async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -47,6 +49,7 @@ async def test_a_prompt_after_a_cancel_goes_on_with_the_step_as_chat(
     assert "Subtracting, as asked." in client.text()
 
 
+@whole_session
 async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -62,6 +65,7 @@ async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
     assert len(client.permissions) == 2
 
 
+@whole_session
 async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -96,6 +100,7 @@ async def test_session_load_in_a_new_process_tells_the_session_and_goes_on(
     assert len(scripted_server.chat_requests) == 3
 
 
+@whole_session
 async def test_loading_an_unknown_session_is_an_error_and_the_agent_keeps_serving(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -109,6 +114,7 @@ async def test_loading_an_unknown_session_is_an_error_and_the_agent_keeps_servin
         assert await asyncio.wait_for(agent.start(repo), 60)
 
 
+@whole_session
 async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -141,6 +147,7 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
 
 
+@whole_session
 async def test_loading_a_finished_session_tells_it_and_the_next_prompt_starts_anew(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -160,6 +167,7 @@ async def test_loading_a_finished_session_tells_it_and_the_next_prompt_starts_an
     assert "add mul" in str(scripted_server.chat_requests[2].messages)  # a new plan
 
 
+@whole_session
 async def test_loading_a_session_tells_every_request_made_in_it_and_goes_on_with_the_last(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

@@ -18,6 +18,7 @@ from tests.acp.acp_support import RecordingClient, agent_env, running_agent
 from tests.conftest import git
 from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 
 GLOSSARY = str(Path(__file__).parents[1] / "mcp_glossary_server.py")
 TIME_SERVER = str(Path(sys.executable).parent / "mcp-server-time")
@@ -32,6 +33,7 @@ def tool_messages(server: ScriptedServer) -> list[list[dict]]:
     return [[m for m in r.messages if m["role"] == "tool"] for r in server.chat_requests]
 
 
+@whole_session
 async def test_the_editors_mcp_tools_are_called_shown_and_answered_before_the_edit(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -89,6 +91,7 @@ async def test_the_editors_mcp_tools_are_called_shown_and_answered_before_the_ed
     assert "MCP server glossary started: lookup_term, wait, closed." in text
 
 
+@whole_session
 async def test_a_tool_that_hangs_is_cut_off_said_and_the_step_still_commits(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -120,6 +123,7 @@ async def test_a_tool_that_hangs_is_cut_off_said_and_the_step_still_commits(
     assert [client.progress(c.tool_call_id)[0].status for c in calls] == ["failed", "failed"]
 
 
+@whole_session
 async def test_a_model_server_without_tool_support_is_asked_without_tools_said_once(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -137,6 +141,7 @@ async def test_a_model_server_without_tool_support_is_asked_without_tools_said_o
     assert [bool(r.tools) for r in scripted_server.chat_requests] == [True, False, False]
 
 
+@whole_session
 async def test_the_servers_start_once_per_editor_session_not_once_per_request(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:

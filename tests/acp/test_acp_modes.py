@@ -16,8 +16,10 @@ from tests.acp.acp_support import (
 from tests.conftest import git
 from tests.engine_support import MUL_BUGGY, MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tiers import whole_session
 
 
+@whole_session
 async def test_auto_mode_asks_only_about_the_failing_step(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -42,6 +44,7 @@ async def test_auto_mode_asks_only_about_the_failing_step(
     assert "Step 1 accepted: auto (tests passed)." in client.text()
 
 
+@whole_session
 async def test_the_approval_flag_is_the_starting_mode(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -51,6 +54,7 @@ async def test_the_approval_flag_is_the_starting_mode(
         assert made.modes.current_mode_id == "auto"
 
 
+@whole_session
 async def test_auto_mode_stays_after_session_load(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

@@ -16,6 +16,7 @@ from tests.acp.acp_support import RecordingClient, agent_session, session_cancel
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 
 # calc.py with 40 lines before `add`: step 1's change starts at line 45 of the new text.
 LONG_CALC = "".join(f"X{i} = {i}\n" for i in range(40)) + "\n\ndef add(a, b):\n    return a + b\n"
@@ -30,6 +31,7 @@ def by_kind(kind: str):
     return lambda call, options: next(o.option_id for o in options if o.kind == kind)
 
 
+@whole_session
 async def test_the_request_shows_what_it_asks_and_always_switches_to_auto(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -67,6 +69,7 @@ async def test_the_request_shows_what_it_asks_and_always_switches_to_auto(
     assert names == ["done", "skip", "undo", "mode", "tests"]
 
 
+@whole_session
 async def test_skip_is_told_from_reject_by_its_kind(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -81,6 +84,7 @@ async def test_skip_is_told_from_reject_by_its_kind(
     assert client.plans()[-1] == [("1. Add sub (skipped: skipped in the editor)", "completed")]
 
 
+@whole_session
 async def test_slash_commands_act_and_never_reach_the_model_and_the_session_is_listed(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -110,6 +114,7 @@ async def test_slash_commands_act_and_never_reach_the_model_and_the_session_is_l
     assert [(s.session_id, s.title) for s in listed.sessions] == [(session, "add sub")]
 
 
+@whole_session
 async def test_skip_after_a_cancel_at_a_review_skips_that_step_unasked(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

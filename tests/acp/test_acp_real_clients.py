@@ -17,6 +17,7 @@ import pytest
 from tests.acp.acp_support import agent_command, agent_env, two_steps
 from tests.conftest import git
 from tests.scripted_server import ScriptedServer
+from tests.tiers import whole_session
 
 
 def agent_args(url: str, *more: str) -> list[str]:
@@ -34,6 +35,7 @@ def acp_client_ready(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) ->
     return acp_client
 
 
+@whole_session
 def test_chuk_acp_command_line_client_drives_a_session(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -56,6 +58,7 @@ def test_chuk_acp_command_line_client_drives_a_session(
     assert "What is still wrong?" in done.stdout
 
 
+@whole_session
 async def test_acp_client_library_reviews_and_accepts_every_step(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

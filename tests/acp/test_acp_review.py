@@ -12,8 +12,10 @@ from tests.acp.acp_support import RecordingClient, agent_session, descendants
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import MUL, SUB, edit, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 
 
+@whole_session
 async def test_every_proposal_rejected_ends_the_turn_with_nothing_committed(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -40,6 +42,7 @@ async def test_every_proposal_rejected_ends_the_turn_with_nothing_committed(
 SLOW_TEST = "\n\ndef test_slow():\n    import time\n    time.sleep(120)\n"
 
 
+@whole_session
 async def test_cancel_at_a_permission_request_stops_everything_at_once(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -81,6 +84,7 @@ async def test_cancel_at_a_permission_request_stops_everything_at_once(
         assert await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
 
 
+@whole_session
 async def test_an_accept_your_hook_refuses_is_asked_again_and_commits_once_fixed(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

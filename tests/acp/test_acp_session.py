@@ -13,6 +13,7 @@ from tests.acp.acp_support import RecordingClient, agent_session, two_steps
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import DIV, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 
 
 def commits(repo: Path) -> list[str]:
@@ -71,6 +72,7 @@ ENV_TEST = (
 )
 
 
+@whole_session
 async def test_the_answer_to_what_is_still_wrong_plans_more_steps_in_the_same_session(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

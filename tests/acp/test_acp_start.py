@@ -14,8 +14,10 @@ from tests.acp.acp_support import agent_command, agent_env, running_agent
 from tests.conftest import start_conflicting_merge
 from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import ScriptedServer, unused_base_url
+from tests.tiers import whole_session
 
 
+@whole_session
 async def test_initialize_offers_load_and_new_session_offers_the_approval_modes(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -31,6 +33,7 @@ async def test_initialize_offers_load_and_new_session_offers_the_approval_modes(
         assert [m.id for m in made.modes.available_modes] == ["ask", "auto"]
 
 
+@whole_session
 async def test_session_new_errors_are_the_cli_sentences_and_the_agent_keeps_serving(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -58,6 +61,7 @@ async def test_session_new_errors_are_the_cli_sentences_and_the_agent_keeps_serv
     assert "Traceback" not in agent.log()
 
 
+@whole_session
 async def test_session_new_says_when_the_model_server_does_not_answer(make_repo, tmp_path) -> None:
     repo = make_repo()
     gone = unused_base_url()
@@ -70,6 +74,7 @@ async def test_session_new_says_when_the_model_server_does_not_answer(make_repo,
     assert "Traceback" not in agent.log()
 
 
+@whole_session
 async def test_no_key_is_authentication_required(make_repo, scripted_server, tmp_path) -> None:
     repo = make_repo()
     env = {k: v for k, v in agent_env().items() if k != "OPENAI_API_KEY"}
@@ -116,6 +121,7 @@ def test_acp_help_names_its_flags() -> None:
     assert "--approval" in done.stdout and "--allow-dirty" in done.stdout
 
 
+@whole_session
 async def test_a_host_refusing_the_sandbox_is_a_session_new_error(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
@@ -137,6 +143,7 @@ async def test_a_host_refusing_the_sandbox_is_a_session_new_error(
     assert scripted_server.chat_requests == []
 
 
+@whole_session
 async def test_a_docker_sandbox_without_an_engine_is_a_session_new_error(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:

@@ -24,6 +24,7 @@ from tests.bench.exercism_support import (
 )
 from tests.engine_support import edit
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tui_engineer.base.errors import UserError
 from tui_engineer.bench.exercism import exercism_tasks
 from tui_engineer.bench.toolchains import runnable
@@ -75,6 +76,7 @@ def test_exercism_needs_a_path(capsys) -> None:
     assert "exercism needs the PATH" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # cargo builds the Rust exercise: a real toolchain, tens of seconds of CPU
 @pytest.mark.skipif(not HAS_CARGO, reason="cargo is not installed: the Rust exercise cannot run")
 def test_the_oracle_works_every_python_and_rust_exercise(tmp_path: Path, capsys) -> None:
     checkout = polyglot_checkout(tmp_path / "polyglot")
@@ -113,6 +115,7 @@ def bench_against(server, checkout: Path, out: Path) -> int:
     )  # fmt: skip
 
 
+@whole_session
 def test_a_second_try_that_sees_the_test_output(python_only, scripted_server, tmp_path) -> None:
     broken = 'def two_fer(name="you"):\n    return f"One for {name}, one for me."\n  x = (\n'
     scripted_server.script(
@@ -267,6 +270,7 @@ def test_a_missing_toolchain_is_named_with_how_to_get_it(tmp_path: Path, monkeyp
     assert left_out["cpp"].startswith("`cmake` was not found on PATH (install CMake, make")
 
 
+@whole_session
 def test_lazy_comments_and_show_requests_in_aiders_columns(
     python_only, scripted_server, tmp_path
 ) -> None:
@@ -287,6 +291,7 @@ def test_lazy_comments_and_show_requests_in_aiders_columns(
     assert "| polyglot | 1 | 0.0 | 100.0 | 0.0 | 1 | 1 | 1 | 0 |" in table
 
 
+@whole_session
 def test_tasks_are_chosen_before_languages_are_left_out(python_only, tmp_path, capsys) -> None:
     javascript_exercise(python_only / "javascript")
     argv = ["bench", "exercism", str(python_only), "--oracle", "--no-progress"]

@@ -35,6 +35,7 @@ def hidden_passes(folder: Path, files: dict[str, str], task) -> bool:
     return asyncio.run(run_hidden(folder, task.hidden, task.hidden_command, settings)).passed
 
 
+@pytest.mark.slow  # each task's real project, its suite run twice: 5-15 s a task
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_hidden_tests_fail_at_the_start_and_pass_on_the_solution(task, tmp_path):
     assert not hidden_passes(tmp_path / "start", task.files, task)

@@ -11,6 +11,7 @@ import pytest
 
 from tests.engine_support import KEY, big_module, big_repo_files, edit, run_headless
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer
+from tests.tiers import whole_session
 
 pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
 
@@ -29,6 +30,7 @@ def prompt(request: RecordedRequest) -> str:
     return request.messages[-1]["content"]
 
 
+@whole_session
 async def test_the_propose_prompt_holds_the_named_function_of_a_6000_line_file(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -50,6 +52,7 @@ async def test_the_propose_prompt_holds_the_named_function_of_a_6000_line_file(
     assert len(first) < 12_000  # a 6,000-line file, and the prompt is small
 
 
+@whole_session
 async def test_the_plan_prompt_maps_the_symbol_too(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -65,6 +68,7 @@ async def test_the_plan_prompt_maps_the_symbol_too(
     assert "def scale(x):\n" in planning
 
 
+@whole_session
 async def test_the_fix_prompt_holds_the_code_at_the_failing_line(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -85,6 +89,7 @@ async def test_the_fix_prompt_holds_the_code_at_the_failing_line(
     assert "    return x * 4\n" in fixing
 
 
+@whole_session
 async def test_a_small_window_gets_a_smaller_context(big_repo: Path) -> None:
     with ScriptedServer(context_window=4096) as server:
         server.script(Reply(text=edit("big.py", "    return x * 3\n", "    return x * 2\n")))

@@ -15,6 +15,7 @@ from tests.conftest import git
 from tests.engine.test_engine_pipeline import by_conversation
 from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import (
     REACHED,
     RunProcess,
@@ -85,6 +86,7 @@ class Watch:
         return self.committed_at - self.decided_at
 
 
+@whole_session
 async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -147,6 +149,7 @@ def prepared(event: ev.Event) -> bool:
     return isinstance(event, ev.NextStepPrepared) and event.ready
 
 
+@whole_session
 async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_turn(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -183,6 +186,7 @@ class QuitAfterAccept(AcceptWhenHeld):
             self.session.cancel()
 
 
+@whole_session
 async def test_a_stop_right_after_an_accept_leaves_the_step_committed_and_says_so(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -242,6 +246,7 @@ class AnsweredThenStopped:
         return None
 
 
+@whole_session
 async def test_an_accept_answered_in_the_same_instant_as_a_quit_is_still_committed(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -261,6 +266,7 @@ async def test_an_accept_answered_in_the_same_instant_as_a_quit_is_still_committ
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_reports_it(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -285,6 +291,7 @@ async def test_a_stop_during_a_slow_pre_commit_hook_waits_for_the_commit_and_rep
     assert not (repo / ".git" / "tui-engineer-accept.json").exists()
 
 
+@whole_session
 async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -327,6 +334,7 @@ def the_commit_is_reported(repo: Path, run: RunProcess, err: str, title: str) ->
     assert not (repo / ".git" / "tui-engineer-accept.json").exists()
 
 
+@whole_session
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_during_a_slow_pre_commit_hook_waits_for_the_commit_and_names_it(
     name: str, make_repo, scripted_server: ScriptedServer
@@ -367,6 +375,7 @@ def test_a_signal_right_after_an_accept_commits_whatever_the_model_is_doing(
     the_commit_is_reported(repo, run, err, "Add sub")
 
 
+@whole_session
 def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_start(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -389,6 +398,7 @@ def test_kill_9_after_the_decision_during_the_commit_is_finished_at_the_next_sta
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_once_its_turn_comes_the_prepared_step_is_shown_as_it_goes(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import git, write_hook
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import REACHED, session_in_a_slow_hook, titles
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -61,6 +62,7 @@ async def refused_then_accepted(
     return seen.of(ev.AcceptRefused), reviewer
 
 
+@whole_session
 async def test_your_edit_to_a_step_file_since_the_proposal_is_refused_then_accepted(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -79,6 +81,7 @@ async def test_your_edit_to_a_step_file_since_the_proposal_is_refused_then_accep
     assert "You changed files this step also changes" in refused[0].message
 
 
+@whole_session
 async def test_a_commit_of_another_session_on_a_step_file_is_said_as_such_not_blamed_on_you(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -105,6 +108,7 @@ async def test_a_commit_of_another_session_on_a_step_file_is_said_as_such_not_bl
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_an_index_held_by_another_git_process_is_refused_as_git_commit_would(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -116,6 +120,7 @@ async def test_an_index_held_by_another_git_process_is_refused_as_git_commit_wou
     assert git(repo, "status", "--porcelain") == ""  # the index holds the step: nothing staged
 
 
+@whole_session
 async def test_a_branch_moved_while_the_hooks_ran_is_refused_then_committed_on_top(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -136,6 +141,7 @@ async def test_a_branch_moved_while_the_hooks_ran_is_refused_then_committed_on_t
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_a_hook_refusing_while_the_session_is_stopped_is_said_and_shown_on_resume(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.config.agents_md import MAX_CHARS
 from tui_engineer.engine import events as ev
 
@@ -42,6 +43,7 @@ def notices(seen) -> list[str]:
     return [n.message for n in seen.of(ev.Notice)]
 
 
+@whole_session
 async def test_conventions_reach_every_call_and_its_test_command_runs(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -73,6 +75,7 @@ async def test_conventions_reach_every_call_and_its_test_command_runs(
     )
 
 
+@whole_session
 async def test_a_long_agents_md_is_cut_and_the_user_is_told(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

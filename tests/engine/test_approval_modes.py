@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import MUL_BUGGY, SUB, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.config import load_settings
 from tui_engineer.config.settings import ConfigError
 from tui_engineer.engine import events as ev
@@ -53,6 +54,7 @@ def two_steps(server: ScriptedServer) -> None:
     )
 
 
+@whole_session
 async def test_auto_commits_a_passing_step_unasked_and_asks_about_a_failing_one(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -73,6 +75,7 @@ async def test_auto_commits_a_passing_step_unasked_and_asks_about_a_failing_one(
     assert decisions == [(1, "auto (tests passed)"), (2, "by you")]  # in the run record too
 
 
+@whole_session
 async def test_ask_asks_about_every_step_and_says_so_in_the_commit(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -111,6 +114,7 @@ def run_cli(repo: Path, url: str, *flags: str, answers: str = "") -> subprocess.
     )  # fmt: skip
 
 
+@whole_session
 def test_run_approval_auto_asks_on_the_terminal_only_about_the_failing_step(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -127,6 +131,7 @@ def test_run_approval_auto_asks_on_the_terminal_only_about_the_failing_step(
     assert "Accepted: by you." in newest
 
 
+@whole_session
 def test_run_yes_is_auto_and_stops_at_the_failing_step(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

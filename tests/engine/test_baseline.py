@@ -18,6 +18,7 @@ from tests.engine_support import edit, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.bench.hidden import SAFE_EXTRACT
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -79,6 +80,7 @@ async def test_a_fix_of_add_commits_while_test_mul_was_already_red(
     assert f"failing before this session: {MUL_ID}" in out.getvalue()
 
 
+@whole_session
 async def test_an_old_failure_the_request_names_is_the_steps_to_fix(
     command, scripted_server: ScriptedServer
 ) -> None:
@@ -95,6 +97,7 @@ async def test_an_old_failure_the_request_names_is_the_steps_to_fix(
     assert proposal.old_failures == ()
 
 
+@whole_session
 async def test_breaking_a_test_that_passed_at_the_start_fails_and_old_ones_stay_out_of_the_prompt(
     command, scripted_server: ScriptedServer
 ) -> None:
@@ -110,6 +113,7 @@ async def test_breaking_a_test_that_passed_at_the_start_fails_and_old_ones_stay_
     assert "test_sub" in diagnose and "test_mul" not in diagnose
 
 
+@whole_session
 async def test_a_suite_that_cannot_run_stops_the_session_before_the_model_answers(
     command, scripted_server: ScriptedServer
 ) -> None:
@@ -140,6 +144,7 @@ async def test_a_suite_that_cannot_start_costs_no_model_call(
     assert scripted_server.chat_requests == []  # not asked, not paid
 
 
+@whole_session
 async def test_a_second_session_on_the_same_tree_reuses_the_baseline(
     command, scripted_server: ScriptedServer
 ) -> None:
@@ -212,6 +217,7 @@ async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_be
     assert len(scripted_server.chat_requests) == 1
 
 
+@whole_session
 async def test_a_step_prepared_during_review_is_judged_against_the_baseline_too(
     command, scripted_server: ScriptedServer
 ) -> None:
@@ -244,6 +250,7 @@ def test_a_program_that_exists_outside_the_sandbox_only_is_named_so() -> None:
     assert f"`{sys.executable}` exists on this machine but not inside the sandbox" in message
 
 
+@whole_session
 async def test_an_old_failure_the_plans_verify_names_is_the_steps_to_fix(
     command, scripted_server: ScriptedServer
 ) -> None:

@@ -7,6 +7,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import MUL_BUGGY, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
@@ -15,6 +16,7 @@ def limits(server) -> list[int | None]:
     return [(r.body or {}).get("max_completion_tokens") for r in server.chat_requests]
 
 
+@whole_session
 async def test_every_call_carries_the_reply_limit_of_its_kind(make_repo, scripted_server):
     fix = edit("calc.py", "    return a + b  # x\n", "    return a * b\n")
     scripted_server.script(
@@ -30,6 +32,7 @@ async def test_every_call_carries_the_reply_limit_of_its_kind(make_repo, scripte
     assert limits(scripted_server) == [2048, 8192, 8192, 1024, 8192]
 
 
+@whole_session
 async def test_the_limits_come_from_config(make_repo, scripted_server):
     repo = make_repo()
     (repo / ".tui-engineer.toml").write_text("reply_tokens_propose = 600\n")
@@ -41,6 +44,7 @@ async def test_the_limits_come_from_config(make_repo, scripted_server):
     assert limits(scripted_server) == [600]
 
 
+@whole_session
 async def test_a_token_budget_smaller_than_the_reply_limit_shrinks_the_reply(
     make_repo, scripted_server
 ):

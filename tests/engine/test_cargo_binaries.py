@@ -15,6 +15,7 @@ from tests.engine.test_engine_runners import cargo_on_path as cargo_on_path  # a
 from tests.engine.test_engine_runners import needs_cargo
 from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -36,6 +37,7 @@ FIX_ADD = edit("src/lib.rs", f"{ADD}    a - b\n}}\n", f"{ADD}    a + b\n}}\n")
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 @needs_cargo
 async def test_an_old_failure_in_the_later_test_binary_does_not_block_a_fix_in_the_first(
     make_repo, scripted_server: ScriptedServer

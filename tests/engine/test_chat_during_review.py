@@ -11,6 +11,7 @@ import pytest
 
 from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import REACHED, titles
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.chat_target import about_step_ahead
@@ -60,6 +61,7 @@ def propose_calls(seen, step: int) -> list[ev.ModelExchange]:
     return [e for e in seen.of(ev.ModelExchange) if e.step == step and e.purpose == "propose"]
 
 
+@whole_session
 async def test_a_message_about_the_step_under_review_leaves_the_prepared_step_alone(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -93,6 +95,7 @@ async def test_a_message_about_the_step_under_review_leaves_the_prepared_step_al
     assert [e.texts for e in seen.of(ev.FeedbackPending)] == [("please give sub a docstring",)]
 
 
+@whole_session
 async def test_a_message_naming_the_prepared_step_prepares_it_again_when_it_is_sent(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -150,6 +153,7 @@ class RejectsFirst(ChattyReviewer):
         return Decision.reject("write it as -(b - a)") if len(self.shown) == 1 else decision
 
 
+@whole_session
 async def test_a_message_for_the_prepared_step_survives_a_reject_of_the_step_before(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import git, write_hook
 from tests.engine_support import SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import (
     RunProcess,
     accepted_into_a_slow_hook,
@@ -38,6 +39,7 @@ def killed_at_the_announcement(repo, server: ScriptedServer) -> RunProcess:
     return run
 
 
+@whole_session
 @pytest.mark.parametrize("attempt", TRIES)
 def test_kill_9_at_the_decision_line_keeps_the_step_and_resume_does_not_ask_again(
     attempt: int, make_repo, scripted_server: ScriptedServer
@@ -72,6 +74,7 @@ def killed_during_the_commit(repo: Path, server: ScriptedServer) -> Path:
     return release
 
 
+@whole_session
 def test_a_kill_after_the_journal_and_before_the_announcement_is_committed_not_asked_again(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -95,6 +98,7 @@ def test_a_kill_after_the_journal_and_before_the_announcement_is_committed_not_a
     assert "proposed again" not in resumed["message"]
 
 
+@whole_session
 def test_an_accept_the_next_start_cannot_commit_is_shown_again_not_asked_again(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

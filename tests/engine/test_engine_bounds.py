@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import SUB, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 
 pytestmark = pytest.mark.usefixtures("api_key")
@@ -23,6 +24,7 @@ def record_of(repo: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@whole_session
 async def test_every_call_carries_its_kind_of_reply_cap(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
@@ -61,6 +63,7 @@ async def test_time_budget_cuts_a_stream_and_the_session_stops_cleanly(
     assert live and live[-1].completion_tokens > 0  # counted while streaming, marked estimated
 
 
+@whole_session
 async def test_broken_reply_is_retried_and_counted_in_the_record(make_repo, scripted_server):
     repo = make_repo()
     scripted_server.script(Reply(text="a b c", malformed_after=1), Reply(text=SUB))
@@ -71,6 +74,7 @@ async def test_broken_reply_is_retried_and_counted_in_the_record(make_repo, scri
     assert exchange[0]["retries"] == 1
 
 
+@whole_session
 async def test_context_budget_bounds_the_file_contents_in_a_prompt(make_repo, scripted_server):
     big = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(400))  # ~11 k chars
     repo = make_repo({**SAMPLE_FILES, "big.py": big})

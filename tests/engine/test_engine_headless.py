@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import create, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 
 SUB_TEST = "\n\ndef test_sub():\n    from calc import sub\n    assert sub(5, 3) == 2\n"
@@ -71,6 +72,7 @@ async def test_two_step_plan_with_a_fix_commits_both_steps(
     assert suite.returncode == 0, suite.stdout
 
 
+@whole_session
 async def test_nothing_changes_in_the_working_tree_before_accept(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -102,6 +104,7 @@ async def test_nothing_changes_in_the_working_tree_before_accept(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_created_file_lands_in_the_commit(make_repo, scripted_server: ScriptedServer) -> None:
     repo = make_repo()
     scripted_server.script(

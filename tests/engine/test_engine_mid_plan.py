@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import DIV, MUL, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.timing_support import hold_step_1
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -41,6 +42,7 @@ class Reviewer:
         return None
 
 
+@whole_session
 async def test_a_step_planned_from_the_humans_words_is_titled_from_them(
     make_repo, scripted_server
 ) -> None:
@@ -62,6 +64,7 @@ async def test_a_step_planned_from_the_humans_words_is_titled_from_them(
     assert result.exit_code == 0
 
 
+@whole_session
 async def test_undo_while_the_next_step_is_reviewed_takes_back_the_last_commit(
     make_repo, scripted_server
 ) -> None:
@@ -88,6 +91,7 @@ async def test_undo_while_the_next_step_is_reviewed_takes_back_the_last_commit(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_an_undo_refused_during_a_review_keeps_that_review(
     make_repo, scripted_server
 ) -> None:
@@ -124,6 +128,7 @@ async def _until(condition, timeout: float = 60) -> None:
         await asyncio.sleep(0.05)
 
 
+@whole_session
 async def test_a_server_dropped_mid_step_pauses_and_resumes_when_it_is_back(
     make_repo, scripted_server
 ) -> None:
@@ -155,6 +160,7 @@ async def test_a_server_dropped_mid_step_pauses_and_resumes_when_it_is_back(
     assert result.exit_code == 0
 
 
+@whole_session
 async def test_headless_gives_up_after_server_wait_naming_the_steps_left(
     make_repo, scripted_server
 ) -> None:
@@ -201,6 +207,7 @@ def by_step(request) -> Reply:
     return Reply(text=plan_reply(*EDITS))
 
 
+@whole_session
 async def test_undo_during_a_review_drops_the_step_prepared_ahead_on_it(
     make_repo, scripted_server
 ) -> None:

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import create, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.cli.main import main
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -40,6 +41,7 @@ def test_no_test_command_is_refused_naming_both_ways_on(
     assert scripted_server.chat_requests == []
 
 
+@whole_session
 async def test_write_tests_in_an_empty_repo_makes_the_first_step_test_first(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import MUL_ON_SUB, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.review import Decision
@@ -74,6 +75,7 @@ def parent_of(repo, sha: str) -> str:
     return git(repo, "rev-parse", f"{sha}^")
 
 
+@whole_session
 async def test_the_next_step_is_ready_at_accept_and_committed_on_top_of_the_first(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -105,6 +107,7 @@ async def test_the_next_step_is_ready_at_accept_and_committed_on_top_of_the_firs
     assert shadows_left(repo) == []  # every shadow removed
 
 
+@whole_session
 async def test_a_rejected_step_drops_the_prepared_one_which_is_proposed_again_on_the_new_base(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -128,6 +131,7 @@ async def test_a_rejected_step_drops_the_prepared_one_which_is_proposed_again_on
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_budgets_count_the_calls_of_a_prepared_step_even_when_it_is_dropped(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -156,6 +160,7 @@ async def test_budgets_count_the_calls_of_a_prepared_step_even_when_it_is_droppe
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_a_chat_message_naming_the_next_step_reaches_its_proposal(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -217,6 +222,7 @@ def by_conversation(request) -> Reply:
     return Reply(text=plan_reply("Add sub", "Add mul"))
 
 
+@whole_session
 async def test_the_next_step_asks_the_model_only_once_the_step_before_passed_its_tests(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -253,6 +259,7 @@ async def test_the_next_step_asks_the_model_only_once_the_step_before_passed_its
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_coverage(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -302,6 +309,7 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
     assert probes[0] < commands.index(("model", BETA_CHANGE[:20]))
 
 
+@whole_session
 async def test_the_next_prepared_step_reuses_the_last_ones_shadow_and_builds_on_the_right_base(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,6 +365,7 @@ class StopAgainAndAgain(SlowReviewer):
             await asyncio.sleep(0.005)
 
 
+@whole_session
 async def test_stop_requests_during_the_cleanup_leave_no_shadow_behind(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -373,6 +382,7 @@ async def test_stop_requests_during_the_cleanup_leave_no_shadow_behind(
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_the_next_step_is_asked_for_once_the_affected_tests_passed_beside_the_full_suite(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -20,6 +20,7 @@ from tests.conftest import git, write_files
 from tests.docker_support import remove_env_images
 from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 
 NODE = shutil.which("node")
@@ -285,6 +286,7 @@ async def test_a_runner_that_cannot_be_narrowed_is_said_once(
     assert result.exit_code == 0
 
 
+@whole_session
 @needs_node
 async def test_node_runs_the_changed_modules_test_file_first(
     make_repo, scripted_server: ScriptedServer
@@ -336,6 +338,7 @@ SHOUT = edit(
 )
 
 
+@whole_session
 @needs_node
 async def test_a_javascript_test_first_step_fails_before_and_passes_after(
     make_repo, scripted_server: ScriptedServer

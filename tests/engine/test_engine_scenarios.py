@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 
@@ -59,6 +60,7 @@ async def test_rejected_step_is_reproposed_with_the_reason(make_repo, scripted_s
     assert titles(repo) == ["add sub", "initial"]
 
 
+@whole_session
 async def test_chat_message_during_fix_loop_reaches_the_next_fix_call(
     make_repo, scripted_server
 ) -> None:
@@ -85,6 +87,7 @@ async def test_chat_message_during_fix_loop_reaches_the_next_fix_call(
     assert result.exit_code == 0
 
 
+@whole_session
 async def test_repeating_the_same_failure_stops_before_max_attempts(
     make_repo, scripted_server
 ) -> None:
@@ -109,6 +112,7 @@ async def test_repeating_the_same_failure_stops_before_max_attempts(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_token_budget_stops_mid_session_without_partial_changes(
     make_repo, scripted_server
 ) -> None:
@@ -130,6 +134,7 @@ async def test_token_budget_stops_mid_session_without_partial_changes(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_hostile_edit_is_fed_back_and_nothing_is_written_outside(
     make_repo, scripted_server, tmp_path
 ) -> None:
@@ -148,6 +153,7 @@ async def test_hostile_edit_is_fed_back_and_nothing_is_written_outside(
     assert titles(repo) == ["add sub", "initial"]
 
 
+@whole_session
 async def test_replayed_record_reproduces_the_same_commits(
     make_repo, scripted_server, tmp_path
 ) -> None:
@@ -174,6 +180,7 @@ async def test_replayed_record_reproduces_the_same_commits(
     assert git(pristine, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
 
 
+@whole_session
 def test_json_output_is_one_event_per_line(make_repo, scripted_server: ScriptedServer) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=SUB))
@@ -235,6 +242,7 @@ def test_run_refuses_a_dirty_tree_without_allow_dirty(make_repo) -> None:
     assert (repo / "calc.py").read_text() == "# my unsaved work\n"
 
 
+@whole_session
 async def test_undo_during_a_session_takes_back_the_last_step(make_repo, scripted_server) -> None:
     from tui_engineer.session.prepare import prepare
     from tui_engineer.session.run import RunOptions, run_prepared
@@ -296,6 +304,7 @@ def test_missing_test_program_is_refused_before_any_model_call(make_repo, script
     assert scripted_server.requests == []
 
 
+@whole_session
 async def test_edited_plan_replaces_the_step_and_the_session_still_succeeds(
     make_repo, scripted_server
 ) -> None:

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.verify.related import related_tests
 
@@ -69,6 +70,7 @@ async def session(repo: Path, server: ScriptedServer, *replies: str, **flags: ob
     return seen
 
 
+@whole_session
 async def test_a_change_to_alpha_runs_alphas_tests_first_then_the_full_suite_once(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -85,6 +87,7 @@ async def test_a_change_to_alpha_runs_alphas_tests_first_then_the_full_suite_onc
     assert git(repo, "log", "--format=%s").splitlines()[:2] == ["Touch alpha", "Touch beta"]
 
 
+@whole_session
 async def test_a_failure_in_the_affected_tests_is_diagnosed_before_any_full_run(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -112,6 +115,7 @@ async def test_a_failure_in_the_affected_tests_is_diagnosed_before_any_full_run(
     assert "return x * 2" in (repo / "alpha.py").read_text()
 
 
+@whole_session
 async def test_a_file_changed_outside_makes_the_selection_stale_and_the_full_suite_runs(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -133,6 +137,7 @@ async def test_a_file_changed_outside_makes_the_selection_stale_and_the_full_sui
     assert runs(seen, 1) == [("affected", True, 2), ("full", True, 5)]
 
 
+@whole_session
 async def test_full_tests_always_runs_the_whole_suite_every_time(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -145,6 +150,7 @@ async def test_full_tests_always_runs_the_whole_suite_every_time(
     assert runs(seen, 2) == [("full", True, 5)]
 
 
+@whole_session
 async def test_a_quick_suite_is_run_whole_on_every_attempt_by_default(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -179,6 +185,7 @@ def test_without_coverage_data_tests_named_like_or_importing_the_change_are_chos
     assert related_tests(tmp_path, ["tests/test_other.py"], files) == ["tests/test_other.py"]
 
 
+@whole_session
 @pytest.mark.parametrize("flag", [None, "--full-tests-always"])
 def test_the_headless_output_shows_the_affected_run_then_the_full_suite(
     make_repo, scripted_server: ScriptedServer, flag: str | None

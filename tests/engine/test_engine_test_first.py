@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.headless.printer import ProgressPrinter
@@ -68,6 +69,7 @@ def scopes(seen) -> list[tuple[str, bool]]:
     return [(e.scope, e.ok) for e in seen.of(ev.TestsFinished)]
 
 
+@whole_session
 async def test_a_test_first_step_fails_before_and_passes_after_and_shows_both_runs(
     run_one_step, scripted_server: ScriptedServer
 ) -> None:
@@ -94,6 +96,7 @@ async def test_a_test_first_step_fails_before_and_passes_after_and_shows_both_ru
     assert plan.steps[0].test_first
 
 
+@whole_session
 async def test_a_new_test_that_passes_on_the_old_code_is_caught_and_sent_back(
     run_one_step, scripted_server: ScriptedServer
 ) -> None:
@@ -114,6 +117,7 @@ async def test_a_new_test_that_passes_on_the_old_code_is_caught_and_sent_back(
     assert "def test_mul" in (repo / "tests/test_calc.py").read_text()
 
 
+@whole_session
 async def test_without_fix_attempts_the_useless_test_is_shown_and_not_accepted(
     run_one_step,
 ) -> None:
@@ -129,6 +133,7 @@ async def test_without_fix_attempts_the_useless_test_is_shown_and_not_accepted(
     assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
 
 
+@whole_session
 async def test_a_test_first_step_that_writes_no_test_is_asked_for_one(
     run_one_step, scripted_server: ScriptedServer
 ) -> None:
@@ -140,6 +145,7 @@ async def test_a_test_first_step_that_writes_no_test_is_asked_for_one(
     assert scopes(seen) == [("full", True), ("before", False), ("full", True)]
 
 
+@whole_session
 async def test_a_test_first_step_that_only_adds_tests_is_not_held_back(
     run_one_step,
 ) -> None:
@@ -156,6 +162,7 @@ async def test_a_test_first_step_that_only_adds_tests_is_not_held_back(
     )
 
 
+@whole_session
 async def test_with_the_setting_off_a_test_first_step_is_verified_as_before(
     run_one_step, scripted_server: ScriptedServer
 ) -> None:
@@ -210,6 +217,7 @@ class WaitsForTheNextStep:
         return None
 
 
+@whole_session
 async def test_a_test_first_step_prepared_during_review_is_checked_on_the_step_before_it(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

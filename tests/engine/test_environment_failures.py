@@ -12,6 +12,7 @@ from tests.engine_support import create, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.verify.report import FailingTest, TestReport
@@ -33,6 +34,7 @@ PROPERTY_TEST = create(
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_module_nobody_installed_stops_the_step_with_what_is_missing(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, pytest_wheels
 ) -> None:

@@ -22,6 +22,7 @@ from tests.engine_support import edit, run_headless
 from tests.env_support import activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -95,6 +96,7 @@ async def test_a_fix_that_never_fixes_the_old_failure_is_not_committed(
     assert git(repo, "log", "--format=%s") == "initial"
 
 
+@whole_session
 async def test_the_failing_tests_are_the_steps_when_the_request_asks_to_make_them_pass(
     calc_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -109,6 +111,7 @@ async def test_the_failing_tests_are_the_steps_when_the_request_asks_to_make_the
     assert seen.of(ev.TestsFinished)[0].failing == (ADD_ID,)
 
 
+@whole_session
 async def test_a_request_that_does_not_point_at_an_old_failure_is_not_held_by_it(
     calc_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -126,6 +129,7 @@ async def test_a_request_that_does_not_point_at_an_old_failure_is_not_held_by_it
     assert proposal.old_failures == (ADD_ID,)
 
 
+@whole_session
 async def test_the_plan_says_which_old_failure_each_step_fixes(
     calc_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -200,6 +204,7 @@ RUNNERS = {
 NEEDS = {"cargo": CARGO, "node": NODE, "go": shutil.which("go")}
 
 
+@whole_session
 @pytest.mark.parametrize("runner", list(RUNNERS))
 async def test_a_wrong_first_fix_goes_to_the_fix_loop_with_each_runner(
     runner: str, make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
@@ -246,6 +251,7 @@ async def test_unittest_a_wrong_first_fix_goes_to_the_fix_loop(
     assert proposal.old_failures == (f"{TESTS}test_mul",)
 
 
+@whole_session
 async def test_a_fix_request_waits_for_the_list_of_failures_only_so_long(
     calc_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -23,6 +23,7 @@ from tests.engine_support import (
     run_headless,
 )
 from tests.scripted_server import Reply, ScriptedServer, unused_base_url
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.llm.client import CONTINUE_PROMPT
@@ -75,6 +76,7 @@ async def test_a_model_that_repeats_the_request_back_ends_the_session(make_repo,
     assert all(f.completion_tokens < 150 for f in stopped)  # stopped early, not at the window
 
 
+@whole_session
 async def test_the_learned_window_is_shown_with_where_it_came_from(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
@@ -89,6 +91,7 @@ async def test_the_learned_window_is_shown_with_where_it_came_from(make_repo, ll
     assert all(cap < 4096 for cap in caps)  # the propose call's 8,192 fits the window
 
 
+@whole_session
 async def test_one_reply_with_no_plan_gets_a_correction_round(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=RAMBLE), Reply(text=plan_reply("Add sub")), Reply(text=SUB))
@@ -99,6 +102,7 @@ async def test_one_reply_with_no_plan_gets_a_correction_round(make_repo, llama_c
     assert len(correction[-2]["content"]) < 1200  # the stopped reply, not 800 lines of it
 
 
+@whole_session
 async def test_a_configured_window_is_not_announced(make_repo):
     repo = make_repo()
     with ScriptedServer(flavour="llama-cpp-python", context_window=4096, models=[MODEL]) as s:
@@ -140,6 +144,7 @@ async def test_a_plan_sign_inside_a_sentence_is_no_plan(make_repo, llama_cpp_pyt
     assert all(f.stopped and f.completion_tokens < 300 for f in stopped)
 
 
+@whole_session
 async def test_a_model_that_writes_no_edit_ends_the_session_saying_why(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(
@@ -159,6 +164,7 @@ async def test_a_model_that_writes_no_edit_ends_the_session_saying_why(make_repo
     assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
 
 
+@whole_session
 async def test_a_stopped_edit_reply_is_told_why_and_a_good_one_goes_on(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=SUB))
@@ -197,6 +203,7 @@ def same_commits(repo: Path, copy: Path) -> bool:
     return log and git(copy, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
 
 
+@whole_session
 async def test_a_record_with_a_stopped_reply_replays_to_the_same_commit(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -214,6 +221,7 @@ async def test_a_record_with_a_stopped_reply_replays_to_the_same_commit(
     assert git(copy, "rev-parse", "HEAD^{tree}") == git(repo, "rev-parse", "HEAD^{tree}")
 
 
+@whole_session
 async def test_a_record_ended_by_two_stops_replays_to_the_same_sentence(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -237,6 +245,7 @@ MUL_TABLE = edit(
 )
 
 
+@whole_session
 async def test_a_reply_continued_after_its_cap_replays_to_the_same_commits(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -260,6 +269,7 @@ async def test_a_reply_continued_after_its_cap_replays_to_the_same_commits(
     assert replayed[-1] == MUL_ON_SUB  # the two parts, one reply
 
 
+@whole_session
 async def test_a_record_ended_by_a_reply_cut_at_the_window_replays_to_the_same_sentence(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -280,6 +290,7 @@ async def test_a_record_ended_by_a_reply_cut_at_the_window_replays_to_the_same_s
     assert failed.partial_reply.startswith(MUL_TABLE[:200])  # what streamed, streamed again
 
 
+@whole_session
 @pytest.mark.parametrize(
     ("in_its_turn", "commits"),
     [(MUL_ON_SUB, ["Add mul", "Add sub", "initial"]), (MUL_TABLE, ["Add sub", "initial"])],
@@ -321,6 +332,7 @@ STEP_1 = (
 BIG_CHUNKS = [MUL_TABLE[i : i + 200] for i in range(0, len(MUL_TABLE), 200)]
 
 
+@whole_session
 async def test_a_record_ended_by_the_budget_before_a_call_replays_to_the_same_sentence(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -340,6 +352,7 @@ async def test_a_record_ended_by_the_budget_before_a_call_replays_to_the_same_se
     assert git(copy, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
 
+@whole_session
 async def test_a_record_ended_by_the_budget_mid_reply_replays_to_the_same_sentence(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -359,6 +372,7 @@ async def test_a_record_ended_by_the_budget_mid_reply_replays_to_the_same_senten
     assert failed.partial_reply.startswith("".join(BIG_CHUNKS[:3]))  # streamed again
 
 
+@whole_session
 async def test_a_record_ended_by_the_budget_while_preparing_ahead_replays_to_the_same_sentence(
     make_repo, llama_cpp_python, tmp_path: Path
 ) -> None:
@@ -379,6 +393,7 @@ async def test_a_record_ended_by_the_budget_while_preparing_ahead_replays_to_the
     assert git(copy, "log", "--format=%s").splitlines() == ["Add sub", "initial"]
 
 
+@whole_session
 async def test_an_edit_after_a_long_explanation_is_not_stopped(make_repo, llama_cpp_python):
     repo = make_repo()
     why = "The sub function mirrors add, so it belongs right after it in calc.py. " * 20
@@ -389,6 +404,7 @@ async def test_an_edit_after_a_long_explanation_is_not_stopped(make_repo, llama_
     assert len(llama_cpp_python.chat_requests) == 2
 
 
+@whole_session
 async def test_after_a_stopped_reply_one_more_without_an_edit_ends_the_session(
     make_repo, llama_cpp_python
 ):
@@ -410,6 +426,7 @@ def echo_last(request) -> Reply:
     return Reply(text=f"[INST]{said} [/INST] >>\n\n" * 60)
 
 
+@whole_session
 async def test_edit_markers_inside_prose_are_no_sign_of_an_edit(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=plan_reply("Add sub")), Reply(text=MUSING), echo_last)
@@ -420,6 +437,7 @@ async def test_edit_markers_inside_prose_are_no_sign_of_an_edit(make_repo, llama
     assert stopped[1].completion_tokens < 500  # stopped at the bound, not at the window
 
 
+@whole_session
 async def test_a_whole_file_in_a_bare_fence_stopped_early_is_taught_the_file_block(
     make_repo, llama_cpp_python
 ):
@@ -470,6 +488,7 @@ async def test_a_copy_of_the_prompts_example_plan_is_an_echo(make_repo, llama_cp
     assert len(llama_cpp_python.chat_requests) == 2  # no one-step fallback, no edit asked
 
 
+@whole_session
 async def test_a_plan_is_whole_once_its_block_closed_and_the_rest_rambles(
     make_repo, llama_cpp_python
 ):
@@ -514,6 +533,7 @@ INVALID_PLAN = (
 )
 
 
+@whole_session
 async def test_the_same_invalid_plan_twice_is_said_as_invalid(make_repo, llama_cpp_python):
     repo = make_repo()
     llama_cpp_python.script(Reply(text=INVALID_PLAN), Reply(text=INVALID_PLAN), Reply(text=SUB))
@@ -533,6 +553,7 @@ def one_line_plan(fence: str) -> str:
     return f"Here is the plan.\n\n{fence}{plan}\n```\n" if fence else plan
 
 
+@whole_session
 @pytest.mark.parametrize("fence", ["```\n", "```json\n", ""], ids=["bare-fence", "json", "bare"])
 async def test_a_plan_whose_steps_come_late_in_one_line_is_not_stopped(
     make_repo, llama_cpp_python, fence: str
@@ -562,6 +583,7 @@ DOCUMENTED = (
 )
 
 
+@whole_session
 @pytest.mark.parametrize("quoted", ["the request", "the code"])
 async def test_a_plan_reply_quoting_the_request_or_the_code_is_not_an_echo(
     make_repo, scripted_server, quoted: str
@@ -579,6 +601,7 @@ async def test_a_plan_reply_quoting_the_request_or_the_code_is_not_an_echo(
     assert not seen.of(ev.ModelCallFailed)
 
 
+@whole_session
 async def test_a_plan_the_human_pasted_and_the_model_kept_is_not_an_echo(
     make_repo, scripted_server
 ) -> None:

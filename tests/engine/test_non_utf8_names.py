@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, SUB, edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 
 RAW = b"caf\xe9.txt"  # the name on disk and in git, byte for byte
@@ -43,6 +44,7 @@ def tracked(repo: Path) -> list[bytes]:
     return sorted(n for n in out.stdout.split(b"\0") if n)
 
 
+@whole_session
 @pytest.mark.parametrize("output", [[], ["--json"]])
 def test_headless_session_starts_and_commits(
     make_repo, scripted_server: ScriptedServer, output: list[str]
@@ -69,6 +71,7 @@ def test_headless_session_starts_and_commits(
     assert RAW in tracked(repo)
 
 
+@whole_session
 async def test_the_model_sees_the_name_readably(make_repo, scripted_server: ScriptedServer) -> None:
     """Context and repo map: the file is listed for the model, with U+FFFD for the byte (a
     surrogate could not even be encoded into the request)."""
@@ -81,6 +84,7 @@ async def test_the_model_sees_the_name_readably(make_repo, scripted_server: Scri
     assert SHOWN in files
 
 
+@whole_session
 async def test_an_edit_to_the_shown_name_changes_exactly_that_file(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -101,6 +105,7 @@ async def test_an_edit_to_the_shown_name_changes_exactly_that_file(
     assert applied.changed == (NAME,)  # events carry the exact name; front ends show it
 
 
+@whole_session
 async def test_an_edit_to_an_ambiguous_shown_name_is_refused(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -131,6 +136,7 @@ SUB_BODY = "def sub(a, b):\n    return a - b\n"
 SUB_BROKEN = "def sub(a, b):\n    return a + b  # broken\n"
 
 
+@whole_session
 async def test_test_output_that_is_not_utf8_still_reads(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -172,6 +178,7 @@ def cli_run(repo: Path, base_url: str, *args: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
+@whole_session
 def test_an_uncommitted_file_so_named_is_listed_readably_and_kept(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -199,6 +206,7 @@ def test_an_ignored_file_so_named_is_found_ignored(make_repo) -> None:
     assert ignored_paths(repo, [name, "calc.py"]) == [name]
 
 
+@whole_session
 def test_a_test_file_so_named_gets_the_reason_pytest_cannot_report(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -11,9 +11,11 @@ import sys
 from tests.conftest import git
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.records.recorder import read_record, runs_dir
 
 
+@whole_session
 def test_a_non_utf8_byte_in_the_request_is_no_traceback(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

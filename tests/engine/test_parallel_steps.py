@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import SUB, create, edit, run_headless
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import REACHED
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -135,6 +136,7 @@ def shadows_left(repo) -> list[str]:
     return sorted(p.name for p in home.iterdir()) if home.is_dir() else []
 
 
+@whole_session
 async def test_three_independent_steps_are_prepared_at_once_one_with_a_fix_loop(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -184,6 +186,7 @@ async def test_three_independent_steps_are_prepared_at_once_one_with_a_fix_loop(
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_a_hand_edit_of_step_1_moves_the_step_prepared_on_it_and_tests_it_again(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -229,6 +232,7 @@ async def test_a_hand_edit_of_step_1_moves_the_step_prepared_on_it_and_tests_it_
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_a_rejected_step_drops_the_step_that_needs_it_and_keeps_an_independent_one(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -267,6 +271,7 @@ async def test_a_rejected_step_drops_the_step_that_needs_it_and_keeps_an_indepen
     assert shadows_left(repo) == []
 
 
+@whole_session
 async def test_a_step_prepared_on_a_line_the_human_then_edits_is_proposed_again(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

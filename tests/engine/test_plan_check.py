@@ -10,6 +10,7 @@ import pytest
 
 from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.timing_support import titles
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
@@ -51,6 +52,7 @@ def script(server, *replies: str) -> None:
     server.script(*(Reply(text=r, usage=(100, 10)) for r in replies))
 
 
+@whole_session
 async def test_a_step_the_first_accept_made_unnecessary_is_shown_as_a_drop(
     make_repo, scripted_server
 ):
@@ -74,6 +76,7 @@ async def test_a_step_the_first_accept_made_unnecessary_is_shown_as_a_drop(
     assert purposes == ["plan", "propose", "check", "propose"]
 
 
+@whole_session
 async def test_a_drop_rejected_with_a_reason_is_proposed_as_usual(make_repo, scripted_server):
     """The check can be wrong: step 1 added only sub. Rejecting the drop, with why, has the
     step proposed by the model, the reason with it."""
@@ -89,6 +92,7 @@ async def test_a_drop_rejected_with_a_reason_is_proposed_as_usual(make_repo, scr
     assert "mul is not in yet" in str(scripted_server.chat_requests[-1].messages)
 
 
+@whole_session
 async def test_auto_mode_drops_the_step_and_says_so(make_repo, scripted_server):
     script(scripted_server, plan_reply("Add sub", "Add mul", "Add div"), SUB_AND_MUL, DROP_2, DIV)
     repo = make_repo()
@@ -103,6 +107,7 @@ async def test_auto_mode_drops_the_step_and_says_so(make_repo, scripted_server):
     assert 2 not in [index for index, _, _ in reviewer.shown]
 
 
+@whole_session
 async def test_a_dropped_step_prepared_side_by_side_frees_its_place(make_repo, scripted_server):
     """With steps prepared side by side, the step the check drops was being prepared too: the
     drop throws that preparation away (its shadow removed), and the other steps go on."""

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import run_headless
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tui_engineer.bench.results import RunResult, count_events
 from tui_engineer.engine import events as ev
 
@@ -27,6 +28,7 @@ DIFF = (
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_unmarked_whole_file_is_taught_then_a_diff_applies(make_repo, scripted_server):
     repo = make_repo()
     scripted_server.script(Reply(text=WHOLE_FILE), Reply(text=DIFF))

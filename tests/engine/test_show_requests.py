@@ -15,6 +15,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, big_module, big_repo_files, edit, run_headless
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer
 from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
+from tests.tiers import whole_session
 from tui_engineer.context.show import ShowRequest, find_symbol, parse_show_requests
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
@@ -46,6 +47,7 @@ def sees_scale(request: RecordedRequest) -> Reply:
     return Reply(text="I cannot see scale; no edit.")
 
 
+@whole_session
 async def test_the_model_asks_for_a_region_of_a_6000_line_file_then_edits_it(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -75,6 +77,7 @@ async def test_the_model_asks_for_a_region_of_a_6000_line_file_then_edits_it(
     assert '"type": "show_requested"' in record
 
 
+@whole_session
 async def test_a_symbol_can_be_asked_for_by_name(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -86,6 +89,7 @@ async def test_a_symbol_can_be_asked_for_by_name(
     assert "big.py::scale (lines 4980-4981 of 6000)" in answer
 
 
+@whole_session
 async def test_the_round_trip_is_bounded(big_repo: Path, scripted_server: ScriptedServer) -> None:
     """A model that only ever asks: 3 answered rounds per reply, then it is told to edit."""
     asked = iter(range(1, 100))
@@ -109,6 +113,7 @@ async def test_the_round_trip_is_bounded(big_repo: Path, scripted_server: Script
     assert "big.py:51-6000" in answer  # how to ask for the rest
 
 
+@whole_session
 async def test_hostile_and_secret_paths_are_refused_with_a_reason(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -133,6 +138,7 @@ async def test_hostile_and_secret_paths_are_refused_with_a_reason(
     assert len(shown.refused) == 6 and shown.lines == 0
 
 
+@whole_session
 async def test_an_answer_fits_the_context_window(
     big_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -151,6 +157,7 @@ async def test_an_answer_fits_the_context_window(
     assert result.outcome == "done"
 
 
+@whole_session
 async def test_the_tui_chat_says_what_the_model_asked_to_see(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -206,6 +213,7 @@ def test_the_label_is_the_tidy_form_of_what_was_asked() -> None:
     assert request.label == "big.py:10-20"
 
 
+@whole_session
 async def test_a_recorded_session_with_show_rounds_replays(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -219,6 +227,7 @@ async def test_a_recorded_session_with_show_rounds_replays(
     assert [e.asked for e in seen.of(ev.ShowRequested)] == [("big.py::scale",)]
 
 
+@whole_session
 async def test_show_rounds_0_neither_teaches_nor_answers_show(
     big_repo: Path, scripted_server: ScriptedServer
 ) -> None:

@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 
 from tests.engine_support import SUB, create, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.plan import infos, parse_plan
 from tui_engineer.engine.review import Decision
@@ -57,6 +58,7 @@ def test_waiting_on_counts_accepted_and_skipped_steps_as_in() -> None:
     assert waiting_on((1, 2, 3), status) == [3]
 
 
+@whole_session
 async def test_plan_ready_carries_the_edges_to_json(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -151,6 +153,7 @@ def test_a_skipped_step_takes_only_the_steps_that_need_it() -> None:
     assert dependencies(both)[2] == (1,) and dependants(both, 1) == []
 
 
+@whole_session
 async def test_skipping_a_step_drops_what_reads_it_and_keeps_what_does_not(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

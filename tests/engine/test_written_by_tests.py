@@ -23,6 +23,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision, Proposal
 
@@ -106,6 +107,7 @@ class Keeping:
         return None
 
 
+@whole_session
 async def test_a_file_the_tests_wrote_is_committed_when_kept(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -127,6 +129,7 @@ async def test_a_file_the_tests_wrote_is_committed_when_kept(
     assert decision.kept_written == ("coverage.dat",)
 
 
+@whole_session
 async def test_a_wrong_first_fix_then_the_right_one_commits_only_the_edit(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -146,6 +149,7 @@ async def test_a_wrong_first_fix_then_the_right_one_commits_only_the_edit(
     assert committed(repo) == ["M\tcalc.py"]
 
 
+@whole_session
 async def test_a_file_the_model_wrote_stays_its_own_when_a_test_rewrites_it(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -162,6 +166,7 @@ async def test_a_file_the_model_wrote_stays_its_own_when_a_test_rewrites_it(
     assert sorted(committed(repo)) == ["A\tcoverage.dat", "M\tcalc.py"]
 
 
+@whole_session
 async def test_a_step_prepared_ahead_is_built_and_committed_without_them(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -200,6 +205,7 @@ async def test_a_step_prepared_ahead_is_built_and_committed_without_them(
     assert "def mul" in (repo / "calc.py").read_text()
 
 
+@whole_session
 def test_p_keeps_a_file_the_tests_wrote_file_by_file(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from tests.conftest import git, write_hook
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import run_to_the_end
 
 
@@ -34,6 +35,7 @@ def run_answering(repo: Path, url: str, answers: str, *flags: str) -> subprocess
     )
 
 
+@whole_session
 def test_a_refusing_pre_commit_hook_keeps_the_step_in_review_and_a_second_accept_commits(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -56,6 +58,7 @@ def test_a_refusing_pre_commit_hook_keeps_the_step_in_review_and_a_second_accept
     assert len(scripted_server.chat_requests) == 1  # no new model call for the same step
 
 
+@whole_session
 def test_a_refusing_commit_msg_hook_keeps_the_step_and_a_stop_leaves_it_resumable(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -79,6 +82,7 @@ def test_a_refusing_commit_msg_hook_keeps_the_step_and_a_stop_leaves_it_resumabl
     assert len(scripted_server.chat_requests) == 1
 
 
+@whole_session
 def test_yes_stops_resumably_at_an_accept_git_refuses_signing_without_gpg(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

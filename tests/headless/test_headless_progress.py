@@ -10,6 +10,7 @@ import pytest
 
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -22,6 +23,7 @@ class Terminal(io.StringIO):
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_terminal_sees_the_wait_grow(make_repo, scripted_server) -> None:
     scripted_server.script(Reply(text=SUB, delay=2.5))
     out = Terminal()
@@ -32,6 +34,7 @@ async def test_a_terminal_sees_the_wait_grow(make_repo, scripted_server) -> None
     assert "step 1 · waiting for the model: propose · 2 s" in out.getvalue()
 
 
+@whole_session
 async def test_a_log_gets_a_line_while_a_slow_model_thinks(make_repo, scripted_server) -> None:
     scripted_server.script(Reply(text=SUB, delay=2.5))
     out = io.StringIO()

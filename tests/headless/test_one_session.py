@@ -12,11 +12,13 @@ import pytest
 
 from tests.engine_support import KEY, MUL_ON_SUB, SUB
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.timing_support import RunProcess, hold_step_1, plan_calls, titles
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 def test_a_second_run_on_the_repository_is_told_at_its_start(make_repo, scripted_server) -> None:
     repo = make_repo()
     gate = hold_step_1(scripted_server)
@@ -35,6 +37,7 @@ def test_a_second_run_on_the_repository_is_told_at_its_start(make_repo, scripted
     assert titles(repo) == ["initial"]
 
 
+@whole_session
 def test_a_second_terminal_takes_the_session_over_and_goes_on_with_it(
     make_repo, scripted_server
 ) -> None:

@@ -13,6 +13,7 @@ from tests.conftest import git
 from tests.engine_support import plan_reply
 from tests.pair_support import FILES, MUL, STRAY, SUB_CODE, SUB_TEST
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 
 KEY = "sk-test-secret-key-0123456789"
 
@@ -37,6 +38,7 @@ def by_step(request) -> Reply:
     return Reply(text=plan_reply("Add sub", "Add mul"))
 
 
+@whole_session
 def test_p_keeps_and_drops_hunk_by_hunk_and_commits_only_the_kept_ones_tested(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

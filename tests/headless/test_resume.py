@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import RunProcess, hold_step_2, run_to_the_end
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.approval import AutoReviewer
@@ -56,6 +57,7 @@ def resume(repo: Path, server: ScriptedServer, *args: str) -> tuple[int, str, Ru
     return run_to_the_end(repo, server, None, "--resume", *args)
 
 
+@whole_session
 @pytest.mark.parametrize("how", ["SIGINT", "SIGHUP", "SIGKILL"])
 def test_a_session_stopped_while_step_2_waits_for_the_model_resumes_without_a_plan_call(
     how: str, make_repo, scripted_server: ScriptedServer
@@ -87,6 +89,7 @@ def test_a_session_stopped_while_step_2_waits_for_the_model_resumes_without_a_pl
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 def test_a_repository_that_moved_on_resumes_on_the_new_head_and_says_so(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -107,6 +110,7 @@ def test_a_repository_that_moved_on_resumes_on_the_new_head_and_says_so(
     assert resumed["head"] == git(repo, "rev-parse", "HEAD~1")
 
 
+@whole_session
 def test_a_finished_session_says_it_has_nothing_to_resume(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -130,6 +134,7 @@ def test_resume_names_a_session_it_does_not_know(make_repo, scripted_server) -> 
     assert code == 2 and "No recorded session" in err and "tui-engineer runs" in err, err
 
 
+@whole_session
 def test_runs_marks_which_sessions_can_be_resumed(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -155,6 +160,7 @@ def test_runs_marks_which_sessions_can_be_resumed(
     assert "--resume" in listing  # says how
 
 
+@whole_session
 async def test_a_session_a_budget_stopped_resumes_with_a_larger_budget_counting_the_spent(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -250,6 +256,7 @@ async def test_a_proposal_under_review_when_stopped_is_shown_again_without_a_mod
     assert log == ["Add mul", "User's notes", "Add sub", "initial"]
 
 
+@whole_session
 async def test_a_proposal_whose_files_changed_meanwhile_is_proposed_again_not_applied_blind(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,6 +282,7 @@ async def test_a_proposal_whose_files_changed_meanwhile_is_proposed_again_not_ap
     assert "# the user's note on calc.py" in calc.read_text() and "def mul" in calc.read_text()
 
 
+@whole_session
 def test_a_session_still_running_elsewhere_is_not_resumed_twice(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -319,6 +327,7 @@ def stopped_at_step_2s_review(repo: Path, server: ScriptedServer) -> None:
 
 # SIGINT in the slow tier (76 s at load 10-16): SIGKILL ends the record harder, and the resume
 # after each signal is quick above (test_a_session_stopped_while_step_2_waits_...).
+@whole_session
 @pytest.mark.parametrize(
     "how", [pytest.param("SIGINT", marks=pytest.mark.slow), "SIGKILL", "at review"]
 )

@@ -15,6 +15,7 @@ import pytest
 
 from tests.engine_support import KEY, SUB, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -41,6 +42,7 @@ def servers_running(mark: Path) -> list[str]:
     return found
 
 
+@whole_session
 async def test_the_user_configs_servers_tools_run_between_the_models_calls(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -24,6 +24,7 @@ from tests.sandbox_support import (
     stand_in_bwrap,
 )
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.records.recorder import read_record, runs_dir
 from tui_engineer.sandbox.bwrap_program import bundled_bwrap
 from tui_engineer.vcs.repo import open_repo
@@ -71,6 +72,7 @@ def test_without_a_system_bwrap_the_bundled_one_contains_the_tests(
     assert read_record(record)[0]["bwrap"] == "bundled"  # the run record says it too
 
 
+@whole_session
 def test_a_system_bwrap_on_path_is_preferred(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -91,6 +93,7 @@ def test_a_system_bwrap_on_path_is_preferred(
     assert marker.exists()
 
 
+@whole_session
 @pytest.mark.parametrize(
     ("message", "bundled", "cause", "way_out"),
     [
@@ -133,6 +136,7 @@ def test_a_host_refusing_namespaces_stops_the_session_at_start_naming_the_cause(
     assert not home.exists() or not any(home.iterdir())  # no shadow made
 
 
+@whole_session
 def test_sandbox_none_is_the_way_out_on_such_a_host(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path
 ) -> None:

@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.config import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.sandbox import LocalSandbox
@@ -134,6 +135,7 @@ async def test_a_one_edit_session_runs_its_tests_in_the_early_run(
     assert "def sub" in (repo / "calc.py").read_text()
 
 
+@whole_session
 async def test_the_baseline_leaves_the_early_run_to_the_first_step(
     make_repo: MakeRepo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

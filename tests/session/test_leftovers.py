@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import SAMPLE_FILES
 from tests.engine_support import SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import REACHED, RunProcess
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import open_repo
@@ -28,6 +29,7 @@ HANGS_WITH_SUB = (
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 def test_a_kill_during_a_test_that_never_ends_leaves_nothing_the_next_start_keeps(
     make_repo, scripted_server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

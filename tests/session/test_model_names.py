@@ -10,6 +10,7 @@ import pytest
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply
 from tests.scripted_server import scripted_server as scripted_server  # noqa: F401 (fixture)
+from tests.tiers import whole_session
 from tests.tui.app_support import KEY, SIZE, make_app, wait_for, wait_for_screen
 from tui_engineer.llm import UnknownModel
 from tui_engineer.llm.models import model_is_served
@@ -47,6 +48,7 @@ async def test_tui_accepts_the_model_a_llama_server_lists_as_its_gguf_path(
         await pilot.press("q")
 
 
+@whole_session
 async def test_headless_runs_with_the_model_a_llama_server_lists_as_its_gguf_path(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.llm import MissingApiKey
 from tui_engineer.session import run as runner
 from tui_engineer.vcs.shadow import Shadow
@@ -39,6 +40,7 @@ def calls(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
+@whole_session
 async def test_a_one_edit_session_runs_few_git_processes(
     make_repo, scripted_server: ScriptedServer, git_log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.test_demo_tmux import TmuxPane, pane  # noqa: F401 (fixture)
 from tests.tui.test_terminal_closed import alive
 from tui_engineer.records.listing import list_runs
@@ -26,6 +27,7 @@ def shadows(home: Path) -> list[Path]:
     return [p for p in folder.glob("*/*")] if folder.is_dir() else []
 
 
+@whole_session
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_during_a_model_call_removes_the_shadow(
     sig: signal.Signals, make_repo, scripted_server
@@ -57,6 +59,7 @@ def test_a_signal_during_a_model_call_removes_the_shadow(
     assert "stopped by SIG" in err
 
 
+@whole_session
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_closing_the_terminal_of_a_headless_run_stops_it_cleanly(
     make_repo,

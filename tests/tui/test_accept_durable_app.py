@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import git
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, SUB, finish_session, make_app, reviewing, wait_for
 
 JOURNAL = "tui-engineer-accept.json"
@@ -17,6 +18,7 @@ JOURNAL = "tui-engineer-accept.json"
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_the_status_bar_says_accepted_only_once_the_accept_is_on_disk(
     make_repo, scripted_server
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import git
 from tests.headless.test_accept_refused import refusing_hook
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.timing_support import RunProcess
 from tests.tui.app_support import (
     SIZE,
@@ -23,6 +24,7 @@ from tests.tui.app_support import (
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 @pytest.mark.parametrize("approval", ["ask", "auto"])
 async def test_a_refused_accept_keeps_the_step_under_review_until_accepted_again(
     make_repo, scripted_server, approval: str
@@ -60,6 +62,7 @@ async def test_a_refused_accept_keeps_the_step_under_review_until_accepted_again
     assert len(scripted_server.chat_requests) == 1  # the same proposal, no new model call
 
 
+@whole_session
 async def test_a_session_stopped_at_a_refused_accept_resumes_in_the_app_with_the_step_again(
     make_repo, scripted_server
 ) -> None:

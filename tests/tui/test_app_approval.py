@@ -7,6 +7,7 @@ import pytest
 
 from tests.conftest import git
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     MUL_BUGGY,
     SIZE,
@@ -23,6 +24,7 @@ from tests.tui.app_support import (
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_m_switches_to_auto_and_a_passing_step_commits_without_a_key(
     make_repo, scripted_server
 ) -> None:

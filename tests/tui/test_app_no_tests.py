@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 from tests.conftest import git
 from tests.engine_support import create, plan_reply
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     finish_session,
@@ -36,6 +37,7 @@ async def accept_and_finish(pilot: Pilot, app: TuiEngineerApp) -> None:
     await finish_session(pilot, app)
 
 
+@whole_session
 async def test_init_in_an_empty_folder_then_the_first_step_writes_the_tests(
     tmp_path: Path, scripted_server
 ) -> None:
@@ -58,6 +60,7 @@ async def test_init_in_an_empty_folder_then_the_first_step_writes_the_tests(
     assert (folder / "tests/test_calc.py").is_file()
 
 
+@whole_session
 async def test_an_unverified_session_says_so_in_the_review(make_repo, scripted_server) -> None:
     repo = make_repo({"README.md": "A calculator, one day.\n"})
     scripted_server.script(Reply(text=CALC))

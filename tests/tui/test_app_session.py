@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import edit, plan_reply
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     MUL_BUGGY,
     MUL_FIX,
@@ -90,6 +91,7 @@ async def test_the_plan_streams_as_a_planning_line_then_shows_as_a_list_of_steps
         await app.stop_work()
 
 
+@whole_session
 async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     make_repo, scripted_server
 ) -> None:
@@ -116,6 +118,7 @@ async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     assert "-(b - a)" in (repo / "calc.py").read_text()
 
 
+@whole_session
 async def test_review_keys_do_not_fire_while_typing_in_the_chat_box(
     make_repo, scripted_server
 ) -> None:
@@ -134,6 +137,7 @@ async def test_review_keys_do_not_fire_while_typing_in_the_chat_box(
     assert app.plan_pane.status_of(1) == "skipped"
 
 
+@whole_session
 async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     make_repo, scripted_server
 ) -> None:
@@ -160,6 +164,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     assert titles(repo) == ["add mul", "initial"]
 
 
+@whole_session
 async def test_a_fix_loop_shows_each_attempt_in_the_diff_and_tree_before_review(
     make_repo, scripted_server
 ) -> None:
@@ -191,6 +196,7 @@ def _diff_lines(app: TuiEngineerApp) -> list[DiffLine]:
     return [line for file in app.diff.files for hunk in file.hunks for line in hunk.lines]
 
 
+@whole_session
 async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=SUB))
@@ -223,6 +229,7 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_review(
     make_repo, scripted_server
 ) -> None:
@@ -252,6 +259,7 @@ async def test_the_tests_pane_shows_the_affected_run_and_the_full_suite_under_re
     assert titles(repo) == ["Add mul", "Add sub", "initial"]
 
 
+@whole_session
 async def test_the_plan_shows_the_next_step_ready_while_one_is_reviewed(
     make_repo, scripted_server
 ) -> None:

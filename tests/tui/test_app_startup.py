@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import SAMPLE_FILES, git, write_files
 from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import Reply, unused_base_url
+from tests.tiers import whole_session
 from tests.tui.app_support import KEY, SIZE, SUB, make_app, reviewing, wait_for, wait_for_screen
 from tui_engineer.sandbox.bwrap_program import forget_bwrap
 from tui_engineer.tui.screens import (
@@ -47,6 +48,7 @@ async def test_q_on_a_start_up_problem_quits_as_everywhere_else(make_repo, scrip
     assert app.return_code == 2
 
 
+@whole_session
 async def test_a_host_refusing_namespaces_gets_the_sandbox_screen(
     make_repo, scripted_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,6 +90,7 @@ async def test_server_unreachable_says_so_with_the_url_tried(
     assert app.return_code == 2
 
 
+@whole_session
 async def test_not_a_repo_offers_git_init_then_handles_the_files_already_there(
     tmp_path: Path, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -135,6 +138,7 @@ def shadows(repo: Path, *, beside: bool = False) -> list[Path]:
     return found if beside else [p for p in found if p.suffix not in (".owner", ".reports")]
 
 
+@whole_session
 async def test_quit_while_tests_run_leaves_the_repo_clean(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -192,6 +196,7 @@ async def test_an_interrupted_accept_is_finished_at_start_and_said_in_the_chat(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_a_wait_on_a_session_that_stopped_at_start_fails_at_once_with_its_reason(
     make_repo, scripted_server
 ) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from tests.engine_support import MUL, SUB
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     asked,
@@ -23,6 +24,7 @@ from tui_engineer.tui.screens import VerdictScreen
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
     make_repo, scripted_server
 ) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.timing_support import titles
 from tests.tui.app_support import (
     SIZE,
@@ -38,6 +39,7 @@ async def send(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
+@whole_session
 async def test_a_message_about_the_step_under_review_does_not_make_the_accept_wait(
     make_repo, scripted_server
 ) -> None:
@@ -69,6 +71,7 @@ async def test_a_message_about_the_step_under_review_does_not_make_the_accept_wa
         await app.stop_work()
 
 
+@whole_session
 async def test_a_message_naming_the_prepared_step_prepares_it_again_and_the_plan_says_so(
     make_repo, scripted_server
 ) -> None:

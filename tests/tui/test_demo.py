@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     asked,
@@ -40,6 +41,7 @@ def log(repo: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
+@whole_session
 async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wrong(
     tmp_path: Path,
 ) -> None:
@@ -140,6 +142,7 @@ def test_the_demo_makes_the_folder_it_is_given(tmp_path: Path) -> None:
     assert (repo / "calc.py").is_file()
 
 
+@whole_session
 async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) -> None:
     # `tui-engineer --resume` in the kept sample repo would need a server and a key; the exit
     # line names `tui-engineer demo --resume REPO`, which brings the built-in model back.
@@ -177,6 +180,7 @@ async def test_a_demo_quit_at_step_2_goes_on_with_demo_resume(tmp_path: Path) ->
             await again.stop_work()
 
 
+@whole_session
 def test_a_new_request_in_a_kept_sample_repo_without_a_key_names_the_demo(tmp_path: Path) -> None:
     repo = make_sample_repo(tmp_path)
     plain = run_without_key(repo, "add sub")

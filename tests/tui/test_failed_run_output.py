@@ -9,11 +9,13 @@ import pytest
 
 from tests.engine_support import SUB
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, chat_text, make_app, reviewing, wait_for, wait_for_screen
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_run_that_fails_with_exit_code_3_shows_its_last_lines(
     make_repo, scripted_server
 ) -> None:
@@ -31,6 +33,7 @@ async def test_a_run_that_fails_with_exit_code_3_shows_its_last_lines(
         await pilot.press("q")
 
 
+@whole_session
 async def test_a_suite_that_cannot_run_on_the_starting_commit_shows_a_start_up_screen(
     make_repo, scripted_server
 ) -> None:
@@ -52,6 +55,7 @@ async def test_a_suite_that_cannot_run_on_the_starting_commit_shows_a_start_up_s
         await wait_for(pilot, lambda: not app.is_running)
 
 
+@whole_session
 async def test_a_test_red_before_the_session_is_said_apart_in_the_tests_pane(
     make_repo, scripted_server
 ) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import git
 from tests.engine.test_fix_old_failure import ADD_ID, CALC, RIGHT, WRONG
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     chat_text,
@@ -23,6 +24,7 @@ from tests.tui.app_support import (
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_the_wrong_first_fix_is_never_offered_and_the_right_one_says_what_now_passes(
     make_repo, scripted_server
 ) -> None:

@@ -10,6 +10,7 @@ from textual.widgets._footer import FooterKey
 
 from tests.conftest import SAMPLE_FILES
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     SUB,
@@ -55,6 +56,7 @@ def footer_keys(app) -> set[str]:
     return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
 
 
+@whole_session
 async def test_with_a_request_keys_work_from_the_first_frame(calc_app) -> None:
     app = calc_app(planning(), request="add sub")
     async with app.run_test(size=SIZE) as pilot:
@@ -92,6 +94,7 @@ def footer_shown(app) -> tuple[dict[str, Region], int]:
     return shown, palette
 
 
+@whole_session
 @pytest.mark.parametrize("size", [SIZE, (80, 24)])
 async def test_a_file_view_during_review_keeps_quit_and_every_shown_key_readable(
     make_repo, scripted_server, size: tuple[int, int]
@@ -158,6 +161,7 @@ async def test_the_chat_box_footer_says_how_to_leave_and_escape_goes_to_the_diff
         assert {"q", "c"} <= footer_keys(app)
 
 
+@whole_session
 async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselection(
     calc_app,
 ) -> None:
@@ -188,6 +192,7 @@ async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselec
         assert not asked(app, "verdict")()
 
 
+@whole_session
 async def test_after_a_server_error_no_step_still_says_it_is_being_worked_on(calc_app) -> None:
     app = calc_app(Reply(text=plan_reply("Add sub")), Reply(status=400), request="add sub")
     app.check_retries = 0
@@ -215,6 +220,7 @@ async def test_the_cost_reads_the_same_before_and_after_the_first_call(calc_app)
         await app.stop_work()
 
 
+@whole_session
 async def test_after_a_reject_the_status_no_longer_says_review(calc_app) -> None:
     # It read "review step 1 (tests pass)" while the next proposal was being written and tested.
     app = calc_app(Reply(text=SUB), Reply(text=SUB, delay=5), request="add sub", plan=False)

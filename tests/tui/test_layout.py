@@ -9,6 +9,7 @@ import pytest
 from textual.widgets import Markdown, Tabs
 
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, SUB, make_app, plan_reply, reviewing, wait_for
 from tui_engineer.tui.layout import PaneSizes, load_sizes
 
@@ -19,6 +20,7 @@ def footer_keys(app) -> set[str]:
     return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
 
 
+@whole_session
 async def test_a_review_at_120x40_gives_the_diff_the_room_and_shows_edits_briefly(
     make_repo, scripted_server
 ) -> None:
@@ -44,6 +46,7 @@ async def test_a_review_at_120x40_gives_the_diff_the_room_and_shows_edits_briefl
         await app.stop_work()
 
 
+@whole_session
 async def test_f_maximizes_the_focused_pane_and_b_shows_files_remembered(
     make_repo, scripted_server, tmp_path: Path
 ) -> None:
@@ -73,6 +76,7 @@ async def test_f_maximizes_the_focused_pane_and_b_shows_files_remembered(
         assert again.chat.outer_size.width == chat + 4
 
 
+@whole_session
 async def test_tabs_mode_shows_how_to_switch_and_escape_leaves_a_file_view(
     make_repo, scripted_server
 ) -> None:

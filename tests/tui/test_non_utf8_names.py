@@ -10,6 +10,7 @@ from textual.widgets import Markdown
 from tests.conftest import git
 from tests.engine.test_non_utf8_names import CONTENT, NAME, RAW, SHOWN, latin1_repo, tracked
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     KEY,
     edit,
@@ -26,6 +27,7 @@ WIDE = (160, 40)  # the Files pane shows
 LAIT = "caf\u00e9 au lait\n"
 
 
+@whole_session
 async def test_the_name_shows_readably_and_accept_and_undo_keep_it_exact(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from tests.engine_support import MUL_ON_SUB, SUB
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.timing_support import RunProcess, hold_step_1, plan_calls, titles
 from tests.tui.app_support import (
     SIZE,
@@ -24,6 +25,7 @@ from tui_engineer.tui.screens import TakeOverScreen
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_the_tui_on_a_repository_another_process_works_on_says_so_at_start(
     make_repo, scripted_server
 ) -> None:
@@ -48,6 +50,7 @@ async def test_the_tui_on_a_repository_another_process_works_on_says_so_at_start
     assert len(scripted_server.chat_requests) == 2
 
 
+@whole_session
 async def test_taking_over_stops_the_other_process_and_goes_on_with_its_session_here(
     make_repo, scripted_server
 ) -> None:
@@ -83,6 +86,7 @@ async def test_taking_over_stops_the_other_process_and_goes_on_with_its_session_
     assert plan_calls(scripted_server) == 1  # the first process's only: none after the take over
 
 
+@whole_session
 async def test_a_request_sent_after_another_process_began_is_told_then(
     make_repo, scripted_server
 ) -> None:

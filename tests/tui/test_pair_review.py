@@ -19,6 +19,7 @@ from tests.conftest import git
 from tests.engine_support import plan_reply
 from tests.pair_support import FILES, MUL, STRAY, SUB_CODE, SUB_TEST
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     chat_text,
@@ -77,6 +78,7 @@ async def at_first_review(
         yield app, pilot
 
 
+@whole_session
 async def test_a_dropped_hunk_is_left_out_of_the_commit_whose_tests_ran_on_the_kept_tree(
     make_repo, scripted_server
 ) -> None:
@@ -116,6 +118,7 @@ async def test_a_dropped_hunk_is_left_out_of_the_commit_whose_tests_ran_on_the_k
     assert partial["kept"] == "partial: 2 of 3 hunks, tests re-run"
 
 
+@whole_session
 async def test_kept_hunks_that_fail_their_tests_stay_in_review_and_say_so(
     make_repo, scripted_server
 ) -> None:
@@ -151,6 +154,7 @@ def scripted_editor(folder: Path) -> Path:
     return program
 
 
+@whole_session
 async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is_told(
     make_repo, scripted_server, tmp_path, monkeypatch
 ) -> None:
@@ -187,6 +191,7 @@ async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is
         await finish_session(pilot, app)
 
 
+@whole_session
 async def test_line_comments_are_listed_and_a_reject_sends_them_as_one_review(
     make_repo, scripted_server
 ) -> None:
@@ -212,6 +217,7 @@ async def test_line_comments_are_listed_and_a_reject_sends_them_as_one_review(
         await finish_session(pilot, app)
 
 
+@whole_session
 async def test_with_no_editor_to_run_the_file_opens_in_the_apps_own_editor(
     make_repo, scripted_server, monkeypatch
 ) -> None:
@@ -236,6 +242,7 @@ async def test_with_no_editor_to_run_the_file_opens_in_the_apps_own_editor(
     assert "def half(a)" in git(repo, "show", "HEAD:calc.py")
 
 
+@whole_session
 async def test_your_own_edits_during_a_review_are_offered_taken_in_tested_and_committed(
     make_repo, scripted_server
 ) -> None:
@@ -276,6 +283,7 @@ async def test_your_own_edits_not_taken_in_are_never_written_over(
     assert git(repo, "log", "--format=%s").splitlines() == ["initial"]
 
 
+@whole_session
 async def test_comments_on_an_accepted_step_go_into_its_commit_and_to_the_model(
     make_repo, scripted_server
 ) -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from tests.engine_support import MUL_ON_SUB
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.timing_support import titles
 from tests.tui.app_support import (
     SIZE,
@@ -23,6 +24,7 @@ from tests.tui.app_support import (
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_step_no_longer_needed_is_reviewed_as_a_drop(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(

@@ -14,6 +14,7 @@ from textual.events import Key
 from tests.conftest import git
 from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.timing_support import hold_step_2, slow_hook, titles, wait_for_file
 from tests.tui.app_support import (
     SIZE,
@@ -35,6 +36,7 @@ from tui_engineer.tui.screens import RejectReasonScreen
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_commits_at_once_while_the_next_steps_model_call_is_held(
     make_repo, scripted_server
 ) -> None:
@@ -62,6 +64,7 @@ async def test_a_commits_at_once_while_the_next_steps_model_call_is_held(
     assert titles(repo) == ["Add mul", "Add sub", "initial"]
 
 
+@whole_session
 async def test_a_background_call_ending_while_the_reply_streams_leaves_that_reply_whole(
     make_repo, scripted_server
 ) -> None:
@@ -115,6 +118,7 @@ async def test_a_background_call_ending_while_the_reply_streams_leaves_that_repl
     assert shown == sorted(shown), shown  # never backwards
 
 
+@whole_session
 async def test_quitting_during_a_slow_pre_commit_hook_waits_for_the_commit(
     make_repo, scripted_server
 ) -> None:
@@ -154,6 +158,7 @@ class PressesOnSight(TuiEngineerApp):
             self.post_message(Key("r", "r"))
 
 
+@whole_session
 async def test_a_key_pressed_as_soon_as_the_proposal_shows_is_not_lost(
     make_repo, scripted_server
 ) -> None:
@@ -176,6 +181,7 @@ async def test_a_key_pressed_as_soon_as_the_proposal_shows_is_not_lost(
         gate.open()
 
 
+@whole_session
 async def test_a_double_tapped_a_does_not_accept_the_step_that_just_appeared(
     make_repo, scripted_server
 ) -> None:

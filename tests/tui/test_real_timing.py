@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import DIV, MUL, SUB, plan_reply
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.timing_support import hold_step_1, hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
@@ -27,6 +28,7 @@ from tui_engineer.tui.screens import ConfirmUndoScreen, QuitScreen, StillWrongSc
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_ctrl_c_twice_quits_while_the_model_thinks(make_repo, scripted_server) -> None:
     repo = make_repo()
     gate = Gate()
@@ -42,6 +44,7 @@ async def test_ctrl_c_twice_quits_while_the_model_thinks(make_repo, scripted_ser
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_steps_planned_from_what_is_still_wrong_show_the_users_words(
     make_repo, scripted_server
 ) -> None:
@@ -67,6 +70,7 @@ def footer_keys(app) -> set[str]:
     return {key for key, active in app.screen.active_bindings.items() if active.binding.show}
 
 
+@whole_session
 async def test_undo_while_the_next_step_is_reviewed_and_not_offered_while_it_is_made(
     make_repo, scripted_server
 ) -> None:
@@ -114,6 +118,7 @@ async def accept_both_and_undo_the_last_at_the_end(pilot, app, repo: Path) -> No
     await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "undone")
 
 
+@whole_session
 async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo_asks_again(
     make_repo, scripted_server
 ) -> None:
@@ -139,6 +144,7 @@ async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo
         await app.stop_work()
 
 
+@whole_session
 async def test_a_second_undo_in_the_final_dialog_asks_first(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(
@@ -161,6 +167,7 @@ async def test_a_second_undo_in_the_final_dialog_asks_first(make_repo, scripted_
         await app.stop_work()
 
 
+@whole_session
 async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
     make_repo, scripted_server
 ) -> None:
@@ -194,6 +201,7 @@ async def test_a_server_dropped_mid_step_pauses_and_r_retries_once_it_is_back(
     assert titles(repo) == ["Add mul", "Add sub", "initial"]
 
 
+@whole_session
 async def test_an_undo_refused_during_a_review_says_why_and_the_review_goes_on(
     make_repo, scripted_server
 ) -> None:

@@ -11,6 +11,7 @@ import pytest
 from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
 from tests.headless.test_resume import is_plan_call
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.timing_support import hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
@@ -40,6 +41,7 @@ async def quit_while_step_2_is_written(repo: Path, server: ScriptedServer) -> No
     assert titles(repo) == ["Add sub", "initial"]
 
 
+@whole_session
 async def test_a_session_quit_while_the_model_writes_step_2_resumes_in_a_new_app(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -67,6 +69,7 @@ async def test_a_session_quit_while_the_model_writes_step_2_resumes_in_a_new_app
     assert len(new) == 1 and not is_plan_call(new[0])
 
 
+@whole_session
 async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -97,6 +100,7 @@ async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
     assert len(scripted_server.chat_requests) == 1
 
 
+@whole_session
 async def test_a_session_quit_during_a_review_shows_that_proposal_again_with_no_model_call(
     make_repo, scripted_server: ScriptedServer
 ) -> None:

@@ -14,6 +14,7 @@ from tests.engine.test_engine_runners import (
     needs_cargo,
 )
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, make_app, wait_for
 
 __all__ = ["cargo_on_path"]  # its autouse fixture puts cargo on PATH here too
@@ -22,6 +23,7 @@ __all__ = ["cargo_on_path"]  # its autouse fixture puts cargo on PATH here too
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 @needs_cargo
 async def test_a_failing_cargo_test_is_listed_and_opens_its_panic(
     make_repo, scripted_server: ScriptedServer

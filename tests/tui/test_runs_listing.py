@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     SUB,
@@ -23,6 +24,7 @@ from tui_engineer.tui.screens import QuitScreen, StillWrongScreen, VerdictScreen
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_confirmed_quit_is_listed_as_a_quit(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=SUB, delay=30))
@@ -36,6 +38,7 @@ async def test_a_confirmed_quit_is_listed_as_a_quit(make_repo, scripted_server) 
     assert run.outcome == "quit"
 
 
+@whole_session
 async def test_an_undone_step_is_not_counted_as_accepted(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=SUB))
@@ -58,6 +61,7 @@ async def test_an_undone_step_is_not_counted_as_accepted(make_repo, scripted_ser
     assert "1 undone" in format_runs([run])
 
 
+@whole_session
 async def test_sigterm_stops_the_app_and_removes_the_shadow(make_repo, scripted_server) -> None:
     repo = make_repo()
     scripted_server.script(Reply(text=SUB, delay=30))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     FIXED_DATES,
     KEY,
@@ -32,6 +33,7 @@ def session_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, value)
 
 
+@whole_session
 @pytest.mark.parametrize("theme", THEMES)
 def test_proposal_under_review(snap_compare, session_env, make_repo, scripted_server, theme):
     scripted_server.script(*review_script())
@@ -42,6 +44,7 @@ def test_proposal_under_review(snap_compare, session_env, make_repo, scripted_se
     assert snap_compare(app, terminal_size=(120, 40), run_before=drive_to_review)
 
 
+@whole_session
 def test_proposal_under_review_on_a_small_terminal(
     snap_compare, session_env, make_repo, scripted_server
 ):
@@ -63,6 +66,7 @@ def test_proposal_under_review_on_a_large_terminal(
     assert snap_compare(app, terminal_size=(200, 60), run_before=drive_to_review)
 
 
+@whole_session
 def test_fix_loop_with_failing_tests_and_a_chat_message(
     snap_compare, session_env, make_repo, scripted_server
 ):
@@ -73,6 +77,7 @@ def test_fix_loop_with_failing_tests_and_a_chat_message(
     assert snap_compare(app, terminal_size=(120, 40), run_before=drive_to_fix_loop)
 
 
+@whole_session
 def test_what_is_still_wrong(snap_compare, session_env, make_repo, scripted_server):
     scripted_server.script(*still_wrong_script())
     app = make_app(

@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from tests.engine_support import plan_reply
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, chat_text, make_app, wait_for, wait_for_screen
 from tui_engineer.tui.screens import VerdictScreen
 
@@ -20,6 +21,7 @@ MUSING = "\n".join(
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_a_stopped_plan_reply_says_why_with_the_tokens_it_counted(
     make_repo, scripted_server
 ) -> None:
@@ -36,6 +38,7 @@ async def test_a_stopped_plan_reply_says_why_with_the_tokens_it_counted(
         await app.stop_work()
 
 
+@whole_session
 async def test_a_stopped_edit_reply_is_said_once(make_repo, scripted_server) -> None:
     scripted_server.script(
         Reply(text=plan_reply("Add sub")), Reply(text=MUSING), Reply(text=MUSING)
@@ -52,6 +55,7 @@ async def test_a_stopped_edit_reply_is_said_once(make_repo, scripted_server) -> 
         await app.stop_work()
 
 
+@whole_session
 async def test_the_verdict_dialog_says_why_the_session_stopped(make_repo, scripted_server) -> None:
     """The dialog opens over the chat, where the session's one sentence on why it ended is: so
     the dialog says it too (it was hidden under the dialog, and its toast gone after 15 s)."""

@@ -8,6 +8,7 @@ from textual.events import Key
 
 from tests.engine_support import MUL_ON_SUB, plan_reply
 from tests.scripted_server import Gate, Reply
+from tests.tiers import whole_session
 from tests.timing_support import hold_step_1, hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
@@ -22,6 +23,7 @@ from tui_engineer.tui.screens import QuitScreen
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
+@whole_session
 async def test_t_while_the_model_plans_says_why_the_tests_do_not_run_now(
     make_repo, scripted_server
 ) -> None:
@@ -38,6 +40,7 @@ async def test_t_while_the_model_plans_says_why_the_tests_do_not_run_now(
         assert any("The model is working" in s for s in said), said
 
 
+@whole_session
 async def test_the_status_bar_says_what_a_held_call_waits_for(make_repo, scripted_server) -> None:
     """Issue 37, part 3: while step 1's call waits for its first token, the status bar says
     which step, what it waits for, and (after 2 s) for how long."""
@@ -57,6 +60,7 @@ async def test_the_status_bar_says_what_a_held_call_waits_for(make_repo, scripte
         await app.stop_work()
 
 
+@whole_session
 async def test_a_server_drop_during_the_step_in_progress_names_that_step_not_a_preparation(
     make_repo, scripted_server
 ) -> None:
@@ -84,6 +88,7 @@ async def test_a_server_drop_during_the_step_in_progress_names_that_step_not_a_p
         await app.stop_work()
 
 
+@whole_session
 @pytest.mark.parametrize("first", ["q", "ctrl+c"])
 async def test_q_pressed_again_in_the_quit_dialog_quits(make_repo, scripted_server, first) -> None:
     """Issue 37, part 3: docs/tui.md says the quit key pressed again quits; `q` did not."""
@@ -99,6 +104,7 @@ async def test_q_pressed_again_in_the_quit_dialog_quits(make_repo, scripted_serv
     assert titles(repo) == ["initial"]
 
 
+@whole_session
 async def test_a_then_ctrl_c_twice_at_once_keeps_the_accept(make_repo, scripted_server) -> None:
     """Issue 37, part 3: `a`, then Ctrl+C Ctrl+C within 10 ms, dropped the `a`: the accept is
     kept (committed) and the app quits; step 2's call is in flight meanwhile."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from textual import messages
 
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, reviewing, wait_for
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
 from tui_engineer.records.listing import list_runs
@@ -22,6 +23,7 @@ def shadow_folders() -> list[Path]:
     return [p for p in folder.glob("*/*") if p.is_dir()] if folder.is_dir() else []
 
 
+@whole_session
 @pytest.mark.parametrize("requests", [1, 2], ids=["closed-tab", "closed-tab-and-signal"])
 async def test_a_closed_browser_tab_removes_every_shadow_worktree(
     tmp_path: Path, requests: int

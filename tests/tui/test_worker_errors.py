@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import git
 from tests.engine.test_worker_errors import raise_like_issue_24
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     KEY,
     SIZE,
@@ -21,6 +22,7 @@ from tests.tui.app_support import (
 from tui_engineer.vcs import submodules
 
 
+@whole_session
 async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,6 +55,7 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
     assert git(repo, "status", "--porcelain") == ""
 
 
+@whole_session
 async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,6 +81,7 @@ async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
     assert scripted_server.chat_requests == []
 
 
+@whole_session
 async def test_a_bug_in_the_files_pane_listing_is_shown_and_the_session_goes_on(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:

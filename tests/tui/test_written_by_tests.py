@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import git
 from tests.engine.test_written_by_tests import FILES, FIX
 from tests.scripted_server import Reply
+from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     chat_text,
@@ -27,6 +28,7 @@ def file_at_cursor(app) -> str:
     return diff._files[diff._rows[diff.cursor].file].path
 
 
+@whole_session
 async def test_files_the_tests_wrote_are_shown_apart_and_committed_only_when_kept(
     make_repo, scripted_server
 ) -> None:
@@ -57,6 +59,7 @@ async def test_files_the_tests_wrote_are_shown_apart_and_committed_only_when_kep
     assert not (repo / "tests" / "snapshot.txt").exists()
 
 
+@whole_session
 async def test_an_accept_leaves_them_out(make_repo, scripted_server) -> None:
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=FIX))

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, make_app, wait_for
 from tests.tui.test_app_session import chat_text
 
@@ -29,6 +30,7 @@ def _note(repo: Path) -> str:
     return f"HEAD is detached at {short}: accepted steps will be committed on it, not on a branch"
 
 
+@whole_session
 def test_headless_names_the_detached_head_before_committing(
     detached: Path, scripted_server: ScriptedServer
 ) -> None:

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import git
 from tests.engine_support import KEY, create, run_headless
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.config import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.sandbox.factory import make_sandbox
@@ -87,6 +88,7 @@ def test_a_submodule_the_user_never_checked_out_stays_empty(with_submodule, tmp_
         shadow.remove()
 
 
+@whole_session
 async def test_the_session_says_which_submodules_the_tests_find_empty(
     with_submodule: Path, tmp_path: Path, scripted_server: ScriptedServer, monkeypatch
 ) -> None:

@@ -14,6 +14,7 @@ from tests.engine_support import edit, plan_reply, run_headless
 from tests.env_support import VENV_PROJECT, activate, project_venv
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -60,6 +61,7 @@ def _notices(seen) -> list[str]:
     return [n.message for n in seen.of(ev.Notice)]
 
 
+@whole_session
 async def test_without_testmon_the_second_session_narrows_by_name_and_commits(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, pytest_wheels
 ) -> None:
@@ -77,6 +79,7 @@ async def test_without_testmon_the_second_session_narrows_by_name_and_commits(
     assert len(scripted_server.chat_requests) == 2  # one edit per session, no fix loop
 
 
+@whole_session
 async def test_a_selection_plugin_that_fails_falls_back_to_the_plain_command_for_the_session(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, pytest_wheels
 ) -> None:
