@@ -108,3 +108,26 @@ async def test_only_a_server_with_a_tokenizer_is_asked_once_per_server(
         assert asked == probes * (3 if probes else 0)  # each session counts its prompt there
         # The list was read by the two discoveries only: not again for the configured one.
         assert [r.path for r in server.requests].count("/v1/models") == 2
+
+
+async def test_a_tokenizer_server_started_where_another_server_was_is_asked() -> None:
+    """One process (an editor's agent lives for days), two sessions at one address: first a
+    server with no tokenizer, then, after a restart on the same port, llama.cpp's. The second
+    session's model list is read afresh, so its prompts are counted by the server."""
+    with ScriptedServer() as plain:
+        plain.script(Reply(text="one"))
+        port = int(plain.base_url.rsplit(":", 1)[1].split("/")[0])
+        client = client_for(plain)
+        try:
+            await client.complete(CODE, max_output_tokens=64)
+        finally:
+            await client.aclose()
+    with ScriptedServer(port=port, tokens_per_char=1 / 3) as llama:
+        llama.script(Reply(text="two"))
+        client = client_for(llama)
+        try:
+            await client.complete(CODE, max_output_tokens=64)
+        finally:
+            await client.aclose()
+        asked = [r.body["content"] for r in llama.requests if r.path == "/tokenize"]
+        assert asked == [CODE[0]["content"]]

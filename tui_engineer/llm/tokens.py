@@ -41,8 +41,11 @@ _COUNTED: set[str] = set()  # servers that counted a message (a later failure is
 
 def server_listed(base_url: str, owner: str) -> None:
     """The server at `base_url` listed its models as `owner`'s: whether it can count tokens is
-    known from now on (unless already learned)."""
-    _KNOWN.setdefault(base_url.rstrip("/"), _ROUTE_BY_OWNER.get(owner))
+    known from now on. A fresh list wins over what was learned before: the server at an
+    address may have been restarted as another (llama.cpp's where vLLM was)."""
+    base = base_url.rstrip("/")
+    _KNOWN[base] = _ROUTE_BY_OWNER.get(owner)
+    _COUNTED.discard(base)
 
 
 def _count_in(body: Any, answer: str) -> int | None:
