@@ -27,6 +27,7 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # Only this run writes what it skipped there (a pytest a test starts would add its own ids);
     # the variable is back for the run's own report at its end.
     monkeypatch.delenv("SKIPPED_TESTS_TO", raising=False)
+    monkeypatch.delenv("TESTS_XDIST_LOADGROUP", raising=False)  # tests/workers.py: this run's
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))

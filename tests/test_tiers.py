@@ -98,11 +98,13 @@ def test_heavy_tests_run_one_at_a_time_and_sessions_side_by_side(
 ) -> None:
     for name, text in GROUPED.items():
         (tmp_path / name).write_text(text)
-    args = ["-p", "no:cacheprovider", "-p", "tests.tiers", *XDIST, "--dist", "loadgroup", "-v"]
+    # As the README runs it: no -n, no --dist (tests/workers.py asks for loadgroup), 2 workers.
+    args = ["-p", "no:cacheprovider", "-p", "xdist.plugin", "-p", "tests.tiers"]
+    args += ["-p", "tests.workers", "-v"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *args, *asked],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), "PYTEST_XDIST_AUTO_NUM_WORKERS": "2"},
         capture_output=True,
         text=True,
         timeout=120,

@@ -24,15 +24,26 @@ import pytest
 WORKERS_PER_CORE = 2
 
 
+# A worker parses the command line again, which names no `--dist`: it learns that the run asked
+# for loadgroup from this variable (workers inherit the environment). Without it the workers
+# never read the `xdist_group` marks, and grouped tests went to any worker.
+LOADGROUP_ENV = "TESTS_XDIST_LOADGROUP"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Ask for `-n auto --dist loadgroup` unless the run chose (before xdist reads them)."""
     option = config.option
-    if not hasattr(option, "numprocesses") or hasattr(config, "workerinput"):
-        return  # xdist is not loaded, or this is one of its workers
+    if not hasattr(option, "numprocesses"):
+        return  # xdist is not loaded
+    if hasattr(config, "workerinput"):  # one of xdist's workers
+        if os.environ.get(LOADGROUP_ENV) == "1":
+            option.loadgroup = True
+        return
     if option.numprocesses is None and option.dist == "no" and not option.tx:
         option.numprocesses = "auto"
         option.dist = "loadgroup"
+        os.environ[LOADGROUP_ENV] = "1"
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of xdist's: unknown where xdist is not loaded
