@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import dataclasses
 import hashlib
 import signal
@@ -475,3 +476,29 @@ async def test_failing_template_setup_is_a_clear_error(
         await make_sandbox(repo, template=template).start()
     message = str(caught.value)
     assert "exit 1" in message and "no index" in message and "allow_network" in message
+
+
+def test_sessions_cleaning_up_at_once_each_finish_and_remove_every_left_container(
+    docker_client, docker_image
+) -> None:
+    """Sessions starting together each clean up what crashed sessions left: while one lists the
+    containers, another removes some of them. Each cleanup finishes, with no error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tui_engineer.sandbox.docker.containers import session_labels
+
+    left = [
+        docker_client.containers.create(docker_image, "true", labels=session_labels(f"gone-{n}"))
+        for n in range(24)
+    ]
+    try:
+        with ThreadPoolExecutor(6) as pool:
+            results = list(pool.map(lambda _: cleanup_containers(connect()), range(6)))
+    finally:
+        for container in left:
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+    removed = [s for sentences in results for s in sentences if s.startswith("Removed")]
+    names = {container.name for container in left}
+    assert {name for name in names if any(name in s for s in removed)} == names
+    assert not any(s.startswith("Could not") for sentences in results for s in sentences)

@@ -84,7 +84,10 @@ def cleanup_containers(client: Any | None = None) -> list[str]:
     machine, or the container already stopped). One sentence per container removed."""
     client = client or connect()
     sentences: list[str] = []
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
+    # Sessions starting at once clean up side by side: a container another one removes between
+    # the list and its inspection is passed over (docker-py raises NotFound otherwise).
+    listed = client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True)
+    for container in listed:
         reason = _abandoned(container)
         if reason is None:
             continue
@@ -93,6 +96,8 @@ def cleanup_containers(client: Any | None = None) -> list[str]:
         except NotFound:
             continue  # another session's cleanup got there first
         except APIError as err:
+            if err.status_code == 409 and "already in progress" in str(err):
+                continue  # another session's cleanup is removing it now
             sentences.append(f"Could not remove the sandbox container {container.name}: {err}.")
             continue
         sentences.append(f"Removed the docker sandbox container {container.name} ({reason}).")
