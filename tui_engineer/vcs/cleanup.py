@@ -23,6 +23,7 @@ from pathlib import Path
 
 import git
 
+from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import (
@@ -73,13 +74,7 @@ def _running_elsewhere(pid: int, host: str) -> bool:
     names (an older version held no owner lock)."""
     if host != socket.gethostname() or pid == os.getpid():
         return False  # our own process only reaches here for sessions it no longer runs
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return is_running(pid)
 
 
 def _when(started: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from docker.errors import APIError, NotFound
 
+from tui_engineer.base.processes import is_running
 from tui_engineer.sandbox.docker.client import connect
 
 LABEL = "tui-engineer.sandbox"  # every sandbox container carries it; cleanup looks for it
@@ -113,16 +114,6 @@ def _abandoned(container: Any) -> str | None:
     if labels.get(LABEL_HOST) != socket.gethostname():
         return None  # another machine's session on a shared engine: cannot tell, leave it
     pid = labels.get(LABEL_PID, "")
-    if pid.isdigit() and not _process_alive(int(pid)):
+    if pid.isdigit() and not is_running(int(pid)):
         return f"left by session {session}, whose process {pid} no longer runs"
     return None
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
