@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -16,6 +17,15 @@ GIT_IDENTITY = {
     "GIT_COMMITTER_NAME": "Test Author",
     "GIT_COMMITTER_EMAIL": "author@example.invalid",
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run started in the background of a script (`pytest ... &`, as a CI job may be)
+    inherits SIGINT ignored, and so would every process its tests start: the tests that press
+    Ctrl-C need it as a terminal gives it. (A handler of ours is reset to the default at exec;
+    an ignored signal stays ignored.)"""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
