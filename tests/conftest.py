@@ -169,5 +169,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if runs_one_at_a_time(item):
             # On one worker, one after another: each takes a core or more (llama.cpp's servers
             # are the session's too, one set of them on that worker), beside the sessions.
+            # `-m heavy` picks them (.ci/run's full pass runs them in a process of their own).
             item.add_marker(pytest.mark.xdist_group(ONE_AT_A_TIME))
+            item.add_marker(pytest.mark.heavy)
     skip_slow_unless_asked(config, items)

@@ -118,3 +118,30 @@ def test_heavy_tests_run_one_at_a_time_and_sessions_side_by_side(
         "test_kinds.py::test_session": outcome,
         "test_kinds.py::test_quick": "PASSED",
     }, done.stdout
+
+
+# .ci/run's full pass runs the heavy ones in a process of their own (`-m heavy`) beside the rest
+# on workers (`-m "not heavy"`): between them, each test once.
+@pytest.mark.parametrize(
+    ("expression", "ran"),
+    [("heavy", {"test_heavy"}), ("not heavy", {"test_session", "test_quick"})],
+)
+def test_the_full_pass_picks_the_heavy_tests_apart_from_the_rest(
+    tmp_path: Path, expression: str, ran: set[str]
+) -> None:
+    for name, text in GROUPED.items():
+        (tmp_path / name).write_text(text)
+    args = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "tests.tiers", "-v", "--slow"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "-m", expression],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    passed = {
+        line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "PASSED" in line
+    }
+    assert passed == ran, done.stdout
