@@ -17,6 +17,7 @@ A module is the runner's whole story, so that adding a runner is one file and a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -94,3 +95,25 @@ class Runner(Protocol):
         """Why this run on the starting commit shows the runner did not get to run the tests
         (its own signs: pytest's usage error, unittest finding none), else None."""
         ...
+
+
+# What most runners share (a module names them: `start_problem = no_start_problem`).
+
+
+def shows_a_result(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    """A runner's `started`: is the (stripped) line one of `pattern`'s, a test's result?"""
+
+    def started(line: str) -> bool:
+        return pattern.fullmatch(line) is not None
+
+    return started
+
+
+def no_start_problem(_report: RunReport) -> str | None:
+    """For a runner whose failed start shows in its exit code and output (verify/baseline.py)."""
+    return None
+
+
+def no_old_lines(_lines: list[str], _ids: set[str]) -> set[int]:
+    """For a runner whose output is shown whole (the old failures are named apart)."""
+    return set()

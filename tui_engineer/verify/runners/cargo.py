@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from tui_engineer.base.shell_command import words
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
-from tui_engineer.verify.runners.base import RunReport
+from tui_engineer.verify.runners.base import no_old_lines, no_start_problem, shows_a_result
 
 name = "cargo test"
 
@@ -136,14 +136,6 @@ STARTED = re.compile(
 )
 
 
-def started(line: str) -> bool:
-    """Does this (stripped) output line show that the runner got as far as a test's result?"""
-    return STARTED.fullmatch(line) is not None
-
-
-def start_problem(_report: RunReport) -> str | None:
-    return None  # a start that fails shows in its exit code and output (verify/baseline.py)
-
-
-def old_lines(_lines: list[str], _ids: set[str]) -> set[int]:
-    return set()  # its output is shown whole (the old failures are named apart)
+started = shows_a_result(STARTED)
+start_problem = no_start_problem
+old_lines = no_old_lines

@@ -30,7 +30,7 @@ from tui_engineer.verify.runner_result import (
     relative,
     trim_lines,
 )
-from tui_engineer.verify.runners.base import RunReport
+from tui_engineer.verify.runners.base import no_old_lines, no_start_problem
 
 _ALL_PASSED = re.compile(r"^All tests passed \(\d+ assertions? in (\d+) test cases?\)", re.M)
 _CASES = re.compile(r"^test cases: *(\d+)((?: \| \d+ \w+(?: \w+)?)*)$", re.M)
@@ -120,9 +120,5 @@ def started(_line: str) -> bool:
     return False  # its report comes at the end: the command's own lines show it started
 
 
-def start_problem(_report: RunReport) -> str | None:
-    return None  # a start that fails shows in its exit code and output (verify/baseline.py)
-
-
-def old_lines(_lines: list[str], _ids: set[str]) -> set[int]:
-    return set()  # its output is shown whole (the old failures are named apart)
+start_problem = no_start_problem
+old_lines = no_old_lines

@@ -20,7 +20,7 @@ from tui_engineer.verify.runner_result import (
     relative,
     trim_lines,
 )
-from tui_engineer.verify.runners.base import RunReport
+from tui_engineer.verify.runners.base import no_old_lines, no_start_problem, shows_a_result
 from tui_engineer.verify.runners.package_json import is_npm_test, test_script, with_script_args
 
 name = "jest"
@@ -155,14 +155,6 @@ STARTED = re.compile(
 )
 
 
-def started(line: str) -> bool:
-    """Does this (stripped) output line show that the runner got as far as a test's result?"""
-    return STARTED.fullmatch(line) is not None
-
-
-def start_problem(_report: RunReport) -> str | None:
-    return None  # a start that fails shows in its exit code and output (verify/baseline.py)
-
-
-def old_lines(_lines: list[str], _ids: set[str]) -> set[int]:
-    return set()  # its output is shown whole (the old failures are named apart)
+started = shows_a_result(STARTED)
+start_problem = no_start_problem
+old_lines = no_old_lines

@@ -18,7 +18,7 @@ from pathlib import Path
 from tui_engineer.base.shell_command import words
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult
-from tui_engineer.verify.runners.base import RunReport
+from tui_engineer.verify.runners.base import RunReport, shows_a_result
 
 name = "pytest"
 
@@ -173,9 +173,7 @@ STARTED = re.compile(
 )
 
 
-def started(line: str) -> bool:
-    """Does this (stripped) output line show that the runner got as far as a test's result?"""
-    return STARTED.fullmatch(line) is not None
+started = shows_a_result(STARTED)
 
 
 JUNIT_NOT_UTF8 = (

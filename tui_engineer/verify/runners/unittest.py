@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from tui_engineer.base.shell_command import python_module, words
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
-from tui_engineer.verify.runners.base import RunReport
+from tui_engineer.verify.runners.base import RunReport, shows_a_result
 
 name = "unittest"
 
@@ -271,9 +271,7 @@ STARTED = re.compile(
 )
 
 
-def started(line: str) -> bool:
-    """Does this (stripped) output line show that the runner got as far as a test's result?"""
-    return STARTED.fullmatch(line) is not None
+started = shows_a_result(STARTED)
 
 
 def start_problem(report: RunReport) -> str | None:
