@@ -230,6 +230,12 @@ async def agent_session(
         yield agent, await agent.start(repo)
 
 
+def add_sub(server: ScriptedServer) -> None:
+    """The model plans one step, sub, and proposes it once: the shortest whole request, for the
+    tests about what the editor does around a single review."""
+    server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+
+
 def sub_then_mul(server: ScriptedServer) -> None:
     """The model plans and proposes sub for the first request, then mul for the next one."""
     server.script(

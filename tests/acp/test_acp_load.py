@@ -12,6 +12,7 @@ from acp.schema import SessionInfoUpdate, ToolCallStart, UserMessageChunk
 
 from tests.acp.acp_support import (
     RecordingClient,
+    add_sub,
     agent_session,
     cancel_while_held,
     loaded_session,
@@ -54,7 +55,7 @@ async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    add_sub(scripted_server)
     async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, client):
         assert await agent.prompt(session, "add sub") == "cancelled"
         client.policy = lambda call, options: "accept"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from acp.schema import EnvVariable, McpServerStdio, ToolCallStart
 
-from tests.acp.acp_support import RecordingClient, agent_env, running_agent
+from tests.acp.acp_support import RecordingClient, add_sub, agent_env, running_agent
 from tests.conftest import git
 from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -129,7 +129,7 @@ async def test_a_model_server_without_tool_support_is_asked_without_tools_said_o
 ) -> None:
     repo = make_repo()
     scripted_server.tools = False
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    add_sub(scripted_server)
     client = RecordingClient()
     async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
         session = await agent.start(repo, [stdio("glossary", sys.executable, GLOSSARY)])

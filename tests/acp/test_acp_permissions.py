@@ -12,10 +12,15 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from tests.acp.acp_support import RecordingClient, agent_session, session_cancelled_at, two_steps
+from tests.acp.acp_support import (
+    RecordingClient,
+    add_sub,
+    agent_session,
+    session_cancelled_at,
+    two_steps,
+)
 from tests.conftest import SAMPLE_FILES, git
-from tests.engine_support import SUB, plan_reply
-from tests.scripted_server import Reply, ScriptedServer
+from tests.scripted_server import ScriptedServer
 from tests.tiers import whole_session
 
 # calc.py with 40 lines before `add`: step 1's change starts at line 45 of the new text.
@@ -74,7 +79,7 @@ async def test_skip_is_told_from_reject_by_its_kind(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    add_sub(scripted_server)
     client = RecordingClient(policy=by_kind("reject_always"))
     async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         assert await agent.prompt(session, "add sub") == "end_turn"
@@ -89,7 +94,7 @@ async def test_slash_commands_act_and_never_reach_the_model_and_the_session_is_l
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    add_sub(scripted_server)
     client = RecordingClient(policy=lambda call, options: "reject")
     async with agent_session(tmp_path, scripted_server, repo, client=client) as (agent, session):
         assert await agent.prompt(session, "/mode auto") == "end_turn"
@@ -119,7 +124,7 @@ async def test_skip_after_a_cancel_at_a_review_skips_that_step_unasked(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    add_sub(scripted_server)
     async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, client):
         assert await agent.prompt(session, "add sub") == "cancelled"
         assert await agent.prompt(session, "/skip") == "end_turn"

@@ -8,7 +8,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from tests.acp.acp_support import RecordingClient, agent_session, descendants
+from tests.acp.acp_support import RecordingClient, add_sub, agent_session, descendants
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import MUL, SUB, edit, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -92,7 +92,7 @@ async def test_an_accept_your_hook_refuses_is_asked_again_and_commits_once_fixed
 
     repo = make_repo()
     block = refusing_hook(repo, "pre-commit", "lint: calc.py: line too long")
-    scripted_server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
+    add_sub(scripted_server)
 
     def accept_then_fix(call, options) -> str:
         if block.exists() and len(client.permissions) == 2:
