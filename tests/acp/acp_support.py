@@ -236,6 +236,12 @@ def add_sub(server: ScriptedServer) -> None:
     server.script(Reply(text=plan_reply("Add sub")), Reply(text=SUB))
 
 
+def add_sub_and_mul(server: ScriptedServer, *then: Reply) -> None:
+    """The model plans two steps, sub and mul, and proposes sub; `then` are its replies after
+    that (mul's proposal, or sub's again first), the part each two-step test tells apart."""
+    server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), *then)
+
+
 def sub_then_mul(server: ScriptedServer) -> None:
     """The model plans and proposes sub for the first request, then mul for the next one."""
     server.script(

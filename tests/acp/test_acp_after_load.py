@@ -9,6 +9,7 @@ from acp.schema import AgentPlanUpdate, ToolCallProgress, ToolCallStart
 
 from tests.acp.acp_support import (
     RecordingClient,
+    add_sub_and_mul,
     agent_session,
     cancel_while_held,
     loaded_session,
@@ -60,9 +61,8 @@ async def test_after_a_load_the_plan_never_goes_back_and_no_tool_call_id_comes_t
     # Step 1 rejected once then committed; the agent stopped while the model worked on step 2.
     repo = make_repo()
     thinking = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
+    add_sub_and_mul(
+        scripted_server,
         Reply(text="Again.\n\n" + SUB),
         Reply(text=MUL, hold=thinking),  # cut off by the cancel
         Reply(text="Adding mul.\n\n" + MUL),

@@ -13,6 +13,7 @@ from acp.schema import SessionInfoUpdate, ToolCallStart, UserMessageChunk
 from tests.acp.acp_support import (
     RecordingClient,
     add_sub,
+    add_sub_and_mul,
     agent_session,
     cancel_while_held,
     loaded_session,
@@ -120,11 +121,7 @@ async def test_kill_9_at_a_permission_request_loses_nothing_and_load_goes_on(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL),
-    )
+    add_sub_and_mul(scripted_server, Reply(text=MUL))
     box: list = []
 
     async def kill_at_step_2(call, options):

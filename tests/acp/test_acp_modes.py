@@ -8,13 +8,14 @@ from acp import RequestError
 
 from tests.acp.acp_support import (
     RecordingClient,
+    add_sub_and_mul,
     agent_session,
     cancel_while_held,
     loaded_session,
     running_agent,
 )
 from tests.conftest import git
-from tests.engine_support import MUL_BUGGY, MUL_ON_SUB, SUB, plan_reply
+from tests.engine_support import MUL_BUGGY, MUL_ON_SUB
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.tiers import whole_session
 
@@ -24,11 +25,8 @@ async def test_auto_mode_asks_only_about_the_failing_step(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL_BUGGY),  # fails, and no fix is tried (--max-fix-attempts 0)
-    )
+    # Step 2 fails, and no fix is tried (--max-fix-attempts 0).
+    add_sub_and_mul(scripted_server, Reply(text=MUL_BUGGY))
     client = RecordingClient(policy=lambda call, options: "skip")
     async with agent_session(
         tmp_path, scripted_server, repo, "--max-fix-attempts", "0", client=client
@@ -62,9 +60,8 @@ async def test_auto_mode_stays_after_session_load(
     # works on step 2: the editor reopens the thread in a new agent process.
     repo = make_repo()
     thinking = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
+    add_sub_and_mul(
+        scripted_server,
         Reply(text=MUL_ON_SUB, hold=thinking),  # cut off with the agent
         Reply(text=MUL_ON_SUB),
     )

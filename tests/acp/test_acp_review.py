@@ -8,7 +8,13 @@ import asyncio
 import os
 from pathlib import Path
 
-from tests.acp.acp_support import RecordingClient, add_sub, agent_session, descendants
+from tests.acp.acp_support import (
+    RecordingClient,
+    add_sub,
+    add_sub_and_mul,
+    agent_session,
+    descendants,
+)
 from tests.conftest import SAMPLE_FILES, git
 from tests.engine_support import MUL, SUB, edit, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -48,12 +54,8 @@ async def test_cancel_at_a_permission_request_stops_everything_at_once(
 ) -> None:
     repo = make_repo()
     # Step 2 is prepared while step 1 waits for the editor (the pipeline): its suite hangs.
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL + edit("tests/test_calc.py", "    assert add(2, 3) == 5\n",
-                               "    assert add(2, 3) == 5" + SLOW_TEST)),
-    )  # fmt: skip
+    add_sub_and_mul(scripted_server, Reply(text=MUL + edit("tests/test_calc.py",
+        "    assert add(2, 3) == 5\n", "    assert add(2, 3) == 5" + SLOW_TEST)))  # fmt: skip
     asked = asyncio.Event()
     never = asyncio.Event()
 
