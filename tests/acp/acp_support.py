@@ -282,6 +282,19 @@ async def session_cancelled_at(
         yield agent, session, client
 
 
+@contextlib.asynccontextmanager
+async def review_cancelled(
+    tmp_path: Path, server: ScriptedServer, repo: Path
+) -> AsyncIterator[tuple[Agent, str, RecordingClient]]:
+    """A one-step request, "add sub" (scripted by `add_sub`), whose turn the editor cancelled at
+    the step's review: the agent, the session id and the editor's client, for the tests of what
+    the user does next with the step left waiting."""
+    add_sub(server)
+    async with session_cancelled_at(tmp_path, server, repo, 1) as (agent, session, client):
+        assert await agent.prompt(session, "add sub") == "cancelled"
+        yield agent, session, client
+
+
 async def cancel_while_held(agent: Agent, session: str, text: str, held: Gate) -> None:
     """Prompt `text`, cancel the turn once the model's reply is held at `held` (the user's
     cancel while the model works), see the turn end cancelled, then let the reply go."""

@@ -12,11 +12,11 @@ from acp.schema import SessionInfoUpdate, ToolCallStart, UserMessageChunk
 
 from tests.acp.acp_support import (
     RecordingClient,
-    add_sub,
     add_sub_and_mul,
     agent_session,
     cancel_while_held,
     loaded_session,
+    review_cancelled,
     running_agent,
     session_cancelled_at,
     sub_then_mul,
@@ -56,9 +56,7 @@ async def test_a_prompt_after_a_cancel_at_a_review_shows_that_proposal_again(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    add_sub(scripted_server)
-    async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, client):
-        assert await agent.prompt(session, "add sub") == "cancelled"
+    async with review_cancelled(tmp_path, scripted_server, repo) as (agent, session, client):
         client.policy = lambda call, options: "accept"
         assert await agent.prompt(session, "go on") == "end_turn"
 

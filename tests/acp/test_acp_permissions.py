@@ -16,7 +16,7 @@ from tests.acp.acp_support import (
     RecordingClient,
     add_sub,
     agent_session,
-    session_cancelled_at,
+    review_cancelled,
     two_steps,
 )
 from tests.conftest import SAMPLE_FILES, git
@@ -124,9 +124,7 @@ async def test_skip_after_a_cancel_at_a_review_skips_that_step_unasked(
     make_repo, scripted_server: ScriptedServer, tmp_path
 ) -> None:
     repo = make_repo()
-    add_sub(scripted_server)
-    async with session_cancelled_at(tmp_path, scripted_server, repo, 1) as (agent, session, client):
-        assert await agent.prompt(session, "add sub") == "cancelled"
+    async with review_cancelled(tmp_path, scripted_server, repo) as (agent, session, client):
         assert await agent.prompt(session, "/skip") == "end_turn"
         assert "What is still wrong?" in client.text()
 
