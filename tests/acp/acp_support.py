@@ -230,6 +230,19 @@ async def agent_session(
         yield agent, await agent.start(repo)
 
 
+@contextlib.asynccontextmanager
+async def mcp_session(
+    tmp_path: Path, server: ScriptedServer, repo: Path, mcp_servers: list[Any],
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[tuple[Agent, str, RecordingClient]]:  # fmt: skip
+    """A session started in `repo` with the editor's MCP servers `mcp_servers` handed over in
+    session/new (the agent run with `env`, if given): the agent, the session id and the editor's
+    client, which the MCP tests read the tool calls from."""
+    client = RecordingClient()
+    async with running_agent(tmp_path, server.base_url, client=client, env=env) as agent:
+        yield agent, await agent.start(repo, mcp_servers), client
+
+
 def add_sub(server: ScriptedServer) -> None:
     """The model plans one step, sub, and proposes it once: the shortest whole request, for the
     tests about what the editor does around a single review."""

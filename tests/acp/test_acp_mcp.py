@@ -14,7 +14,7 @@ from pathlib import Path
 
 from acp.schema import EnvVariable, McpServerStdio, ToolCallStart
 
-from tests.acp.acp_support import RecordingClient, add_sub, agent_env, running_agent
+from tests.acp.acp_support import add_sub, agent_env, mcp_session
 from tests.conftest import git
 from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -54,9 +54,7 @@ async def test_the_editors_mcp_tools_are_called_shown_and_answered_before_the_ed
         stdio("time", TIME_SERVER),
         stdio("broken", sys.executable, GLOSSARY, "--fail"),
     ]
-    client = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo, servers)
+    async with mcp_session(tmp_path, scripted_server, repo, servers) as (agent, session, client):
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
 
@@ -102,12 +100,12 @@ async def test_a_tool_that_hangs_is_cut_off_said_and_the_step_still_commits(
         Reply(tool_calls=[("glossary__closed", {})]),
         Reply(text=SUB),
     )
-    client = RecordingClient()
     env = agent_env(TUI_ENGINEER_MCP_TOOL_TIMEOUT="3")
     servers = [McpServerStdio(name="glossary", command=sys.executable, args=[GLOSSARY],
                               env=[EnvVariable(name="GLOSSARY_MOOD", value="slow")])]  # fmt: skip
-    async with running_agent(tmp_path, scripted_server.base_url, client=client, env=env) as agent:
-        session = await agent.start(repo, servers)
+    async with mcp_session(
+        tmp_path, scripted_server, repo, servers, env
+    ) as (agent, session, client):  # fmt: skip
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
 
@@ -130,9 +128,8 @@ async def test_a_model_server_without_tool_support_is_asked_without_tools_said_o
     repo = make_repo()
     scripted_server.tools = False
     add_sub(scripted_server)
-    client = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo, [stdio("glossary", sys.executable, GLOSSARY)])
+    servers = [stdio("glossary", sys.executable, GLOSSARY)]
+    async with mcp_session(tmp_path, scripted_server, repo, servers) as (agent, session, client):
         assert await agent.prompt(session, "add sub") == "end_turn"
         assert await agent.prompt(session, "done") == "end_turn"
 
@@ -156,10 +153,8 @@ async def test_the_servers_start_once_per_editor_session_not_once_per_request(
         Reply(text=MUL_ON_SUB),
     )
     starts = tmp_path / "starts.txt"
-    client = RecordingClient()
-    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
-        session = await agent.start(repo, [stdio("glossary", sys.executable, GLOSSARY,
-                                                 "--starts", str(starts))])  # fmt: skip
+    servers = [stdio("glossary", sys.executable, GLOSSARY, "--starts", str(starts))]
+    async with mcp_session(tmp_path, scripted_server, repo, servers) as (agent, session, client):
         for prompt in ("add sub", "done", "add mul", "done"):
             assert await agent.prompt(session, prompt) == "end_turn"
 
