@@ -145,6 +145,15 @@ class RecordingClient:
     def tool_calls(self, kind: str) -> list[ToolCallStart]:
         return [u for u in self.updates if isinstance(u, ToolCallStart) and u.kind == kind]
 
+    def mcp_calls(self) -> list[ToolCallStart]:
+        """The calls of the editor's MCP servers' tools (their ids start "mcp-"), apart from the
+        agent's own edits and test runs: what the MCP tests check the kind and status of."""
+        return [
+            u
+            for u in self.updates
+            if isinstance(u, ToolCallStart) and u.tool_call_id.startswith("mcp-")
+        ]
+
     def progress(self, call_id: str) -> list[ToolCallProgress]:
         return [
             u for u in self.updates if isinstance(u, ToolCallProgress) and u.tool_call_id == call_id

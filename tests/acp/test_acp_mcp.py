@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from acp.schema import EnvVariable, McpServerStdio, ToolCallStart
+from acp.schema import EnvVariable, McpServerStdio
 
 from tests.acp.acp_support import add_sub, agent_env, mcp_session
 from tests.conftest import git
@@ -72,8 +72,7 @@ async def test_the_editors_mcp_tools_are_called_shown_and_answered_before_the_ed
     assert json.loads(results[1])["timezone"] == "Etc/UTC"
     # The editor saw each call as a tool call of its kind (both read-only), completed with
     # the result.
-    calls = [u for u in client.updates if isinstance(u, ToolCallStart) and u.tool_call_id
-             .startswith("mcp-")]  # fmt: skip
+    calls = client.mcp_calls()
     assert [(c.kind, c.title) for c in calls] == [
         ("read", "glossary: lookup_term (for the propose call)"),
         ("read", "time: get_current_time (for the propose call)"),
@@ -116,8 +115,7 @@ async def test_a_tool_that_hangs_is_cut_off_said_and_the_step_still_commits(
     # The hung tool is no longer offered.
     last = {t["function"]["name"] for t in scripted_server.chat_requests[-1].tools}
     assert "glossary__wait" not in last and "glossary__lookup_term" in last
-    calls = [u for u in client.updates if isinstance(u, ToolCallStart) and u.tool_call_id
-             .startswith("mcp-")]  # fmt: skip
+    calls = client.mcp_calls()
     assert [client.progress(c.tool_call_id)[0].status for c in calls] == ["failed", "failed"]
 
 
