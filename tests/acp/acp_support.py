@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import PROTOCOL_VERSION, spawn_agent_process
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
 from acp.connection import StreamDirection, StreamEvent
 from acp.schema import (
     AgentMessageChunk,
@@ -202,6 +203,15 @@ class Agent:
 
     def log(self) -> str:
         return self.stderr.read_text(errors="replace")
+
+
+async def session_new_error(agent: Agent, cwd: Path) -> RequestError:
+    """initialize, then a session/new in `cwd` that must fail: the JSON-RPC error it answered,
+    for the tests of the sentence an editor shows when a session cannot start there."""
+    await agent.conn.initialize(protocol_version=1)
+    with pytest.raises(RequestError) as err:
+        await agent.conn.new_session(cwd=str(cwd), mcp_servers=[])
+    return err.value
 
 
 @contextlib.asynccontextmanager

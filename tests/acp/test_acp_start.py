@@ -10,7 +10,7 @@ import sys
 import pytest
 from acp import RequestError
 
-from tests.acp.acp_support import agent_command, agent_env, running_agent
+from tests.acp.acp_support import agent_command, agent_env, running_agent, session_new_error
 from tests.conftest import start_conflicting_merge
 from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import ScriptedServer, unused_base_url
@@ -66,11 +66,9 @@ async def test_session_new_says_when_the_model_server_does_not_answer(make_repo,
     repo = make_repo()
     gone = unused_base_url()
     async with running_agent(tmp_path, gone) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        with pytest.raises(RequestError) as err:
-            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
-        assert gone.split("//")[1].split("/")[0] in str(err.value)  # names where it looked
-        assert err.value.data["kind"] == "ServerUnreachable"
+        err = await session_new_error(agent, repo)
+        assert gone.split("//")[1].split("/")[0] in str(err)  # names where it looked
+        assert err.data["kind"] == "ServerUnreachable"
     assert "Traceback" not in agent.log()
 
 
@@ -79,11 +77,9 @@ async def test_no_key_is_authentication_required(make_repo, scripted_server, tmp
     repo = make_repo()
     env = {k: v for k, v in agent_env().items() if k != "OPENAI_API_KEY"}
     async with running_agent(tmp_path, scripted_server.base_url, env=env) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        with pytest.raises(RequestError) as err:
-            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
-        assert err.value.code == -32000  # ACP's "authentication required"
-        assert "OPENAI_API_KEY" in str(err.value)
+        err = await session_new_error(agent, repo)
+        assert err.code == -32000  # ACP's "authentication required"
+        assert "OPENAI_API_KEY" in str(err)
 
 
 def test_stdout_carries_protocol_only_and_textual_is_never_loaded(tmp_path) -> None:
@@ -130,16 +126,14 @@ async def test_a_host_refusing_the_sandbox_is_a_session_new_error(
     env = agent_env(PATH=path_without(folder, "bwrap"))
     stand_in_bwrap(folder, APPARMOR)  # the system bwrap fails as Ubuntu 24.04's does
     async with running_agent(tmp_path, scripted_server.base_url, env=env) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        with pytest.raises(RequestError) as err:
-            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+        err = await session_new_error(agent, repo)
     cli = subprocess.run(
         [*agent_command(), "run", "add sub", "--base-url", scripted_server.base_url],
         cwd=repo, capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip
     assert cli.returncode == 2
-    assert cli.stderr.strip() == f"tui-engineer: {err.value}"
-    assert APPARMOR in str(err.value) and "--sandbox docker" in str(err.value)
+    assert cli.stderr.strip() == f"tui-engineer: {err}"
+    assert APPARMOR in str(err) and "--sandbox docker" in str(err)
     assert scripted_server.chat_requests == []
 
 
@@ -152,9 +146,7 @@ async def test_a_docker_sandbox_without_an_engine_is_a_session_new_error(
     async with running_agent(
         tmp_path, scripted_server.base_url, "--sandbox", "docker", env=env
     ) as agent:
-        await agent.conn.initialize(protocol_version=1)
-        with pytest.raises(RequestError) as err:
-            await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
-    assert "cannot reach a Docker Engine" in str(err.value)
-    assert "no-docker.sock (from DOCKER_HOST)" in str(err.value)
-    assert err.value.data["kind"] == "DockerUnavailable"
+        err = await session_new_error(agent, repo)
+    assert "cannot reach a Docker Engine" in str(err)
+    assert "no-docker.sock (from DOCKER_HOST)" in str(err)
+    assert err.data["kind"] == "DockerUnavailable"
