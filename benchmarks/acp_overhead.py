@@ -36,27 +36,15 @@ from acp import spawn_agent_process, text_block  # noqa: E402
 from acp.schema import AgentPlanUpdate, McpServerStdio  # noqa: E402
 
 from tests.acp.acp_support import RecordingClient, agent_command  # noqa: E402
+from tests.conftest import GIT_IDENTITY, SAMPLE_FILES, write_files  # noqa: E402
 from tests.engine_support import KEY, MUL, SUB, plan_reply  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
-
-FILES = {
-    "calc.py": "def add(a, b):\n    return a + b\n",
-    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
-}
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "b@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "b@example.invalid",
-}
 
 
 def make_repo(folder: Path) -> Path:
     repo = folder / "repo"
-    for rel, text in FILES.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    env = {**os.environ, **GIT_ENV}
+    write_files(repo, SAMPLE_FILES)
+    env = {**os.environ, **GIT_IDENTITY}
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "initial"]):
         subprocess.run(["git", *args], cwd=repo, check=True, env=env)
     return repo
@@ -64,7 +52,7 @@ def make_repo(folder: Path) -> Path:
 
 def environment(home: Path) -> dict[str, str]:
     return {
-        **os.environ, **GIT_ENV, "OPENAI_API_KEY": KEY,
+        **os.environ, **GIT_IDENTITY, "OPENAI_API_KEY": KEY,
         "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config"),
     }  # fmt: skip
 

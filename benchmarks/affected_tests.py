@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.conftest import GIT_IDENTITY  # noqa: E402
 from tests.engine_support import edit, run_headless  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
@@ -38,12 +39,6 @@ TEST_BODY = (
     "    assert total > 0\n"
     "    assert [m.value({k}) for m in MODULES] == [{k} + n for n in NUMBERS]\n"
 )
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "b@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "b@example.invalid",
-}
 
 
 def module_text(n: int) -> str:
@@ -73,7 +68,7 @@ def generate(repo: Path, modules: int, test_files: int, extra_files: int, work: 
         (repo / "tests" / f"test_g{t:03}.py").write_text(header + body)
     for d in range(extra_files):
         (repo / "data" / f"note{d:04}.txt").write_text(f"note {d}\n")
-    os.environ.update(GIT_ENV)
+    os.environ.update(GIT_IDENTITY)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "initial"]):
         subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 

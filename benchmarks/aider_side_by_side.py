@@ -43,6 +43,7 @@ import platformdirs
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.conftest import GIT_IDENTITY  # noqa: E402
 from tests.engine_support import edit  # noqa: E402
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer  # noqa: E402
 
@@ -66,12 +67,6 @@ TASKS = {
     "fail then fix": {"tui-engineer": [BAD, DIAGNOSIS, FIX], "aider": [BAD, FIX]},
 }
 OURS_FLAGS: list[str] = []  # --ours-flag adds to it
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "b@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "b@example.invalid",
-}
 
 
 def aider_program() -> Path:
@@ -93,7 +88,7 @@ def make_repo(folder: Path) -> Path:
         (repo / rel).write_text(text)
     (repo / ".gitignore").write_text(".aider*\n.tui-engineer/\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "initial"]):
-        subprocess.run(["git", *args], cwd=repo, check=True, env={**os.environ, **GIT_ENV})
+        subprocess.run(["git", *args], cwd=repo, check=True, env={**os.environ, **GIT_IDENTITY})
     return repo
 
 
@@ -230,7 +225,7 @@ def run_once(tool: str, replies: list[str], test_cmd: str) -> Measured:
         server.script(*([responder(replies)] * 20))
         env = {
             **os.environ,
-            **GIT_ENV,
+            **GIT_IDENTITY,
             "OPENAI_API_KEY": "sk-benchmark",
             "HOME": tmp,  # aider keeps history and caches under ~
             "XDG_CACHE_HOME": str(Path(tmp) / "cache"),
