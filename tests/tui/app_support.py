@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Log
 
 from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply  # noqa: F401 (re-exported)
-from tests.scripted_server import Reply
+from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.demo import DEFAULT_REQUEST, DemoServer, demo_flags, make_sample_repo
 from tui_engineer.session.run import RunOptions
 from tui_engineer.tui.app import TuiEngineerApp
@@ -48,6 +48,15 @@ def make_app(
         plan=plan,
     )
     return app_class(options, deterministic=True)
+
+
+def add_sub_app(
+    repo: Path, server: ScriptedServer, *replies: Reply, **flags: object
+) -> TuiEngineerApp:
+    """The app asked to "add sub" with no plan, the model scripted with `replies` (by default one
+    proposal, SUB): the shortest whole session, one step to review, which many tests start from."""
+    server.script(*(replies or (Reply(text=SUB),)))
+    return make_app(repo, server.base_url, "add sub", plan=False, **flags)
 
 
 @contextmanager

@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import git
-from tests.scripted_server import Reply
 from tests.tiers import whole_session
-from tests.tui.app_support import SIZE, SUB, finish_session, make_app, reviewing, wait_for
+from tests.tui.app_support import SIZE, add_sub_app, finish_session, reviewing, wait_for
 
 JOURNAL = "tui-engineer-accept.json"
 
@@ -23,8 +22,7 @@ async def test_the_status_bar_says_accepted_only_once_the_accept_is_on_disk(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server)
     seen: list[tuple[str, bool]] = []  # (what the status bar said, the accept on disk then)
 
     def said(phase: str) -> None:

@@ -14,6 +14,7 @@ from tests.timing_support import RunProcess
 from tests.tui.app_support import (
     SIZE,
     SUB,
+    add_sub_app,
     chat_text,
     finish_session,
     make_app,
@@ -31,8 +32,7 @@ async def test_a_refused_accept_keeps_the_step_under_review_until_accepted_again
 ) -> None:
     repo = make_repo()
     block = refusing_hook(repo, "pre-commit", "lint: calc.py: line too long")
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False, approval=approval)
+    app = add_sub_app(repo, scripted_server, approval=approval)
     async with app.run_test(size=SIZE) as pilot:
         if approval == "ask":
             await wait_for(pilot, reviewing(app, 1))

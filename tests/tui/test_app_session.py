@@ -16,6 +16,7 @@ from tests.tui.app_support import (
     MUL_FIX,
     SIZE,
     SUB,
+    add_sub_app,
     chat_text,
     finish_session,
     make_app,
@@ -96,8 +97,9 @@ async def test_reject_with_a_reason_brings_a_new_proposal_and_the_model_sees_it(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB), Reply(text=SUB.replace("a - b", "-(b - a)")))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(
+        repo, scripted_server, Reply(text=SUB), Reply(text=SUB.replace("a - b", "-(b - a)"))
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         assert "sandbox: local" in str(app.status.render())  # where the tests ran
@@ -123,8 +125,7 @@ async def test_review_keys_do_not_fire_while_typing_in_the_chat_box(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("c")  # the chat box
@@ -199,8 +200,7 @@ def _diff_lines(app: TuiEngineerApp) -> list[DiffLine]:
 @whole_session
 async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("u")  # refused: a proposal is under review

@@ -9,9 +9,17 @@ import pytest
 
 from tests.conftest import SAMPLE_FILES, git, write_files
 from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
-from tests.scripted_server import Reply, unused_base_url
+from tests.scripted_server import unused_base_url
 from tests.tiers import whole_session
-from tests.tui.app_support import KEY, SIZE, SUB, make_app, reviewing, wait_for, wait_for_screen
+from tests.tui.app_support import (
+    KEY,
+    SIZE,
+    add_sub_app,
+    make_app,
+    reviewing,
+    wait_for,
+    wait_for_screen,
+)
 from tui_engineer.sandbox.bwrap_program import forget_bwrap
 from tui_engineer.tui.screens import (
     DirtyTreeScreen,
@@ -145,8 +153,7 @@ async def test_quit_while_tests_run_leaves_the_repo_clean(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     slow = "import time\n\n\ndef test_slow():\n    time.sleep(60)\n"
     repo = make_repo({**SAMPLE_FILES, "tests/test_slow.py": slow})
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         # The suite on the starting commit runs first (its test sleeps 60 s): said as such.
         await wait_for(pilot, lambda: app.status.busy == "tests running: the starting commit")

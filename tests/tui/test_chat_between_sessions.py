@@ -11,9 +11,9 @@ from tests.scripted_server import Gate, Reply
 from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
+    add_sub_app,
     asked,
     chat_text,
-    make_app,
     reviewing,
     type_text,
     wait_for,
@@ -30,8 +30,7 @@ async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
 ) -> None:
     repo = make_repo()
     gate = Gate()
-    scripted_server.script(Reply(text=SUB, hold=gate), Reply(text=MUL))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server, Reply(text=SUB, hold=gate), Reply(text=MUL))
     async with app.run_test(size=SIZE) as pilot:
         await gate.arrived()  # the model writes step 1
         await pilot.click("#chat-input")

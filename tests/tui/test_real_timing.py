@@ -14,6 +14,7 @@ from tests.tiers import whole_session
 from tests.timing_support import hold_step_1, hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
+    add_sub_app,
     asked,
     chat_text,
     make_app,
@@ -32,8 +33,7 @@ pytestmark = pytest.mark.usefixtures("api_key")
 async def test_ctrl_c_twice_quits_while_the_model_thinks(make_repo, scripted_server) -> None:
     repo = make_repo()
     gate = Gate()
-    scripted_server.script(Reply(text=SUB, hold=gate))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server, Reply(text=SUB, hold=gate))
     async with app.run_test(size=SIZE) as pilot:
         await gate.arrived()
         await pilot.press("ctrl+c")
@@ -49,8 +49,9 @@ async def test_steps_planned_from_what_is_still_wrong_show_the_users_words(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB), Reply(text=plan_reply("Add div")), Reply(text=DIV))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(
+        repo, scripted_server, Reply(text=SUB), Reply(text=plan_reply("Add div")), Reply(text=DIV)
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")

@@ -15,6 +15,7 @@ from tests.tiers import whole_session
 from tests.timing_support import hold_step_2, titles
 from tests.tui.app_support import (
     SIZE,
+    add_sub_app,
     chat_text,
     make_app,
     reviewing,
@@ -74,8 +75,7 @@ async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False, approval="auto")
+    app = add_sub_app(repo, scripted_server, approval="auto")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: titles(repo)[0] == "add sub")
         await app.stop_work()  # quit at "what is still wrong?": resumable, it was not done

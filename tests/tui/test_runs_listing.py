@@ -13,7 +13,7 @@ from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     SUB,
-    make_app,
+    add_sub_app,
     reviewing,
     wait_for,
     wait_for_screen,
@@ -27,8 +27,7 @@ pytestmark = pytest.mark.usefixtures("api_key")
 @whole_session
 async def test_a_confirmed_quit_is_listed_as_a_quit(make_repo, scripted_server) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB, delay=30))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server, Reply(text=SUB, delay=30))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.status.busy.startswith("model"))
         await pilot.press("q")
@@ -41,8 +40,7 @@ async def test_a_confirmed_quit_is_listed_as_a_quit(make_repo, scripted_server) 
 @whole_session
 async def test_an_undone_step_is_not_counted_as_accepted(make_repo, scripted_server) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app))
         await pilot.press("a")
@@ -64,8 +62,7 @@ async def test_an_undone_step_is_not_counted_as_accepted(make_repo, scripted_ser
 @whole_session
 async def test_sigterm_stops_the_app_and_removes_the_shadow(make_repo, scripted_server) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB, delay=30))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server, Reply(text=SUB, delay=30))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.status.busy.startswith("model"))
         assert shadow_folders()

@@ -7,12 +7,11 @@ import pytest
 
 from tests.conftest import git
 from tests.engine.test_worker_errors import raise_like_issue_24
-from tests.scripted_server import Reply
 from tests.tiers import whole_session
 from tests.tui.app_support import (
     KEY,
     SIZE,
-    SUB,
+    add_sub_app,
     chat_text,
     make_app,
     reviewing,
@@ -29,8 +28,7 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setattr(submodules, "submodules", raise_like_issue_24)
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(repo, scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "internal error" in chat_text(app))
         shown = chat_text(app)
@@ -89,8 +87,7 @@ async def test_a_bug_in_the_files_pane_listing_is_shown_and_the_session_goes_on(
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setattr(file_tree, "list_fresh", raise_like_issue_24)
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
+    app = add_sub_app(make_repo(), scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "internal error in listing the Files pane" in chat_text(app))
         await wait_for(pilot, reviewing(app, 1))
