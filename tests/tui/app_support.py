@@ -59,6 +59,18 @@ def add_sub_app(
     return make_app(repo, server.base_url, "add sub", plan=False, **flags)
 
 
+def sub_and_mul_app(
+    repo: Path, server: ScriptedServer, step_2: str, *later: Reply, **flags: object
+) -> TuiEngineerApp:
+    """The app asked to "add sub and mul", the model scripted with the plan (Add sub, Add mul),
+    step 1's edit (SUB), step 2's edit (`step_2`), then `later`: two steps to review, for tests
+    about what happens between steps."""
+    server.script(
+        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=step_2), *later
+    )
+    return make_app(repo, server.base_url, "add sub and mul", **flags)
+
+
 @contextmanager
 def demo_app(folder: Path) -> Iterator[tuple[Path, TuiEngineerApp]]:
     """`tui-engineer demo` in this process: the sample repo made in `folder`, the built-in model

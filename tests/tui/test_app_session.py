@@ -21,6 +21,7 @@ from tests.tui.app_support import (
     finish_session,
     make_app,
     reviewing,
+    sub_and_mul_app,
     type_text,
     wait_for,
     wait_for_screen,
@@ -267,10 +268,7 @@ async def test_the_plan_shows_the_next_step_ready_while_one_is_reviewed(
     mul = edit(
         "calc.py", "    return a - b\n", "    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
     )
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=mul)
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    app = sub_and_mul_app(repo, scripted_server, mul, pipeline=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")

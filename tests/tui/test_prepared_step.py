@@ -22,6 +22,7 @@ from tests.tui.app_support import (
     finish_session,
     make_app,
     reviewing,
+    sub_and_mul_app,
     wait_for,
     wait_for_screen,
 )
@@ -189,10 +190,7 @@ async def test_a_double_tapped_a_does_not_accept_the_step_that_just_appeared(
     pressed in that moment (a double tap, a key held down) committed step 2 unseen; it is now
     said, and `a` pressed once the proposal was on screen a while accepts it."""
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB)
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul", pipeline=True)
+    app = sub_and_mul_app(repo, scripted_server, MUL_ON_SUB, pipeline=True)
     app.review_settle = 5.0  # the second tap falls within it even on a loaded machine
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))

@@ -19,6 +19,7 @@ from tests.tui.app_support import (
     chat_text,
     make_app,
     reviewing,
+    sub_and_mul_app,
     type_text,
     visible_lines,
     wait_for,
@@ -125,13 +126,9 @@ async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo
 ) -> None:
     repo = make_repo()
     gate = Gate()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")),
-        Reply(text=SUB),
-        Reply(text=MUL),
-        Reply(text=plan_reply("Add mul again"), hold=gate),
+    app = sub_and_mul_app(
+        repo, scripted_server, MUL, Reply(text=plan_reply("Add mul again"), hold=gate)
     )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await accept_both_and_undo_the_last_at_the_end(pilot, app, repo)
         await pilot.pause()
@@ -148,10 +145,7 @@ async def test_after_an_undo_in_the_final_dialog_typing_goes_to_the_box_and_undo
 @whole_session
 async def test_a_second_undo_in_the_final_dialog_asks_first(make_repo, scripted_server) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL)
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    app = sub_and_mul_app(repo, scripted_server, MUL)
     async with app.run_test(size=SIZE) as pilot:
         await accept_both_and_undo_the_last_at_the_end(pilot, app, repo)
         await pilot.click("#undo")
@@ -207,10 +201,7 @@ async def test_an_undo_refused_during_a_review_says_why_and_the_review_goes_on(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL)
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    app = sub_and_mul_app(repo, scripted_server, MUL)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.engine_support import MUL_ON_SUB, SUB, plan_reply
+from tests.engine_support import MUL_ON_SUB
 from tests.headless.test_resume import is_plan_call
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
@@ -19,6 +19,7 @@ from tests.tui.app_support import (
     chat_text,
     make_app,
     reviewing,
+    sub_and_mul_app,
     visible_lines,
     wait_for,
     wait_for_screen,
@@ -105,10 +106,7 @@ async def test_a_session_quit_during_a_review_shows_that_proposal_again_with_no_
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    scripted_server.script(
-        Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB)
-    )
-    app = make_app(repo, scripted_server.base_url, "add sub and mul")
+    app = sub_and_mul_app(repo, scripted_server, MUL_ON_SUB)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")
