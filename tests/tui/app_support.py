@@ -145,6 +145,13 @@ async def type_text(pilot: Pilot, text: str) -> None:
     await pilot.press(*(names.get(ch, ch) for ch in text))
 
 
+async def send_chat(pilot: Pilot, text: str) -> None:
+    """Send `text` from the chat box as a user does: click into it, type, press Enter."""
+    await pilot.click("#chat-input")
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
 def reviewing(app: TuiEngineerApp, count: int = 1) -> Callable[[], bool]:
     def check() -> bool:
         """the app to show proposal number `count` for review, long enough for a decision"""
@@ -240,9 +247,7 @@ async def drive_to_fix_loop(pilot: Pilot) -> None:
     app = pilot.app
     assert isinstance(app, TuiEngineerApp)
     await wait_for(pilot, lambda: app.status.busy == "model: fix")
-    await pilot.click("#chat-input")
-    await type_text(pilot, "keep the test name test_mul")
-    await pilot.press("enter")
+    await send_chat(pilot, "keep the test name test_mul")
     await wait_for(pilot, lambda: app.test_pane.failures != [])
     await settle_scrolling(pilot)
     # The failing test's traceback (from the JUnit report) rather than the raw log, whose exact

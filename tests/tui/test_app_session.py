@@ -21,6 +21,7 @@ from tests.tui.app_support import (
     finish_session,
     make_app,
     reviewing,
+    send_chat,
     sub_and_mul_app,
     type_text,
     wait_for,
@@ -152,9 +153,7 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.status.busy == "model: diagnose")
-        await pilot.click("#chat-input")
-        await type_text(pilot, "multiply")
-        await pilot.press("enter")
+        await send_chat(pilot, "multiply")
         assert app.controller.inbox.qsize() == 1  # queued: the diagnosis call is still out
         await wait_for(pilot, reviewing(app, 1))
         propose, diagnose, fix = scripted_server.chat_requests

@@ -15,7 +15,7 @@ from tests.tui.app_support import (
     asked,
     chat_text,
     reviewing,
-    type_text,
+    send_chat,
     wait_for,
     wait_for_screen,
 )
@@ -33,9 +33,7 @@ async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
     app = add_sub_app(repo, scripted_server, Reply(text=SUB, hold=gate), Reply(text=MUL))
     async with app.run_test(size=SIZE) as pilot:
         await gate.arrived()  # the model writes step 1
-        await pilot.click("#chat-input")
-        await type_text(pilot, "use snake case")
-        await pilot.press("enter")  # queued for the next model call: there is none
+        await send_chat(pilot, "use snake case")  # queued for the next model call: there is none
         gate.open()
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")
@@ -48,9 +46,7 @@ async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
             lambda: app.controller.engine is not None and not app.controller.engine.is_running,
         )
         assert "not sent: the session ended before the model's next call" in chat_text(app)
-        await pilot.click("#chat-input")
-        await type_text(pilot, "add mul")
-        await pilot.press("enter")  # a new session
+        await send_chat(pilot, "add mul")  # a new session
         await wait_for(pilot, lambda: len(scripted_server.chat_requests) == 2)
         second = scripted_server.chat_requests[1]
         assert "add mul" in str(second.messages)

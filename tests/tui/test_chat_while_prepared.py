@@ -18,7 +18,7 @@ from tests.tui.app_support import (
     chat_text,
     make_app,
     reviewing,
-    type_text,
+    send_chat,
     visible_lines,
     wait_for,
 )
@@ -31,12 +31,6 @@ pytestmark = pytest.mark.usefixtures("api_key")
 
 def shown_diff(app) -> str:
     return "\n".join(line.text for f in app.diff.files for h in f.hunks for line in h.lines)
-
-
-async def send(pilot, text: str) -> None:
-    await pilot.click("#chat-input")
-    await type_text(pilot, text)
-    await pilot.press("enter")
 
 
 @whole_session
@@ -52,7 +46,7 @@ async def test_a_message_about_the_step_under_review_does_not_make_the_accept_wa
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
-        await send(pilot, "please give sub a docstring")
+        await send_chat(pilot, "please give sub a docstring")
         await pilot.pause()
         assert app.plan_pane.status_of(2) == "prepared"  # not touched
         app.diff.focus()
@@ -85,7 +79,7 @@ async def test_a_message_naming_the_prepared_step_prepares_it_again_and_the_plan
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")
-        await send(pilot, "in step 2 keep mul on one line")
+        await send_chat(pilot, "in step 2 keep mul on one line")
         await again.arrived()  # asked again now, while step 1 is still under review
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "preparing again")
         shown = "\n".join(visible_lines(app.plan_pane))

@@ -16,7 +16,7 @@ from tests.tui.app_support import (
     chat_text,
     make_app,
     reviewing,
-    type_text,
+    send_chat,
     wait_for,
     wait_for_screen,
 )
@@ -98,9 +98,7 @@ async def test_a_request_sent_after_another_process_began_is_told_then(
         first = RunProcess(repo, scripted_server, "add sub and mul")
         try:
             await gate.arrived()
-            await pilot.click("#chat-input")
-            await type_text(pilot, "add div")
-            await pilot.press("enter")
+            await send_chat(pilot, "add div")
             await wait_for(pilot, lambda: "Another tui-engineer session" in chat_text(app))
             assert f"process {first.proc.pid}" in chat_text(app)
             assert app.status.phase == "stopped"

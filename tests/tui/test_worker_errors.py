@@ -15,7 +15,7 @@ from tests.tui.app_support import (
     chat_text,
     make_app,
     reviewing,
-    type_text,
+    send_chat,
     wait_for,
 )
 from tui_engineer.vcs import submodules
@@ -45,9 +45,7 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
             pilot,
             lambda: app.controller.engine is not None and not app.controller.engine.is_running,
         )
-        await pilot.click("#chat-input")
-        await type_text(pilot, "add sub")
-        await pilot.press("enter")
+        await send_chat(pilot, "add sub")
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("q")
     assert git(repo, "status", "--porcelain") == ""
@@ -67,9 +65,7 @@ async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
         shown = chat_text(app)
         assert "in the start-up checks" in shown and "press q to quit" in shown
         assert not app.controller.ready
-        await pilot.click("#chat-input")
-        await type_text(pilot, "add sub")
-        await pilot.press("enter")  # not dropped in silence, nor "send it again in a moment"
+        await send_chat(pilot, "add sub")  # not dropped in silence, nor "send it again in a moment"
         await wait_for(
             pilot, lambda: any("start-up failed" in n.message for n in app._notifications)
         )
