@@ -171,6 +171,17 @@ def asked(app: TuiEngineerApp, question: str) -> Callable[[], bool]:
     return check
 
 
+def session_ended(app: TuiEngineerApp) -> Callable[[], bool]:
+    """A condition for wait_for: the session's engine has run and is no longer running (after
+    the verdict, a quit, or an error), so what it wrote can be looked at."""
+
+    def check() -> bool:
+        """the session to end"""
+        return app.controller.engine is not None and not app.controller.engine.is_running
+
+    return check
+
+
 async def wait_for_screen(pilot: Pilot, app: TuiEngineerApp, kind: type) -> None:
     """Wait until a dialog of `kind` is on top with its buttons mounted."""
 
@@ -287,7 +298,5 @@ async def finish_session(pilot: Pilot, app: TuiEngineerApp) -> None:
     await wait_for(pilot, asked(app, "verdict"))
     await wait_for_screen(pilot, app, VerdictScreen)
     await pilot.click("#skip")
-    await wait_for(
-        pilot, lambda: app.controller.engine is not None and not app.controller.engine.is_running
-    )
+    await wait_for(pilot, session_ended(app))
     await pilot.press("q")

@@ -22,6 +22,7 @@ from tests.tui.app_support import (
     make_app,
     reviewing,
     send_chat,
+    session_ended,
     sub_and_mul_app,
     type_text,
     wait_for,
@@ -220,10 +221,7 @@ async def test_undo_takes_back_the_last_accepted_step(make_repo, scripted_server
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
-        await wait_for(
-            pilot,
-            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
-        )
+        await wait_for(pilot, session_ended(app))
         await pilot.press("q")
     assert "sub" not in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""

@@ -16,6 +16,7 @@ from tests.tui.app_support import (
     chat_text,
     reviewing,
     send_chat,
+    session_ended,
     wait_for,
     wait_for_screen,
 )
@@ -41,10 +42,7 @@ async def test_a_message_queued_in_one_session_is_not_sent_with_the_next(
         await pilot.press("enter")  # done
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
-        await wait_for(
-            pilot,
-            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
-        )
+        await wait_for(pilot, session_ended(app))
         assert "not sent: the session ended before the model's next call" in chat_text(app)
         await send_chat(pilot, "add mul")  # a new session
         await wait_for(pilot, lambda: len(scripted_server.chat_requests) == 2)

@@ -15,6 +15,7 @@ from tests.tui.app_support import (
     chat_text,
     demo_app,
     reviewing,
+    session_ended,
     type_text,
     visible_lines,
     wait_for,
@@ -69,10 +70,7 @@ async def test_demo_plans_reacts_to_a_reject_reason_fixes_and_answers_still_wron
             await wait_for_screen(pilot, app, VerdictScreen)
             await pilot.click("#level-works")
             await pilot.click("#save")
-            await wait_for(
-                pilot,
-                lambda: app.controller.engine is not None and not app.controller.engine.is_running,
-            )
+            await wait_for(pilot, session_ended(app))
             assert not asked(app, "verdict")()
             await pilot.press("q")
     assert log(repo) == ["Add div", "Add mul", "Add sub", "Sample project: add() and its test"]

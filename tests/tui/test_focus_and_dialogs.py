@@ -18,6 +18,7 @@ from tests.tui.app_support import (
     make_app,
     plan_reply,
     reviewing,
+    session_ended,
     type_text,
     wait_for,
     wait_for_screen,
@@ -185,10 +186,7 @@ async def test_escape_on_still_wrong_is_not_done_and_the_verdict_has_no_preselec
         )
         await pilot.click("#level-ran")
         await pilot.click("#save")
-        await wait_for(
-            pilot,
-            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
-        )
+        await wait_for(pilot, session_ended(app))
         assert not asked(app, "verdict")()
 
 

@@ -15,6 +15,7 @@ from tests.tui.app_support import (
     SUB,
     add_sub_app,
     reviewing,
+    session_ended,
     wait_for,
     wait_for_screen,
 )
@@ -50,10 +51,7 @@ async def test_an_undone_step_is_not_counted_as_accepted(make_repo, scripted_ser
         await pilot.click("#done")
         await wait_for_screen(pilot, app, VerdictScreen)
         await pilot.click("#skip")
-        await wait_for(
-            pilot,
-            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
-        )
+        await wait_for(pilot, session_ended(app))
     [run] = list_runs(repo)
     assert (run.accepted, run.undone) == (0, 1)
     assert "1 undone" in format_runs([run])

@@ -16,6 +16,7 @@ from tests.tui.app_support import (
     make_app,
     reviewing,
     send_chat,
+    session_ended,
     wait_for,
 )
 from tui_engineer.vcs import submodules
@@ -41,10 +42,7 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
         # The way out works: with the bug gone, the next request reaches a review.
         monkeypatch.undo()
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        await wait_for(
-            pilot,
-            lambda: app.controller.engine is not None and not app.controller.engine.is_running,
-        )
+        await wait_for(pilot, session_ended(app))
         await send_chat(pilot, "add sub")
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("q")
