@@ -43,6 +43,8 @@ from tui_engineer.tui.screens.review import RejectReasonScreen
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
+WITH_STRAY = STRAY + SUB_CODE + SUB_TEST  # sub and its test, after a stray debug print
+
 
 def record_events(repo: Path) -> list[dict]:
     (record,) = (repo / RUNS_FOLDER).glob("*.jsonl")
@@ -62,11 +64,6 @@ def diff_lines(app) -> list[str]:
     return [line.text for f in app.diff.files for h in f.hunks for line in h.lines]
 
 
-def sub_then_mul(server, first: str) -> None:
-    """The model plans sub and mul, proposes `first` for sub and MUL for mul."""
-    server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=first), Reply(text=MUL))
-
-
 @asynccontextmanager
 async def at_first_review(
     repo: Path, server, request: str, *, plan: bool = True
@@ -78,13 +75,34 @@ async def at_first_review(
         yield app, pilot
 
 
+@asynccontextmanager
+async def sub_and_mul_at_review(
+    repo: Path, server, first: str
+) -> AsyncIterator[tuple[TuiEngineerApp, Pilot]]:
+    """For "add sub and mul": the model plans sub and mul, proposes `first` for sub and MUL for mul;
+    the app once sub's proposal is under review."""
+    server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=first), Reply(text=MUL))
+    async with at_first_review(repo, server, "add sub and mul") as (app, pilot):
+        yield app, pilot
+
+
+@asynccontextmanager
+async def sub_at_review(
+    repo: Path, server, *replies: Reply
+) -> AsyncIterator[tuple[TuiEngineerApp, Pilot]]:
+    """For "add sub" with no plan: the model proposes sub and its test (or `replies`); the app
+    once that proposal is under review."""
+    server.script(*(replies or (Reply(text=SUB_CODE + SUB_TEST),)))
+    async with at_first_review(repo, server, "add sub", plan=False) as (app, pilot):
+        yield app, pilot
+
+
 @whole_session
 async def test_a_dropped_hunk_is_left_out_of_the_commit_whose_tests_ran_on_the_kept_tree(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    sub_then_mul(scripted_server, STRAY + SUB_CODE + SUB_TEST)
-    async with at_first_review(repo, scripted_server, "add sub and mul") as (app, pilot):
+    async with sub_and_mul_at_review(repo, scripted_server, WITH_STRAY) as (app, pilot):
         assert seen(app)[-1] == "stray"  # the whole proposal was tested
         runs = len(seen(app))
         await pilot.press("n")  # the first hunk: the stray print
@@ -123,8 +141,7 @@ async def test_kept_hunks_that_fail_their_tests_stay_in_review_and_say_so(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
+    async with sub_at_review(repo, scripted_server) as (app, pilot):
         await pilot.press("n", "space")  # drop calc.py's sub, keep its test
         await pilot.press("a")
         await wait_for_screen(pilot, app, PartialAcceptScreen)
@@ -161,8 +178,7 @@ async def test_a_hand_edit_is_tested_again_marked_and_committed_and_the_model_is
     monkeypatch.setenv("EDITOR", str(scripted_editor(tmp_path)))
     monkeypatch.delenv("VISUAL", raising=False)
     repo = make_repo(FILES)
-    sub_then_mul(scripted_server, STRAY + SUB_CODE + SUB_TEST)
-    async with at_first_review(repo, scripted_server, "add sub and mul") as (app, pilot):
+    async with sub_and_mul_at_review(repo, scripted_server, WITH_STRAY) as (app, pilot):
         runs = len(seen(app))
         await pilot.press("n", "space")  # the stray print: dropped
         await pilot.press("n", "o")  # sub's hunk: the editor adds `twice` below it
@@ -196,8 +212,9 @@ async def test_line_comments_are_listed_and_a_reject_sends_them_as_one_review(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST), Reply(text=SUB_CODE + SUB_TEST))
-    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
+    async with sub_at_review(
+        repo, scripted_server, Reply(text=SUB_CODE + SUB_TEST), Reply(text=SUB_CODE + SUB_TEST)
+    ) as (app, pilot):
         await pilot.press("n", "down", "down", "down", "down", "down", "i")
         await wait_for_screen(pilot, app, CommentScreen)
         await type_text(pilot, "say what sub does")
@@ -226,8 +243,7 @@ async def test_with_no_editor_to_run_the_file_opens_in_the_apps_own_editor(
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setattr("tui_engineer.tui.editor.FALLBACKS", ("no-such-editor-here",))
     repo = make_repo(FILES)
-    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
+    async with sub_at_review(repo, scripted_server) as (app, pilot):
         await pilot.press("n", "o")
         await wait_for_screen(pilot, app, HandEditScreen)
         area = app.screen.query_one(TextArea)
@@ -247,8 +263,7 @@ async def test_your_own_edits_during_a_review_are_offered_taken_in_tested_and_co
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
+    async with sub_at_review(repo, scripted_server) as (app, pilot):
         # In their own editor, the user documents the module while the step is under review.
         calc = repo / "calc.py"
         calc.write_text(calc.read_text().replace('"""A calculator."""', '"""A calculator!"""'))
@@ -268,8 +283,7 @@ async def test_your_own_edits_not_taken_in_are_never_written_over(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    scripted_server.script(Reply(text=SUB_CODE + SUB_TEST))
-    async with at_first_review(repo, scripted_server, "add sub", plan=False) as (app, pilot):
+    async with sub_at_review(repo, scripted_server) as (app, pilot):
         calc = repo / "calc.py"
         mine = calc.read_text().replace('"""A calculator."""', '"""Mine."""')
         calc.write_text(mine)
@@ -288,8 +302,7 @@ async def test_comments_on_an_accepted_step_go_into_its_commit_and_to_the_model(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo(FILES)
-    sub_then_mul(scripted_server, SUB_CODE + SUB_TEST)
-    async with at_first_review(repo, scripted_server, "add sub and mul") as (app, pilot):
+    async with sub_and_mul_at_review(repo, scripted_server, SUB_CODE + SUB_TEST) as (app, pilot):
         await pilot.press("n", "down", "down", "down", "down", "down", "down", "i")
         await wait_for_screen(pilot, app, CommentScreen)
         await type_text(pilot, "fine, but name it minus next time")
