@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from tests.engine_support import MUL_ON_SUB
 from tests.headless.test_resume import is_plan_call
@@ -24,9 +25,26 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
+from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import ProblemScreen, QuitScreen
 
 pytestmark = pytest.mark.usefixtures("api_key")
+
+
+async def quit_with_ctrl_c_twice(pilot: Pilot, app: TuiEngineerApp) -> None:
+    """Quit as a user who means it: Ctrl+C, then Ctrl+C again in the quit dialog; wait until the
+    app has exited, its session's record left to resume."""
+    await pilot.press("ctrl+c")
+    await wait_for_screen(pilot, app, QuitScreen)
+    await pilot.press("ctrl+c")
+    await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+
+
+def resuming_app(repo: Path, server: ScriptedServer) -> TuiEngineerApp:
+    """The app as `tui-engineer --resume` starts it on `repo`: no request, the last session's."""
+    app = make_app(repo, server.base_url)
+    app.options.resume = ""
+    return app
 
 
 async def quit_while_step_2_is_written(repo: Path, server: ScriptedServer) -> None:
@@ -36,10 +54,7 @@ async def quit_while_step_2_is_written(repo: Path, server: ScriptedServer) -> No
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")
         await gate.arrived()  # the model is writing step 2
-        await pilot.press("ctrl+c")
-        await wait_for_screen(pilot, app, QuitScreen)
-        await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+        await quit_with_ctrl_c_twice(pilot, app)
     assert titles(repo) == ["Add sub", "initial"]
 
 
@@ -52,8 +67,7 @@ async def test_a_session_quit_while_the_model_writes_step_2_resumes_in_a_new_app
     asked_before = len(scripted_server.chat_requests)
     scripted_server.script(Reply(text=MUL_ON_SUB))
 
-    app = make_app(repo, scripted_server.base_url)
-    app.options.resume = ""  # tui-engineer --resume
+    app = resuming_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         shown = chat_text(app)
@@ -81,8 +95,7 @@ async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
         await wait_for(pilot, lambda: titles(repo)[0] == "add sub")
         await app.stop_work()  # quit at "what is still wrong?": resumable, it was not done
 
-    app = make_app(repo, scripted_server.base_url)
-    app.options.resume = ""
+    app = resuming_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         # Resumable: it goes on at "what is still wrong?" (no step left, no model call).
         await wait_for(pilot, lambda: app.controller.reviewer.question == "still_wrong")
@@ -92,8 +105,7 @@ async def test_resuming_a_finished_session_says_there_is_nothing_to_resume(
         app.controller.reviewer.answer(None)
         await wait_for(pilot, lambda: app.controller.finished_sessions == 1)
 
-    app = make_app(repo, scripted_server.base_url)
-    app.options.resume = ""
+    app = resuming_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, ProblemScreen)
         text = "\n".join(str(w.render()) for w in app.screen.query("Static"))
@@ -111,14 +123,10 @@ async def test_a_session_quit_during_a_review_shows_that_proposal_again_with_no_
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("a")
         await wait_for(pilot, reviewing(app, 2))  # reading step 2 when the user quits
-        await pilot.press("ctrl+c")
-        await wait_for_screen(pilot, app, QuitScreen)
-        await pilot.press("ctrl+c")
-        await wait_for(pilot, lambda: app.return_code is not None, timeout=30)
+        await quit_with_ctrl_c_twice(pilot, app)
     asked = len(scripted_server.chat_requests)
 
-    app = make_app(repo, scripted_server.base_url)
-    app.options.resume = ""
+    app = resuming_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         proposal = app.controller.reviewer.proposal
