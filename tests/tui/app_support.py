@@ -247,6 +247,8 @@ def still_wrong_script() -> list[Reply]:
 
 
 async def drive_to_review(pilot: Pilot) -> None:
+    """Step 1 under review with its test run finished and shown: what snapshots and the tests of
+    a finished run's output look at."""
     app = pilot.app
     assert isinstance(app, TuiEngineerApp)
     await wait_for(pilot, reviewing(app, 1))

@@ -10,7 +10,14 @@ import pytest
 from tests.engine_support import SUB
 from tests.scripted_server import Reply
 from tests.tiers import whole_session
-from tests.tui.app_support import SIZE, chat_text, make_app, reviewing, wait_for, wait_for_screen
+from tests.tui.app_support import (
+    SIZE,
+    add_sub_app,
+    chat_text,
+    drive_to_review,
+    wait_for,
+    wait_for_screen,
+)
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
@@ -19,16 +26,12 @@ pytestmark = pytest.mark.usefixtures("api_key")
 async def test_a_run_that_fails_with_exit_code_3_shows_its_last_lines(
     make_repo, scripted_server
 ) -> None:
-    scripted_server.script(Reply(text=SUB))
     command = "sh -c 'echo collecting; echo the reason it broke >&2; exit 3'"
-    app = make_app(
-        make_repo(), scripted_server.base_url, "add sub", plan=False,
-        test_command=command, max_fix_attempts=0, sandbox="none",
-    )  # fmt: skip
+    app = add_sub_app(
+        make_repo(), scripted_server, test_command=command, max_fix_attempts=0, sandbox="none"
+    )
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
-        await wait_for(pilot, lambda: not app.test_pane.running)
-        await pilot.pause()
+        await drive_to_review(pilot)
         assert "the reason it broke" in app.test_pane.lines
         await pilot.press("q")
 
@@ -41,11 +44,13 @@ async def test_a_suite_that_cannot_run_on_the_starting_commit_shows_a_start_up_s
     from tui_engineer.tui.screens import ProblemScreen
 
     repo = make_repo({**SAMPLE_FILES, "tests/conftest.py": "import calcplugin\n"})
-    scripted_server.script(Reply(text=SUB, delay=30))  # the model is never waited for
-    app = make_app(
-        repo, scripted_server.base_url, "add sub", plan=False,
-        test_command=f"{sys.executable} -m pytest -q", sandbox="none",
-    )  # fmt: skip
+    app = add_sub_app(
+        repo,
+        scripted_server,
+        Reply(text=SUB, delay=30),  # the model is never waited for
+        test_command=f"{sys.executable} -m pytest -q",
+        sandbox="none",
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, ProblemScreen)
         assert app.screen.title_text == "The tests cannot run"
@@ -63,15 +68,14 @@ async def test_a_test_red_before_the_session_is_said_apart_in_the_tests_pane(
 
     red = "\n\ndef test_mul():\n    assert 2 * 2 == 5\n"
     files = {**SAMPLE_FILES, "tests/test_calc.py": SAMPLE_FILES["tests/test_calc.py"] + red}
-    scripted_server.script(Reply(text=SUB))
-    app = make_app(
-        make_repo(files), scripted_server.base_url, "add sub", plan=False,
-        test_command=f"{sys.executable} -m pytest -q", sandbox="none",
-    )  # fmt: skip
+    app = add_sub_app(
+        make_repo(files),
+        scripted_server,
+        test_command=f"{sys.executable} -m pytest -q",
+        sandbox="none",
+    )
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, reviewing(app, 1))
-        await wait_for(pilot, lambda: not app.test_pane.running)
-        await pilot.pause()
+        await drive_to_review(pilot)
         assert "1 of them failing before this session" in app.test_pane.header_text
         assert "1 failing before this session: " in chat_text(app)
         assert "(not this step's)" in chat_text(app)
