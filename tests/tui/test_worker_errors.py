@@ -22,12 +22,18 @@ from tests.tui.app_support import (
 from tui_engineer.vcs import submodules
 
 
+def break_like_issue_24(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> None:
+    """`owner.name` raises issue 24's UnicodeDecodeError, and the API key is set on the same
+    monkeypatch (not by the api_key fixture): a test that undoes the bug sets the key again."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr(owner, name, raise_like_issue_24)
+
+
 @whole_session
 async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
     make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setattr(submodules, "submodules", raise_like_issue_24)
+    break_like_issue_24(monkeypatch, submodules, "submodules")
     repo = make_repo()
     app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
@@ -55,8 +61,7 @@ async def test_a_bug_in_the_start_up_checks_is_shown_and_q_quits(
 ) -> None:
     from tui_engineer.session import start  # where every front end's checks run
 
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setattr(start, "prepare", raise_like_issue_24)
+    break_like_issue_24(monkeypatch, start, "prepare")
     app = make_app(make_repo(), scripted_server.base_url, "add sub", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "internal error" in chat_text(app))
@@ -79,8 +84,7 @@ async def test_a_bug_in_the_files_pane_listing_is_shown_and_the_session_goes_on(
 ) -> None:
     from tui_engineer.tui.panes import file_tree
 
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setattr(file_tree, "list_fresh", raise_like_issue_24)
+    break_like_issue_24(monkeypatch, file_tree, "list_fresh")
     app = add_sub_app(make_repo(), scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: "internal error in listing the Files pane" in chat_text(app))
