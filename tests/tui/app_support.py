@@ -87,6 +87,16 @@ def chat_text(app: TuiEngineerApp) -> str:
     return "\n".join(parts + [m.source for m in app.chat.query("Markdown")])
 
 
+def diff_lines(app: TuiEngineerApp) -> list[str]:
+    """The text of every line the Diff pane holds, in every file and hunk, in order."""
+    return [line.text for f in app.diff.files for h in f.hunks for line in h.lines]
+
+
+def diff_text(app: TuiEngineerApp) -> str:
+    """The Diff pane's lines as one text, to look for a piece of code in it."""
+    return "\n".join(diff_lines(app))
+
+
 def visible_lines(widget: Widget) -> list[str]:
     """The text a widget draws on the screen now, line by line (what a user can read)."""
     return [

@@ -16,6 +16,7 @@ from tests.tui.app_support import (
     SUB,
     add_sub_app,
     chat_text,
+    diff_text,
     finish_session,
     make_app,
     reviewing,
@@ -46,9 +47,7 @@ async def test_a_refused_accept_keeps_the_step_under_review_until_accepted_again
         # In auto, git's refusal hands the step to you: the same proposal, asked about now.
         await wait_for(pilot, reviewing(app, 2))
         assert app.plan_pane.status_of(1) == "awaiting review"
-        assert "def sub" in "\n".join(
-            line.text for f in app.diff.files for h in f.hunks for line in h.lines
-        )
+        assert "def sub" in diff_text(app)
         assert git(repo, "log", "--format=%s") == "initial"
         assert git(repo, "status", "--porcelain") == ""
         assert (

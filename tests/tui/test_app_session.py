@@ -18,6 +18,7 @@ from tests.tui.app_support import (
     SUB,
     add_sub_app,
     chat_text,
+    diff_lines,
     finish_session,
     make_app,
     reviewing,
@@ -28,8 +29,6 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
-from tui_engineer.tui.app import TuiEngineerApp
-from tui_engineer.tui.panes.diff_view import DiffLine
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
@@ -182,20 +181,16 @@ async def test_a_fix_loop_shows_each_attempt_in_the_diff_and_tree_before_review(
         assert (
             app.controller.reviewer.question is None
         )  # nothing to review yet: this is work in progress
-        assert "    return a + b  # x" in [line.text for line in _diff_lines(app)]
+        assert "    return a + b  # x" in diff_lines(app)
         assert "in progress" in str(app.diff.border_title)
         tree = app.screen.query_one(RepoTree)
         assert tree.marks == {"calc.py": "M", "tests/test_calc.py": "M"}
         await wait_for(pilot, lambda: app.status.busy == "model: fix")
         fixed = "    return a * b"
-        await wait_for(pilot, lambda: fixed in [line.text for line in _diff_lines(app)])
+        await wait_for(pilot, lambda: fixed in diff_lines(app))
         await wait_for(pilot, reviewing(app, 1))
         await pilot.press("s")
         await finish_session(pilot, app)
-
-
-def _diff_lines(app: TuiEngineerApp) -> list[DiffLine]:
-    return [line for file in app.diff.files for hunk in file.hunks for line in hunk.lines]
 
 
 @whole_session

@@ -16,6 +16,7 @@ from tests.timing_support import titles
 from tests.tui.app_support import (
     SIZE,
     chat_text,
+    diff_text,
     make_app,
     reviewing,
     send_chat,
@@ -27,10 +28,6 @@ PLAN = plan_reply("Add sub", "Add mul", "Add div")
 
 
 pytestmark = pytest.mark.usefixtures("api_key")
-
-
-def shown_diff(app) -> str:
-    return "\n".join(line.text for f in app.diff.files for h in f.hunks for line in h.lines)
 
 
 @whole_session
@@ -60,7 +57,7 @@ async def test_a_message_about_the_step_under_review_does_not_make_the_accept_wa
         await step_3.arrived()
         assert titles(repo) == ["Add sub", "initial"]
         assert len(scripted_server.chat_requests) == 4  # plan, step 1, step 2, step 3
-        assert "def mul(a, b):" in shown_diff(app)
+        assert "def mul(a, b):" in diff_text(app)
         step_3.open()
         await app.stop_work()
 
@@ -91,7 +88,7 @@ async def test_a_message_naming_the_prepared_step_prepares_it_again_and_the_plan
         app.diff.focus()
         await pilot.press("a")
         await wait_for(pilot, reviewing(app, 2), timeout=30)
-        assert "def mul(a, b):" in shown_diff(app)
+        assert "def mul(a, b):" in diff_text(app)
         # Step 3's call, prepared while step 2 is reviewed: the fifth, none more for step 2.
         await wait_for(pilot, lambda: len(scripted_server.chat_requests) == 5)
         assert titles(repo) == ["Add sub", "initial"]

@@ -14,6 +14,7 @@ from tests.tui.app_support import (
     asked,
     chat_text,
     demo_app,
+    diff_text,
     reviewing,
     session_ended,
     type_text,
@@ -30,11 +31,6 @@ from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, Verdi
 # step's run before and after its change, a fix loop's): 25 s at load 13 on this 2-core machine,
 # and past 60 s with more beside it (a timeout of 60 failed at load 9 in a full run).
 RUNS_WAIT = 240
-
-
-def diff_text(app: TuiEngineerApp) -> str:
-    lines = [ln for f in app.diff.files for hunk in f.hunks for ln in hunk.lines]
-    return "\n".join(line.text for line in lines)
 
 
 def log(repo: Path) -> list[str]:

@@ -23,6 +23,7 @@ from tests.tiers import whole_session
 from tests.tui.app_support import (
     SIZE,
     chat_text,
+    diff_lines,
     finish_session,
     make_app,
     reviewing,
@@ -57,11 +58,6 @@ def seen(app) -> list[str]:
 
 def all_text(request) -> str:
     return "\n".join(str(m.get("content", "")) for m in request.messages)
-
-
-def diff_lines(app) -> list[str]:
-    """The text of every line the diff shows, in every file and hunk."""
-    return [line.text for f in app.diff.files for h in f.hunks for line in h.lines]
 
 
 @asynccontextmanager
