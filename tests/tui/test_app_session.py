@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -11,6 +10,7 @@ from tests.conftest import git
 from tests.engine_support import edit, plan_reply
 from tests.scripted_server import Reply
 from tests.tiers import whole_session
+from tests.timing_support import titles
 from tests.tui.app_support import (
     MUL_BUGGY,
     MUL_FIX,
@@ -33,10 +33,6 @@ from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.screens import RejectReasonScreen, StillWrongScreen, VerdictScreen
 
 pytestmark = pytest.mark.usefixtures("api_key")
-
-
-def titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
 
 
 def sub_then_mul_fixed() -> list[Reply]:
