@@ -31,9 +31,13 @@ def break_like_issue_24(monkeypatch: pytest.MonkeyPatch, owner: object, name: st
 
 @whole_session
 async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
-    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
+    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
-    break_like_issue_24(monkeypatch, submodules, "submodules")
+    # The bug on a monkeypatch of its own, undone mid-test: undoing the test's own would undo
+    # hermetic_env's too (this venv's python first on PATH, for a venv run without activating).
+    bug = pytest.MonkeyPatch()
+    request.addfinalizer(bug.undo)  # and undone if the test fails before
+    break_like_issue_24(bug, submodules, "submodules")
     repo = make_repo()
     app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
@@ -46,7 +50,7 @@ async def test_a_bug_in_the_session_worker_is_shown_and_the_next_request_runs(
         )
         assert app.status.phase.startswith("stopped")
         # The way out works: with the bug gone, the next request reaches a review.
-        monkeypatch.undo()
+        bug.undo()
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         await wait_for(pilot, session_ended(app))
         await send_chat(pilot, "add sub")
