@@ -12,6 +12,8 @@ from tui_engineer.engine.approval import AutoReviewer
 from tui_engineer.engine.review import Reviewer
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.session.run import RunOptions, run_session
+from tui_engineer.vcs.repo import open_repo
+from tui_engineer.vcs.shadow import shadow_home
 
 
 def plan_reply(*titles: str) -> str:
@@ -68,6 +70,14 @@ def big_module(lines: int, at: int, function: list[str]) -> str:
 def big_repo_files(module: str, more: dict[str, str] | None = None) -> dict[str, str]:
     """big.py (`module`) and its test, for `make_repo`."""
     return {"big.py": module, "tests/test_big.py": SCALE_TEST, **(more or {})}
+
+
+def shadows_left(repo: Path) -> list[str]:
+    """The shadow worktrees (the session's, and a prepared step's) still on disk: a session
+    that ended, however, leaves none."""
+    with open_repo(repo) as opened:
+        home = shadow_home(opened)
+    return sorted(p.name for p in home.iterdir()) if home.is_dir() else []
 
 
 class Collector:

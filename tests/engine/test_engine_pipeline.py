@@ -8,14 +8,12 @@ import asyncio
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import MUL_ON_SUB, SUB, edit, plan_reply, run_headless
+from tests.engine_support import MUL_ON_SUB, SUB, edit, plan_reply, run_headless, shadows_left
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.review import Decision
-from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
 
 SUB_AGAIN = SUB.replace("a - b", "-(b - a)")
 MUL_ON_SUB_AGAIN = edit(
@@ -62,13 +60,6 @@ async def run(repo, server: ScriptedServer, reviewer: SlowReviewer, *replies: st
         repo, "add sub and mul", server.base_url, reviewer=reviewer, sink=reviewer.sink,
         pipeline=True, **flags,
     )  # fmt: skip
-
-
-def shadows_left(repo) -> list[str]:
-    """The session shadows (one per session, plus a prepared step's) still on disk."""
-    with open_repo(repo) as opened:
-        home = shadow_home(opened)
-    return sorted(p.name for p in home.iterdir()) if home.is_dir() else []
 
 
 def parent_of(repo, sha: str) -> str:

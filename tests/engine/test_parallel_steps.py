@@ -13,7 +13,7 @@ from collections import deque
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import SUB, create, edit, run_headless
+from tests.engine_support import SUB, create, edit, run_headless, shadows_left
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED
@@ -128,12 +128,6 @@ def session_shadow(repo) -> str:
     ]
     assert len(names) == 1, names
     return str(names[0])
-
-
-def shadows_left(repo) -> list[str]:
-    with open_repo(repo) as opened:
-        home = shadow_home(opened)
-    return sorted(p.name for p in home.iterdir()) if home.is_dir() else []
 
 
 @whole_session
