@@ -119,6 +119,32 @@ class Reader:
         return None
 
 
+async def side_by_side(repo, server: ScriptedServer, request: str, reader: Reader):
+    """The session asked `request`, three steps prepared at once while `reader` reviews (it
+    hears every event: it waits for a step prepared); it must end well."""
+    result, seen = await run_headless(
+        repo, request, server.base_url, reviewer=reader, sink=reader.sink, pipeline=True,
+        parallel_steps=3,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    return result, seen
+
+
+def sub_edited_by_hand(repo, reader: Reader):
+    """Before review 1: once step 2 is prepared on step 1 as proposed, the human rewrites step
+    1's new line (`return a - b` as `return -(b - a)`) in the session's shadow."""
+
+    async def edit_by_hand() -> None:
+        await reader.prepared_event(2).wait()
+        calc = f"{session_shadow(repo)}/calc.py"
+        with open(calc) as old:
+            text = old.read()
+        with open(calc, "w") as new:
+            new.write(text.replace("return a - b", "return -(b - a)"))
+
+    return edit_by_hand
+
+
 def session_shadow(repo) -> str:
     """The session's own shadow worktree (not a prepared step's)."""
     with open_repo(repo) as opened:
@@ -157,12 +183,8 @@ async def test_three_independent_steps_are_prepared_at_once_one_with_a_fix_loop(
             gate.open()
 
     reader = Reader(before={1: all_three_asked})
-    result, seen = await run_headless(
-        repo, "add sub, mul, div and neg", scripted_server.base_url, reviewer=reader,
-        sink=reader.sink, pipeline=True, parallel_steps=3,
-    )  # fmt: skip
+    _, seen = await side_by_side(repo, scripted_server, "add sub, mul, div and neg", reader)
 
-    assert result.exit_code == 0, result.message
     assert in_flight == [2, 3, 4]
     assert [e.step for e in seen.of(ev.StepPreparing)] == [2, 3, 4]
     assert sorted(e.step for e in seen.of(ev.NextStepPrepared) if e.ready) == [2, 3, 4]
@@ -194,22 +216,10 @@ async def test_a_hand_edit_of_step_1_moves_the_step_prepared_on_it_and_tests_it_
     )
     reader = Reader()
 
-    async def edit_by_hand() -> None:
-        await reader.prepared_event(2).wait()  # step 2 prepared on step 1 as proposed
-        calc = f"{session_shadow(repo)}/calc.py"
-        with open(calc) as old:
-            text = old.read()
-        with open(calc, "w") as new:
-            new.write(text.replace("return a - b", "return -(b - a)"))
-
-    reader.before[1] = edit_by_hand
+    reader.before[1] = sub_edited_by_hand(repo, reader)
     reader.decisions[1] = Decision("edited")
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reader, sink=reader.sink,
-        pipeline=True, parallel_steps=3,
-    )  # fmt: skip
+    result, seen = await side_by_side(repo, scripted_server, "add sub and mul", reader)
 
-    assert result.exit_code == 0, result.message
     # Step 2 was not proposed again: moved onto the edited files and tested again there.
     assert script.calls_for(2) == 1
     assert [e.ok for e in seen.of(ev.TestsFinished) if e.step == 2] == [True, True]
@@ -247,12 +257,8 @@ async def test_a_rejected_step_drops_the_step_that_needs_it_and_keeps_an_indepen
 
     reader.before = {1: lambda: reader.prepared_event(3).wait(), 2: both_prepared}
     reader.decisions = {2: Decision.reject("multiply the other way round")}
-    result, seen = await run_headless(
-        repo, "add sub, mul, div and square", scripted_server.base_url, reviewer=reader,
-        sink=reader.sink, pipeline=True, parallel_steps=3,
-    )  # fmt: skip
+    _, seen = await side_by_side(repo, scripted_server, "add sub, mul, div and square", reader)
 
-    assert result.exit_code == 0, result.message
     dropped = [e.step for e in seen.of(ev.NextStepPrepared) if not e.ready]
     assert dropped == [4]  # step 4 reads what step 2 writes; step 3 does not
     assert script.calls_for(3) == 1  # kept, never proposed again
@@ -282,22 +288,9 @@ async def test_a_step_prepared_on_a_line_the_human_then_edits_is_proposed_again(
         step2=[Reply(text=mul_on_sub), Reply(text=mul_on_edit)],
     )
     reader = Reader(decisions={1: Decision("edited")})
+    reader.before[1] = sub_edited_by_hand(repo, reader)
+    _, seen = await side_by_side(repo, scripted_server, "add sub and mul", reader)
 
-    async def edit_by_hand() -> None:
-        await reader.prepared_event(2).wait()
-        calc = f"{session_shadow(repo)}/calc.py"
-        with open(calc) as old:
-            text = old.read()
-        with open(calc, "w") as new:
-            new.write(text.replace("return a - b", "return -(b - a)"))
-
-    reader.before[1] = edit_by_hand
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reader, sink=reader.sink,
-        pipeline=True, parallel_steps=3,
-    )  # fmt: skip
-
-    assert result.exit_code == 0, result.message
     said = [e.message for e in seen.of(ev.Notice)]
     assert any("Step 2's prepared proposal is not used (its changes conflict" in m for m in said)
     assert script.calls_for(2) == 2  # proposed again, on the edited step 1
