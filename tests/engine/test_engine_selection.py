@@ -70,13 +70,19 @@ async def session(repo: Path, server: ScriptedServer, *replies: str, **flags: ob
     return seen
 
 
+async def beta_then_alpha(repo: Path, server: ScriptedServer, **flags: object):
+    """The two-step session most tests here share: step 1 changes beta, step 2 alpha (each
+    keeping the tests passing), so step 2 has selection data from step 1's run."""
+    plan = plan_reply("Touch beta", "Touch alpha")
+    return await session(repo, server, plan, BETA_CHANGE, ALPHA_CHANGE, **flags)
+
+
 @whole_session
 async def test_a_change_to_alpha_runs_alphas_tests_first_then_the_full_suite_once(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo(FILES)
-    plan = plan_reply("Touch beta", "Touch alpha")
-    seen = await session(repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE)
+    seen = await beta_then_alpha(repo, scripted_server)
 
     # Step 1: no selection data yet, so the whole suite (which collects it).
     assert runs(seen, 1) == [("full", True, 5)]
@@ -142,10 +148,7 @@ async def test_full_tests_always_runs_the_whole_suite_every_time(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo(FILES)
-    plan = plan_reply("Touch beta", "Touch alpha")
-    seen = await session(
-        repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE, full_tests_always=True
-    )
+    seen = await beta_then_alpha(repo, scripted_server, full_tests_always=True)
     assert runs(seen, 1) == [("full", True, 5)]
     assert runs(seen, 2) == [("full", True, 5)]
 
@@ -155,10 +158,7 @@ async def test_a_quick_suite_is_run_whole_on_every_attempt_by_default(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo(FILES)
-    plan = plan_reply("Touch beta", "Touch alpha")
-    seen = await session(
-        repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE, affected_after_seconds=3
-    )
+    seen = await beta_then_alpha(repo, scripted_server, affected_after_seconds=3)
     # Under 3 s for the whole suite: narrowing would only add pytest start-ups.
     assert runs(seen, 1) == [("full", True, 5)]
     assert runs(seen, 2) == [("full", True, 5)]
