@@ -57,6 +57,17 @@ class ChattyReviewer:
         return None
 
 
+async def chatting(repo, server: ScriptedServer, request: str, reviewer: ChattyReviewer):
+    """The session asked `request`, the next step prepared during review, `reviewer` hearing
+    every event and its chat messages reaching the session; it must end well."""
+    result, seen = await run_headless(
+        repo, request, server.base_url, reviewer=reviewer, sink=reviewer.sink,
+        inbox=reviewer.inbox, pipeline=True,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    return seen
+
+
 def propose_calls(seen, step: int) -> list[ev.ModelExchange]:
     return [e for e in seen.of(ev.ModelExchange) if e.step == step and e.purpose == "propose"]
 
@@ -70,21 +81,16 @@ async def test_a_message_about_the_step_under_review_leaves_the_prepared_step_al
     scripted_server.script(
         Reply(text=PLAN), Reply(text=SUB), Reply(text=MUL_ON_SUB), Reply(text=DIV, hold=step_3)
     )
-    inbox = Inbox()
-    reviewer = ChattyReviewer(inbox, "please give sub a docstring")
+    reviewer = ChattyReviewer(Inbox(), "please give sub a docstring")
 
     async def open_step_3() -> None:
         await step_3.arrived()
         step_3.open()
 
     opener = asyncio.ensure_future(open_step_3())
-    result, seen = await run_headless(
-        repo, "add sub, mul and div", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, inbox=inbox, pipeline=True,
-    )  # fmt: skip
+    seen = await chatting(repo, scripted_server, "add sub, mul and div", reviewer)
     await opener
 
-    assert result.exit_code == 0, result.message
     # Step 2's prepared proposal was the one reviewed: one call for it, made before the accept.
     assert len(propose_calls(seen, 2)) == 1
     assert [(e.step, e.ready) for e in seen.of(ev.NextStepPrepared)] == [(2, True), (3, True)]
@@ -105,14 +111,9 @@ async def test_a_message_naming_the_prepared_step_prepares_it_again_when_it_is_s
         Reply(text=PLAN), Reply(text=SUB), Reply(text=MUL_ON_SUB),
         Reply(text=MUL_ON_SUB, hold=again), Reply(text=DIV),
     )  # fmt: skip
-    inbox = Inbox()
-    reviewer = ChattyReviewer(inbox, "for mul, keep it on one line", before=again)
-    result, seen = await run_headless(
-        repo, "add sub, mul and div", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, inbox=inbox, pipeline=True,
-    )  # fmt: skip
+    reviewer = ChattyReviewer(Inbox(), "for mul, keep it on one line", before=again)
+    seen = await chatting(repo, scripted_server, "add sub, mul and div", reviewer)
 
-    assert result.exit_code == 0, result.message
     assert [e.step for e in seen.of(ev.NextStepRestarted)] == [2]
     first, second = propose_calls(seen, 2)
     assert "keep it on one line" not in str(first.messages)
@@ -165,14 +166,9 @@ async def test_a_message_for_the_prepared_step_survives_a_reject_of_the_step_bef
         Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB),
         Reply(text=MUL_ON_SUB, hold=again), Reply(text=sub_again), Reply(text=mul_again),
     )  # fmt: skip
-    inbox = Inbox()
-    reviewer = RejectsFirst(inbox, "for mul, keep it on one line", before=again)
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, inbox=inbox, pipeline=True,
-    )  # fmt: skip
+    reviewer = RejectsFirst(Inbox(), "for mul, keep it on one line", before=again)
+    seen = await chatting(repo, scripted_server, "add sub and mul", reviewer)
 
-    assert result.exit_code == 0, result.message
     step_1 = [e for e in seen.of(ev.ModelExchange) if e.step == 1]
     assert all("keep it on one line" not in str(e.messages) for e in step_1)
     # Step 2's preparation on the new step 1 had it again; it was delivered with step 2.
