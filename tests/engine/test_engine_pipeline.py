@@ -54,12 +54,20 @@ class SlowReviewer:
         return None
 
 
+async def pipelined(
+    repo, server: ScriptedServer, reviewer: SlowReviewer, request: str = "add sub and mul", **flags
+):
+    """The session asked `request` with the next step prepared during review; `reviewer` hears
+    every event (it waits for the step prepared) unless the test gives its own `sink`."""
+    flags.setdefault("sink", reviewer.sink)
+    return await run_headless(
+        repo, request, server.base_url, reviewer=reviewer, pipeline=True, **flags
+    )
+
+
 async def run(repo, server: ScriptedServer, reviewer: SlowReviewer, *replies: str, **flags):
     server.script(*(Reply(text=r, usage=(100, 10)) for r in replies))
-    return await run_headless(
-        repo, "add sub and mul", server.base_url, reviewer=reviewer, sink=reviewer.sink,
-        pipeline=True, **flags,
-    )  # fmt: skip
+    return await pipelined(repo, server, reviewer, **flags)
 
 
 def parent_of(repo, sha: str) -> str:
@@ -138,10 +146,7 @@ async def test_budgets_count_the_calls_of_a_prepared_step_even_when_it_is_droppe
     )
     # Without counting the dropped call (220 tokens used) re-proposing step 1 fits this budget;
     # counting it (5,220 used), it does not, and the call is not made.
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, pipeline=True, max_tokens=4_500,
-    )  # fmt: skip
+    result, seen = await pipelined(repo, scripted_server, reviewer, max_tokens=4_500)
 
     assert result.outcome == "budget", result.message
     assert len(scripted_server.chat_requests) == 3
@@ -169,10 +174,7 @@ async def test_a_chat_message_naming_the_next_step_reaches_its_proposal(
     scripted_server.script(
         *(Reply(text=t) for t in (plan_reply("Add sub", "Add mul"), SUB, MUL_ON_SUB, MUL_ON_SUB))
     )
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, inbox=inbox, pipeline=True,
-    )  # fmt: skip
+    result, seen = await pipelined(repo, scripted_server, reviewer, inbox=inbox)
 
     assert result.exit_code == 0, result.message
     # It names step 2 ("mul"), prepared without it: prepared again with it as it was sent.
@@ -222,10 +224,7 @@ async def test_the_next_step_asks_the_model_only_once_the_step_before_passed_its
     repo = make_repo({**SAMPLE_FILES, **SLOW_TEST})
     reviewer = SlowReviewer(waits=1)
     scripted_server.script(*[by_conversation] * 12)
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, pipeline=True,
-    )  # fmt: skip
+    result, seen = await pipelined(repo, scripted_server, reviewer)
 
     assert result.exit_code == 0, result.message
     # Step 1's first try failed its tests: step 2 (whose shadow was made at those first edits)
@@ -254,7 +253,14 @@ async def test_the_next_step_asks_the_model_only_once_the_step_before_passed_its
 async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_coverage(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.engine.test_engine_selection import ALPHA_CHANGE, BETA_CHANGE, FILES, TEST_CMD, runs
+    from tests.engine.test_engine_selection import (
+        ALPHA_CHANGE,
+        BETA_CHANGE,
+        FILES,
+        SELECTING,
+        TEST_CMD,
+        runs,
+    )
     from tui_engineer.sandbox.local import LocalSandbox
 
     repo = make_repo({**FILES, **SLOW_TEST})
@@ -276,10 +282,7 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
     reviewer = SlowReviewer(waits=1)
     plan = plan_reply("Touch beta", "Touch alpha")
     scripted_server.script(*(answer(r) for r in (plan, BETA_CHANGE, ALPHA_CHANGE)))
-    result, seen = await run_headless(
-        repo, "change things", scripted_server.base_url, reviewer=reviewer, sink=reviewer.sink,
-        pipeline=True, test_command=TEST_CMD, full_tests_always=False, affected_after_seconds=0,
-    )  # fmt: skip
+    result, seen = await pipelined(repo, scripted_server, reviewer, "change things", **SELECTING)
 
     assert result.exit_code == 0, result.message
     # No selection data yet: step 1 runs the suite collecting coverage (2–3× slower). Step 2,
@@ -381,7 +384,7 @@ async def test_the_next_step_is_asked_for_once_the_affected_tests_passed_beside_
         ALPHA_CHANGE,
         BETA_CHANGE,
         FILES,
-        TEST_CMD,
+        SELECTING,
         session,
     )
 
@@ -406,10 +409,9 @@ async def test_the_next_step_is_asked_for_once_the_affected_tests_passed_beside_
     scripted_server.script(
         Reply(text=plan_reply("Touch alpha", "Touch beta again")), Reply(text=ALPHA_CHANGE), step_2
     )
-    result, seen = await run_headless(
-        repo, "change things", scripted_server.base_url, reviewer=reviewer, sink=sink,
-        pipeline=True, test_command=TEST_CMD, full_tests_always=False, affected_after_seconds=0,
-    )  # fmt: skip
+    result, seen = await pipelined(
+        repo, scripted_server, reviewer, "change things", sink=sink, **SELECTING
+    )
 
     assert result.exit_code == 0, result.message
     # Step 1 ran its affected tests (alpha's 2), then the full suite (with the 3 s test):

@@ -44,6 +44,10 @@ ALPHA_BROKEN = edit("alpha.py", "    return 2 * x\n", "    return 2 + x\n")
 ALPHA_FIXED = edit("alpha.py", "    return 2 + x\n", "    return x * 2\n")
 
 
+# Affected tests first, with testmon: this suite takes well under a second, so narrow it anyway
+# (the default waits for 3 s).
+SELECTING = {"test_command": TEST_CMD, "full_tests_always": False, "affected_after_seconds": 0}
+
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
@@ -58,13 +62,7 @@ def runs(seen, step: int) -> list[tuple[str, bool, int]]:
 
 async def session(repo: Path, server: ScriptedServer, *replies: str, **flags: object):
     server.script(*(Reply(text=r) for r in replies))
-    # This suite takes well under a second: narrow it anyway (the default waits for 3 s).
-    flags = {
-        "test_command": TEST_CMD,
-        "full_tests_always": False,
-        "affected_after_seconds": 0,
-        **flags,
-    }
+    flags = {**SELECTING, **flags}
     result, seen = await run_headless(repo, "change things", server.base_url, **flags)
     assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
     return seen
