@@ -57,6 +57,25 @@ def resume(repo: Path, server: ScriptedServer, *args: str) -> tuple[int, str, Ru
     return run_to_the_end(repo, server, None, "--resume", *args)
 
 
+def finished_add_sub(repo: Path, server: ScriptedServer) -> None:
+    """`tui-engineer run "add sub" --no-plan` run to its end: a finished session on record."""
+    server.script(Reply(text=SUB))
+    assert RunProcess(repo, server, "add sub", "--no-plan").finish()[0] == 0
+
+
+def commit_users_notes(repo: Path, text: str) -> None:
+    """The user's own work meanwhile, committed: NOTES.md (no file of any step) holding `text`."""
+    (repo / "NOTES.md").write_text(text)
+    git(repo, "add", "NOTES.md")
+    git(repo, "commit", "-q", "-m", "User's notes")
+
+
+def in_process(server: ScriptedServer) -> dict[str, object]:
+    """The flags of a session run in this process: the scripted model, and no step prepared
+    during review (the replies are served in the order the calls come)."""
+    return {"base_url": server.base_url, "model": "test-model", "pipeline": False}
+
+
 @whole_session
 @pytest.mark.parametrize("how", ["SIGINT", "SIGHUP", "SIGKILL"])
 def test_a_session_stopped_while_step_2_waits_for_the_model_resumes_without_a_plan_call(
@@ -95,9 +114,7 @@ def test_a_repository_that_moved_on_resumes_on_the_new_head_and_says_so(
 ) -> None:
     repo = make_repo()
     stopped_during_step_2(repo, scripted_server, "SIGINT")
-    (repo / "NOTES.md").write_text("the user's own work meanwhile\n")
-    git(repo, "add", "NOTES.md")
-    git(repo, "commit", "-q", "-m", "User's notes")
+    commit_users_notes(repo, "the user's own work meanwhile\n")
 
     scripted_server.script(Reply(text=MUL_ON_SUB))
     code, err, run = resume(repo, scripted_server)
@@ -115,9 +132,7 @@ def test_a_finished_session_says_it_has_nothing_to_resume(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    done = RunProcess(repo, scripted_server, "add sub", "--no-plan")
-    assert done.finish()[0] == 0
+    finished_add_sub(repo, scripted_server)
     asked = len(scripted_server.chat_requests)
 
     code, err, _ = resume(repo, scripted_server)
@@ -139,8 +154,7 @@ def test_runs_marks_which_sessions_can_be_resumed(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo()
-    scripted_server.script(Reply(text=SUB))
-    assert RunProcess(repo, scripted_server, "add sub", "--no-plan").finish()[0] == 0
+    finished_add_sub(repo, scripted_server)
     stopped = stopped_during_step_2(repo, scripted_server, "SIGKILL")
 
     listing = subprocess.run(
@@ -170,7 +184,7 @@ async def test_a_session_a_budget_stopped_resumes_with_a_larger_budget_counting_
         Reply(text=plan_reply("Add sub", "Add mul"), usage=(1, 1)),
         Reply(text=SUB, usage=(4900, 0)),  # step 1 leaves too little for step 2
     )
-    flags = {"base_url": scripted_server.base_url, "model": "test-model", "pipeline": False}
+    flags = in_process(scripted_server)
 
     options = RunOptions("add sub and mul", repo, {**flags, "max_tokens": 5000})
     first = await run_session(options, AutoReviewer(), Collector())
@@ -215,9 +229,8 @@ async def stopped_in_step_2s_review(repo: Path, server: ScriptedServer) -> None:
     server.script(
         Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB), Reply(text=MUL_ON_SUB)
     )
-    flags = {"base_url": server.base_url, "model": "test-model", "pipeline": False}
     reviewer = StopsAtStep2Review()
-    options = RunOptions("add sub and mul", repo, flags)
+    options = RunOptions("add sub and mul", repo, in_process(server))
     session = asyncio.ensure_future(run_session(options, reviewer, Collector()))
     await asyncio.wait_for(reviewer.reading.wait(), 60)
     session.cancel()  # what Ctrl-C does to `tui-engineer run`'s session
@@ -228,8 +241,8 @@ async def stopped_in_step_2s_review(repo: Path, server: ScriptedServer) -> None:
 
 async def resume_in_process(repo: Path, server: ScriptedServer) -> tuple[object, Collector]:
     seen = Collector()
-    flags = {"base_url": server.base_url, "model": "test-model", "pipeline": False}
-    result = await run_session(RunOptions("", repo, flags, resume=""), AutoReviewer(), seen)
+    options = RunOptions("", repo, in_process(server), resume="")
+    result = await run_session(options, AutoReviewer(), seen)
     return result, seen
 
 
@@ -239,9 +252,7 @@ async def test_a_proposal_under_review_when_stopped_is_shown_again_without_a_mod
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     repo = make_repo()
     await stopped_in_step_2s_review(repo, scripted_server)
-    (repo / "NOTES.md").write_text("not a file of step 2\n")
-    git(repo, "add", "NOTES.md")
-    git(repo, "commit", "-q", "-m", "User's notes")
+    commit_users_notes(repo, "not a file of step 2\n")
     asked = len(scripted_server.chat_requests)
 
     result, seen = await resume_in_process(repo, scripted_server)
