@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tests.conftest import git
-from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless
+from tests.engine_support import KEY, MUL_ON_SUB, SUB, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tui_engineer.engine import events as ev
 
@@ -194,6 +194,24 @@ def run_to_the_end(
     finally:
         run.kill()
     return code, err, run
+
+
+def run_answering(
+    repo: Path,
+    server: ScriptedServer,
+    request: str,
+    answers: str,
+    *flags: str,
+    timeout: float = 180,
+) -> subprocess.CompletedProcess[str]:
+    """`tui-engineer run REQUEST FLAGS` in `repo` at a terminal where the human types `answers`
+    (a line for each question the review asks), run to its end: its exit code and output."""
+    command = [sys.executable, "-m", "tui_engineer", "run", request, *flags]
+    command += ["--base-url", server.base_url, "--model", "test-model"]
+    return subprocess.run(
+        command, cwd=repo, input=answers, capture_output=True, text=True, timeout=timeout,
+        env={**os.environ, "OPENAI_API_KEY": KEY},
+    )  # fmt: skip
 
 
 def plan_calls(server: ScriptedServer) -> int:

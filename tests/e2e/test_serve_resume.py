@@ -20,16 +20,12 @@ from tests.browser_support import stop_process_group, terminal_text
 from tests.e2e.test_serve import descendants, free_port, wait_all_gone, wait_until_up
 from tests.engine_support import KEY, SUB
 from tests.scripted_server import Reply, ScriptedServer
+from tests.timing_support import run_answering
 
 
 def stopped_at_review(repo: Path, server: ScriptedServer) -> None:
     """A session stopped with step 1 under review (answered 't' on the terminal)."""
-    command = [sys.executable, "-m", "tui_engineer", "run", "add sub", "--no-plan"]
-    command += ["--base-url", server.base_url, "--model", "test-model"]
-    done = subprocess.run(
-        command, cwd=repo, input="t\n", capture_output=True, text=True, timeout=120,
-        env={**os.environ, "OPENAI_API_KEY": KEY},
-    )  # fmt: skip
+    done = run_answering(repo, server, "add sub", "t\n", "--no-plan", timeout=120)
     assert done.returncode == 1, done.stdout + done.stderr
 
 

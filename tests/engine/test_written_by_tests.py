@@ -24,6 +24,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
+from tests.timing_support import run_answering
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision, Proposal
 
@@ -213,16 +214,8 @@ def test_p_keeps_a_file_the_tests_wrote_file_by_file(
     by hunk, then file by file for what the tests wrote (left out unless kept)."""
     repo = make_repo(FILES)
     scripted_server.script(Reply(text=FIX))
-    done = subprocess.run(
-        [sys.executable, "-m", "tui_engineer", "run", "fix add", "--no-plan"]
-        + ["--base-url", scripted_server.base_url, "--model", "test-model"],
-        cwd=repo,
-        input="p\ny\ny\nn\n\n\n",  # the hunk, coverage.dat kept, the snapshot not; done
-        capture_output=True,
-        text=True,
-        env={**os.environ, "OPENAI_API_KEY": KEY},
-        timeout=180,
-    )
+    # The hunk, coverage.dat kept, the snapshot not; done.
+    done = run_answering(repo, scripted_server, "fix add", "p\ny\ny\nn\n\n\n", "--no-plan")
 
     assert done.returncode == 0, done.stdout + done.stderr
     written = "written by the tests, not committed: coverage.dat (new), tests/snapshot.txt (new)"

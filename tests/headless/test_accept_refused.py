@@ -5,16 +5,13 @@ what to do, nothing is lost, and an accept after fixing the cause commits it. Th
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import git, write_hook
-from tests.engine_support import KEY, SUB
+from tests.engine_support import SUB
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
-from tests.timing_support import run_to_the_end
+from tests.timing_support import run_answering, run_to_the_end
 
 
 def refusing_hook(repo: Path, name: str, says: str) -> Path:
@@ -26,13 +23,10 @@ def refusing_hook(repo: Path, name: str, says: str) -> Path:
     return block
 
 
-def run_answering(repo: Path, url: str, answers: str, *flags: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "tui_engineer", "run", "add sub", "--no-plan"]
-    command += ["--base-url", url, "--model", "test-model", "--full-tests-always", *flags]
-    env = {**os.environ, "OPENAI_API_KEY": KEY}
-    return subprocess.run(
-        command, cwd=repo, input=answers, capture_output=True, text=True, env=env, timeout=180
-    )
+def add_sub_answering(repo: Path, server: ScriptedServer, answers: str, *flags: str):
+    """`tui-engineer run "add sub" --no-plan --full-tests-always FLAGS`, answered `answers`."""
+    flags = ("--no-plan", "--full-tests-always", *flags)
+    return run_answering(repo, server, "add sub", answers, *flags)
 
 
 @whole_session
@@ -46,7 +40,7 @@ def test_a_refusing_pre_commit_hook_keeps_the_step_in_review_and_a_second_accept
     hook.write_text(hook.read_text().replace("exit 1", f"rm '{block}'; exit 1"))
     scripted_server.script(Reply(text=SUB))
 
-    done = run_answering(repo, scripted_server.base_url, "a\na\n\n\n")
+    done = add_sub_answering(repo, scripted_server, "a\na\n\n\n")
 
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
@@ -66,7 +60,7 @@ def test_a_refusing_commit_msg_hook_keeps_the_step_and_a_stop_leaves_it_resumabl
     block = refusing_hook(repo, "commit-msg", "commit-msg: the subject needs a ticket id")
     scripted_server.script(Reply(text=SUB))
 
-    done = run_answering(repo, scripted_server.base_url, "a\nt\n")  # refused, then stop
+    done = add_sub_answering(repo, scripted_server, "a\nt\n")  # refused, then stop
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "commit-msg: the subject needs a ticket id" in done.stdout

@@ -4,16 +4,12 @@ session; it never runs beside it to be refused later with a message that blames 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.engine_support import KEY, MUL_ON_SUB, SUB
+from tests.engine_support import MUL_ON_SUB, SUB
 from tests.scripted_server import Reply
 from tests.tiers import whole_session
-from tests.timing_support import RunProcess, hold_step_1, plan_calls, titles
+from tests.timing_support import RunProcess, hold_step_1, plan_calls, run_answering, titles
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
@@ -50,12 +46,7 @@ def test_a_second_terminal_takes_the_session_over_and_goes_on_with_it(
     first = RunProcess(repo, scripted_server, "add sub and mul")
     try:
         gate.reached.wait(30)
-        command = [sys.executable, "-m", "tui_engineer", "run", "add div"]
-        command += ["--base-url", scripted_server.base_url, "--model", "test-model"]
-        second = subprocess.run(
-            command, cwd=repo, input="t\na\n", capture_output=True, text=True, timeout=120,
-            env={**os.environ, "OPENAI_API_KEY": KEY},
-        )  # fmt: skip
+        second = run_answering(repo, scripted_server, "add div", "t\na\n", timeout=120)
         code, err = first.finish()
         assert code == 1 and "stopped by SIGTERM" in err, err
     finally:

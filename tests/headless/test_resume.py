@@ -19,7 +19,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.tiers import whole_session
-from tests.timing_support import RunProcess, hold_step_2, run_to_the_end
+from tests.timing_support import RunProcess, hold_step_2, run_answering, run_to_the_end
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.approval import AutoReviewer
 from tui_engineer.engine.prompts import PLAN_FORMAT
@@ -327,12 +327,7 @@ def stopped_at_step_2s_review(repo: Path, server: ScriptedServer) -> None:
     resumed, step 2 is shown again with no model call."""
     server.script(Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB))
     server.script(Reply(text=MUL_ON_SUB))
-    command = [sys.executable, "-m", "tui_engineer", "run", "add sub and mul"]
-    command += ["--base-url", server.base_url, "--model", "test-model"]
-    done = subprocess.run(
-        command, cwd=repo, input="a\nt\n", capture_output=True, text=True, timeout=180,
-        env={**os.environ, "OPENAI_API_KEY": KEY},
-    )  # fmt: skip
+    done = run_answering(repo, server, "add sub and mul", "a\nt\n")
     assert done.returncode == 1, done.stdout + done.stderr
 
 
