@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from tui_engineer.bench.hidden import SAFE_EXTRACT
 
 # A project of add and sub with their tests, whose own `.venv` (project_venv) git ignores.
 VENV_PROJECT = {
@@ -41,6 +44,23 @@ def pytest_wheels(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     if done.returncode != 0:
         pytest.skip(f"pip could not download pytest from the package index: {done.stderr[-300:]}")
     return sorted(folder.glob("*.whl"))
+
+
+def unpacked_sdist(folder: Path, requirement: str) -> Path:
+    """`requirement`'s source release from the package index (`name==version`), unpacked in
+    `folder`: a real project nobody here wrote, with its own tests. Returns its tree; skips the
+    test, saying why, when pip cannot download it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+         "-d", str(folder), requirement],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        pytest.skip(f"pip could not download {requirement}'s sdist: {done.stderr[-300:]}")
+    (archive,) = folder.glob("*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder, **SAFE_EXTRACT)
+    return next(p for p in folder.iterdir() if p.is_dir())
 
 
 def project_venv(repo: Path, wheels: list[Path], plugins: dict[str, str] | None = None) -> Path:

@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import io
 import shutil
-import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
 from tests.engine_support import edit, run_headless
-from tests.env_support import activate, project_venv
+from tests.env_support import activate, project_venv, unpacked_sdist
 from tests.env_support import pytest_wheels as pytest_wheels  # a fixture
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.tiers import whole_session
-from tui_engineer.bench.hidden import SAFE_EXTRACT
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -166,18 +163,7 @@ TAKE_TEST = "tests/test_recipes.py::TakeTests::test_simple_take"
 def more_itertools_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """more-itertools' source release from the package index: a real library nobody here wrote,
     with its own test suite."""
-    folder = tmp_path_factory.mktemp("more-itertools")
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-         "-d", str(folder), "more-itertools==11.2.1"],
-        capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        pytest.skip(f"pip could not download more-itertools' sdist: {done.stderr[-300:]}")
-    (archive,) = folder.glob("more_itertools-*.tar.gz")
-    with tarfile.open(archive) as tar:
-        tar.extractall(folder, **SAFE_EXTRACT)
-    return next(p for p in folder.iterdir() if p.is_dir())
+    return unpacked_sdist(tmp_path_factory.mktemp("more-itertools"), "more-itertools==11.2.1")
 
 
 @pytest.mark.slow  # a real project's whole suite, run several times: 131 s at -n 4, load 13

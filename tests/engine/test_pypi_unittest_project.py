@@ -10,9 +10,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import subprocess
-import sys
-import tarfile
 import time
 from pathlib import Path
 
@@ -20,9 +17,8 @@ import pytest
 
 from tests.conftest import git
 from tests.engine_support import KEY, edit, run_headless
-from tests.env_support import project_venv
+from tests.env_support import project_venv, unpacked_sdist
 from tests.scripted_server import Reply, ScriptedServer
-from tui_engineer.bench.hidden import SAFE_EXTRACT
 from tui_engineer.engine import events as ev
 from tui_engineer.headless.printer import ProgressPrinter
 
@@ -35,18 +31,7 @@ LINE = "        if left OP int_ < right:\n"
 
 @pytest.fixture(scope="module")
 def idna_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("idna")
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-         "-d", str(folder), IDNA],
-        capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        pytest.skip(f"pip could not download {IDNA}'s sdist: {done.stderr[-300:]}")
-    (archive,) = folder.glob("idna-*.tar.gz")
-    with tarfile.open(archive) as tar:
-        tar.extractall(folder, **SAFE_EXTRACT)
-    return next(p for p in folder.iterdir() if p.is_dir())
+    return unpacked_sdist(tmp_path_factory.mktemp("idna"), IDNA)
 
 
 def _swap(old: str, new: str) -> str:
