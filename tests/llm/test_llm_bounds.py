@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,14 +23,6 @@ from tui_engineer.llm import (
 
 ASK = [{"role": "user", "content": "Write a long story."}]
 LONG = "word " * 400  # 400 chunks of ~1 token
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[list[ModelClient]]:
-    made: list[ModelClient] = []
-    yield made
-    for client in made:
-        await client.aclose()
 
 
 def make(clients: list[ModelClient], server: ScriptedServer, **kw: Any) -> ModelClient:

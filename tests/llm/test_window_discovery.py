@@ -4,7 +4,6 @@ with that server's own shapes (tests/server_flavours.py). Real openai client, re
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,14 +13,6 @@ from tests.server_flavours import TRAINED, Flavour
 from tui_engineer.llm import ContextWindowExceeded, ModelClient
 
 ASK = [{"role": "user", "content": "Plan the work."}]
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[list[ModelClient]]:
-    made: list[ModelClient] = []
-    yield made
-    for client in made:
-        await client.aclose()
 
 
 def make(clients: list[ModelClient], server: ScriptedServer, **kw: Any) -> ModelClient:
