@@ -75,6 +75,14 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def fresh_python(code: str) -> str:
+    """What `code` prints, run by this interpreter in a process of its own: one that imported
+    nothing before, so its sys.modules says what `code` loaded (fails, with stderr, if it fails)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def write_hook(root: Path, name: str, body: str) -> Path:
     """The git hook `name` of the repo at `root`: a shell script running `body`."""
     path = root / ".git" / "hooks" / name

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests.conftest import fresh_python
 from tui_engineer import __version__
 from tui_engineer.base.errors import UserError
 from tui_engineer.cli.terminal import require_terminal
@@ -42,9 +43,7 @@ def test_help_does_not_import_heavy_libraries() -> None:
         "heavy = [m for m in ('textual', 'openai', 'git', 'docker') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ""
+    assert fresh_python(code).strip() == ""
 
 
 def test_a_headless_session_loads_the_model_sdk_only_when_it_makes_the_client() -> None:
@@ -59,9 +58,7 @@ def test_a_headless_session_loads_the_model_sdk_only_when_it_makes_the_client() 
         "from tui_engineer.llm import ModelClient\n"
         "print('openai' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True"]
+    assert fresh_python(code).split() == ["False", "True"]
 
 
 def test_after_a_headless_run_the_process_ends_at_once_with_its_code_and_output(

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import ast
 import graphlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import fresh_python
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tui_engineer"
 UI_ONLY = {"tui"}  # folders allowed to import textual
@@ -48,9 +48,7 @@ def test_importing_the_engine_loads_no_textual() -> None:
         "import sys, tui_engineer.engine.session, tui_engineer.session.run; "
         "print('textual' in sys.modules or 'rich' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert fresh_python(code).strip() == "False"
 
 
 def test_the_acp_agent_loads_no_textual() -> None:
@@ -61,9 +59,7 @@ def test_the_acp_agent_loads_no_textual() -> None:
         "tui_engineer.acp.session, tui_engineer.acp.updates; "
         "print('textual' in sys.modules)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert fresh_python(code).strip() == "False"
 
 
 def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
@@ -77,9 +73,7 @@ def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
         "tui_engineer.session.options; "
         f"print([name for name in {heavy!r} if name in sys.modules])"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert fresh_python(code).strip() == "[]"
 
 
 def _module_name(path: Path) -> str:
