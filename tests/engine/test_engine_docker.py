@@ -48,6 +48,17 @@ def add_template(repo: Path, name: str, image: str) -> None:
     git(repo, "commit", "-qm", "sandbox template")
 
 
+async def in_docker(repo: Path, server, request: str, template: str, **flags: object):
+    """The session asked `request` (no plan) with its tests run in a container from the
+    sandbox template `template`; it must end well."""
+    result, seen = await run_headless(
+        repo, request, server.base_url, plan=False, sandbox="docker", sandbox_template=template,
+        **flags,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    return seen
+
+
 async def test_step_verified_in_docker_is_committed(
     make_repo,
     scripted_server,
@@ -57,11 +68,7 @@ async def test_step_verified_in_docker_is_committed(
     repo = make_repo()
     add_template(repo, template_name, docker_image)
     scripted_server.script(Reply(text=edit("tests/test_box.py", "", IN_CONTAINER_TEST)))
-    result, seen = await run_headless(
-        repo, "prove the tests run in docker", scripted_server.base_url, plan=False,
-        sandbox="docker", sandbox_template=template_name,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.message
+    seen = await in_docker(repo, scripted_server, "prove the tests run in docker", template_name)
     (started,) = seen.of(ev.SessionStarted)
     assert started.sandbox == "docker"
     (finished,) = seen.of(ev.TestsFinished)
@@ -90,9 +97,7 @@ async def test_install_action_is_shown_recorded_cached_and_reused(
             text=f"The code is fine; the environment lacks tinypkg.\n\n<<<<<<< INSTALL {wheel}\n"
         ),
     )
-    flags = {"plan": False, "sandbox": "docker", "sandbox_template": template_name}
-    first, seen = await run_headless(repo, "use tinypkg", scripted_server.base_url, **flags)
-    assert first.exit_code == 0, first.message
+    seen = await in_docker(repo, scripted_server, "use tinypkg", template_name)
     (applied,) = seen.of(ev.ActionApplied)
     assert applied.ok and applied.action == f"install {wheel}"
     # An environment failure (issue 18): the fix call says so and asks for an install action.
@@ -105,8 +110,7 @@ async def test_install_action_is_shown_recorded_cached_and_reused(
 
     # The next session starts from the cached environment: the committed test passes untouched.
     scripted_server.script(Reply(text=edit("calc.py", "    return a + b\n", "    return b + a\n")))
-    second, seen2 = await run_headless(repo, "swap operands", scripted_server.base_url, **flags)
-    assert second.exit_code == 0, second.message
+    seen2 = await in_docker(repo, scripted_server, "swap operands", template_name)
     assert seen2.of(ev.ActionApplied) == []
     assert all(f.ok for f in seen2.of(ev.TestsFinished))
 
@@ -126,11 +130,8 @@ async def test_the_container_is_labelled_with_the_runs_session_id(
             ):
                 labels.append(container.labels["tui-engineer.session"])
 
-    result, seen = await run_headless(
-        repo, "prove the tests run in docker", scripted_server.base_url, plan=False,
-        sandbox="docker", sandbox_template=template_name, sink=look,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.message
+    request = "prove the tests run in docker"
+    seen = await in_docker(repo, scripted_server, request, template_name, sink=look)
     (started,) = seen.of(ev.SessionStarted)
     assert started.session_id in labels  # `docker ps` names the run you can find in `runs`
 
@@ -145,11 +146,7 @@ async def test_a_test_red_before_the_session_is_old_in_docker_too(
     repo = make_repo({k: v for k, v in FILES.items() if k != ".gitignore"})
     add_template(repo, template_name, docker_image)
     scripted_server.script(Reply(text=FIX_ADD))
-    result, seen = await run_headless(
-        repo, "fix add", scripted_server.base_url, plan=False, sandbox="docker",
-        sandbox_template=template_name,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.message
+    seen = await in_docker(repo, scripted_server, "fix add", template_name)
     (baseline,) = seen.of(ev.BaselineReady)
     assert MUL_ID in baseline.failing
     (proposal,) = seen.of(ev.ProposalReady)
