@@ -141,6 +141,17 @@ class ReadsUntil:
         return None
 
 
+async def read_until(repo, server: ScriptedServer, reviewer: ReadsUntil):
+    """The session "add sub and mul", the next step prepared during review, `reviewer` reading
+    step 1 until its event came; it must end well."""
+    result, seen = await run_headless(
+        repo, "add sub and mul", server.base_url, reviewer=reviewer, sink=reviewer.sink,
+        pipeline=True,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.message
+    return seen
+
+
 def noticed_preparation(event: ev.Event) -> bool:
     return isinstance(event, ev.Notice) and "prepared ahead" in event.message
 
@@ -161,12 +172,8 @@ async def test_a_failed_preparation_is_noted_once_and_the_step_proposed_in_its_t
         Reply(text=MUL_ON_SUB),  # proposed again when its turn comes
     )
     reviewer = ReadsUntil(noticed_preparation)
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, pipeline=True,
-    )  # fmt: skip
+    seen = await read_until(repo, scripted_server, reviewer)
 
-    assert result.exit_code == 0, result.message
     notes = [e.message for e in seen.of(ev.Notice) if "prepared ahead" in e.message]
     assert len(notes) == 1 and notes[0].startswith("Step 2 could not be prepared ahead")
     # Quietly: no error, no failed call shown as the session's.
@@ -298,12 +305,8 @@ async def test_a_session_whose_first_step_needs_one_fix_makes_five_model_calls(
     repo = make_repo()
     scripted_server.script(*[by_conversation] * 12)
     reviewer = ReadsUntil(prepared)
-    result, seen = await run_headless(
-        repo, "add sub and mul", scripted_server.base_url, reviewer=reviewer,
-        sink=reviewer.sink, pipeline=True,
-    )  # fmt: skip
+    seen = await read_until(repo, scripted_server, reviewer)
 
-    assert result.exit_code == 0, result.message
     purposes = [(e.purpose, e.step) for e in seen.of(ev.ModelExchange)]
     # plan; step 1: propose, diagnose, fix; step 2: propose (prepared ahead, once step 1 passed)
     assert purposes == [
