@@ -80,6 +80,18 @@ def shadows_left(repo: Path) -> list[str]:
     return sorted(p.name for p in home.iterdir()) if home.is_dir() else []
 
 
+class StepReviewer:
+    """A base for the tests' scripted humans, who only decide on steps (a subclass's `review`):
+    asked what is still wrong after the last step, nothing; asked for a verdict, none. The
+    session then ends when its plan is done."""
+
+    async def still_wrong(self) -> str | None:
+        return None
+
+    async def verdict(self) -> None:
+        return None
+
+
 class Collector:
     """An event sink that keeps every event."""
 

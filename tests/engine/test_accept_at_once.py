@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import git
 from tests.engine.test_engine_pipeline import by_conversation
-from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless
+from tests.engine_support import MUL_ON_SUB, SUB, StepReviewer, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import (
@@ -31,7 +31,7 @@ from tui_engineer.records.recorder import read_record
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
-class AcceptWhenHeld:
+class AcceptWhenHeld(StepReviewer):
     """Accepts step 1 once step 2's model call is in flight (held by `gate`), like a human who
     reads step 1 while a slow model writes step 2; later steps at once."""
 
@@ -44,12 +44,6 @@ class AcceptWhenHeld:
         if self.reviews == 1:
             await self.gate.arrived()
         return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 class Watch:
@@ -117,7 +111,7 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     assert shown[-1] == exchanged
 
 
-class ReadsUntil:
+class ReadsUntil(StepReviewer):
     """Reads step 1 until an event `seen(event)` came (a human reading while the model works in
     the background); then accepts every step."""
 
@@ -133,12 +127,6 @@ class ReadsUntil:
         if self.reviews == 1:
             await asyncio.wait_for(self.came.wait(), REACHED)
         return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 async def read_until(repo, server: ScriptedServer, reviewer: ReadsUntil):
@@ -233,7 +221,7 @@ async def test_a_stop_right_after_an_accept_leaves_the_step_committed_and_says_s
     assert git(repo, "status", "--porcelain") == ""
 
 
-class AnsweredThenStopped:
+class AnsweredThenStopped(StepReviewer):
     """A UI's reviewer: the human's key press resolves the question's future; a quit (Ctrl-C)
     comes in the same instant, before the session has taken the answer."""
 
@@ -245,12 +233,6 @@ class AnsweredThenStopped:
         self.answer = asyncio.get_running_loop().create_future()
         self.asked.set()
         return await self.answer
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 @whole_session

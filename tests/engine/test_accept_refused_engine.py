@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, write_hook
-from tests.engine_support import SUB, run_headless
+from tests.engine_support import SUB, StepReviewer, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED, session_in_a_slow_hook, titles
@@ -23,7 +23,7 @@ from tui_engineer.session.resume import load_run
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
-class AcceptTwice:
+class AcceptTwice(StepReviewer):
     """Accepts after doing `before_first` (what the user does in their repository meanwhile),
     then, told the accept was refused, `fix` (the user fixes the cause) and accepts again."""
 
@@ -38,12 +38,6 @@ class AcceptTwice:
         else:
             self.fix()
         return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 async def refused_then_accepted(

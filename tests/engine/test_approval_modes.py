@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import MUL_BUGGY, SUB, plan_reply, run_headless
+from tests.engine_support import MUL_BUGGY, SUB, StepReviewer, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.config import load_settings
 from tui_engineer.config.settings import ConfigError
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.review import Decision, Proposal
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
-class Human:
+class Human(StepReviewer):
     """Accepts whatever it is shown, noting which steps it was asked about."""
 
     def __init__(self) -> None:
@@ -32,12 +32,6 @@ class Human:
     async def review(self, proposal: Proposal) -> Decision:
         self.asked.append(proposal.step.index)
         return Decision.accept()
-
-    async def still_wrong(self) -> str | None:
-        return None
-
-    async def verdict(self) -> Verdict | None:
-        return None
 
 
 def bodies(repo: Path) -> list[str]:

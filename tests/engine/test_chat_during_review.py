@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless
+from tests.engine_support import DIV, MUL_ON_SUB, SUB, StepReviewer, plan_reply, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED, titles
@@ -25,7 +25,7 @@ PLAN = plan_reply("Add sub", "Add mul", "Add div")
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
-class ChattyReviewer:
+class ChattyReviewer(StepReviewer):
     """Reads step 1 until step 2 is ready, sends `message` in the chat, waits for `before`
     (something that must happen before the accept), then accepts; later steps at once."""
 
@@ -49,12 +49,6 @@ class ChattyReviewer:
                 self.before.open()
             self.accepted_at = asyncio.get_running_loop().time()
         return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 async def chatting(repo, server: ScriptedServer, request: str, reviewer: ChattyReviewer):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import create, edit, plan_reply, run_headless
+from tests.engine_support import StepReviewer, create, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -79,18 +79,12 @@ async def test_nothing_changes_in_the_working_tree_before_accept(
     repo = make_repo()
     snapshots: list[str] = []
 
-    class Watcher:
+    class Watcher(StepReviewer):
         async def review(self, proposal):
             snapshots.append((repo / "calc.py").read_text())
             from tui_engineer.engine.review import Decision
 
             return Decision("stop", "just looking")
-
-        async def still_wrong(self):
-            return None
-
-        async def verdict(self):
-            return None
 
     scripted_server.script(
         Reply(text=add_fn("sub", "    return a - b\n", SUB_TEST)),

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import DIV, MUL, SUB, edit, plan_reply, run_headless
+from tests.engine_support import DIV, MUL, SUB, StepReviewer, edit, plan_reply, run_headless
 from tests.scripted_server import Reply
 from tests.tiers import whole_session
 from tests.timing_support import hold_step_1
@@ -25,7 +25,7 @@ def titles(repo: Path) -> list[str]:
     return git(repo, "log", "--format=%s").splitlines()
 
 
-class Reviewer:
+class Reviewer(StepReviewer):
     """Answers reviews from a list, and "what is still wrong?" from another."""
 
     def __init__(self, decisions: list[Decision], answers: list[str] = ()) -> None:
@@ -37,9 +37,6 @@ class Reviewer:
 
     async def still_wrong(self):
         return self.answers.pop(0) if self.answers else None
-
-    async def verdict(self):
-        return None
 
 
 @whole_session

@@ -8,7 +8,15 @@ import asyncio
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import MUL_ON_SUB, SUB, edit, plan_reply, run_headless, shadows_left
+from tests.engine_support import (
+    MUL_ON_SUB,
+    SUB,
+    StepReviewer,
+    edit,
+    plan_reply,
+    run_headless,
+    shadows_left,
+)
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -26,7 +34,7 @@ MUL_ON_SUB_AGAIN = edit(
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
-class SlowReviewer:
+class SlowReviewer(StepReviewer):
     """Decides each of the first `waits` reviews only once the next step was prepared, like a
     human who reads for a while; later ones at once."""
 
@@ -46,12 +54,6 @@ class SlowReviewer:
             await asyncio.wait_for(self.prepared.wait(), 20)
         self.prepared.clear()
         return self.decisions.pop(0) if self.decisions else Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 async def pipelined(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, MUL_BUGGY, SUB, edit, plan_reply, run_headless
+from tests.engine_support import KEY, MUL_BUGGY, SUB, StepReviewer, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -23,7 +23,7 @@ from tui_engineer.engine.review import Decision
 pytestmark = pytest.mark.usefixtures("api_key")
 
 
-class ScriptedReviewer:
+class ScriptedReviewer(StepReviewer):
     """Answers reviews from a list of decisions, recording what it was shown."""
 
     def __init__(self, *decisions: Decision) -> None:
@@ -33,12 +33,6 @@ class ScriptedReviewer:
     async def review(self, proposal):
         self.shown.append(proposal.diff)
         return self.decisions.pop(0)
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 def titles(repo: Path) -> list[str]:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import edit, run_headless
+from tests.engine_support import StepReviewer, edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -195,7 +195,7 @@ MUL_ON_SUB_WITH_TEST = edit(
 )
 
 
-class WaitsForTheNextStep:
+class WaitsForTheNextStep(StepReviewer):
     """Accepts step 1 only once step 2 was prepared (as a human still reading would)."""
 
     def __init__(self) -> None:
@@ -209,12 +209,6 @@ class WaitsForTheNextStep:
         if proposal.step.index == 1:
             await asyncio.wait_for(self.prepared.wait(), 180)  # pytest runs are slow here
         return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 @whole_session

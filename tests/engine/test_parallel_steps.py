@@ -13,7 +13,7 @@ from collections import deque
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import SUB, create, edit, run_headless, shadows_left
+from tests.engine_support import SUB, StepReviewer, create, edit, run_headless, shadows_left
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED
@@ -88,7 +88,7 @@ class ByStep:
         return sum(1 for r in self.server.chat_requests if self.step_of(r) == step)
 
 
-class Reader:
+class Reader(StepReviewer):
     """A reviewer: before deciding review number n, awaits `before[n]` (a coroutine
     function), then gives `decisions[n]` (accept by default)."""
 
@@ -111,12 +111,6 @@ class Reader:
         if number in self.before:
             await asyncio.wait_for(self.before[number](), REACHED)
         return self.decisions.get(number, Decision.accept())
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 async def side_by_side(repo, server: ScriptedServer, request: str, reader: Reader):

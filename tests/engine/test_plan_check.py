@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless
+from tests.engine_support import DIV, MUL_ON_SUB, SUB, StepReviewer, plan_reply, run_headless
 from tests.scripted_server import Reply
 from tests.tiers import whole_session
 from tests.timing_support import titles
@@ -22,7 +22,7 @@ SUB_AND_MUL = SUB + MUL_ON_SUB
 DROP_2 = "DROP 2: step 1 already adds mul"
 
 
-class ReadsUntilChecked:
+class ReadsUntilChecked(StepReviewer):
     """Reads step 1 until the plan check answered (as a human reads for a while), then gives
     its decisions in turn; records what each review showed."""
 
@@ -40,12 +40,6 @@ class ReadsUntilChecked:
         if len(self.shown) == 1:
             await asyncio.wait_for(self.checked.wait(), 20)
         return self.decisions.pop(0) if self.decisions else Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 def script(server, *replies: str) -> None:

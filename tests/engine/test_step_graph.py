@@ -9,7 +9,7 @@ import json
 import pytest
 from textual.app import App, ComposeResult
 
-from tests.engine_support import SUB, create, run_headless
+from tests.engine_support import SUB, StepReviewer, create, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -123,7 +123,7 @@ def test_headless_lists_the_edges_that_are_not_plain_order() -> None:
     ]
 
 
-class Decides:
+class Decides(StepReviewer):
     """A reviewer who skips the first step shown and accepts the rest."""
 
     def __init__(self) -> None:
@@ -134,12 +134,6 @@ class Decides:
         if len(self.shown) == 1:
             return Decision("skip", "not now")
         return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 def test_a_skipped_step_takes_only_the_steps_that_need_it() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, edit, plan_reply, run_headless
+from tests.engine_support import KEY, StepReviewer, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import run_answering
@@ -89,7 +89,7 @@ def test_the_commit_holds_only_the_models_edit(make_repo, scripted_server: Scrip
     assert git(repo, "status", "--porcelain") == ""  # nothing of the tests' in the user's tree
 
 
-class Keeping:
+class Keeping(StepReviewer):
     """A reviewer who accepts, keeping `kept` of the files the tests wrote; it notes what each
     review showed."""
 
@@ -100,12 +100,6 @@ class Keeping:
     async def review(self, proposal: Proposal) -> Decision:
         self.shown.append(proposal)
         return Decision("accept", kept_written=self.kept)
-
-    async def still_wrong(self) -> None:
-        return None
-
-    async def verdict(self) -> None:
-        return None
 
 
 @whole_session

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, plan_reply
+from tests.engine_support import KEY, MUL_ON_SUB, SUB, Collector, StepReviewer, plan_reply
 from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import RunProcess, hold_step_2, run_answering, run_to_the_end
@@ -205,7 +205,7 @@ async def test_a_session_a_budget_stopped_resumes_with_a_larger_budget_counting_
     assert "last run ended: budget" in resumed.message
 
 
-class StopsAtStep2Review:
+class StopsAtStep2Review(StepReviewer):
     """Accepts step 1; at step 2's review the session is stopped (a Ctrl-C while the human
     reads it): `reading` is set and the review never answers."""
 
@@ -217,12 +217,6 @@ class StopsAtStep2Review:
             return Decision.accept()
         self.reading.set()
         await asyncio.Event().wait()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 async def stopped_in_step_2s_review(repo: Path, server: ScriptedServer) -> None:
