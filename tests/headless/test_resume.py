@@ -175,10 +175,10 @@ def test_runs_marks_which_sessions_can_be_resumed(
 
 
 @whole_session
+@pytest.mark.usefixtures("api_key")
 async def test_a_session_a_budget_stopped_resumes_with_a_larger_budget_counting_the_spent(
-    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+    make_repo, scripted_server: ScriptedServer
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
     repo = make_repo()
     scripted_server.script(
         Reply(text=plan_reply("Add sub", "Add mul"), usage=(1, 1)),
@@ -240,10 +240,10 @@ async def resume_in_process(repo: Path, server: ScriptedServer) -> tuple[object,
     return result, seen
 
 
+@pytest.mark.usefixtures("api_key")
 async def test_a_proposal_under_review_when_stopped_is_shown_again_without_a_model_call(
-    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+    make_repo, scripted_server: ScriptedServer
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
     repo = make_repo()
     await stopped_in_step_2s_review(repo, scripted_server)
     commit_users_notes(repo, "not a file of step 2\n")
@@ -262,10 +262,10 @@ async def test_a_proposal_under_review_when_stopped_is_shown_again_without_a_mod
 
 
 @whole_session
+@pytest.mark.usefixtures("api_key")
 async def test_a_proposal_whose_files_changed_meanwhile_is_proposed_again_not_applied_blind(
-    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+    make_repo, scripted_server: ScriptedServer
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
     repo = make_repo()
     await stopped_in_step_2s_review(repo, scripted_server)
     calc = repo / "calc.py"
