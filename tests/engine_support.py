@@ -60,6 +60,11 @@ MUL_BUGGY = edit(
 SCALE_TEST = "from big import scale\n\n\ndef test_scale():\n    assert scale(2) == 4\n"
 
 
+# Flags: a change's affected tests run first on every attempt, however quick the whole suite
+# (by default a suite under 3 s runs whole, and run_headless asks for the whole suite each time).
+AFFECTED_AT_ONCE = {"full_tests_always": False, "affected_after_seconds": 0}
+
+
 def big_module(lines: int, at: int, function: list[str]) -> str:
     """`lines` lines of `VALUE_n = n` with `function`'s lines standing from line `at` on."""
     body = [f"VALUE_{n} = {n}" for n in range(1, lines + 1)]

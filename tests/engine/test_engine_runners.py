@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import git, write_files
 from tests.docker_support import remove_env_images
-from tests.engine_support import edit, run_headless
+from tests.engine_support import AFFECTED_AT_ONCE, edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -249,16 +249,21 @@ CALC_SUB = edit(
 )
 
 
+async def affected_first(repo: Path, server: ScriptedServer, request: str, **flags: object):
+    """The session asked `request` (no plan), each attempt running the tests its change
+    affects first, then the full suite."""
+    return await run_headless(
+        repo, request, server.base_url, plan=False, **AFFECTED_AT_ONCE, **flags
+    )
+
+
 @needs_cargo
 async def test_cargo_runs_the_changed_modules_tests_first(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
     repo = make_repo(CRATE_WITH_MODULES)
     scripted_server.script(Reply(text=CALC_SUB))
-    result, seen = await run_headless(
-        repo, "add sub", scripted_server.base_url, plan=False,
-        full_tests_always=False, affected_after_seconds=0,
-    )  # fmt: skip
+    result, seen = await affected_first(repo, scripted_server, "add sub")
     assert [e.scope for e in seen.of(ev.TestsStarted)] == ["affected", "full"]
     finished = [(e.passed, e.failed) for e in seen.of(ev.TestsFinished)]
     assert finished == [(1, 0), (2, 0)]  # the calc module's test (`-- calc::`), then all
@@ -272,10 +277,9 @@ async def test_a_runner_that_cannot_be_narrowed_is_said_once(
     repo = make_repo({**JS_FILES, "Makefile": "test:\n\tnode --test\n"})
     write_files(repo, LEFTPAD)
     scripted_server.script(Reply(text=GREET_LOUD))
-    result, seen = await run_headless(
-        repo, "greet loudly", scripted_server.base_url, plan=False, test_command="make test",
-        full_tests_always=False, affected_after_seconds=0,
-    )  # fmt: skip
+    result, seen = await affected_first(
+        repo, scripted_server, "greet loudly", test_command="make test"
+    )
     said = [n.message for n in seen.of(ev.Notice) if "cannot be narrowed" in n.message]
     assert said == [
         "`make test` cannot be narrowed to the tests a change affects: every attempt runs it "
@@ -300,10 +304,7 @@ async def test_node_runs_the_changed_modules_test_file_first(
     )
     write_files(repo, LEFTPAD)
     scripted_server.script(Reply(text=GREET_LOUD))
-    result, seen = await run_headless(
-        repo, "greet loudly", scripted_server.base_url, plan=False,
-        full_tests_always=False, affected_after_seconds=0,
-    )  # fmt: skip
+    result, seen = await affected_first(repo, scripted_server, "greet loudly")
     assert [e.scope for e in seen.of(ev.TestsStarted)] == ["affected", "full"]
     # test/greet.test.js alone (`npm test -- test/greet.test.js`), then both files.
     assert [(e.passed, e.failed) for e in seen.of(ev.TestsFinished)] == [(1, 0), (2, 0)]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import edit, plan_reply, run_headless
+from tests.engine_support import AFFECTED_AT_ONCE, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -46,7 +46,7 @@ ALPHA_FIXED = edit("alpha.py", "    return 2 + x\n", "    return x * 2\n")
 
 # Affected tests first, with testmon: this suite takes well under a second, so narrow it anyway
 # (the default waits for 3 s).
-SELECTING = {"test_command": TEST_CMD, "full_tests_always": False, "affected_after_seconds": 0}
+SELECTING = {"test_command": TEST_CMD, **AFFECTED_AT_ONCE}
 
 pytestmark = pytest.mark.usefixtures("api_key")
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import git
 from tests.engine.test_baseline import more_itertools_sdist as more_itertools_sdist  # a fixture
-from tests.engine_support import edit, run_headless
+from tests.engine_support import AFFECTED_AT_ONCE, edit, run_headless
 from tests.env_support import project_venv
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.engine import events as ev
@@ -217,9 +217,7 @@ async def test_the_changed_modules_unittest_tests_run_first(
     )
     repo = unittest_project(make_repo, monkeypatch, {**FILES, "tests/test_other.py": other})
     scripted_server.script(Reply(text=FIX_ADD))
-    result, seen, out = await _session(
-        repo, scripted_server, "fix add", full_tests_always=False, affected_after_seconds=0
-    )
+    result, seen, out = await _session(repo, scripted_server, "fix add", **AFFECTED_AT_ONCE)
     assert result.exit_code == 0, out
     assert [e.scope for e in seen.of(ev.TestsStarted)] == ["affected", "full"]
     finished = [(e.passed, e.failed) for e in seen.of(ev.TestsFinished)]
