@@ -24,7 +24,9 @@ def refusing_hook(repo: Path, name: str, says: str) -> Path:
 
 
 def add_sub_answering(repo: Path, server: ScriptedServer, answers: str, *flags: str):
-    """`tui-engineer run "add sub" --no-plan --full-tests-always FLAGS`, answered `answers`."""
+    """`tui-engineer run "add sub" --no-plan --full-tests-always FLAGS`, answered `answers`,
+    the model proposing SUB."""
+    server.script(Reply(text=SUB))
     flags = ("--no-plan", "--full-tests-always", *flags)
     return run_answering(repo, server, "add sub", answers, *flags)
 
@@ -38,7 +40,6 @@ def test_a_refusing_pre_commit_hook_keeps_the_step_in_review_and_a_second_accept
     # The hook removes its block on the first run: the user fixed the lint between answers.
     hook = repo / ".git" / "hooks" / "pre-commit"
     hook.write_text(hook.read_text().replace("exit 1", f"rm '{block}'; exit 1"))
-    scripted_server.script(Reply(text=SUB))
 
     done = add_sub_answering(repo, scripted_server, "a\na\n\n\n")
 
@@ -58,7 +59,6 @@ def test_a_refusing_commit_msg_hook_keeps_the_step_and_a_stop_leaves_it_resumabl
 ) -> None:
     repo = make_repo()
     block = refusing_hook(repo, "commit-msg", "commit-msg: the subject needs a ticket id")
-    scripted_server.script(Reply(text=SUB))
 
     done = add_sub_answering(repo, scripted_server, "a\nt\n")  # refused, then stop
 
