@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-from pathlib import Path
 
 import pytest
 
@@ -13,16 +12,12 @@ from tests.conftest import git
 from tests.engine_support import DIV, MUL, SUB, StepReviewer, edit, plan_reply, run_headless
 from tests.scripted_server import Reply
 from tests.tiers import whole_session
-from tests.timing_support import hold_step_1
+from tests.timing_support import hold_step_1, titles
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 from tui_engineer.headless.printer import ProgressPrinter
 
 pytestmark = pytest.mark.usefixtures("api_key")
-
-
-def titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
 
 
 class Reviewer(StepReviewer):

@@ -17,6 +17,7 @@ from tests.conftest import git
 from tests.engine_support import KEY, MUL_BUGGY, SUB, StepReviewer, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
+from tests.timing_support import titles
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
 
@@ -33,10 +34,6 @@ class ScriptedReviewer(StepReviewer):
     async def review(self, proposal):
         self.shown.append(proposal.diff)
         return self.decisions.pop(0)
-
-
-def titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
 
 
 async def test_rejected_step_is_reproposed_with_the_reason(make_repo, scripted_server) -> None:
