@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,6 +12,7 @@ from tests.conftest import git
 from tests.engine_support import StepReviewer, create, edit, plan_reply, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
+from tests.timing_support import titles
 from tui_engineer.engine import events as ev
 
 SUB_TEST = "\n\ndef test_sub():\n    from calc import sub\n    assert sub(5, 3) == 2\n"
@@ -30,10 +30,6 @@ def add_fn(name: str, body: str, test: str) -> str:
     )
 
 
-def commit_titles(repo: Path) -> list[str]:
-    return git(repo, "log", "--format=%s").splitlines()
-
-
 async def test_two_step_plan_with_a_fix_commits_both_steps(
     make_repo, scripted_server: ScriptedServer
 ) -> None:
@@ -48,7 +44,7 @@ async def test_two_step_plan_with_a_fix_commits_both_steps(
     result, seen = await run_headless(repo, "add sub and mul", scripted_server.base_url)
 
     assert result.exit_code == 0, [e.to_dict() for e in seen.of(ev.ErrorEvent)]
-    assert commit_titles(repo) == ["Add mul", "Add sub", "initial"]
+    assert titles(repo) == ["Add mul", "Add sub", "initial"]
     assert "return a * b" in (repo / "calc.py").read_text()
     assert git(repo, "status", "--porcelain") == ""
     body = git(repo, "log", "-1", "--format=%B")
@@ -94,7 +90,7 @@ async def test_nothing_changes_in_the_working_tree_before_accept(
     )
     assert snapshots == ["def add(a, b):\n    return a + b\n"]
     assert result.exit_code == 1
-    assert commit_titles(repo) == ["initial"]
+    assert titles(repo) == ["initial"]
     assert git(repo, "status", "--porcelain") == ""
 
 
