@@ -4,6 +4,7 @@ pytest runs, the scripted model over HTTP, and a reviewer that takes its time li
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -204,6 +205,20 @@ SUB_FIXED = edit("calc.py", "    return a + b  # x\n", "    return a - b\n")
 SLOW_TEST = {"tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(3)\n"}
 
 
+def spy_on_test_runs(monkeypatch: pytest.MonkeyPatch, note: Callable[[str, str], object]) -> None:
+    """Each test run the local sandbox starts is told to `note` first: the name of the folder
+    it runs in (a prepared step's shadow has "-next" in it) and its command."""
+    from tui_engineer.sandbox.local import LocalSandbox
+
+    run_tests = LocalSandbox.run_tests
+
+    async def spy(self, workdir, command, **kwargs):
+        note(workdir.name, command)
+        return await run_tests(self, workdir, command, **kwargs)
+
+    monkeypatch.setattr(LocalSandbox, "run_tests", spy)
+
+
 def by_conversation(request) -> Reply:
     """Answers by what is asked, whatever the order of calls (two steps work at once)."""
     first = str(request.messages[0].get("content", ""))
@@ -263,15 +278,9 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
         TEST_CMD,
         runs,
     )
-    from tui_engineer.sandbox.local import LocalSandbox
 
     repo = make_repo({**FILES, **SLOW_TEST})
     commands: list[tuple[str, str]] = []
-    run_tests = LocalSandbox.run_tests
-
-    async def spy(self, workdir, command, **kwargs):
-        commands.append((workdir.name, command))
-        return await run_tests(self, workdir, command, **kwargs)
 
     def answer(text: str):
         def reply(request) -> Reply:
@@ -280,7 +289,7 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
 
         return reply
 
-    monkeypatch.setattr(LocalSandbox, "run_tests", spy)
+    spy_on_test_runs(monkeypatch, lambda folder, command: commands.append((folder, command)))
     reviewer = SlowReviewer(waits=1)
     plan = plan_reply("Touch beta", "Touch alpha")
     scripted_server.script(*(answer(r) for r in (plan, BETA_CHANGE, ALPHA_CHANGE)))
@@ -309,17 +318,9 @@ async def test_a_prepared_step_runs_the_plain_suite_where_it_would_collect_cover
 async def test_the_next_prepared_step_reuses_the_last_ones_shadow_and_builds_on_the_right_base(
     make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui_engineer.sandbox.local import LocalSandbox
-
     repo = make_repo()
     folders: list[str] = []
-    run_tests = LocalSandbox.run_tests
-
-    async def spy(self, workdir, command, **kwargs):
-        folders.append(workdir.name)
-        return await run_tests(self, workdir, command, **kwargs)
-
-    monkeypatch.setattr(LocalSandbox, "run_tests", spy)
+    spy_on_test_runs(monkeypatch, lambda folder, _: folders.append(folder))
     div = edit(
         "calc.py", "    return a * b\n", "    return a * b\n\n\ndef div(a, b):\n    return a / b\n"
     )
