@@ -48,6 +48,14 @@ def add_template(repo: Path, name: str, image: str) -> None:
     git(repo, "commit", "-qm", "sandbox template")
 
 
+@pytest.fixture
+def docker_repo(make_repo, template_name: str, docker_image: str) -> Path:
+    """The calc sample repo with the test's throwaway template committed (`add_template`)."""
+    repo = make_repo()
+    add_template(repo, template_name, docker_image)
+    return repo
+
+
 async def in_docker(repo: Path, server, request: str, template: str, **flags: object):
     """The session asked `request` (no plan) with its tests run in a container from the
     sandbox template `template`; it must end well."""
@@ -60,13 +68,9 @@ async def in_docker(repo: Path, server, request: str, template: str, **flags: ob
 
 
 async def test_step_verified_in_docker_is_committed(
-    make_repo,
-    scripted_server,
-    template_name,
-    docker_image,
+    docker_repo: Path, scripted_server, template_name
 ) -> None:
-    repo = make_repo()
-    add_template(repo, template_name, docker_image)
+    repo = docker_repo
     scripted_server.script(Reply(text=edit("tests/test_box.py", "", IN_CONTAINER_TEST)))
     seen = await in_docker(repo, scripted_server, "prove the tests run in docker", template_name)
     (started,) = seen.of(ev.SessionStarted)
@@ -77,13 +81,9 @@ async def test_step_verified_in_docker_is_committed(
 
 
 async def test_install_action_is_shown_recorded_cached_and_reused(
-    make_repo,
-    scripted_server,
-    template_name,
-    docker_image,
+    docker_repo: Path, scripted_server, template_name
 ) -> None:
-    repo = make_repo()
-    add_template(repo, template_name, docker_image)
+    repo = docker_repo
     (repo / "vendor").mkdir()
     tiny_wheel(repo / "vendor")
     git(repo, "add", "vendor")
@@ -116,10 +116,9 @@ async def test_install_action_is_shown_recorded_cached_and_reused(
 
 
 async def test_the_container_is_labelled_with_the_runs_session_id(
-    make_repo, scripted_server, template_name, docker_image, docker_client
+    docker_repo: Path, scripted_server, template_name, docker_client
 ) -> None:
-    repo = make_repo()
-    add_template(repo, template_name, docker_image)
+    repo = docker_repo
     scripted_server.script(Reply(text=edit("tests/test_box.py", "", IN_CONTAINER_TEST)))
     labels: list[str] = []
 
