@@ -27,27 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.affected_tests import generate  # noqa: E402
-from tests.engine_support import edit, plan_reply, run_headless  # noqa: E402
+from tests.engine_support import ReadingReviewer, edit, plan_reply, run_headless  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
-from tui_engineer.engine.review import Decision  # noqa: E402
-
-
-class ReadingReviewer:
-    """Accepts every proposal after reading it for `seconds`."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-
-    async def review(self, proposal):
-        await asyncio.sleep(self.seconds)
-        return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
 
 
 def replies(steps: int, latency: float, first: int = 200) -> list[Reply]:

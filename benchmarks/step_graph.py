@@ -32,10 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.conftest import SAMPLE_FILES, git, write_files  # noqa: E402
-from tests.engine_support import SUB, create, run_headless  # noqa: E402
+from tests.engine_support import SUB, ReadingReviewer, create, run_headless  # noqa: E402
 from tests.scripted_server import RecordedRequest, Reply, ScriptedServer  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
-from tui_engineer.engine.review import Decision  # noqa: E402
 
 NAMES = ["double", "triple", "square", "halve"]  # steps 2–5: one module each
 
@@ -82,23 +81,6 @@ class Model:
         return Reply(text=queue.popleft(), delay=self.seconds)
 
 
-class Reader:
-    """Accepts every proposal after reading it for `seconds`."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-
-    async def review(self, proposal):
-        await asyncio.sleep(self.seconds)
-        return Decision.accept()
-
-    async def still_wrong(self):
-        return None
-
-    async def verdict(self):
-        return None
-
-
 async def session(work: Path, chained: bool, parallel: int, args: argparse.Namespace) -> dict:
     """One session: the waits after each accept, the wall time, the time to the first
     proposal, and the model calls."""
@@ -112,8 +94,9 @@ async def session(work: Path, chained: bool, parallel: int, args: argparse.Names
     with ScriptedServer() as server:
         Model(server, steps(chained), args.model_seconds)
         started = time.perf_counter()
+        reader = ReadingReviewer(args.read_seconds)
         result, _ = await run_headless(
-            repo, "add sub and four helpers", server.base_url, reviewer=Reader(args.read_seconds),
+            repo, "add sub and four helpers", server.base_url, reviewer=reader,
             sink=lambda e: stamps.append((time.perf_counter(), e)),
             test_command=f"{sys.executable} -m pytest -q", pipeline=True, parallel_steps=parallel,
         )  # fmt: skip

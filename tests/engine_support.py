@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.approval import AutoReviewer
-from tui_engineer.engine.review import Reviewer
+from tui_engineer.engine.review import Decision, Reviewer
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.session.run import RunOptions, run_session
 from tui_engineer.vcs.repo import open_repo
@@ -95,6 +95,18 @@ class StepReviewer:
 
     async def verdict(self) -> None:
         return None
+
+
+class ReadingReviewer(StepReviewer):
+    """A human who accepts every proposal after reading it for `seconds` (the benchmarks'
+    reader, whose reading a prepared next step can hide)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def review(self, proposal: object) -> Decision:
+        await asyncio.sleep(self.seconds)
+        return Decision.accept()
 
 
 class Collector:
