@@ -27,7 +27,7 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.pipeline import _Held
+from tui_engineer.engine.ahead import Held
 from tui_engineer.tui import app as tui_app
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.bridge import EngineEvent
@@ -88,7 +88,7 @@ async def test_a_background_call_ending_while_the_reply_streams_leaves_that_repl
             await wait_for(pilot, lambda: "Adding" in app.chat.reply_text)
             shown.append(app.status.tokens)
             # What the pipeline's sink lets through of a prepared step's finished call.
-            background = _Held(lambda event: app.post_message(EngineEvent(event)))
+            background = Held(lambda event: app.post_message(EngineEvent(event)))
             background(ev.ModelCallStarted(purpose="propose", step=2))
             background(ev.TokenStream(purpose="propose", text="calc.py\n```python\n"))
             background(ev.UsageUpdated(1, 1, None, None, None, estimated=True))

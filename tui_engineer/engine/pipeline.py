@@ -58,15 +58,21 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from dataclasses import fields, replace
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.ahead import (
+    Ahead,
+    AheadRuntime,
+    Held,
+    not_prepared,
+    prepare_failed,
+    ready_steps,
+)
 from tui_engineer.engine.chat_target import about_step_ahead
 from tui_engineer.engine.cleanup import settle, to_the_end
-from tui_engineer.engine.inbox import Inbox, put_back
+from tui_engineer.engine.inbox import put_back
 from tui_engineer.engine.plan import Step
-from tui_engineer.engine.prompts import Message
 from tui_engineer.engine.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.stacked import (
@@ -79,144 +85,7 @@ from tui_engineer.engine.stacked import (
 from tui_engineer.engine.step_graph import dependencies
 from tui_engineer.engine.step_runner import propose_step
 from tui_engineer.engine.verification import start_probe, verify_attempt
-from tui_engineer.llm import ServerUnreachable
 from tui_engineer.vcs.shadow import Shadow
-
-
-@dataclass
-class _Held:
-    """An event sink that keeps the background step's events for later: only a finished call
-    (for the record, marked as the background's) and a budget warning go out at once. Once its
-    turn comes (`show`), everything goes out as it happens."""
-
-    emit: ev.EventSink
-    events: list[ev.Event] = field(default_factory=list)
-    live: bool = False
-
-    def show(self) -> None:
-        """Its turn: what it held is shown, and the rest as it happens."""
-        self.live = True
-        held, self.events = self.events, []
-        for event in held:
-            self.emit(event)
-
-    def __call__(self, event: ev.Event) -> None:
-        if self.live:
-            self.emit(event)
-        elif isinstance(event, ev.ModelExchange):
-            self.emit(replace(event, background=True))
-        elif isinstance(event, ev.BudgetWarning):
-            self.emit(event)
-        elif not isinstance(event, ev.UsageUpdated):  # the ledger's totals: the next ones say
-            self.events.append(event)
-
-
-def ready_steps(
-    plan: Sequence[Step], current: Step, busy: set[int], *, beside: bool = False
-) -> list[Step]:
-    """The pending steps, in plan order, that may be prepared on `current`'s proposal now:
-    every step each waits for (engine/step_graph.py) is in already, or is `current`; `busy`:
-    those being prepared. `beside`: on the files before `current` (while it is proposed),
-    so only those that do not wait for it."""
-    after = dependencies(plan)
-    done = {s.index for s in plan if s.status in ("accepted", "skipped")}
-    done |= set() if beside else {current.index}
-    return [
-        s for s in plan
-        if s.status == "pending" and s is not current and s.index not in busy
-        and set(after[s.index]) <= done
-    ]  # fmt: skip
-
-
-@dataclass
-class _Ahead:
-    step: Step
-    held: _Held
-    tree: str  # the tree of the proposal it is built on
-    base: str  # a commit of that proposal (pending_commit)
-    request: str
-    plan: list[Step]
-    current: Step  # the step it is built on (under review, or being made)
-    task: asyncio.Task[Proposal] | None = None
-    shadow: Shadow | None = None
-    rt: _AheadRuntime | None = None  # its runtime, once its shadow is made
-    inbox: Inbox = field(default_factory=Inbox)  # its own chat: messages that name it
-    messages: list[str] = field(default_factory=list)  # every one it was given
-    # Set once that step's first test run passed on the files it is built on (its affected
-    # tests, while the full suite still runs): then it is proposed.
-    base_started: asyncio.Event = field(default_factory=asyncio.Event)
-    # Set once the proposal it is built on passed all its tests (it went to review so): only
-    # then may it diagnose and fix failures of its own.
-    base_passed: asyncio.Event = field(default_factory=asyncio.Event)
-    base_changed: bool = False  # a fix changed those files after it began
-    restacking: bool = False  # being moved onto the next files it lands on (Pipeline._restack)
-
-    @property
-    def base_step(self) -> int:
-        return self.current.index
-
-    @property
-    def asked(self) -> bool:
-        """Whether its model was asked already (a message now comes too late for that call)."""
-        return self.rt is not None and self.rt.asked
-
-    def passed(self) -> None:
-        self.base_started.set()
-        self.base_passed.set()
-
-    def again(self) -> _Ahead:
-        """A new preparation of the same step on the same base, with the same messages."""
-        new = _Ahead(
-            self.step, _Held(self.held.emit), self.tree, self.base, self.request, self.plan,
-            self.current, messages=list(self.messages), base_changed=self.base_changed,
-        )  # fmt: skip
-        for text in new.messages:
-            new.inbox.put_nowait(text)
-        if self.base_started.is_set():
-            new.base_started.set()
-        if self.base_passed.is_set():
-            new.base_passed.set()
-        return new
-
-
-@dataclass
-class _AheadRuntime(Runtime):
-    """The prepared step's runtime: a diagnosis or fix (a failure of its own) waits until the
-    step it is built on passed all its tests; if that step fails instead, it is dropped first."""
-
-    base_passed: asyncio.Event = field(default_factory=asyncio.Event)
-    asked: bool = False  # a model call was made (it took the chat messages given so far)
-    next_up: bool = False  # it is reviewed next (or now): its runs go before the others'
-
-    def test_rank(self) -> int:
-        return 1 if self.next_up else 2
-
-    async def call_model(
-        self, messages: list[Message], purpose: str, *args: Any, **kwargs: Any
-    ) -> str:
-        # Runtime.call_model's arguments, passed on as they are (an `expect` too).
-        if purpose != "propose":
-            await self.base_passed.wait()
-        self.asked = True  # Runtime.call_model takes the messages before its first await
-        return await super().call_model(messages, purpose, *args, **kwargs)
-
-
-def _not_prepared(ahead: _Ahead, err: Exception) -> str:
-    """What is said when the step prepared ahead fails: once its turn came it is the step in
-    progress, asked for again now; a server that stopped answering is said so (it answered a
-    moment ago: no advice about its address)."""
-    index = ahead.step.index
-    why = "the model server stopped answering" if isinstance(err, ServerUnreachable) else str(err)
-    if ahead.held.live:
-        return (
-            f"Step {index}'s model call, made while step {ahead.base_step} was reviewed, failed "
-            f"({why}): step {index} is asked for again now."
-        )
-    return f"Step {index} could not be prepared ahead ({why}); it is proposed when its turn comes."
-
-
-def _failed(task: asyncio.Task[Proposal]) -> bool:
-    return task.done() and (task.cancelled() or task.exception() is not None)
 
 
 class _NotRestacked(Exception):
@@ -232,7 +101,7 @@ class Pipeline:
         self.session_id = session_id
         self.enabled = enabled
         self.limit = max(1, rt.options.parallel_steps)
-        self._ahead: dict[int, _Ahead] = {}  # step index -> its preparation
+        self._ahead: dict[int, Ahead] = {}  # step index -> its preparation
         if enabled:  # it follows the step under review's test runs and fixes
             self._emit, rt.emit = rt.emit, self._watch
         self._current: Step | None = None  # the step worked on or under review
@@ -293,7 +162,7 @@ class Pipeline:
         ahead = self._ahead.get(after.index) if after is not None else None
         if ahead is None or ahead.tree == tree or ahead.task is None or ahead.shadow is None:
             return
-        if _failed(ahead.task) or ahead.restacking:
+        if prepare_failed(ahead.task) or ahead.restacking:
             return
         base = (await asyncio.to_thread(pending_commit, self.rt.shadow))[0]  # of `tree`
         if ahead.rt is not None:
@@ -310,7 +179,7 @@ class Pipeline:
 
         ahead.task = asyncio.create_task(moved())
 
-    async def _restack(self, ahead: _Ahead, proposal: Proposal, base: str, tree: str) -> Proposal:
+    async def _restack(self, ahead: Ahead, proposal: Proposal, base: str, tree: str) -> Proposal:
         """`ahead`'s proposal moved onto `base` (whose files are `tree`) and tested there: the
         affected tests, then the full suite. A conflict, or tests that fail there, raise
         _NotRestacked: the step is proposed again when its turn comes."""
@@ -332,7 +201,7 @@ class Pipeline:
             raise self._not_restacked(ahead, "its tests fail on the files it lands on")
         return again
 
-    def _not_restacked(self, ahead: _Ahead, why: str) -> _NotRestacked:
+    def _not_restacked(self, ahead: Ahead, why: str) -> _NotRestacked:
         message = f"Step {ahead.step.index}'s prepared proposal is not used ({why}): it is "
         message += "proposed again when its turn comes."
         self.rt.emit(ev.Notice(message=message))
@@ -370,7 +239,7 @@ class Pipeline:
                 # the foreground's own test selection uses next.
                 base, tree = await asyncio.to_thread(pending_commit, self.rt.shadow)
             for step in steps:
-                ahead = _Ahead(step, _Held(self.rt.emit), tree, base, request, list(plan), current)
+                ahead = Ahead(step, Held(self.rt.emit), tree, base, request, list(plan), current)
                 if beside:
                     ahead.passed()
                 for text in self._kept.pop(step.index, []):
@@ -379,7 +248,7 @@ class Pipeline:
                 self._launch(ahead)
                 self.rt.emit(ev.StepPreparing(step=step.index))
 
-    def _launch(self, ahead: _Ahead) -> None:
+    def _launch(self, ahead: Ahead) -> None:
         self._count += 1
         ahead.task = asyncio.create_task(self._prepare(ahead, self._count))
         self._ahead[ahead.step.index] = ahead
@@ -425,7 +294,7 @@ class Pipeline:
             for text in self._kept.pop(key, []):  # type: ignore[arg-type]
                 put_back(self.rt.inbox, text)
 
-    async def _prepare(self, ahead: _Ahead, count: int) -> Proposal:
+    async def _prepare(self, ahead: Ahead, count: int) -> Proposal:
         name = f"{self.session_id}-next{count}"
         spare, self._spare = self._spare, None
         # To its end even when dropped meanwhile, and kept: drop() then removes it.
@@ -440,7 +309,7 @@ class Pipeline:
             start_probe(self.rt, self.rt.selection)  # before the copy, which then shares it
         selection = self.rt.selection and replace(self.rt.selection, collect=False)
         shared = {f.name: getattr(self.rt, f.name) for f in fields(Runtime)}
-        rt = _AheadRuntime(
+        rt = AheadRuntime(
             **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": ahead.inbox,
                "delivered": 0, "selection": selection, "review_notes": []},
             base_passed=ahead.base_passed,
@@ -454,7 +323,7 @@ class Pipeline:
             proposal = await propose_step(rt, ahead.request, ahead.plan, copy.copy(ahead.step))
         except Exception as err:
             # Quietly, once: the step is proposed as usual when its turn comes (or now).
-            self.rt.emit(ev.Notice(message=_not_prepared(ahead, err)))
+            self.rt.emit(ev.Notice(message=not_prepared(ahead, err)))
             raise
         self.rt.emit(ev.NextStepPrepared(step=ahead.step.index, ready=True))
         return proposal
@@ -505,7 +374,7 @@ class Pipeline:
         ahead = self._ahead.pop(step.index, None)
         if ahead is None or ahead.task is None:
             return None
-        if ahead.step is not step or _failed(ahead.task):  # a failure was noted already
+        if ahead.step is not step or prepare_failed(ahead.task):  # a failure was noted already
             await self._discard(ahead)
             return None
         # Its turn: what it lands on is in. Still at work (a slow model, its own fix loop, a
@@ -541,7 +410,7 @@ class Pipeline:
         for ahead in list(self._ahead.values()):
             await self._drop_one(ahead, gone=gone)
 
-    async def _drop_one(self, ahead: _Ahead, *, gone: bool = False) -> None:
+    async def _drop_one(self, ahead: Ahead, *, gone: bool = False) -> None:
         """Discard one preparation (`gone`: for now, not begun again at once: said even
         while it was still preparing)."""
         if self._ahead.get(ahead.step.index) is ahead:
@@ -549,7 +418,7 @@ class Pipeline:
         if ahead.task is not None:
             await self._discard(ahead, gone=gone)
 
-    async def _discard(self, ahead: _Ahead, *, said: bool = True, gone: bool = False) -> None:
+    async def _discard(self, ahead: Ahead, *, said: bool = True, gone: bool = False) -> None:
         """Stop `ahead` and remove its shadow; the messages it had are kept for the step they
         named (its work is thrown away: they go with that step's next preparation or call)."""
         task = ahead.task
