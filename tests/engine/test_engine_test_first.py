@@ -238,5 +238,6 @@ async def test_a_test_first_step_prepared_during_review_is_checked_on_the_step_b
     assert git(repo, "log", "--format=%s").splitlines() == ["Add mul", "Add sub", "initial"]
     first, second = seen.of(ev.ProposalReady)
     # On step 1's proposal test_sub passes and test_mul fails: 2 passed, 1 failed.
-    assert second.test_runs[0].startswith("before the change: 2 passed, 1 failed")
+    before = [e.output_tail for e in seen.of(ev.TestsFinished) if e.scope == "before"]
+    assert second.test_runs[0].startswith("before the change: 2 passed, 1 failed"), before
     assert first.tests_ok and second.tests_ok
