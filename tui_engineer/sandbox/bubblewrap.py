@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_engineer.sandbox.bwrap_program import SYSTEM, Bwrap, require_bwrap
+from tui_engineer.base.errors import UserError
+from tui_engineer.sandbox.bwrap_program import ALTERNATIVES, SYSTEM, Bwrap, require_bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow
 
 # Folders in a home that toolchains run from (interpreters, compilers, package stores), shown
@@ -61,8 +62,16 @@ class Jail:
         """Variables a run inside needs changed: its /tmp and its home are private ones."""
         return {"TMPDIR": "/tmp", "HOME": str(self.home)}
 
-    def wrap(self, command: str, workdir: Path, writable: Sequence[Path] = ()) -> str:
-        """A shell command running `command` in `workdir` inside the sandbox."""
+    def wrap(
+        self,
+        command: str,
+        workdir: Path,
+        writable: Sequence[Path] = (),
+        started: Path | None = None,
+    ) -> str:
+        """A shell command running `command` in `workdir` inside the sandbox. `started` (in a
+        `writable` folder) is made by the shell inside before `command` runs: its absence after
+        the run means bubblewrap never got that far (see `JailFailed`)."""
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         args += ["--tmpfs", "/run"]
         args += _blanked_secrets()
@@ -88,6 +97,8 @@ class Jail:
         args += ["--unshare-all", *(["--share-net"] if self.allow_network else [])]
         args += ["--die-with-parent", "--new-session", "--chdir", str(workdir)]
         # exec: bwrap's parent is tui-engineer itself, so --die-with-parent follows it.
+        if started is not None:
+            command = f": > {shlex.quote(str(started))}; {command}"
         return "exec " + shlex.join([self.bwrap.path, *args, "--", "/bin/sh", "-c", command])
 
     def _ignored_binds(self, workdir: Path) -> list[str]:
@@ -102,6 +113,19 @@ class Jail:
             if source.exists():
                 args += ["--ro-bind", str(source.resolve()), str(workdir / path)]
         return args
+
+
+class JailFailed(UserError):
+    """bubblewrap could not start the test command (a folder it mounts vanished, the machine
+    was out of namespaces), twice: the tests did not run, so no result can be told."""
+
+    def __init__(self, output: str) -> None:
+        said = " ".join(output.split())[:500] or "no message"
+        super().__init__(
+            "The local sandbox could not start the test command, so the tests did not run "
+            f"(twice; this says nothing about the code). bubblewrap said: {said}\n"
+            f"`tui-engineer doctor` checks the sandbox. {ALTERNATIVES}"
+        )
 
 
 def _blanked_secrets() -> list[str]:

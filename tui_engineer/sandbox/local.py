@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.shell_command import program as first_program
-from tui_engineer.sandbox.bubblewrap import Jail
+from tui_engineer.sandbox.bubblewrap import Jail, JailFailed
 from tui_engineer.sandbox.bwrap_program import Bwrap
 from tui_engineer.sandbox.ignored import exclude_in_shadow, run_artifacts
 from tui_engineer.sandbox.warm_pytest import NOT_USED, warm_command
@@ -31,6 +31,10 @@ from tui_engineer.verify.test_process import (
     scrubbed_env,
     start_command,
 )
+
+# Made inside the jail before the command runs (Jail.wrap): not there after, bwrap failed.
+STARTED_MARK = "started"
+JAIL_RETRY_PAUSE = 0.5  # seconds before a run bubblewrap could not start is tried again
 
 # Words the shell runs itself: a 127 exit after one of these came from something else.
 _SHELL_BUILTINS = {
@@ -162,9 +166,10 @@ class LocalSandbox:
             await self._discard(warm)
         # The JUnit file lives outside the worktree so it never shows up in the step's diff.
         with tempfile.TemporaryDirectory(prefix="tui-engineer-junit-", dir=self._folder()) as tmp:
-            junit = Path(tmp) / "report.xml"
-            full = self._contained(with_pytest_report_args(command, junit), workdir, Path(tmp))
-            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            folder = Path(tmp)
+            junit = folder / "report.xml"
+            with_report = with_pytest_report_args(command, junit)
+            run = await self._run_contained(with_report, workdir, folder, env, timeout, on_output)
             self._check_started(command, run, env, workdir)
             return await asyncio.to_thread(report_from_run, command, run, junit, workdir)
 
@@ -181,8 +186,7 @@ class LocalSandbox:
         with tempfile.TemporaryDirectory(prefix="tui-engineer-report-", dir=self._folder()) as tmp:
             report_file = Path(tmp) / "report"
             run_as = runners.report_command(command, report_file, workdir)
-            full = self._contained(run_as, workdir, Path(tmp))
-            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            run = await self._run_contained(run_as, workdir, Path(tmp), env, timeout, on_output)
             self._check_started(command, run, env, workdir)
             report = report_from_run(command, run, root=workdir)
             parsed = runners.read_report(command, report_file, workdir)
@@ -233,7 +237,35 @@ class LocalSandbox:
         run = await finish_command(warm.started, timeout=timeout, on_output=on_output)
         if run.exit_code == NOT_USED and not run.output.strip():
             return None
-        return run
+        return run if self._jail_started(warm.report_dir, run) else None
+
+    async def _run_contained(
+        self,
+        command: str,
+        workdir: Path,
+        folder: Path,
+        env: dict[str, str],
+        timeout: float,
+        on_output: Callable[[str], None] | None,
+    ) -> RunResult:
+        """Run `command` contained, `folder` (the run's own, writable) holding its files. When
+        bubblewrap could not start it, the run never reached the code: the folders it may write
+        are made again (a user may clear the cache they live in) and it runs once more;
+        JailFailed if it cannot start then either."""
+        for attempt in range(2):
+            if attempt:
+                await asyncio.sleep(JAIL_RETRY_PAUSE)
+                for writable in self._writable:
+                    writable.mkdir(parents=True, exist_ok=True)
+            full = self._contained(command, workdir, folder)
+            run = await run_command(full, workdir, timeout=timeout, on_output=on_output, env=env)
+            if self._jail_started(folder, run):
+                return run
+        raise JailFailed(run.output)
+
+    def _jail_started(self, folder: Path, run: RunResult) -> bool:
+        """Whether the command got past bubblewrap: the shell inside made its mark first."""
+        return self._jail is None or run.timed_out or (folder / STARTED_MARK).exists()
 
     async def _discard(self, warm: _Warm) -> None:
         try:
@@ -282,10 +314,12 @@ class LocalSandbox:
             self._reports.mkdir(parents=True, exist_ok=True)
         return self._reports
 
-    def _contained(self, command: str, workdir: Path, *writable: Path) -> str:
+    def _contained(self, command: str, workdir: Path, folder: Path) -> str:
+        """`command` under the jail, if any; `folder` is the run's own (writable)."""
         if self._jail is None:
             return command
-        return self._jail.wrap(command, workdir, (*writable, *self._writable))
+        writable = (folder, *self._writable)
+        return self._jail.wrap(command, workdir, writable, started=folder / STARTED_MARK)
 
     @staticmethod
     def _check_started(command: str, run: RunResult, env: Mapping[str, str], workdir: Path) -> None:
