@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tests.conftest import git
-from tests.engine_support import StepReviewer, edit, run_headless
+from tests.engine_support import StepReviewer, create, edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
@@ -115,6 +115,33 @@ async def test_a_new_test_that_passes_on_the_old_code_is_caught_and_sent_back(
     assert proposal.tests_ok and proposal.attempts == 1
     assert proposal.test_runs[0].startswith("before the change: 2 passed, 1 failed")
     assert "def test_mul" in (repo / "tests/test_calc.py").read_text()
+
+
+# A first answer that puts the new code's import in conftest.py: on the old code pytest stops
+# loading it (exit code 4) before any test runs, so the run proves nothing about the new test.
+CONFTEST_IMPORTS_MUL = create("tests/conftest.py", "from calc import mul  # noqa: F401\n")
+CONFTEST_WITHOUT_IT = edit("tests/conftest.py", "from calc import mul  # noqa: F401\n", "")
+
+
+@whole_session
+async def test_a_run_on_the_old_code_where_pytest_never_ran_a_test_is_sent_back(
+    run_one_step, scripted_server: ScriptedServer
+) -> None:
+    """The model's first answer is wrong in a way the exit code hides: the run on the old code
+    "fails", but only because pytest could not load conftest.py. That is no evidence the new
+    test tests the change: the model is told so, and its fix is checked again."""
+    repo, result, seen = await run_one_step(
+        CONFTEST_IMPORTS_MUL + MUL_TEST + MUL_CODE, CONFTEST_WITHOUT_IT
+    )
+
+    assert result.exit_code == 0
+    assert scopes(seen) == [("before", False), ("full", True), ("before", False), ("full", True)]
+    fix = scripted_server.chat_requests[2].messages[-1]["content"]
+    assert "pytest did not get to run the new test on the old code (exit code 4" in fix
+    (proposal,) = seen.of(ev.ProposalReady)
+    assert proposal.tests_ok and proposal.attempts == 1
+    assert proposal.test_runs[0].startswith("before the change: 1 passed, 1 failed")
+    assert "import mul" not in (repo / "tests/conftest.py").read_text()
 
 
 @whole_session

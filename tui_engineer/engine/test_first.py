@@ -21,6 +21,8 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.vcs.shadow import Change, Shadow
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.runners import files_command
+from tui_engineer.verify.runners.pytest import is_pytest_command
+from tui_engineer.verify.started import shows_a_test_ran
 
 _TEST_FOLDERS = {"tests", "test", "testing", "__tests__", "spec"}
 _TEST_SUFFIXES = ("_test.py", "_test.go", "_test.rs", "_spec.rb")
@@ -39,6 +41,11 @@ _RUST_TEST = b"#[test]"
 ONLY_TESTS = "not run (the step changes only tests: there is no old code to fail on)"
 PASSES_ON_OLD_CODE = "the new test passes on the old code: it does not test the change"
 DID_NOT_RUN = "the new test did not run on the old code ({summary}): check its name and location"
+PYTEST_STOPPED = (
+    "pytest did not get to run the new test on the old code ({summary}): it stopped before any "
+    "test ran, so that failure says nothing about the new test. Keep what needs the new code "
+    "out of conftest.py and module-level setup that every test loads; import it in the test"
+)
 
 
 def is_test_path(path: str) -> bool:
@@ -158,7 +165,19 @@ def judge(report: TestReport) -> str:
     ran = report.passed + report.failed + report.errors
     if report.structured and ran == 0 and report.exit_code in (4, 5):
         return DID_NOT_RUN.format(summary=report.summary())
+    if _pytest_stopped_first(report):
+        return PYTEST_STOPPED.format(summary=report.summary())
     return ""
+
+
+def _pytest_stopped_first(report: TestReport) -> bool:
+    """pytest wrote no report and showed no test's result: it stopped before running any (a
+    conftest.py that imports the new code, exit code 4), so the "failure" says nothing about
+    the new test. Other runners are not read so: a test that does not compile on the old code
+    is how a compiled language's new test fails there."""
+    if report.structured or not is_pytest_command(report.command):
+        return False
+    return not any(shows_a_test_ran(line) for line in report.output_tail.splitlines())
 
 
 async def run_before(rt: Runtime, step: int) -> BeforeRun:
