@@ -110,8 +110,17 @@ def first_failure_delay(events: list) -> float:
     return total
 
 
+def measured_module(modules: int, n: int) -> int:
+    """The module the n-th measured session breaks: near the end of pkg/, never the priming
+    session's (3), within the repository whatever its size."""
+    return max(PRIMED + 1, modules * 7 // 8) + n
+
+
+PRIMED = 3  # the module the priming session breaks
+
+
 async def measure(
-    template: Path, work: Path, full_always: bool, latency: float, repeat: int
+    template: Path, work: Path, full_always: bool, latency: float, repeat: int, modules: int
 ) -> dict:
     """Prime, then `repeat` measured sessions (each breaking another module); the fastest one
     is kept (the machine is shared: the others were slowed down by someone else's work)."""
@@ -120,10 +129,12 @@ async def measure(
     shutil.copytree(template, repo, symlinks=True)
     os.environ["XDG_CACHE_HOME"] = str(work / f"cache-{name}")
     # Priming: one step on another module (collects coverage data in affected mode).
-    prime_wall, prime_events = await session(repo, step_replies(3, 0.0), full_always)
+    prime_wall, prime_events = await session(repo, step_replies(PRIMED, 0.0), full_always)
     best: dict | None = None
     for n in range(repeat):
-        wall, events = await session(repo, step_replies(1500 + n, latency), full_always)
+        wall, events = await session(
+            repo, step_replies(measured_module(modules, n), latency), full_always
+        )
         runs = [e for e in events if isinstance(e, ev.TestsFinished)]
         tests = sum(e.duration for e in runs)
         if best is None or tests < best["tests"]:
@@ -162,6 +173,8 @@ def main() -> None:
         "--work", type=int, default=250_000, help="loop size in each test (~20 ms at 250,000)"
     )
     args = parser.parse_args()
+    if measured_module(args.modules, args.repeat - 1) >= args.modules:
+        parser.error(f"--modules leaves no room for {args.repeat} measured sessions")
     os.environ.setdefault("OPENAI_API_KEY", "sk-benchmark")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only the plugins the tool asks for
     with tempfile.TemporaryDirectory(prefix="tui-bench-") as tmp:
@@ -171,8 +184,10 @@ def main() -> None:
         files = int(subprocess.check_output(["git", "ls-files"], cwd=template).count(b"\n"))
         tests = args.test_files * TESTS_PER_FILE
         print(f"repo: {files} files, {tests} tests; model latency {args.latency:.1f} s")
-        full = asyncio.run(measure(template, work, True, args.latency, args.repeat))
-        affected = asyncio.run(measure(template, work, False, args.latency, args.repeat))
+        full = asyncio.run(measure(template, work, True, args.latency, args.repeat, args.modules))
+        affected = asyncio.run(
+            measure(template, work, False, args.latency, args.repeat, args.modules)
+        )
     show("full suite on every attempt (--full-tests-always)", full)
     show("affected tests first (default)", affected)
     full_run = max(d for s, _, d, _ in full["runs"])
