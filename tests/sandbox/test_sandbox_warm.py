@@ -55,6 +55,17 @@ def paused_runs(folder: Path) -> list[int]:
     return found
 
 
+def report_files(pids: list[int]) -> set[bytes]:
+    """The JUnit files the processes `pids` write: one for each run, whatever it runs in."""
+    found = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for arg in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                if arg.startswith(b"--junitxml="):
+                    found.add(arg)
+    return found
+
+
 async def wait_paused(folder: Path) -> None:
     """Until the pre-started run waits for "go" (blocked reading its pipe): it has read the ini.
     Polled, never looked at once: a process in the middle of exec shows an empty cmdline (the
@@ -117,6 +128,22 @@ async def test_another_command_or_closing_ends_the_early_run(make_repo: MakeRepo
     assert await none_left(repo)
     await sandbox.prewarm(repo, PYTEST)
     await wait_paused(repo)
+    await sandbox.close()
+    assert await none_left(repo)
+
+
+async def test_two_early_starts_at_once_leave_one_run_and_closing_ends_it(
+    make_repo: MakeRepo,
+) -> None:
+    """The step in progress and the step prepared ahead share the session's sandbox, and each
+    may start its next run early: started at the same moment, both runs were made, one was
+    forgotten, and it stayed paused (a Python with pytest loaded) until the session ended."""
+    repo = make_repo(FILES)
+    sandbox = jailed(repo)
+    await asyncio.gather(sandbox.prewarm(repo, PYTEST), sandbox.prewarm(repo, PYTEST))
+    await wait_paused(repo)
+    await asyncio.sleep(0.5)  # a second run, had one been made, is paused by now too
+    assert len(report_files(paused_runs(repo))) == 1
     await sandbox.close()
     assert await none_left(repo)
 

@@ -110,6 +110,7 @@ class LocalSandbox:
         self._links = links
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
+        self._warming = asyncio.Lock()
         # Where each run's report folder is made: the session's own, which the next start
         # cleans once the session is gone (vcs/cleanup.py), so a kill mid-run leaves nothing
         # in the system's temp folder. None: the system's temp folder.
@@ -199,13 +200,18 @@ class LocalSandbox:
         Python's, pytest's and the plugins' start-up then overlap the model's call. Only a plain
         `python -m pytest` command; the next `run_tests` with the same command uses it (or ends
         it and runs as usual), and `close` ends one never used."""
-        if self._warm is not None or not workdir.is_dir() or not is_pytest_command(command):
-            return
+        async with self._warming:  # one at a time: the steps' runtimes share this sandbox
+            if self._warm is None and workdir.is_dir() and is_pytest_command(command):
+                self._warm = await self._start_warm(workdir, command)
+
+    async def _start_warm(self, workdir: Path, command: str) -> _Warm | None:
+        """The paused run of `command` (sandbox/warm_pytest.py); None for a command it cannot
+        start so."""
         report_dir = Path(tempfile.mkdtemp(prefix="tui-engineer-junit-", dir=self._folder()))
         paused = warm_command(with_pytest_report_args(command, report_dir / "report.xml"))
         if paused is None:
             shutil.rmtree(report_dir, ignore_errors=True)
-            return
+            return None
         self._prepare_worktree(workdir)
         env = self._env(workdir)
         try:
@@ -215,7 +221,7 @@ class LocalSandbox:
         except BaseException:
             shutil.rmtree(report_dir, ignore_errors=True)
             raise
-        self._warm = _Warm(workdir, command, env, tuple(self._writable), report_dir, started)
+        return _Warm(workdir, command, env, tuple(self._writable), report_dir, started)
 
     async def _go(
         self, warm: _Warm, timeout: float, on_output: Callable[[str], None] | None
