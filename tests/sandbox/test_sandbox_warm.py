@@ -21,6 +21,7 @@ from tests.tiers import whole_session
 from tui_engineer.config import Settings
 from tui_engineer.engine import events as ev
 from tui_engineer.sandbox import LocalSandbox
+from tui_engineer.sandbox.bubblewrap import jail_for
 from tui_engineer.sandbox.factory import make_sandbox
 
 PYTEST = f"{sys.executable} -m pytest -q"
@@ -146,6 +147,20 @@ async def test_two_early_starts_at_once_leave_one_run_and_closing_ends_it(
     assert len(report_files(paused_runs(repo))) == 1
     await sandbox.close()
     assert await none_left(repo)
+
+
+async def test_closing_while_a_run_starts_early_ends_that_run_too(make_repo: MakeRepo) -> None:
+    """The session ends (the sandbox closes) while a run is being started early: that run was
+    kept after the close had ended the others, paused until tui-engineer exited, its pipe
+    closed after the event loop ("Event loop is closed", once in CI's full run). A closed
+    sandbox starts nothing more."""
+    repo = make_repo(FILES)
+    sandbox = LocalSandbox(jail=jail_for(repo, repo / ".git" / "objects", [], network=False))
+    await asyncio.gather(sandbox.prewarm(repo, PYTEST), sandbox.close())
+    assert await none_left(repo)
+    await sandbox.prewarm(repo, PYTEST)
+    await asyncio.sleep(1)  # time enough to pause, had it started
+    assert not paused_runs(repo)
 
 
 async def test_a_one_edit_session_runs_its_tests_in_the_early_run(

@@ -110,7 +110,8 @@ class LocalSandbox:
         self._links = links
         self._writable: list[Path] = []  # folders outside the shadow the runs may write
         self._warm: _Warm | None = None  # the next pytest run, started early (prewarm)
-        self._warming = asyncio.Lock()
+        self._warming = asyncio.Lock()  # held while a run is started early, and by close
+        self._closed = False
         # Where each run's report folder is made: the session's own, which the next start
         # cleans once the session is gone (vcs/cleanup.py), so a kill mid-run leaves nothing
         # in the system's temp folder. None: the system's temp folder.
@@ -201,7 +202,9 @@ class LocalSandbox:
         `python -m pytest` command; the next `run_tests` with the same command uses it (or ends
         it and runs as usual), and `close` ends one never used."""
         async with self._warming:  # one at a time: the steps' runtimes share this sandbox
-            if self._warm is None and workdir.is_dir() and is_pytest_command(command):
+            if self._closed or self._warm is not None:
+                return
+            if workdir.is_dir() and is_pytest_command(command):
                 self._warm = await self._start_warm(workdir, command)
 
     async def _start_warm(self, workdir: Path, command: str) -> _Warm | None:
@@ -337,7 +340,10 @@ class LocalSandbox:
 
     async def close(self) -> None:
         """End a run started early and never used (every other run cleans up after itself),
-        and remove the session's report folder."""
-        await self._drop_warm()
+        and remove the session's report folder. One being started now is ended too, and a
+        closed sandbox starts no more."""
+        self._closed = True
+        async with self._warming:
+            await self._drop_warm()
         if self._reports is not None:
             shutil.rmtree(self._reports, ignore_errors=True)

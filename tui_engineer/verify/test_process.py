@@ -280,6 +280,8 @@ async def discard_command(started: StartedCommand) -> None:
         await _kill_group(started.proc, KILL_GRACE_SECONDS)
     finally:
         started.transport.close()
+        if started.proc.stdin is not None:  # closed now, not when collected after the loop
+            started.proc.stdin.close()
 
 
 async def run_command(
