@@ -123,8 +123,7 @@ class JailFailed(UserError):
         said = " ".join(output.split())[:500] or "no message"
         super().__init__(
             "The local sandbox could not start the test command, so the tests did not run "
-            f"(twice; this says nothing about the code). bubblewrap said: {said}\n"
-            f"`tui-engineer doctor` checks the sandbox. {ALTERNATIVES}"
+            f"(twice; this says nothing about the code). bubblewrap said: {said}\n{ALTERNATIVES}"
         )
 
 
