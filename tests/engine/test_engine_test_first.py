@@ -16,7 +16,9 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.review import Decision
+from tui_engineer.engine.test_first import judge
 from tui_engineer.headless.printer import ProgressPrinter
+from tui_engineer.verify import TestReport
 
 MUL_CODE = edit(
     "calc.py", "    return a + b\n", "    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
@@ -142,6 +144,15 @@ async def test_a_run_on_the_old_code_where_pytest_never_ran_a_test_is_sent_back(
     assert proposal.tests_ok and proposal.attempts == 1
     assert proposal.test_runs[0].startswith("before the change: 1 passed, 1 failed")
     assert "import mul" not in (repo / "tests/conftest.py").read_text()
+
+
+def test_a_new_test_that_hangs_on_the_old_code_fails_there() -> None:
+    """A run on the old code that hit the test timeout shows no test's result either (-q prints
+    a test's mark once it ends), but the new test did run: hanging there is failing there."""
+    hung = TestReport("python -m pytest -q tests/test_calc.py", None, 300.0, True)
+    stopped = TestReport("python -m pytest -q tests/test_calc.py", 4, 0.3, False)
+    assert judge(hung) == ""
+    assert judge(stopped).startswith("pytest did not get to run the new test on the old code")
 
 
 @whole_session
