@@ -146,12 +146,14 @@ async def test_a_run_on_the_old_code_where_pytest_never_ran_a_test_is_sent_back(
     assert "import mul" not in (repo / "tests/conftest.py").read_text()
 
 
-def test_a_new_test_that_hangs_on_the_old_code_fails_there() -> None:
-    """A run on the old code that hit the test timeout shows no test's result either (-q prints
-    a test's mark once it ends), but the new test did run: hanging there is failing there."""
+def test_a_new_test_that_hangs_or_crashes_on_the_old_code_fails_there() -> None:
+    """A run on the old code that hit the test timeout, or whose Python a signal killed, shows
+    no test's result either (-q prints a test's mark once it ends), but the new test did run:
+    hanging or crashing there is failing there."""
     hung = TestReport("python -m pytest -q tests/test_calc.py", None, 300.0, True)
+    crashed = TestReport("python -m pytest -q tests/test_calc.py", -11, 0.4, False)
     stopped = TestReport("python -m pytest -q tests/test_calc.py", 4, 0.3, False)
-    assert judge(hung) == ""
+    assert judge(hung) == judge(crashed) == ""
     assert judge(stopped).startswith("pytest did not get to run the new test on the old code")
 
 

@@ -174,9 +174,12 @@ def _pytest_stopped_first(report: TestReport) -> bool:
     """pytest wrote no report and showed no test's result: it stopped before running any (a
     conftest.py that imports the new code, exit code 4), so the "failure" says nothing about
     the new test. Other runners are not read so: a test that does not compile on the old code
-    is how a compiled language's new test fails there. A run stopped by the timeout shows no
-    result either (-q marks a test once it ends): a test that hangs on the old code fails there."""
-    if report.structured or report.timed_out or not is_pytest_command(report.command):
+    is how a compiled language's new test fails there. A run stopped by the timeout or killed
+    by a signal shows no result either (-q marks a test once it ends): a test that hangs or
+    crashes Python on the old code fails there. pytest's own exit codes only."""
+    if report.structured or report.exit_code not in (1, 2, 3, 4):
+        return False
+    if not is_pytest_command(report.command):
         return False
     return not any(shows_a_test_ran(line) for line in report.output_tail.splitlines())
 
