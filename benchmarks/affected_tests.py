@@ -110,13 +110,13 @@ def first_failure_delay(events: list) -> float:
     return total
 
 
+PRIMED = 3  # the module the priming session breaks
+
+
 def measured_module(modules: int, n: int) -> int:
     """The module the n-th measured session breaks: near the end of pkg/, never the priming
-    session's (3), within the repository whatever its size."""
+    session's, within the repository whatever its size."""
     return max(PRIMED + 1, modules * 7 // 8) + n
-
-
-PRIMED = 3  # the module the priming session breaks
 
 
 async def measure(
