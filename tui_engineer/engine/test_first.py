@@ -21,8 +21,7 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.vcs.shadow import Change, Shadow
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.runners import files_command
-from tui_engineer.verify.runners.pytest import is_pytest_command
-from tui_engineer.verify.started import shows_a_test_ran
+from tui_engineer.verify.runners import pytest as pytest_runner
 
 _TEST_FOLDERS = {"tests", "test", "testing", "__tests__", "spec"}
 _TEST_SUFFIXES = ("_test.py", "_test.go", "_test.rs", "_spec.rb")
@@ -179,9 +178,9 @@ def _pytest_stopped_first(report: TestReport) -> bool:
     crashes Python on the old code fails there. pytest's own exit codes only."""
     if report.structured or report.exit_code not in (1, 2, 3, 4):
         return False
-    if not is_pytest_command(report.command):
+    if not pytest_runner.is_pytest_command(report.command):
         return False
-    return not any(shows_a_test_ran(line) for line in report.output_tail.splitlines())
+    return not any(pytest_runner.started(line.strip()) for line in report.output_tail.splitlines())
 
 
 async def run_before(rt: Runtime, step: int) -> BeforeRun:
