@@ -11,6 +11,23 @@ Approval = Literal["ask", "auto"]
 APPROVALS: tuple[Approval, ...] = ("ask", "auto")
 AUTO_PASSED = "auto (tests passed)"
 AUTO = "auto"  # a stop or skip `run --yes` decided, with nobody to ask
+# A step accepted on its tests while a test its change runs through still fails, which the model
+# said is not the step's (edits/disown.py): never "tests passed"; the reason is in the commit.
+AUTO_DISOWNED = "auto (tests pass but for {ids}: not this step's, says the model)"
+
+
+def on_its_tests(proposal: Proposal) -> Decision:
+    """The accept a step's passing tests give: "tests passed", or, when the model disowned a
+    failure the change runs through, a decision that says so."""
+    disowned = proposal.report.disowned if proposal.report is not None else {}
+    if not disowned:
+        return Decision.accept(by=AUTO_PASSED)
+    return Decision.accept(by=AUTO_DISOWNED.format(ids=", ".join(disowned)))
+
+
+def by_tests(by: str) -> bool:
+    """Was this accept given by a step's tests (in "auto" or by --yes)?"""
+    return by == AUTO_PASSED or by.startswith(AUTO_DISOWNED.split("{", 1)[0])
 
 
 def auto_decision(approval: str, proposal: Proposal) -> Decision | None:
@@ -22,7 +39,7 @@ def auto_decision(approval: str, proposal: Proposal) -> Decision | None:
         return None
     if not proposal.diff.strip():
         return None
-    return Decision.accept(by=AUTO_PASSED)
+    return on_its_tests(proposal)
 
 
 def other(approval: str) -> Approval:
@@ -35,8 +52,10 @@ class AutoReviewer:
     steps too); stop at the first one that cannot be made to pass, where "auto" would ask."""
 
     async def review(self, proposal: Proposal) -> Decision:
-        if proposal.not_needed or (proposal.tests_ok and proposal.diff.strip()):
+        if proposal.not_needed:
             return Decision.accept(by=AUTO_PASSED)
+        if proposal.tests_ok and proposal.diff.strip():
+            return on_its_tests(proposal)
         if proposal.unverified and proposal.diff.strip():
             # The human chose a session without tests, and --yes to accept its steps.
             return Decision.accept(by="auto (--yes, unverified)")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.approval import AUTO_PASSED, auto_decision
+from tui_engineer.engine.approval import auto_decision, by_tests
 from tui_engineer.engine.cleanup import settle, to_the_end
 from tui_engineer.engine.plan import infos
 from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
@@ -119,7 +119,7 @@ class Decisions:
         try:
             await self.settle(step, proposal, decision, changes)
         except GitRefused as err:
-            by_auto = decision.by == AUTO_PASSED and self.approval == "auto"
+            by_auto = by_tests(decision.by) and self.approval == "auto"
             if decision.by == BY_YOU or (by_auto and step.index not in self._ask_human):
                 self._ask_human.add(step.index)
                 self._refused(step, err, AGAIN_NOW)
@@ -282,10 +282,22 @@ class Decisions:
 
 def _review_note(decision: Decision, proposal: Proposal) -> str:
     """What an accepted step's commit says about its review (engine/review_notes.py)."""
-    return commit_lines(
+    review = commit_lines(
         decision.dropped, proposal.partial, proposal.edited, decision.comments,
         decision.kept_written,
     )  # fmt: skip
+    return "\n".join(line for line in (review, _disowned_lines(proposal)) if line)
+
+
+def _disowned_lines(proposal: Proposal) -> str:
+    """The failures this change runs through that still fail, with the model's reason: the
+    history keeps why the step went in with them red."""
+    disowned = proposal.report.disowned if proposal.report is not None else {}
+    return "\n".join(
+        f"Still failing, and this change runs through it: {test_id}. Not this step's, says "
+        f"the model: {why or '(no reason given)'}"
+        for test_id, why in disowned.items()
+    )
 
 
 def _commits(decision: Decision, proposal: Proposal) -> bool:

@@ -199,6 +199,16 @@ def fix_message(
     return {"role": "user", "content": content}
 
 
+def not_disowned_message(ids: list[str]) -> Message:
+    """A NOT THIS STEP'S line for a test that passed on the starting commit (edits/disown.py)."""
+    shown = ", ".join(ids[:5])
+    content = (
+        f"Not set aside: {shown}. Only a test that already failed before this session can be "
+        "called not this step's; these passed there, so this change broke them. Fix them."
+    )
+    return {"role": "user", "content": content}
+
+
 def test_first_fix_message(problem: str, after: str, attempt: int, max_attempts: int) -> Message:
     """A test-first step whose new test did not fail on the old code (or was not written).
     `after`: the report of the run with the change, when that failed too."""

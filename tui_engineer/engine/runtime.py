@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from tui_engineer.base.errors import UserError
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.engine import events as ev
+from tui_engineer.engine import reach
 from tui_engineer.engine.editor_buffers import BufferReader
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
@@ -120,6 +121,9 @@ class Runtime:
     # Per step: what it is about (verify/targets.py). The tests red at the start that it
     # names, points at or lists under `fixes` are its to make pass.
     aims: dict[int, StepAim] = field(default_factory=dict)
+    # Per step: {test id: the model's reason} for the old failures its change runs through
+    # that the model said are not the step's (edits/disown.py, engine/reach.py).
+    disowned: dict[int, dict[str, str]] = field(default_factory=dict)
     # What the human's reviews decided that the model should know (hunks dropped, hand edits,
     # line comments: engine/review_notes.py), delivered with its next call.
     review_notes: list[str] = field(default_factory=list)
@@ -339,6 +343,8 @@ class Runtime:
             aim = self.aims.get(step or 0)
             targets = aim.targets(baseline.failing) if aim is not None else frozenset()
             report = baseline.judge(report, targets)
+            if step is not None:
+                await self._judge_reach(step, report, baseline.failing)
         self.emit(
             ev.TestsFinished(
                 step=step,
@@ -358,6 +364,14 @@ class Runtime:
             )
         )
         return report
+
+    async def _judge_reach(self, step: int, report: TestReport, failing: Sequence[str]) -> None:
+        """The old failures the step's change runs through are its own (engine/reach.py)."""
+        disowned = self.disowned.get(step, {})
+        if not report.old and not disowned:
+            return
+        diff = await asyncio.to_thread(self.shadow.diff)
+        await asyncio.to_thread(reach.judge, report, failing, self.workdir, diff, disowned)
 
 
 def _estimate(chars: int) -> int:

@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 from tui_engineer.context.show import parse_show_requests
 from tui_engineer.edits import EditError, apply_edits, parse_edits
 from tui_engineer.edits.actions import parse_actions
+from tui_engineer.edits.disown import parse_disowned
 from tui_engineer.edits.shapes import ReplyShape, describe_reply, unmarked_file_feedback
 from tui_engineer.engine import events as ev
-from tui_engineer.engine import prompts
+from tui_engineer.engine import prompts, reach
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.baseline import baseline_ready, suite_started
 from tui_engineer.engine.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.old_failures import failing_at_start, step_aim
 from tui_engineer.engine.plan import Step
+from tui_engineer.engine.reach import disowned_notice, reach_hint
 from tui_engineer.engine.repo_context import context_for, failing_code
 from tui_engineer.engine.review import UNVERIFIED, Proposal
 from tui_engineer.engine.runtime import Runtime
@@ -205,7 +207,7 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
             prompts.test_first_fix_message(problem, after, state.attempt, max_attempts)
         )
     elif tested and state.report is not None:
-        report_text = state.report.for_model()
+        report_text = state.report.for_model() + reach_hint(state.report)
         diagnosis = "(no separate diagnosis: read the test report)"
         if rt.options.diagnose:
             diagnosis = await rt.call_model(
@@ -254,32 +256,24 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
     propose = reply_after_show(rt, state.messages, "propose", step.index, state.attempt)
     reply = await _watched(rt, step, state, propose)
     while True:
-        applied = False if reply is None else await _apply(rt, step, state, reply)
-        if applied is None and state.attempt > 0:
-            state.notes.append("stuck: the last fix changed nothing")
-            return
-        if applied is not False and rt.options.unverified:
-            return  # no test command: the human reviews the change untested
-        if applied and on_edits is not None:
-            await on_edits()  # once: the next step may start on these files
-            on_edits = None
-        if applied is not False:
-            step.status = "testing"
-            await _verify(rt, step, state)
-            problem = await _environment_problem(rt, state)
-            if problem is not None and not sandbox_runs_actions(rt):
-                # No edit fixes a missing program, package or ignored file: say what is missing.
-                state.notes.append(f"stuck: the test environment is missing something: {problem}")
+        if reply is not None and await _disowns_only(rt, step, state, reply):
+            if _passed(state):
+                return  # what still fails is the repository's, says the model: the human sees why
+            applied: bool | None = None  # the next fix is asked with the same report
+        else:
+            applied = False if reply is None else await _apply(rt, step, state, reply)
+            if applied is None and state.attempt > 0:
+                state.notes.append("stuck: the last fix changed nothing")
                 return
-            if problem is not None:  # docker: the fix is an install action, not a code change
-                state.messages.append(prompts.environment_message(problem))
-            # A test-first problem (the new test passes on the old code) goes back to the
-            # model even when the tests pass: _next_reply says why.
-            passed = state.report.ok and not _test_first_problem(state)
-            if passed or (not state.report.ok and _stuck_after_tests(state, state.report)):
+            if applied is not False and rt.options.unverified:
+                return  # no test command: the human reviews the change untested
+            if applied and on_edits is not None:
+                await on_edits()  # once: the next step may start on these files
+                on_edits = None
+            if applied is not False and not await _tested(rt, step, state):
                 return
-        elif any(note.startswith("stuck") for note in state.notes):
-            return
+            if applied is False and any(note.startswith("stuck") for note in state.notes):
+                return
         if state.attempt >= rt.options.max_fix_attempts:
             state.notes.append(f"gave up after {state.attempt} fix attempts")
             return
@@ -289,6 +283,56 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
             await rt.prewarm_tests()
         fix = _next_reply(rt, step, state, tested=applied is not False)
         reply = await _watched(rt, step, state, fix)
+
+
+def _passed(state: _Attempts) -> bool:
+    """The tests pass, and a test-first step's new test failed on the old code (a test-first
+    problem goes back to the model even when the tests pass: _next_reply says why)."""
+    return state.report is not None and state.report.ok and not _test_first_problem(state)
+
+
+async def _tested(rt: Runtime, step: Step, state: _Attempts) -> bool:
+    """Test what a reply changed. False: the loop ends here (passed, or stuck)."""
+    step.status = "testing"
+    await _verify(rt, step, state)
+    problem = await _environment_problem(rt, state)
+    if problem is not None and not sandbox_runs_actions(rt):
+        # No edit fixes a missing program, package or ignored file: say what is missing.
+        state.notes.append(f"stuck: the test environment is missing something: {problem}")
+        return False
+    if problem is not None:  # docker: the fix is an install action, not a code change
+        state.messages.append(prompts.environment_message(problem))
+    report = state.report
+    assert report is not None
+    return not (_passed(state) or (not report.ok and _stuck_after_tests(state, report)))
+
+
+async def _disowns_only(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool:
+    """Take the reply's NOT THIS STEP'S lines (edits/disown.py). True when that is all it says
+    (no edit, no action) after a test run: the last run is judged again without them."""
+    claims = parse_disowned(reply)
+    if not claims:
+        return False
+    baseline = rt.known_baseline()
+    start = set(baseline.failing) if baseline is not None else set()
+    taken = {i: why for i, why in claims.items() if i in start}
+    if taken:
+        rt.disowned.setdefault(step.index, {}).update(taken)
+        for test_id, why in taken.items():
+            rt.emit(ev.Notice(message=disowned_notice(step.index, test_id, why)))
+    refused = [i for i in claims if i not in start]
+    only = state.report is not None and not parse_edits(reply) and not parse_actions(reply)
+    if not only:
+        return False  # _apply takes the edits; the claims count from their test run on
+    state.messages.append({"role": "assistant", "content": reply})
+    if refused:
+        state.messages.append(prompts.not_disowned_message(refused))
+    report = state.report
+    diff = await asyncio.to_thread(rt.shadow.diff)
+    disowned = rt.disowned.get(step.index, {})
+    failing = tuple(start)
+    await asyncio.to_thread(reach.judge, report, failing, rt.workdir, diff, disowned)
+    return True
 
 
 async def propose_step(

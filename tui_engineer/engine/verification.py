@@ -110,20 +110,24 @@ async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) ->
     whose coverage the fix stayed inside (they run first)."""
     verified = await _verify(rt, step, failing)
     if verified.report.old:
-        await _mark_reached(rt, verified)
+        await _mark_reached(rt, step, verified)
     return verified
 
 
-async def _mark_reached(rt: Runtime, verified: Verified) -> None:
-    """The old failures the step's change reaches: chosen by a narrowed run of this attempt
-    (they depend on what changed), or in a test file the step changed."""
+async def _mark_reached(rt: Runtime, step: int, verified: Verified) -> None:
+    """Old failures that coverage chose for a narrowed run of this attempt (pytest-testmon: they
+    ran through what changed) are reached too, the step's unless disowned; the rest of reach
+    is read from the code (engine/reach.py, when the run is judged)."""
+    if not (rt.selection is not None and rt.selection.testmon):
+        return
     narrowed = {f.test_id for scope, r in verified.runs if scope != "full" for f in r.old}
-    changed = {path for _, path in await asyncio.to_thread(rt.shadow.changed_files)}
-    verified.report.reached = [
-        f.test_id
-        for f in verified.report.old
-        if f.test_id in narrowed or f.test_id.split("::", 1)[0] in changed
-    ]
+    report, disowned = verified.report, rt.disowned.get(step, {})
+    chosen = [f for f in report.old if f.test_id in narrowed and f.test_id not in disowned]
+    report.old = [f for f in report.old if f not in chosen]
+    report.failures += chosen
+    for f in chosen:
+        report.reach_why.setdefault(f.test_id, "its coverage runs through the change")
+    report.reached = list(dict.fromkeys([*report.reached, *(f.test_id for f in chosen)]))
 
 
 async def _verify(rt: Runtime, step: int, failing: Sequence[str]) -> Verified:

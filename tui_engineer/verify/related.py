@@ -32,7 +32,7 @@ def module_names(path: str) -> set[str]:
     return {".".join(parts[i:]) for i in range(len(parts)) if parts[i:]}
 
 
-def _imports(text: str, names: set[str]) -> bool:
+def imports_module(text: str, names: set[str]) -> bool:
     for name in names:
         *package, last = name.split(".")
         pattern = rf"^\s*(import\s+{re.escape(name)}\b|from\s+{re.escape(name)}\s+import\b"
@@ -63,6 +63,6 @@ def related_tests(root: Path, changed: Iterable[str], files: Iterable[str]) -> l
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        if names and _imports(text, names):
+        if names and imports_module(text, names):
             chosen.add(test)
     return sorted(chosen)

@@ -51,9 +51,14 @@ class TestReport:
     old: list[FailingTest] = field(default_factory=list)
     # Ids of tests red on the starting commit that pass in this run: the step fixed them.
     fixed: list[str] = field(default_factory=list)
-    # Old failures this step's change reaches (its narrowed runs chose them, or it changed
-    # their file) that still fail: shown as "still failing", not hidden among the old ones.
+    # Old failures this step's change runs through (engine/reach.py) that still fail: the
+    # step's to fix (in `failures`), or disowned by the model (in `old`, with its reason).
     reached: list[str] = field(default_factory=list)
+    # {id: the model's reason} for the reached old failures it said are not the step's
+    # (edits/disown.py): shown with the reason, never as "tests passed".
+    disowned: dict[str, str] = field(default_factory=dict)
+    # {id: how the change runs through it} for the reached ones (engine/reach.py), for the human.
+    reach_why: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -85,8 +90,12 @@ class TestReport:
         text = f"{', '.join(counts) or 'no tests ran'} in {_seconds(self.duration)}"
         if self.fixed:
             text += f" (now passes: {_listed(self.fixed)})"
-        if self.reached:
-            text += f" (still failing: {_listed(self.reached)})"
+        owned = [i for i in self.reached if i not in self.disowned]
+        if owned:
+            text += f" (still failing, and the change runs through it: {_listed(owned)})"
+        if self.disowned:
+            disowned = _listed(list(self.disowned))
+            text += f" (still failing, not this step's says the model: {disowned})"
         if self.old:
             text += f" ({len(self.old)} failing before this session)"
         if self.exit_code != 0 and not (self.failed or self.errors):

@@ -6,8 +6,11 @@ step's targets are the old failures that:
 - its plan entry lists under `fixes` (the model's plan, or the human's edit of it);
 - its text names, by test id or test function (`test_add`), anywhere in the request or step;
 - a fix request points at (it says fix, failing, broken, …): by the code its function is named
-  for ("fix add" → `test_add`, `tests::adds`), by its test file's module ("fix calc.py" →
-  tests/test_calc.py), or all of them ("make the failing tests pass").
+  for ("fix add" → `test_add`, `tests::adds`), or all of them ("make the failing tests pass").
+Words are one signal, never the gate: what the step's change runs through is the step's too,
+whatever the request says (engine/reach.py). A word matching a test FILE's module points at
+nothing: "optional() converters …" does not make every old failure of test_converters.py the
+step's (attrs); the tests of that module the change runs through are reached anyway.
 Every other old failure stays the repository's: shown apart, never blocking the step."""
 
 from __future__ import annotations
@@ -95,18 +98,13 @@ def _stems(text: str) -> set[str]:
 
 def _parts(test_id: str) -> set[str]:
     """What a fix request can point at this test by: the code its function is named for
-    (`test_add` → add) or, for a test named in words (node, jest), those words; and its test
-    file's module (`tests/test_calc.py` → calc). Never a class or a word inside a longer name:
-    "take's docstring" does not point at `test_simple_take`."""
-    bare = test_id.split("[", 1)[0]
-    name = _function(bare)
+    (`test_add` → add) or, for a test named in words (node, jest), those words. Never its file's
+    module, a class or a word inside a longer name: "take's docstring" does not point at
+    `test_simple_take`."""
+    name = _function(test_id.split("[", 1)[0])
     parts = {_stem(w) for w in _WORD.findall(name) if len(w) >= 3 and w.lower() not in _PLAIN}
     if " " not in name:
         parts = {_core(name)}
-    path = bare.split("::", 1)[0]
-    if "/" in path or path.endswith((".py", ".js", ".ts", ".rs", ".go")):
-        module = path.rsplit("/", 1)[-1].split(".", 1)[0]
-        parts.add(_core(module))
     return {p for p in parts if len(p) >= 3}
 
 
@@ -129,5 +127,8 @@ def failures_for_model(
             + ", ".join(i for i, _ in mine)
         )
     if others:
-        out.append("The others are not this step's: leave them unless the step needs them.")
+        out.append(
+            "The others are not this step's unless its change runs through them (the code "
+            "they test): one it runs through must pass too."
+        )
     return "\n".join(out)
