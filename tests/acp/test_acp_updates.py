@@ -82,8 +82,8 @@ def test_a_proposal_says_which_old_failures_it_fixed_and_which_it_still_fails(tm
         )
     )  # fmt: skip
     text = call.content[-1].content.text
-    assert "Now passes (failed before the session): tests/test_calc.py::test_add" in text
-    assert "Still failing (before the session too; this step reaches it): " in text
+    assert "Now passes (failed before this session): tests/test_calc.py::test_add" in text
+    assert "Still failing, and your change runs through it" in text
 
 
 def test_plan_entries_follow_the_steps(tmp_path) -> None:

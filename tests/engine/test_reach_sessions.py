@@ -121,6 +121,7 @@ async def test_a_docstring_for_add_with_test_add_red_is_never_tests_passed(
     assert ADD_ID in proposal.still_failing and "not this step's says the model" in proposal.summary
     assert "tests passed" not in printed
     assert f"accepted: auto (tests pass but for {ADD_ID}" in printed
+    assert f"Not this step's, says the model: {why}" in printed
     body = git(repo, "log", "-1", "--format=%B")
     assert why in body and ADD_ID in body
     assert "The sum of a and b" in git(repo, "show", "HEAD:calc.py")

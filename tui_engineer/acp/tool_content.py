@@ -13,7 +13,7 @@ from acp.schema import ToolCallLocation
 from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.hunks import DiffUnreadable, parse
-from tui_engineer.engine.review import written_line
+from tui_engineer.engine.review import old_failure_lines, written_line
 
 TAIL_LINES = 40  # of a failing run's output, in its tool call
 Update = object  # one of the SDK's session update models
@@ -65,15 +65,7 @@ def proposal_text(event: ev.ProposalReady) -> str:
     actions and notes."""
     lines = [f"Tests: {event.summary}"]
     lines += [f"- {run}" for run in event.test_runs]
-    if event.fixed:
-        lines.append("Now passes (failed before the session): " + ", ".join(event.fixed))
-    if event.still_failing:
-        lines.append(
-            "Still failing (before the session too; this step reaches it): "
-            + ", ".join(event.still_failing)
-        )
-    if event.old_failures:
-        lines.append("Failing before the session too: " + ", ".join(event.old_failures))
+    lines += old_failure_lines(event.fixed, event.still_failing, event.old_failures, event.disowned)
     if event.written_by_tests:
         line = written_line(event.written_by_tests)
         lines.append(f"{line[0].upper()}{line[1:]}")

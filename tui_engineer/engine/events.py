@@ -303,6 +303,9 @@ class TestsFinished(Event):
     old_failing: tuple[str, ...] = ()
     # Tests that failed on the starting commit and pass here: the step fixed them.
     fixed: tuple[str, ...] = ()
+    # Tests that failed on the starting commit too, still fail, and the step's change runs
+    # through them (engine/reach.py): the step's to fix, in `failing` unless disowned.
+    reached: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -341,6 +344,9 @@ class ProposalReady(Event):
     # Old failures this step's change reaches (its narrowed runs chose them, or it changed
     # their test file) that still fail: said apart, never hidden under "tests passed".
     still_failing: tuple[str, ...] = ()
+    # Of those, (id, the model's reason) for each the model said is not the step's to fix
+    # (edits/disown.py): shown with the reason, never as "tests passed".
+    disowned: tuple[tuple[str, str], ...] = ()
     # A kept subset of the hunks was tested ("partial: 3 of 5 hunks, tests re-run"); the hunks
     # left out as (path, index) (engine/hunks.py), shown dimmed.
     partial: str = ""

@@ -122,6 +122,7 @@ class PairReview:
                 old_failures=proposal.old_failures(),
                 fixed=tuple(proposal.report.fixed) if proposal.report else (),
                 still_failing=tuple(proposal.report.reached) if proposal.report else (),
+                disowned=tuple(proposal.report.disowned.items()) if proposal.report else (),
                 partial=proposal.partial,
                 dropped=tuple((h.path, h.index) for h in proposal.dropped),
                 edited=proposal.edited,

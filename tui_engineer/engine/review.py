@@ -37,18 +37,46 @@ def written_line(written: Sequence[tuple[str, str]], note: str = ", not committe
     return f"{WRITTEN_BY_TESTS}{note}: {files}"
 
 
-def old_failure_lines(fixed: Sequence[str], still: Sequence[str], old: Sequence[str]) -> list[str]:
+# A test red at the start that the step's change runs through (engine/reach.py), still red.
+STILL_FAILING = "Still failing, and your change runs through it (it failed before this session too)"
+
+
+def tests_result(tests_ok: bool, summary: str, disowned: Sequence[tuple[str, str]] = ()) -> str:
+    """A proposal's result in a few words: "tests pass", "tests pass but for test_add (not this
+    step's, says the model)", or "tests: <summary>" when they fail."""
+    if not tests_ok:
+        return f"tests: {summary}"
+    if not disowned:
+        return "tests pass"
+    names = ", ".join(i.rsplit("::", 1)[-1] for i, _ in disowned[:3])
+    return f"tests pass but for {names} (not this step's, says the model)"
+
+
+def old_failure_lines(
+    fixed: Sequence[str],
+    still: Sequence[str],
+    old: Sequence[str],
+    disowned: Sequence[tuple[str, str]] = (),
+) -> list[str]:
     """What a review says of the tests red on the starting commit, a sentence each: those the
-    step fixed, those it reaches that still fail, and the rest (not the step's)."""
+    step fixed, those its change runs through that still fail (with the model's reason when it
+    said one is not the step's: edits/disown.py), and the rest (not the step's)."""
 
     def ids(these: Sequence[str]) -> str:
         return ", ".join(these[:3]) + (" …" if len(these) > 3 else "")
 
+    reasons = dict(disowned)
     lines = []
     if fixed:
         lines.append(f"Now passes (failed before this session): {ids(fixed)}")
-    if still:
-        lines.append(f"Still failing (before this session too; this step reaches it): {ids(still)}")
+    owned = [i for i in still if i not in reasons]
+    if owned:
+        lines.append(f"{STILL_FAILING}: {ids(owned)}")
+    for test_id, why in reasons.items():
+        lines.append(
+            f"{STILL_FAILING}: {test_id}. Not this step's, says the model: "
+            f"{why or '(no reason given)'}"
+        )
     rest = [i for i in old if i not in still]  # those reached are said once, above
     if rest:
         lines.append(f"{len(rest)} failing before this session: {ids(rest)} (not this step's)")

@@ -361,6 +361,7 @@ class Runtime:
                 output_tail="" if report.ok else tail_lines(report.output_tail, FAILED_TAIL_LINES),
                 old_failing=tuple(f.test_id for f in report.old),
                 fixed=tuple(report.fixed),
+                reached=tuple(report.reached),
             )
         )
         return report

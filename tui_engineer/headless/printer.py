@@ -247,7 +247,7 @@ class ProgressPrinter:
     def _on_proposal_ready(self, e: ev.ProposalReady) -> None:
         if e.written_by_tests:  # left out of the step's commit unless the human keeps them
             self._line(f"  {written_line(e.written_by_tests)}")
-        for line in old_failure_lines(e.fixed, e.still_failing, e.old_failures):
+        for line in old_failure_lines(e.fixed, e.still_failing, e.old_failures, e.disowned):
             self._line(f"  {line}")
 
     def _on_step_preparing(self, e: ev.StepPreparing) -> None:

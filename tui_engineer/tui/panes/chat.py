@@ -18,7 +18,7 @@ from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.chat_target import restarted_line
 from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
-from tui_engineer.engine.review import BY_YOU, old_failure_lines, written_line
+from tui_engineer.engine.review import BY_YOU, old_failure_lines, tests_result, written_line
 from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.panes.chat_text import code_paths, edited_line
@@ -330,7 +330,9 @@ class ChatPane(VerticalScroll):
                 f"{line[0].upper()}{line[1:]}. To commit one too, press space on it in the "
                 "Diff pane."
             )
-        for note in old_failure_lines(event.fixed, event.still_failing, event.old_failures):
+        for note in old_failure_lines(
+            event.fixed, event.still_failing, event.old_failures, event.disowned
+        ):
             await self.note(note)
 
     async def _review_marks(self, event: ev.ProposalReady) -> None:
@@ -343,7 +345,7 @@ class ChatPane(VerticalScroll):
                 error=True,
             )
         elif event.edited:
-            result = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+            result = tests_result(event.tests_ok, event.summary, event.disowned)
             await self.note(f"Step {event.step} edited by you, tested again: {result}.")
 
     @on(heard(ev.ReviewNotesDelivered))

@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.review import tests_result
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.tui.engine_messages import EngineMessage, heard
@@ -204,7 +205,7 @@ class StatusBar(Static):
     @on(heard(ev.ProposalReady))
     def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
         event = message.event
-        tests = "tests pass" if event.tests_ok else f"tests: {event.summary}"
+        tests = tests_result(event.tests_ok, event.summary, event.disowned)
         self.phase = f"review step {event.step} ({tests})"  # the keys are in the footer
 
     @on(heard(ev.DecisionMade))

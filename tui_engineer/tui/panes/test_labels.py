@@ -35,6 +35,10 @@ def finished_label(event: ev.TestsFinished) -> str:
     if event.fixed:
         fixed = "now passes: " + ", ".join(i.rsplit("::", 1)[-1] for i in event.fixed[:3])
         label = f"{label} · {fixed}" if label else fixed
+    if event.reached:
+        names = ", ".join(i.rsplit("::", 1)[-1] for i in event.reached[:3])
+        reached = f"still failing, and your change runs through it: {names}"
+        label = f"{label} · {reached}" if label else reached
     if event.old_failing:
         old = f"{len(event.old_failing)} of them failing before this session"
         label = f"{label} · {old}" if label else old
