@@ -189,18 +189,31 @@ async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_be
         '    """Return first *n* items of the *iterable* as a list.\n',
         '    """Return the first *n* items of the *iterable* as a list.\n',
     )
-    scripted_server.script(Reply(text=docstring))
+    # take's docstring lies inside take, which test_simple_take calls: the change runs through
+    # that old failure (engine/reach.py), so it is the step's until the model says it is not.
+    why = "this step fixes a docstring; the test's expected list is wrong"
+    scripted_server.script(
+        Reply(text=docstring),
+        Reply(text="test_simple_take expects four items from take(5, ...)."),
+        Reply(text=f"NOT THIS STEP'S: {TAKE_TEST}: {why}\n"),
+    )
     out = io.StringIO()
     result, seen = await _session(
         repo, scripted_server, command, "fix the grammar of take's docstring",
         sink=ProgressPrinter(out), test_timeout=600,
     )  # fmt: skip
-    assert result.exit_code == 0, out.getvalue()
+    printed = out.getvalue()
+    assert result.exit_code == 0, printed
     assert git(repo, "log", "-1", "--format=%s") == "fix the grammar of take's docstring"
     (proposal,) = seen.of(ev.ProposalReady)
     assert proposal.tests_ok and proposal.old_failures == (TAKE_TEST,)
-    assert f"1 failing before this session: {TAKE_TEST}" in out.getvalue()
-    assert len(scripted_server.chat_requests) == 1
+    assert proposal.still_failing == (TAKE_TEST,) and "auto (tests passed)" not in printed
+    assert f"{TAKE_TEST}. Not this step's, says the model: {why}" in printed
+    assert why in git(repo, "log", "-1", "--format=%B")
+    assert len(scripted_server.chat_requests) == 3  # propose, diagnose, the answer
+    # Only the test the change runs through: none of the other 900 tests of the file.
+    fix_prompt = scripted_server.chat_requests[2].messages[-1]["content"]
+    assert "it calls take(), which the step changed in more_itertools/recipes.py" in fix_prompt
 
 
 @whole_session

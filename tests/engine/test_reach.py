@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tui_engineer.engine.reach import changed_code, judge, reach
+from tui_engineer.engine.reach import changed_code, judge, reach, unknown
 from tui_engineer.verify.report import FailingTest, TestReport
 
 CALC = {
@@ -136,3 +136,25 @@ def test_judge_gives_a_reached_old_failure_back_to_the_step_and_keeps_a_disowned
     assert disowned.ok and disowned.disowned == {ADD: "the step only documents add"}
     assert "tests passed" not in disowned.summary()
     assert f"not this step's says the model: {ADD}" in disowned.summary()
+
+
+def test_reach_is_unknown_only_where_no_rule_can_find_the_test(make_repo) -> None:
+    repo = make_repo({**CALC, "test/calc.test.js": "test('add', () => {});\n"})
+    ids = (ADD, "test/calc.test.js > add", "example.com/calc::TestAdd", "calc adds", "tests::adds")
+    assert unknown(repo, ids) == ["calc adds", "tests::adds"]  # a Catch2 case; cargo, no crate
+
+
+def test_a_test_importing_the_package_that_re_exports_the_module_is_reached(make_repo) -> None:
+    """more-itertools: `import more_itertools as mi` then `mi.take(…)` tests recipes.py's take."""
+    files = {
+        "more_itertools/__init__.py": "from .recipes import *\n",
+        "more_itertools/recipes.py": 'def take(n, it):\n    """Return first n items."""\n'
+        "    return list(it)[:n]\n\n\ndef tail(n, it):\n    return list(it)[-n:]\n",
+        "tests/test_recipes.py": "import more_itertools as mi\n\n\ndef test_take():\n"
+        "    assert mi.take(2, [1, 2, 3]) == [1]\n\n\ndef test_tail():\n"
+        "    assert mi.tail(1, [1, 2]) == [1]\n",
+    }
+    text = files["more_itertools/recipes.py"].replace("Return first", "Return the first")
+    repo, diff = _changed(make_repo, files, {"more_itertools/recipes.py": text})
+    ids = ("tests/test_recipes.py::test_take", "tests/test_recipes.py::test_tail")
+    assert set(_reached(repo, diff, ids)) == {"tests/test_recipes.py::test_take"}

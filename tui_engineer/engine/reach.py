@@ -140,6 +140,22 @@ def reach(workdir: Path, test_ids: Iterable[str], changed: ChangedCode) -> dict[
     return found
 
 
+def unknown(workdir: Path, test_ids: Iterable[str]) -> list[str]:
+    """The ids whose reach cannot be read from the code: no rule above knows where such a test
+    lives (a Catch2 case, a runner's own names). Only naming and their file count for them."""
+    cargo = (workdir / "Cargo.toml").is_file()
+    return [i for i in test_ids if not _readable(workdir, i.split("[", 1)[0], cargo)]
+
+
+def _readable(workdir: Path, bare: str, cargo: bool) -> bool:
+    head = bare.split(" > ", 1)[0].split("::", 1)[0]
+    if head.endswith((".py", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx")):
+        return (workdir / head).is_file()
+    if "::" in bare and "/" in head and "." in head.split("/", 1)[0]:
+        return True  # go: `example.com/calc::TestAdd`
+    return cargo and " " not in bare
+
+
 def _why(workdir: Path, test_id: str, changed: ChangedCode) -> str:
     bare = test_id.split("[", 1)[0]
     if " > " in bare:  # node/jest: `test/calc.test.js > suite > name`
@@ -163,7 +179,7 @@ def _why_python(workdir: Path, path: str, qualified: str, changed: ChangedCode) 
     text = data.decode("utf-8", "replace")
     body = _body(path, data, qualified.replace("::", ".")) if qualified else text
     for module, names in changed.functions.items():
-        if not module.endswith(".py") or not imports_module(text, module_names(module)):
+        if not module.endswith(".py") or not imports_module(text, _importable(module)):
             continue
         if "" in names:
             return f"its file imports {module}, which the step changed outside any function"
@@ -171,6 +187,17 @@ def _why_python(workdir: Path, path: str, qualified: str, changed: ChangedCode) 
         if used:
             return f"it calls {used}, which the step changed in {module}"
     return ""
+
+
+def _importable(module: str) -> set[str]:
+    """The names a test may import `module`'s functions by: the module's own, and its packages'
+    (a package re-exports: `import more_itertools as mi; mi.take` tests recipes.py's take)."""
+    names = module_names(module)
+    pure = PurePosixPath(module)
+    for parent in pure.parents:
+        if parent.name and parent != PurePosixPath("."):
+            names |= module_names(f"{parent}.py")
+    return names
 
 
 def _body(path: str, data: bytes, qualified: str) -> str:
@@ -300,6 +327,15 @@ def judge(
     report.reached = list(dict.fromkeys([*report.reached, *still]))
     report.disowned = {i: disowned[i] for i in report.reached if i in disowned}
     report.reach_why = {**report.reach_why, **found}
+
+
+def unknown_notice(ids: Sequence[str]) -> str:
+    shown = ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+    return (
+        f"Reach unknown for {shown}: failing before this session, but where such a test lives "
+        "cannot be read from the code, so whether a step's change runs through it is not known. "
+        "It is a step's only when the request or the plan names it, or the step changes its file."
+    )
 
 
 def reach_hint(report: TestReport) -> str:

@@ -373,6 +373,11 @@ class Runtime:
             return
         diff = await asyncio.to_thread(self.shadow.diff)
         await asyncio.to_thread(reach.judge, report, failing, self.workdir, diff, disowned)
+        if "reach unknown" not in self._warned:
+            self._warned.add("reach unknown")
+            unread = reach.unknown(self.workdir, failing)
+            if unread:
+                self.emit(ev.Notice(message=reach.unknown_notice(unread)))
 
 
 def _estimate(chars: int) -> int:
