@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from unidiff import PatchSet
@@ -89,18 +90,34 @@ def _changed_lines(patched) -> set[int]:  # noqa: ANN001 (unidiff's PatchedFile)
 
 def _read(path: Path) -> bytes | None:
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
+        stat = path.stat()
+    except OSError:
+        return None
+    if stat.st_size > MAX_FILE_BYTES:
+        return None
+    return _read_as_of(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=512)
+def _read_as_of(path: Path, mtime_ns: int, size: int) -> bytes | None:
+    """A file's bytes, read once while it stays the same: a suite with hundreds of old failures
+    in one test file reads and parses that file once per change, not once per test."""
+    try:
         return path.read_bytes()
     except OSError:
         return None
 
 
+@lru_cache(maxsize=512)
+def _symbols(path: str, data: bytes) -> list[Symbol]:
+    return parse_symbols(path, data) or []
+
+
 def _functions_at(file: Path, path: str, lines: set[int]) -> set[str]:
     data = _read(file)
-    symbols = parse_symbols(path, data) if data is not None else None
-    if symbols is None:
+    if data is None or language_of(path) is None:
         return {""}
+    symbols = _symbols(path, data)
     functions = [s for s in symbols if s.kind in _FUNCTIONS]
     names: set[str] = set()
     for number in lines:
@@ -203,7 +220,7 @@ def _importable(module: str) -> set[str]:
 def _body(path: str, data: bytes, qualified: str) -> str:
     """The source of the definition `qualified` (`Class.test_x`, `tests.adds`) in a file, or
     '' when it is not there."""
-    symbols = parse_symbols(path, data) or []
+    symbols = _symbols(path, data)
     short = qualified.rsplit(".", 1)[-1]
     match = next((s for s in symbols if s.name == qualified), None) or next(
         (s for s in symbols if s.kind in _FUNCTIONS and s.short == short), None
