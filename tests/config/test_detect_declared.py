@@ -35,7 +35,7 @@ def test_a_tox_ini_running_its_own_script_wins_over_package_json(
                       "tests/runtests.py": "", "tests/test_x.py": ""})  # fmt: skip
     assert detect_test_command(repo) == (
         "python tests/runtests.py",
-        "commands of [testenv] in tox.ini",
+        "commands of [testenv] in tox.ini for the py3 environment",
     )
 
 

@@ -1,7 +1,7 @@
-"""The test command a project declares for its own tools: tox.ini's `commands`, a test script
-in pyproject.toml (hatch, pdm, poe), the recipe of a Makefile's `test` target. Read before any
-guess from file names, because the project says there how its tests run (Django's tox.ini runs
-`tests/runtests.py`, not pytest, though it also has a package.json for its JavaScript).
+"""The test command a project declares for its own tools (tox's commands: config/tox_ini.py),
+a test script in pyproject.toml (hatch, pdm, poe), the recipe of a Makefile's `test` target.
+Read before any guess from file names, because the project says there how its tests run
+(Django's tox.ini runs `tests/runtests.py`, not pytest, though it also has a package.json).
 
 A declared command is taken only when it clearly runs tests (a test runner, or a script named
 for tests) and is one command once the tool's own parts are removed: `{posargs}` and `{args}`
@@ -11,11 +11,9 @@ clear is left to the next source: a wrong guess would run something that is not 
 
 from __future__ import annotations
 
-import configparser
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable
 from pathlib import Path
 
 from tui_engineer.base.shell_command import python_module, words
@@ -87,60 +85,9 @@ def _without_cov_options(tokens: list[str]) -> list[str]:
     return kept
 
 
-def _first_test_command(lines: Iterable[str]) -> str | None:
-    for line in lines:
-        command = cleaned(line)
-        if command and runs_tests(command):
-            return command
-    return None
+# --- tox.ini: config/tox_ini.py ---------------------------------------------------------------
 
-
-# --- tox.ini ---------------------------------------------------------------------------------
-
-_POSARGS = re.compile(r"\{posargs(?::(?P<default>[^}]*))?\}")
 _ARGS = re.compile(r"\{args(?::(?P<default>[^}]*))?\}")  # hatch's
-
-
-def tox(root: Path) -> Found | None:
-    """The test command of tox.ini's [testenv] (else of a test environment of its own)."""
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string((root / "tox.ini").read_text(encoding="utf-8", errors="replace"))
-    except (OSError, configparser.Error):
-        return None
-    names = ["testenv"] + [
-        s for s in parser.sections() if s.startswith("testenv:") and not NOT_TESTS.search(s)
-    ]
-    for name in names:
-        if not parser.has_option(name, "commands"):
-            continue
-        found = _first_test_command(_tox_lines(parser.get(name, "commands")))
-        if found:
-            return _in_folder(found, _tox_folder(parser, name)), f"commands of [{name}] in tox.ini"
-    return None
-
-
-def _tox_lines(value: str) -> list[str]:
-    lines = []
-    for line in value.replace("\\\n", " ").splitlines():
-        line = _POSARGS.sub(lambda m: m["default"] or "", line)
-        line = line.replace("{envpython}", "python").replace("{envbindir}/", "")
-        line = line.replace("{toxinidir}/", "").replace("{toxinidir}", ".")
-        if line.strip() and "{" not in line:
-            lines.append(line)
-    return lines
-
-
-def _tox_folder(parser: configparser.ConfigParser, name: str) -> str:
-    folder = parser.get(name, "changedir", fallback="") or parser.get(
-        "testenv", "changedir", fallback=""
-    )
-    folder = folder.strip().replace("{toxinidir}/", "").replace("{toxinidir}", ".")
-    return "" if folder in ("", ".") or "{" in folder or folder.startswith("/") else folder
-
-
-def _in_folder(command: str, folder: str) -> str:
-    return f"cd {shlex.quote(folder)} && {command}" if folder else command
 
 
 # --- pyproject.toml: hatch, pdm and poe scripts -----------------------------------------------

@@ -1,7 +1,7 @@
 """Find the test command of a repository from a few cheap, bounded looks, most specific first:
 what the project declares for its own tools (tox.ini's commands, a nox session, a pyproject
-script, a Makefile test target's one command, a CI workflow's test step: config/declared.py,
-config/nox_and_workflows.py), pytest's own config, a Rust crate, a Go module,
+script, a Makefile test target's one command, a CI workflow's test step: config/tox_ini.py,
+config/declared.py, config/nox_and_workflows.py), pytest's own config, a Rust crate, a Go module,
 a JavaScript package's `test` script, then Python test files (pytest, or unittest when the tests
 are unittest's and the environment has no pytest), then a Makefile's `test` target run whole.
 The reason is returned with the command and shown to the user."""
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui_engineer.base.shell_command import words
-from tui_engineer.config import declared, nox_and_workflows
+from tui_engineer.config import declared, nox_and_workflows, tox_ini
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.
@@ -40,8 +40,9 @@ _REPO_VENVS = (".venv", "venv")
 def detect_test_command(repo_root: Path, *, repo_venv: bool = True) -> tuple[str, str] | None:
     """(command, reason) for the repo's tests, else None. `repo_venv`: pytest may run from the
     repository's own .venv (not in a container: a host's venv does not run there)."""
+    tox = tox_ini.tox(repo_root)
     checks: list[Callable[[Path], tuple[str, str] | None]] = [
-        _declared(declared.tox, repo_venv),
+        _declared(lambda _root: tox if isinstance(tox, tuple) else None, repo_venv),
         _declared(nox_and_workflows.noxfile, repo_venv),
         _declared(declared.pyproject_script, repo_venv),
         _declared(declared.makefile_recipe, repo_venv),
@@ -57,8 +58,15 @@ def detect_test_command(repo_root: Path, *, repo_venv: bool = True) -> tuple[str
     for check in checks:
         found = check(repo_root)
         if found:
-            return found
+            return _with_note(found, tox)
     return None
+
+
+def _with_note(found: tuple[str, str], tox: object) -> tuple[str, str]:
+    """A guess made although tox is configured says why tox's commands were not taken."""
+    if not isinstance(tox, tox_ini.NotRead):
+        return found
+    return found[0], f"{found[1]} (tox's commands not used: {tox.why})"
 
 
 def _pytest(

@@ -1,4 +1,4 @@
-"""Two more places a project declares how its tests run (beside config/declared.py's tox.ini,
+"""Two more places a project declares how its tests run (beside config/tox_ini.py's tox.ini and
 pyproject scripts and Makefile): a nox session that runs them, and a CI workflow step that does.
 
 - noxfile.py is read, never run (it is the repository's code): its `@nox.session` functions
