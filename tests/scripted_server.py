@@ -159,6 +159,7 @@ class Reply:
         response at all (non-stream).
     hold: a Gate the reply waits at until the test opens it; hold_after: after that many
         content chunks of a stream (None: before the response starts).
+    html_page: answer with an HTML page and status 200, as a proxy's passing error page does.
     """
 
     text: str = ""
@@ -180,6 +181,8 @@ class Reply:
     hold_after: int | None = None
     # The model calls tools: (name, arguments as a dict) each; finish_reason "tool_calls".
     tool_calls: Sequence[tuple[str, dict[str, Any]]] = ()
+    # A proxy's or gateway's error page, answered with status 200 instead of this reply.
+    html_page: bool = False
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -464,6 +467,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._drop()
         if reply.status != 200:
             return self._send_error(reply)
+        if reply.html_page:
+            return self._send_html()
         window = self.scripted.context_window
         if window is not None and flavour is not None:
             reply = self._as_flavour(flavour, request, reply, window)

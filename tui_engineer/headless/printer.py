@@ -173,6 +173,9 @@ class ProgressPrinter:
             self._waiting.cancel()
             self._waiting = None
 
+    def _on_model_retried(self, e: ev.ModelRetried) -> None:
+        self._line(f"  ↻ the {e.purpose} reply was broken ({e.reason}): asked again")
+
     def _on_server_paused(self, e: ev.ServerPaused) -> None:
         self._stop_waiting()
         limit = f"for up to {e.wait:g} s (server_wait)" if e.wait is not None else "until it does"

@@ -283,6 +283,7 @@ class ModelClient:
             raise self._errors.sdk_error(err) from None
         self._errors.refuse_web_page(raw.headers)
         page = raw.parse()
+        self._calls.answered = True  # the base URL is the API: a later HTML page is a proxy's
         names = [m.id for m in page.data]
         if not model_is_served(self.model, names):
             shown = ", ".join(sorted(names)[:12]) + (", ..." if len(names) > 12 else "")

@@ -132,11 +132,15 @@ class ErrorMapper:
             f"times in a row.{likely}"
         )
 
+    def is_web_page(self, headers: Mapping[str, str]) -> bool:
+        return "text/html" in headers.get("content-type", "").lower()
+
     def refuse_web_page(self, headers: Mapping[str, str]) -> None:
         """Raise NotTheApi when a reply is a web page (HTML), whatever its status: the base
         URL points at a web UI, a proxy's login page, or the server's root instead of /v1.
-        Checked before the body is read, so before any retry."""
-        if "text/html" in headers.get("content-type", "").lower():
+        Checked before the body is read, so before any retry. (Once the server has answered
+        properly, llm/streaming.py takes such a page for a proxy's error page and retries.)"""
+        if self.is_web_page(headers):
             raise NotTheApi(
                 f"The server at {self.base_url} answered with an HTML page, not the OpenAI "
                 "API: is the base URL right, ending in /v1? (OPENAI_BASE_URL / --base-url)"

@@ -5,6 +5,9 @@
 - a stream dropped mid-way, a malformed chunk, an error event inside the stream or an empty reply
   is retried from scratch a bounded number of times (`on_reset` tells the consumer why and to
   drop what it showed); 429/5xx/connection errors are retried by the SDK itself;
+- an HTML page answered with status 200 is a wrong base URL while the server has never answered
+  properly (NotTheApi, at once), and a proxy's or gateway's passing error page once it has: then
+  it is retried like a 502/503, backing off, a bounded number of times, each retry said;
 - budgets are enforced during a stream: when the token or time budget runs out mid-reply the
   stream is cancelled (BudgetExceeded, with the partial reply counted in the ledger);
 - a stream that overruns the reply cap is cut there (llm/reply_cap.py);
@@ -34,6 +37,8 @@ ResetCallback = Callable[[], None]
 RetryCallback = Callable[[str], None]  # gets the reason a reply was asked again
 
 DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty): retries
+ERROR_PAGE = "an HTML error page from a proxy or gateway"  # the reason a retry gives
+ERROR_PAGE_BACKOFF = 0.5  # seconds before the first retry after an error page, doubled after
 # A local model that answers nothing at all is most often given the wrong chat template: a model
 # file without one (a base model) makes llama-cpp-python fall back to llama-2's format.
 EMPTY_REPLY_HINT = (
@@ -89,6 +94,8 @@ class ChatCalls:
         self.cap = ReplyCap()
         self.tools_ok = True  # False once the server refused a request with tools
         self.on_tools_refused: Callable[[str], None] | None = None
+        # True once the server answered properly: an HTML page is then a passing error page.
+        self.answered = False
 
     async def call(
         self,
@@ -122,10 +129,12 @@ class ChatCalls:
                     accounts.ledger.add(reply.usage)
                     raise StreamDropped("", None, "empty")
             except StreamDropped as drop:
-                if drop.reason != "empty":  # the server did work (and may bill it): count it
+                if drop.reason not in ("empty", ERROR_PAGE):  # the server did work: count it
                     accounts.ledger.add(accounts.usage(conversation, drop.partial, None))
                 if attempt == DROPPED_STREAM_RETRIES:
                     raise self._broken_reply(drop, conversation, known_window) from None
+                if drop.reason == ERROR_PAGE:  # as the SDK backs off before a 502/503 again
+                    await asyncio.sleep(ERROR_PAGE_BACKOFF * 2**attempt)
                 self.retries += 1
                 if on_retry is not None:
                     on_retry(drop.reason)
@@ -133,6 +142,7 @@ class ChatCalls:
                     on_reset()
                 continue
             accounts.ledger.add(reply.usage)
+            self.answered = True
             return reply
         raise AssertionError("unreachable")
 
@@ -140,6 +150,12 @@ class ChatCalls:
         self, drop: StreamDropped, conversation: list[Message], known_window: int | None
     ) -> LLMError:
         tries = DROPPED_STREAM_RETRIES + 1
+        if drop.reason == ERROR_PAGE:
+            return LLMError(
+                f"The server at {self.base_url} answered with an HTML page instead of a reply "
+                f"{tries} times in a row, after answering properly earlier in this session: a "
+                "proxy or gateway in between is failing. Try again later."
+            )
         if drop.reason == "empty":
             return ModelReplyError(
                 f"The model {self.model} at {self.base_url} returned an empty reply {tries} "
@@ -250,7 +266,9 @@ class ChatCalls:
         if self._stream_options_ok:
             extra["stream_options"] = {"include_usage": True}
         chunks = await self._sdk.chat.completions.create(**params, **extra)
-        self._errors().refuse_web_page(chunks.response.headers)
+        if self._errors().is_web_page(chunks.response.headers):
+            await chunks.close()
+            self._web_page(chunks.response.headers)
         finish: str | None = None
         model, usage = self.model, None
         prompt = self.accounts.prompt_tokens(conversation)
@@ -299,7 +317,7 @@ class ChatCalls:
         self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
     ) -> Reply:
         raw = await self._sdk.chat.completions.with_raw_response.create(**params)
-        self._errors().refuse_web_page(raw.headers)
+        self._web_page(raw.headers)
         response = raw.parse()
         if not response.choices:
             raise ModelReplyError(f"The server at {self.base_url} returned a reply with no text.")
@@ -319,6 +337,13 @@ class ChatCalls:
             if getattr(c, "function", None) is not None
         ]
         return reply
+
+    def _web_page(self, headers: Any) -> None:
+        """An HTML page: a passing error page once the server has answered properly (retried),
+        else a base URL that is not the API (NotTheApi)."""
+        if self.answered and self._errors().is_web_page(headers):
+            raise StreamDropped("", None, ERROR_PAGE)
+        self._errors().refuse_web_page(headers)
 
     def _reply(
         self, conversation: list[Message], text: str, finish: str, model: str, usage: Any
