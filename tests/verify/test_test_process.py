@@ -191,3 +191,14 @@ async def test_child_process_cannot_see_the_api_key(
     result = await run_command("env", tmp_path, timeout=5)  # default env: scrubbed os.environ
     assert "very-secret-value" not in result.output
     assert f"PATH={os.environ['PATH']}" in result.output.splitlines()
+
+
+async def test_colour_escapes_are_taken_out_of_the_lines_and_the_output(tmp_path: Path) -> None:
+    """A runner asked for colour (zope-testrunner -c): the human's lines and the output read
+    for tails and prompts hold the text, not `\\x1b[31m` (issue 48, part 5)."""
+    lines: list[str] = []
+    command = r"printf '\033[1;31mFailure in test\033[0m x\n"
+    command += r"\033]0;title\007  Ran \033[32m1\033[0m\n'"
+    result = await run_command(command, tmp_path, timeout=10, on_output=lines.append)
+    assert lines == ["Failure in test x", "  Ran 1"]
+    assert result.output == "Failure in test x\n  Ran 1\n"

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui_engineer.base.escapes import without_escapes
 from tui_engineer.verify import runners
 from tui_engineer.verify.runner_result import RunnerResult
 from tui_engineer.verify.runners import pytest
@@ -190,16 +191,17 @@ def report_from_run(
     """Build the report for `command` (as the user wrote it). With `junit_path` (a pytest run),
     counts come from the XML; if pytest wrote none or a broken one, fall back to exit code + tail
     and say why in `note`."""
+    output = without_escapes(run.output)  # a runner asked for colour: none in tails or prompts
     report = TestReport(
         command=command,
         exit_code=run.exit_code,
         duration=run.duration,
         timed_out=run.timed_out,
-        output_tail=tail_lines(run.output),
+        output_tail=tail_lines(output),
     )
     if junit_path is None:
         if not run.timed_out:
-            _read_runner_output(report, run.output, root)
+            _read_runner_output(report, output, root)
         return report
     if run.timed_out:
         report.note = "pytest was stopped by the timeout before writing its report."

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.base.errors import UserError
+from tui_engineer.base.escapes import without_escapes
 from tui_engineer.verify.environment import env_for_tests
 
 OutputCallback = Callable[[str], None]
@@ -100,18 +101,20 @@ class _CappedBuffer:
                 self.dropped += excess
 
     def text(self) -> str:
-        head = bytes(self._head).decode("utf-8", errors="replace")
-        tail = b"".join(self._tail).decode("utf-8", errors="replace")
+        """The output kept, its colour and other terminal escapes taken out."""
+        head = without_escapes(bytes(self._head).decode("utf-8", errors="replace"))
+        tail = without_escapes(b"".join(self._tail).decode("utf-8", errors="replace"))
         if not self.dropped:
             return head + tail
         return f"{head}\n[... {self.dropped} bytes dropped ...]\n{tail}"
 
 
 class _LineSplitter:
-    """Decodes a byte stream as UTF-8 (errors replaced) and hands out complete lines."""
+    """Decodes a byte stream as UTF-8 (errors replaced) and hands out complete lines, with no
+    terminal escapes (colours) in them."""
 
     def __init__(self, on_line: OutputCallback | None) -> None:
-        self._on_line = on_line
+        self._on_line = (lambda line: on_line(without_escapes(line))) if on_line else None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = ""
 

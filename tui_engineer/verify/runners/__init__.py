@@ -14,10 +14,19 @@ from pathlib import Path
 
 from tui_engineer.base.shell_command import last_command, python_module, words
 from tui_engineer.verify.runner_result import RunnerResult
-from tui_engineer.verify.runners import cargo, catch2, go, jest, node, pytest, unittest
+from tui_engineer.verify.runners import (
+    cargo,
+    catch2,
+    go,
+    jest,
+    node,
+    pytest,
+    unittest,
+    zope_testrunner,
+)
 from tui_engineer.verify.runners.base import Runner
 
-RUNNERS: tuple[Runner, ...] = (pytest, cargo, go, jest, node, catch2, unittest)
+RUNNERS: tuple[Runner, ...] = (pytest, cargo, go, jest, node, catch2, zope_testrunner, unittest)
 
 # Commands that run a runner through something else, by the name a user knows them by.
 _OTHERS = {
@@ -84,7 +93,7 @@ def known_runner(command: str) -> bool:
 
 def narrowable() -> list[str]:
     """The names of the runners that can be narrowed, for messages and documents."""
-    return [r.name for r in RUNNERS if r is not catch2]
+    return [r.name for r in RUNNERS if r not in (catch2, zope_testrunner)]
 
 
 def runner_name(command: str) -> str:
