@@ -94,3 +94,53 @@ def test_workflow_steps_that_are_not_one_plain_test_command_are_left(
     workflow = f"jobs:\n  t:\n    steps:\n      - {run}\n"
     repo = make_repo({".github/workflows/ci.yaml": workflow, "go.mod": "module x\n"})
     assert detect_test_command(repo) == ("go test ./...", "go.mod")
+
+
+# Noxfiles written as projects write them (issue 48, part 1): a module constant, a parameter of
+# the session, the posargs' default. The first is in the style of structlog's and attrs's test
+# sessions (a parametrized suite), the others of pip-tools' and httpx's `session.posargs or …`.
+PARAMETRIZED = """import nox
+
+PYTHONS = ["3.10", "3.11", "3.12"]
+STRICT = "--strict-markers"
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("suite", ["unit", "integration"])
+def tests(session, suite):
+    session.install("-e", ".[tests]")
+    session.run("pytest", STRICT, f"tests/{suite}", *session.posargs)
+"""
+POSARGS_OR_DEFAULT = """import nox
+
+
+@nox.session
+def tests(session):
+    args = session.posargs or ["-n", "auto", "tests"]
+    session.run("pytest", *args)
+"""
+STARRED_DEFAULT = """import nox
+
+
+@nox.session
+@nox.parametrize("django", ["4.2", "5.1"])
+def tests(session, django):
+    session.install(f"django~={django}")
+    session.run("python", "-m", "pytest", *(session.posargs or ("tests",)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("noxfile", "found"),
+    [
+        (PARAMETRIZED, ("pytest --strict-markers tests/unit",
+                        "the tests(suite='unit') session in noxfile.py")),
+        (POSARGS_OR_DEFAULT, ("pytest -n auto tests", "the tests session in noxfile.py")),
+        (STARRED_DEFAULT, ("python -m pytest tests", "the tests session in noxfile.py")),
+    ],
+)  # fmt: skip
+def test_nox_sessions_with_parameters_constants_and_posargs_defaults(
+    make_repo: Callable[..., Path], noxfile: str, found: tuple[str, str]
+) -> None:
+    repo = make_repo({"noxfile.py": noxfile, "tests/unit/test_x.py": ""})
+    assert detect_test_command(repo) == found

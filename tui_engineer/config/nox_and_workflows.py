@@ -2,9 +2,12 @@
 pyproject scripts and Makefile): a nox session that runs them, and a CI workflow step that does.
 
 - noxfile.py is read, never run (it is the repository's code): its `@nox.session` functions
-  whose `session.run(...)` is a test command written as plain strings (`*session.posargs`
-  dropped). A session named `tests` (or `test`) is taken first, then the first other one that
-  is not lint, docs or the like.
+  whose `session.run(...)` is a test command written plainly: strings, names assigned a string
+  or a list of them (in the module or the function), f-strings of those, `*session.posargs`
+  dropped and `session.posargs or [default]` read as its default, a `@nox.parametrize`
+  parameter as its first value (the session then named as nox names it, `tests(suite='unit')`).
+  A session named `tests` (or `test`) is taken first, then the first other one that is not
+  lint, docs or the like.
 - .github/workflows/*.yml: the `run:` lines of the steps (one line, or each line of a `|`
   block), the first that is a test command (a runner, or a script named for tests) with no
   `${{ … }}` expression in it. `make test`, tox and nox themselves are left to the sources that
@@ -50,14 +53,19 @@ def noxfile(root: Path) -> Found | None:
     except (SyntaxError, ValueError):
         return None
     sessions = [(name, command) for name, command in _sessions(tree) if not NOT_TESTS.search(name)]
-    sessions.sort(key=lambda found: found[0] not in _TEST_SESSIONS)  # stable: tests first
+    sessions.sort(key=lambda found: found[0].partition("(")[0] not in _TEST_SESSIONS)  # stable
     for name, command in sessions:
         return command, f"the {name} session in noxfile.py"
     return None
 
 
+Words = list[str]
+
+
 def _sessions(tree: ast.Module) -> list[tuple[str, str]]:
-    """(session name, its first test command) of each nox session that runs tests."""
+    """(session name, its first test command) of each nox session that runs tests; a session
+    whose command uses a parameter is named as nox names it: `tests(suite='unit')`."""
+    constants = _names(tree.body, {})
     found = []
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -65,10 +73,48 @@ def _sessions(tree: ast.Module) -> list[tuple[str, str]]:
         name = _session_name(node)
         if name is None:
             continue
+        parameters = _parameters(node)
+        known = _names(node.body, {**constants, **parameters})
         for call in ast.walk(node):
-            command = _run_command(call)
+            command, used = _run_command(call, known, set(parameters))
             if command is not None:
-                found.append((name, command))
+                shown = ", ".join(f"{p}={parameters[p][0]!r}" for p in parameters if p in used)
+                found.append((f"{name}({shown})" if shown else name, command))
+                break
+    return found
+
+
+def _names(body: list[ast.stmt], known: dict[str, Words]) -> dict[str, Words]:
+    """What plain names hold where they are assigned once, plainly: a string, a list or tuple
+    of strings, or `session.posargs or [default]` (the default: what runs with no posargs)."""
+    found = dict(known)
+    for statement in body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            words_of = _words(statement.value, found)
+            if isinstance(target, ast.Name) and words_of is not None:
+                found[target.id] = words_of
+    return found
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Words]:
+    """The first value of each `@nox.parametrize("name", [values])` (nox runs each; the first
+    that is not lint, docs or the like stands for them)."""
+    found: dict[str, Words] = {}
+    for decorator in function.decorator_list:
+        if not isinstance(decorator, ast.Call) or len(decorator.args) < 2:
+            continue
+        if ast.unparse(decorator.func) not in ("nox.parametrize", "parametrize"):
+            continue
+        names, values = decorator.args[0], decorator.args[1]
+        if not isinstance(names, ast.Constant) or not isinstance(values, ast.List | ast.Tuple):
+            continue
+        keys = [k.strip() for k in str(names.value).split(",")]
+        for value in values.elts:
+            row = value.elts if isinstance(value, ast.Tuple) and len(keys) > 1 else [value]
+            texts = [str(v.value) for v in row if isinstance(v, ast.Constant)]
+            if len(texts) == len(keys) and not any(NOT_TESTS.search(t) for t in texts):
+                found.update({k: [t] for k, t in zip(keys, texts, strict=True)})
                 break
     return found
 
@@ -87,23 +133,61 @@ def _session_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str | Non
     return None
 
 
-def _run_command(node: ast.AST) -> str | None:
-    """The test command of a `session.run("pytest", "-q", *session.posargs)` call."""
+def _run_command(
+    node: ast.AST, known: dict[str, Words], parameters: set[str]
+) -> tuple[str | None, set[str]]:
+    """The test command of a `session.run("pytest", "-q", *session.posargs)` call, and the
+    parameters it uses."""
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-        return None
+        return None, set()
     if node.func.attr != "run":
-        return None
-    args = []
+        return None, set()
+    args: Words = []
     for arg in node.args:
-        if isinstance(arg, ast.Starred) and "posargs" in ast.unparse(arg):
-            continue  # what the user passes on the command line
-        if not isinstance(arg, ast.Constant) or not isinstance(arg.value, str):
-            return None  # built at run time: not a command we can read
-        args.append(arg.value)
+        value = arg.value if isinstance(arg, ast.Starred) else arg
+        got = _words(value, known)
+        if got is None:
+            return None, set()  # built at run time: not a command we can read
+        args += got
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in parameters}
     if not args:
-        return None
+        return None, set()
     command = cleaned(shlex.join(args))
-    return command if command and runs_tests(command) else None
+    return (command if command and runs_tests(command) else None), used
+
+
+def _words(node: ast.expr, known: dict[str, Words]) -> Words | None:
+    """The words an expression stands for, when it is written plainly; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.Attribute) and node.attr == "posargs":
+        return []  # what the user passes on the command line
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
+        first, default = node.values
+        if isinstance(first, ast.Attribute) and first.attr == "posargs":
+            return _words(default, known)  # `session.posargs or ["tests"]`: its default
+        return None
+    if isinstance(node, ast.List | ast.Tuple):
+        parts = [_words(e, known) for e in node.elts]
+        if any(p is None or len(p) != 1 for p in parts):
+            return None
+        return [p[0] for p in parts if p]
+    if isinstance(node, ast.JoinedStr):  # f"tests/{suite}" with a known single word
+        text = ""
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                text += str(part.value)
+                continue
+            if not isinstance(part, ast.FormattedValue) or part.format_spec or part.conversion > 0:
+                return None
+            value = _words(part.value, known)
+            if value is None or len(value) != 1:
+                return None
+            text += value[0]
+        return [text]
+    return None
 
 
 # --- .github/workflows ------------------------------------------------------------------------
