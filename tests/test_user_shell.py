@@ -1,0 +1,54 @@
+"""The human's `!command` shell: cd and export persist, stop ends a command and its children,
+and what goes to the model is the tail with secrets masked."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from tui_engineer.base.user_shell import MASKED, UserShell
+
+
+def _run(shell: UserShell, command: str) -> tuple[str, object]:
+    chunks: list[str] = []
+    result = asyncio.run(shell.run(command, chunks.append))
+    return "".join(chunks), result
+
+
+def test_cd_and_export_persist_between_commands(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    shell = UserShell(tmp_path)
+    _run(shell, "cd sub && export GREETING=hello-there")
+    shown, result = _run(shell, 'pwd; echo "$GREETING"; exit 3')
+    assert shown.splitlines() == [str(tmp_path / "sub"), "hello-there"]
+    assert result.status == 3
+    # `exit` in a command still leaves the state for the next one.
+    shown, _ = _run(shell, "pwd")
+    assert shown.strip() == str(tmp_path / "sub")
+
+
+def test_stop_ends_the_command_and_its_children(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path)
+
+    async def scenario() -> tuple[object, float]:
+        started = time.monotonic()
+        task = asyncio.create_task(shell.run("sleep 30 & sleep 30; echo never", lambda _: None))
+        await asyncio.sleep(0.5)
+        shell.stop()
+        return await asyncio.wait_for(task, 10), time.monotonic() - started
+
+    result, took = asyncio.run(scenario())
+    assert result.status is None and result.outcome == "stopped"
+    assert "never" not in result.output
+    assert took < 5
+
+
+def test_the_model_gets_the_tail_with_secrets_masked(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path, {"PATH": "/usr/bin:/bin", "MY_API_TOKEN": "tok-1234567890"})
+    _, result = _run(shell, 'seq 1 5000; echo "token is $MY_API_TOKEN"; false')
+    sent = result.attachment(tail_chars=200)
+    assert sent.startswith("The human ran this command in the repository (exit status 1):\n")
+    assert "$ seq 1 5000;" in sent
+    assert "tok-1234567890" not in sent and f"token is {MASKED}" in sent
+    assert "5000\n" in sent and "\n1\n" not in sent and "earlier output left out" in sent

@@ -1,0 +1,171 @@
+"""The human's own shell beside the chat (`!command`): run as the user, in the working tree,
+never in the sandbox and never with the model's words.
+
+Each command is one `bash -c` that ends by writing its `pwd` and `env -0` to a state file:
+the next command starts there, so `cd` and `export` persist as in a terminal, while a command
+that hangs or is stopped never leaves a shell process in a broken state behind it (a
+persistent shell would need its prompt parsed back out of its output). Shell variables that
+are not exported, aliases and functions do not carry over. stdin is /dev/null: a program that
+asks for input reads end of file. What goes to the model is the output's tail, with the values
+of secret-named variables (and the API key) masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_engineer.base.escapes import without_escapes
+
+KEPT_CHARS = 200_000  # of a command's output kept on screen and for the model's tail
+TAIL_CHARS = 6_000  # of the output's tail that goes to the model
+STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL on stop
+MASKED = "[masked]"
+# A variable whose name says it holds a secret (as the bench's records are redacted).
+_SECRET_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)")
+MIN_SECRET_CHARS = 8  # shorter values are placeholders ("local", "x"): masking them mangles text
+# Set by bash on each run, not by the user: carrying them over would be wrong (SHLVL, `_`).
+_NOT_CARRIED = {"_", "SHLVL", "PWD"}
+
+_SCRIPT = r"""
+__tui_state=$1; __tui_command=$2; set --
+trap '__tui_s=$?; pwd > "$__tui_state.pwd"; env -0 > "$__tui_state.env"; exit $__tui_s' EXIT
+eval "$__tui_command"
+"""
+
+
+@dataclass
+class ShellRun:
+    """One finished command: what the Shell pane shows and what "send to the model" sends."""
+
+    command: str
+    output: str  # escapes taken out; its last KEPT_CHARS
+    status: int | None  # the exit status; None when it was stopped
+    cwd: str  # the folder it ran in
+    secrets: tuple[str, ...] = ()
+
+    @property
+    def outcome(self) -> str:
+        return "stopped" if self.status is None else f"exit status {self.status}"
+
+    def attachment(self, tail_chars: int = TAIL_CHARS) -> str:
+        """The command line, its exit status and its output's tail, secrets masked."""
+        output = self.output.rstrip("\n")
+        cut = ""
+        if len(output) > tail_chars:
+            output = output[-tail_chars:]
+            output = output.split("\n", 1)[-1] if "\n" in output else output
+            cut = "(earlier output left out; its last lines follow)\n"
+        text = (
+            f"The human ran this command in the repository ({self.outcome}):\n"
+            f"$ {self.command}\n{cut}{output or '(no output)'}"
+        )
+        return mask_secrets(text, self.secrets)
+
+
+def secret_values(env: Mapping[str, str], extra: Iterable[str | None] = ()) -> tuple[str, ...]:
+    """Values of secret-named variables in `env`, and `extra` (the API key), longest first."""
+    found = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= MIN_SECRET_CHARS}
+    found |= {v for v in extra if v and len(v) >= MIN_SECRET_CHARS}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def mask_secrets(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, MASKED)
+    return text
+
+
+class UserShell:
+    """One per session of a front end: the folder and environment its commands share."""
+
+    def __init__(
+        self,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        secrets: Iterable[str | None] = (),
+    ) -> None:
+        self.cwd = str(cwd)
+        self.env = dict(os.environ if env is None else env)
+        self._extra_secrets = tuple(s for s in secrets if s)
+        self._process: asyncio.subprocess.Process | None = None
+        self._stopped = False
+        self._state = tempfile.mkdtemp(prefix="tui-engineer-shell-")
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None
+
+    async def run(self, command: str, on_output: Callable[[str], object] = print) -> ShellRun:
+        """Run `command` to its end (or `stop()`), each chunk of output given to `on_output`."""
+        if self._process is not None:
+            raise RuntimeError("a command is already running")
+        state = os.path.join(self._state, "last")
+        for suffix in (".pwd", ".env"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(state + suffix)
+        cwd = self.cwd if os.path.isdir(self.cwd) else os.path.expanduser("~")
+        self._stopped = False
+        self._process = await asyncio.create_subprocess_exec(
+            "bash", "-c", _SCRIPT, "bash", state, command,
+            cwd=cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop reaches its children
+        )  # fmt: skip
+        kept = ""
+        try:
+            kept = await self._read(self._process, on_output)
+            code = await self._process.wait()
+        finally:
+            self._process = None
+        self._take_state(state)
+        secrets = secret_values(self.env, self._extra_secrets)
+        status = None if self._stopped else code
+        return ShellRun(command, kept, status, cwd, secrets)
+
+    async def _read(
+        self, process: asyncio.subprocess.Process, on_output: Callable[[str], object]
+    ) -> str:
+        assert process.stdout is not None
+        kept = ""
+        while chunk := await process.stdout.read(65536):
+            text = without_escapes(chunk.decode("utf-8", errors="replace").replace("\r\n", "\n"))
+            kept = (kept + text)[-KEPT_CHARS:]
+            on_output(text)
+        return kept
+
+    def _take_state(self, state: str) -> None:
+        """The folder and environment the command left, for the next one."""
+        try:
+            cwd = Path(state + ".pwd").read_text(errors="replace").strip()
+            env = Path(state + ".env").read_bytes()
+        except OSError:
+            return  # stopped before its end: the previous state stays
+        if cwd:
+            self.cwd = cwd
+        pairs = (item.split("=", 1) for item in env.decode(errors="replace").split("\0") if item)
+        self.env = {p[0]: p[1] for p in pairs if len(p) == 2 and p[0] not in _NOT_CARRIED}
+
+    def stop(self) -> None:
+        """Stop the running command and everything it started (SIGTERM, then SIGKILL)."""
+        process = self._process
+        if process is None:
+            return
+        self._stopped = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        asyncio.get_running_loop().call_later(STOP_GRACE, _kill, process)
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
