@@ -14,6 +14,8 @@ import pytest
 from tui_engineer.config.detect import detect_test_command
 
 DATA = Path(__file__).parent.parent / "data" / "tox"
+# The Python the tests run with, as a repository's venv says it (whatever runs this test).
+PY312 = {".venv/pyvenv.cfg": "home = /usr/bin\nversion = 3.12.7\n"}
 
 
 def _tox(name: str) -> str:
@@ -44,17 +46,31 @@ def _no_venv(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_real_projects_tox_ini_gives_the_command_tox_runs_for_the_tests(
     make_repo: Callable[..., Path], data: str, files: dict[str, str], command: str
 ) -> None:
-    found = detect_test_command(make_repo({"tox.ini": _tox(data), **files}))
+    found = detect_test_command(make_repo({"tox.ini": _tox(data), **files, **PY312}))
     assert found is not None
     assert found[0] == command
     assert "tox.ini" in found[1]
 
 
-def test_the_reason_names_the_environment_chosen(make_repo: Callable[..., Path]) -> None:
-    found = detect_test_command(make_repo({"tox.ini": _tox("attrs-26.1.0.ini")}))
-    assert found is not None
-    assert found[1].startswith("commands of [testenv] in tox.ini for the py3")
-    assert found[1].endswith("-tests environment")
+@pytest.mark.parametrize(
+    ("version", "found"),
+    [
+        ("3.12.7", ("pytest -n auto", "commands of [testenv] in tox.ini for the py312-tests "
+                    "environment")),
+        # attrs runs 3.14's tests under coverage, in a generative section of its own.
+        ("3.14.0", ("python -m pytest -n auto", "commands of [testenv:py3{9,10,14}-tests] in "
+                    "tox.ini for the py314-tests environment")),
+        # A Python no environment names: the envlist's first test environment.
+        ("3.8.20", ("python -m pytest -n auto", "commands of [testenv:py3{9,10,14}-tests] in "
+                    "tox.ini for the py39-tests environment")),
+    ],
+)  # fmt: skip
+def test_the_environment_of_the_python_the_tests_run_with_is_chosen_and_named(
+    make_repo: Callable[..., Path], version: str, found: tuple[str, str]
+) -> None:
+    venv = {".venv/pyvenv.cfg": f"home = /usr/bin\nversion = {version}\n"}
+    repo = make_repo({"tox.ini": _tox("attrs-26.1.0.ini"), **venv})
+    assert detect_test_command(repo) == found
 
 
 @pytest.mark.parametrize(
@@ -111,7 +127,7 @@ def test_what_cannot_be_read_with_confidence_falls_back_to_the_files_with_the_re
 
 def test_legacy_tox_ini_in_pyproject_is_read_as_tox_ini(make_repo: Callable[..., Path]) -> None:
     pyproject = '[tool.tox]\nlegacy_tox_ini = """\n' + _tox("attrs-26.1.0.ini") + '"""\n'
-    found = detect_test_command(make_repo({"pyproject.toml": pyproject}))
+    found = detect_test_command(make_repo({"pyproject.toml": pyproject, **PY312}))
     assert found is not None
     assert found[0] == "pytest -n auto"
     assert "[tool.tox] legacy_tox_ini in pyproject.toml" in found[1]
