@@ -162,3 +162,15 @@ async def test_the_real_zope_testrunner_in_the_sandbox_is_read_and_has_no_colour
     assert sorted(f.test_id for f in report.failures) == sorted([ADD, BOOM, DOUBLE])
     assert "src/calc/tests/test_calc.py::CalcTests::test_mul" in report.passing
     assert ESC not in report.output_tail and not any(ESC in line for line in lines)
+
+
+def test_the_lines_about_old_failures_are_told_apart() -> None:
+    """What the model is not shown of a run: the blocks and lines of tests red before."""
+    from tui_engineer.verify.runners import zope_testrunner
+
+    lines = (DATA / "zope_testrunner_vc_vv.txt").read_text("utf-8").splitlines()
+    old = zope_testrunner.old_lines(lines, {BOOM, DOUBLE})
+    kept = "\n".join(line for i, line in enumerate(lines) if i not in old)
+    assert "test_boom" not in kept and "double" not in kept and "RuntimeError" not in kept
+    assert "Failure in test test_add" in kept and "AssertionError: -1 != 5" in kept
+    assert "test_mul" in kept
