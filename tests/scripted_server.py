@@ -28,7 +28,7 @@ list and a prompt over the window answer as that server does instead
 (`POST /tokenize` → `{"tokens": [...]}`, int(chars × r) tokens per text, also used for the window
 check): a real tokenizer counts code denser than chars / 4. Reply faults inside a stream:
 `malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
-that many content chunks.
+that many content chunks; `raw_event` any bytes at all (after `raw_after` content chunks).
 
 Tools (the OpenAI tools API): `Reply(tool_calls=[(name, arguments), ...])` answers with those
 tool calls (finish_reason "tool_calls"; streamed as OpenAI does, the id and name first, then
@@ -183,6 +183,10 @@ class Reply:
     tool_calls: Sequence[tuple[str, dict[str, Any]]] = ()
     # A proxy's or gateway's error page, answered with status 200 instead of this reply.
     html_page: bool = False
+    # Bytes sent as they are (an SSE event the API never promised: not UTF-8, a number for
+    # `content`, `choices: null`) after `raw_after` content chunks of a stream.
+    raw_event: bytes | None = None
+    raw_after: int = 0
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -553,6 +557,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._drop()
             if reply.malformed_after is not None and sent == reply.malformed_after:
                 self._chunk(b'data: {"choices": [{"delta": \n\n')
+            if reply.raw_event is not None and sent == reply.raw_after:
+                self._chunk(reply.raw_event)
             if reply.error_event is not None and sent == reply.error_after:
                 self._sse({"error": reply.error_event})
                 self._chunk(b"")

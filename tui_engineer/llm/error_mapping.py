@@ -18,6 +18,7 @@ from tui_engineer.llm.errors import (
     UnknownModel,
 )
 
+SDK_LONGEST_WAIT = 120  # seconds: the openai SDK gives up at once on a longer Retry-After
 LARGE_PROMPT = 512  # tokens: with an unknown window, a drop after this much may be overflow
 _KEY_LIKE = re.compile(r"\b(?:sk|key)-[\w*.\-]{4,}")  # e.g. "sk-proj-abc***xyz" echoed by servers
 
@@ -71,6 +72,14 @@ class ErrorMapper:
                 f"The server at {url} answered 404 Not Found for the chat endpoint. Is the base "
                 "URL right? OpenAI-compatible servers usually end in /v1 (OPENAI_BASE_URL / "
                 "--base-url)."
+            )
+        wait = _asked_wait(err)
+        if status == 429 and wait is not None and wait > SDK_LONGEST_WAIT:
+            return LLMError(
+                f"The server at {url} refused with 429 (rate limit or quota) and asked to wait "
+                f"{wait:g} s ({_minutes(wait)}) before the next request, longer than "
+                f"tui-engineer waits on its own ({SDK_LONGEST_WAIT} s): {detail} Try again "
+                "after that, or check your plan."
             )
         if status == 429:
             return LLMError(
@@ -157,3 +166,19 @@ def server_message(err: openai.APIStatusError) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return body["message"].strip()
     return err.message
+
+
+def _asked_wait(err: openai.APIStatusError) -> float | None:
+    """The seconds a refusal asked to wait (Retry-After in seconds, or retry-after-ms)."""
+    headers = err.response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        return float(headers["retry-after"]) if "retry-after" in headers else None
+    except ValueError:  # an HTTP date: rare from model servers, and the SDK's own to read
+        return None
+
+
+def _minutes(seconds: float) -> str:
+    minutes = seconds / 60
+    return f"{minutes:.0f} min" if minutes < 120 else f"{minutes / 60:.1f} h"

@@ -70,6 +70,34 @@ class StreamDropped(Exception):
         self.reason = reason
 
 
+class BrokenChunk(Exception):
+    """A chunk the API never sends (a number for `content`, `choices: null`): its message says
+    what it held, for the user."""
+
+
+def _named(cause: Exception | None) -> str:
+    """What was wrong with a malformed reply, in words (not Python's)."""
+    if isinstance(cause, UnicodeDecodeError):
+        return f"a byte that is not UTF-8 (0x{cause.object[cause.start]:02x})"
+    return str(cause or "")
+
+
+def _text_of(content: Any) -> str:
+    """A delta's or message's `content`: text, or nothing; anything else is the server's fault."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    raise BrokenChunk(f"a 'content' that is not text ({type(content).__name__})")
+
+
+def _choices_of(chunk: Any) -> list[Any]:
+    """A chunk's choices; `null` is allowed only beside usage (the last chunk)."""
+    if chunk.choices is None:
+        if chunk.usage is None:
+            raise BrokenChunk("a chunk whose 'choices' is null")
+        return []
+    return list(chunk.choices[:1])
+
+
 class ChatCalls:
     """Makes one logical call (budget, request, drop retries, accounting) and remembers, for the
     session, what the server refused: streaming, `stream_options`, the cap's newer name."""
@@ -162,7 +190,7 @@ class ChatCalls:
                 f"times in a row. {EMPTY_REPLY_HINT}"
             )
         if drop.reason in ("malformed", "error event"):
-            detail = self._errors().redact(str(drop.cause or ""))[:300]
+            detail = self._errors().redact(_named(drop.cause))[:300]
             return ModelReplyError(
                 f"The server at {self.base_url} sent a broken reply ({drop.reason}: {detail}) "
                 f"{tries} times in a row. Check the server and try again."
@@ -279,8 +307,8 @@ class ChatCalls:
                 async for chunk in chunks:
                     model = chunk.model or model
                     usage = chunk.usage or usage
-                    for choice in chunk.choices[:1]:
-                        delta = choice.delta.content if choice.delta else None
+                    for choice in _choices_of(chunk):
+                        delta = _text_of(choice.delta.content) if choice.delta else None
                         if choice.delta and choice.delta.tool_calls:
                             _gather_tool_calls(calls, choice.delta.tool_calls)
                         if delta:
@@ -298,7 +326,9 @@ class ChatCalls:
                         break
             except openai.APIConnectionError as err:  # also idle timeouts between chunks
                 raise StreamDropped("".join(parts), err) from None
-            except (json.JSONDecodeError, AttributeError, TypeError) as err:
+            except (json.JSONDecodeError, UnicodeDecodeError) as err:
+                raise StreamDropped("".join(parts), err, "malformed") from None
+            except (AttributeError, TypeError, BrokenChunk) as err:
                 raise StreamDropped("".join(parts), err, "malformed") from None
             except openai.APIStatusError:
                 raise
@@ -322,7 +352,10 @@ class ChatCalls:
         if not response.choices:
             raise ModelReplyError(f"The server at {self.base_url} returned a reply with no text.")
         choice = response.choices[0]
-        text = choice.message.content or ""
+        try:
+            text = _text_of(choice.message.content)
+        except BrokenChunk as err:
+            raise StreamDropped("", err, "malformed") from None
         if text and on_text is not None:
             on_text(text)
         model = response.model or self.model
