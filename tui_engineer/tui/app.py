@@ -44,10 +44,12 @@ from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
+from tui_engineer.tui.panes.shell import ShellPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
+from tui_engineer.tui.shell_keys import SHELL_PREFIX, ShellActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
 from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
@@ -84,6 +86,7 @@ FOOTER_DROP_ORDER = [
 class TuiEngineerApp(
     StartupFlow,
     ReviewActions,
+    ShellActions,
     PairActions,
     PaneActions,
     QuitFlow,
@@ -114,6 +117,7 @@ class TuiEngineerApp(
         Binding("plus,equals_sign", "resize_side(1)", "Wider", show=False),
         Binding("less_than_sign", "switch_pane(-1)", "Prev pane"),
         Binding("greater_than_sign", "switch_pane(1)", "Next pane"),
+        Binding("exclamation_mark", "shell", "Shell", show=False),  # tui/shell_keys.py
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
@@ -154,6 +158,7 @@ class TuiEngineerApp(
         )
         # A blinking cursor would make pictures depend on the moment they are taken.
         self.chat_input.cursor_blink = not self.deterministic
+        self.shell_pane = ShellPane(id="pane-shell", classes="pane")
         self.status = StatusBar(deterministic=self.deterministic, id="status")
         yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANES), id="pane-tabs")
         with Container(id="panes"):
@@ -162,6 +167,7 @@ class TuiEngineerApp(
             yield self.chat
             yield self.diff
             yield self.test_pane
+            yield self.shell_pane  # hidden until the first `!command`
         yield self.chat_input
         yield self.status
         yield KeyFooter(FOOTER_DROP_ORDER)
@@ -389,6 +395,9 @@ class TuiEngineerApp(
         event.input.clear()
         if not text:
             return
+        if text.startswith(SHELL_PREFIX):  # the human's own command: tui/shell_keys.py
+            self.run_shell(text.removeprefix(SHELL_PREFIX))
+            return
         if not self.controller.ready:
             if self.status.phase == STARTUP_FAILED:  # said in the chat: not "in a moment"
                 self.notify(
@@ -398,7 +407,8 @@ class TuiEngineerApp(
                 self.notify("Still starting up: send it again in a moment.", severity="warning")
             return
         running = self.controller.working
-        await self.chat.user_message(text, queued=running)
+        text, shown = self.with_attached(text)  # a command's output the human sent with `y`
+        await self.chat.user_message(shown, queued=running, sent=text)
         if running:
             self.controller.inbox.put_nowait(text)
         else:

@@ -55,7 +55,8 @@ class ReviewActions(Answering):
         self.refresh_bindings()
         if message.question == "still_wrong":
             self.status.phase = "what is still wrong?"
-            screen = StillWrongScreen(self.committed_summary(), self.last_accepted_title)
+            summary, last = self.committed_summary(), self.last_accepted_title
+            screen = StillWrongScreen(summary, last, shell=self)  # type: ignore[arg-type]
             self.push_screen(screen, message.answer)
         elif message.question == "verdict":
             # The work is over (also after a server error): no spinner, no step "in progress".

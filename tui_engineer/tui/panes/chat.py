@@ -67,6 +67,7 @@ class ChatPane(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._reply: Markdown | None = None
         self._queued: list[tuple[str, Static]] = []
+        self._shown: dict[Static, str] = {}  # a queued message as shown, when it differs
         self._unflushed: list[str] = []  # streamed text not yet given to the Markdown
         self._flush_timer: Timer | None = None
         self._quiet: Static | None = None  # the one-line stand-in for a reply not shown raw
@@ -88,12 +89,14 @@ class ChatPane(VerticalScroll):
         text = readable(text)  # a file name in it may not be UTF-8
         await self._add(Static(text, classes="chat-error" if error else "chat-note", markup=False))
 
-    async def user_message(self, text: str, *, queued: bool) -> None:
-        """The human's message; when `queued`, it is marked delivered by `delivered()` later."""
+    async def user_message(self, text: str, *, queued: bool, sent: str | None = None) -> None:
+        """The human's message; when `queued`, it is marked delivered by `delivered()` later.
+        `sent`: what the engine gets, when it differs (a shell command's output attached)."""
         entry = Static(self._you(text, "queued for the next model call" if queued else ""))
         entry.add_class("chat-you")
         if queued:
-            self._queued.append((text, entry))
+            self._queued.append((sent or text, entry))
+            self._shown[entry] = text
         await self._add(entry)
 
     def delivered(self, text: str, purpose: str, step: int | None = None) -> bool:
@@ -102,7 +105,7 @@ class ChatPane(VerticalScroll):
         call = f"step {step}'s {purpose} call" if step is not None else f"the {purpose} call"
         for i, (queued, entry) in enumerate(self._queued):
             if queued == text:
-                entry.update(self._you(text, f"✓ delivered to {call}"))
+                entry.update(self._you(self._shown.pop(entry, text), f"✓ delivered to {call}"))
                 del self._queued[i]
                 return True
         return False
@@ -111,7 +114,7 @@ class ChatPane(VerticalScroll):
         """The session ended before a model call took the queued messages: say so on each."""
         why = "not sent: the session ended before the model's next call"
         for text, entry in self._queued:
-            entry.update(self._you(text, why))
+            entry.update(self._you(self._shown.pop(entry, text), why))
         self._queued.clear()
 
     @staticmethod

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from textual.widget import Widget
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from tui_engineer.engine.review import Verdict
 from tui_engineer.tui.screens.dialog import Dialog
+
+
+class ShellAnswers(Protocol):
+    """The human's shell (tui/shell_keys.py): a `!command` typed in the box runs there, and
+    its output goes with the answer."""
+
+    def run_shell(self, command: str, *, attach: bool = False) -> None: ...
+    def attached_line(self) -> str: ...
+    def take_attached(self) -> str: ...
 
 
 class StillWrongScreen(Dialog[str]):
@@ -24,21 +34,38 @@ class StillWrongScreen(Dialog[str]):
     ]
     escape_decides = False
 
-    def __init__(self, summary: str, last_accepted: Callable[[], str | None]) -> None:
-        super().__init__(self._text(summary))
+    def __init__(
+        self,
+        summary: str,
+        last_accepted: Callable[[], str | None],
+        shell: ShellAnswers | None = None,
+    ) -> None:
+        self.shell = shell
+        self.summary = summary
+        super().__init__(self._text())
         self.last_accepted = last_accepted  # the title of the step an undo would take back
         self.undone = 0
 
-    @staticmethod
-    def _text(summary: str) -> str:
-        return (
-            f"{summary}\nDescribe what is still wrong and the model plans new steps for it, "
-            "or choose Done to finish the session."
+    def _text(self) -> str:
+        text = (
+            f"{self.summary}\nDescribe what is still wrong and the model plans new steps for "
+            "it, or choose Done to finish the session."
         )
+        if self.shell is None:
+            return text
+        attached = self.shell.attached_line()
+        if attached:
+            return f"{text}\n{attached}: goes with your answer (Enter alone sends it alone)."
+        return f"{text}\n!command runs a command in your shell, to show its output."
 
     def set_summary(self, summary: str) -> None:
         """The count changed under the open dialog (an undo): say the new one."""
-        self.query_one("#dialog-body", Static).update(self._text(summary))
+        self.summary = summary
+        self.query_one("#dialog-body", Static).update(self._text())
+
+    def shell_said(self, line: str) -> None:
+        """A command's output was attached: say it goes with the answer."""
+        self.query_one("#dialog-body", Static).update(self._text())
 
     def body_widgets(self) -> list[Widget]:
         return [Input(placeholder="e.g. mul should reject strings", id="still-wrong")]
@@ -48,13 +75,22 @@ class StillWrongScreen(Dialog[str]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.on_choice("more" if event.value.strip() else "done")
+        value = event.value.strip()
+        if value.startswith("!") and self.shell is not None:  # the human's own command
+            event.input.clear()
+            self.shell.run_shell(value[1:], attach=True)
+            return
+        attached = self.shell is not None and self.shell.attached_line()
+        self.on_choice("more" if value or attached else "done")
 
     def on_choice(self, button_id: str) -> None:
         if button_id == "undo":
             self._undo()
             return
         text = self.query_one("#still-wrong", Input).value.strip()
+        if button_id == "more" and self.shell is not None:
+            attachment = self.shell.take_attached()
+            text = f"{text}\n\n{attachment}".strip() if attachment else text
         self.dismiss(text if button_id == "more" and text else "")
 
     def _undo(self) -> None:
