@@ -80,3 +80,39 @@ async def test_a_stop_or_skip_by_yes_is_recorded_as_auto_not_by_you() -> None:
         decision = await AutoReviewer().review(proposal)
         said = ev.DecisionMade(step=1, decision=decision.kind, reason="", by=decision.by)
         assert (said.decision, said.to_dict()["by"]) == (kind, "auto")
+
+
+async def test_a_command_at_what_is_still_wrong_runs_and_goes_with_the_answer(tmp_path) -> None:
+    """`!command` at the question runs in the repository as the user, prints its output, and
+    the answer carries its command line, exit status and output (secrets masked)."""
+    (tmp_path / "sub").mkdir()
+    replies = iter(
+        [
+            "!cd sub && export API_TOKEN=tok-0123456789abc",
+            "!pwd; echo $API_TOKEN; exit 2",
+            "the folder is wrong",
+        ]
+    )
+    asked: list[str] = []
+    printed: list[str] = []
+
+    def ask(prompt: str) -> str:
+        asked.append(prompt)
+        return next(replies)
+
+    reviewer = TerminalReviewer(ask=ask, show=printed.append, repo=tmp_path, write=printed.append)
+    answer = await reviewer.still_wrong()
+    assert answer is not None and answer.startswith("the folder is wrong\n\n")
+    assert "$ pwd; echo $API_TOKEN; exit 2" in answer and "(exit status 2)" in answer
+    assert f"{tmp_path / 'sub'}\n[masked]" in answer and "tok-0123456789abc" not in answer
+    assert "tok-0123456789abc" in "".join(printed)  # the user's own terminal shows it all
+    assert "[exit status 2]" in printed
+    assert "!command runs a command" in asked[0] and "'done' = done without it" in asked[-1]
+
+
+async def test_done_after_a_command_sends_nothing(tmp_path) -> None:
+    replies = iter(["!echo fine", "done"])
+    reviewer = TerminalReviewer(
+        ask=lambda _: next(replies), show=lambda _: None, repo=tmp_path, write=lambda _: None
+    )
+    assert await reviewer.still_wrong() == ""

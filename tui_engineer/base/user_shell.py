@@ -124,6 +124,10 @@ class UserShell:
         try:
             kept = await self._read(self._process, on_output)
             code = await self._process.wait()
+        except asyncio.CancelledError:  # the session stopped (Ctrl-C): the command stops too
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGTERM)
+            raise
         finally:
             self._process = None
         self._take_state(state)

@@ -99,7 +99,7 @@ def _cmd_run(argv: Sequence[str]) -> int:
         no_tests=args.no_tests,
         resume=args.resume,
     )
-    reviewer = AutoReviewer() if args.yes else TerminalReviewer()
+    reviewer = AutoReviewer() if args.yes else TerminalReviewer(repo=options.repo)
     sink = NotingCommits(JsonPrinter() if args.json else ProgressPrinter())
     try:
         try:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
+from tui_engineer.base.user_shell import UserShell
 from tui_engineer.engine.review import Decision, Proposal, Verdict, written_line
 from tui_engineer.headless.hunk_prompts import per_hunk
 
@@ -23,10 +25,18 @@ class TerminalReviewer:
     """Asks on the terminal. End of input (a closed stdin) means stop."""
 
     def __init__(
-        self, ask: Callable[[str], str] = input, show: Callable[[str], None] = print
+        self,
+        ask: Callable[[str], str] = input,
+        show: Callable[[str], None] = print,
+        *,
+        repo: Path | None = None,
+        write: Callable[[str], object] | None = None,
     ) -> None:
         self._ask = ask
         self._show = show
+        # `!command` at "What is still wrong?": the user's own shell, in the working tree.
+        self._shell = UserShell(repo) if repo is not None else None
+        self._write = write or _write_out
 
     async def _prompt(self, text: str) -> str | None:
         try:
@@ -68,7 +78,35 @@ class TerminalReviewer:
             print("Please answer a, p, r, s or t.", file=sys.stderr)
 
     async def still_wrong(self) -> str | None:
-        return await self._prompt("What is still wrong? (empty = done) ")
+        """The answer; `!command` runs the command and its output goes with the answer."""
+        attached = ""
+        question = "What is still wrong? (empty = done"
+        question += ", !command runs a command) " if self._shell is not None else ") "
+        while True:
+            answer = await self._prompt(question)
+            if answer is not None and answer.startswith("!") and self._shell is not None:
+                attached = await self._run(answer[1:].strip()) or attached
+                question = (
+                    "What is still wrong? (its output goes with your answer; "
+                    "empty = the output alone, 'done' = done without it) "
+                )
+                continue
+            if answer is None or not attached:
+                return answer
+            if answer.lower() == "done":
+                return ""
+            return f"{answer}\n\n{attached}" if answer else attached
+
+    async def _run(self, command: str) -> str:
+        """Run the human's command with its output on the terminal; the model's attachment."""
+        if not command or self._shell is None:  # (no shell: never asked)
+            print("Type a command after !, e.g. !python -m pytest -x", file=sys.stderr)
+            return ""
+        run = await self._shell.run(command, self._write)
+        if run.output and not run.output.endswith("\n"):
+            self._write("\n")
+        self._show(f"[{run.outcome}]")
+        return run.attachment()
 
     async def verdict(self) -> Verdict | None:
         while True:
@@ -86,6 +124,11 @@ class TerminalReviewer:
         return Verdict(
             ran=level in "rwp", worked=level in "wp", perfect=level == "p", comment=comment
         )
+
+
+def _write_out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 NO_TESTS_ANSWERS = {
