@@ -55,7 +55,7 @@ async def test_a_command_runs_in_the_repo_and_cd_and_export_persist(
         await _run(pilot, app, "pwd && echo $SHELL_TEST_VAR && exit 4", 2)
         lines = app.shell_pane.output_lines
         assert lines[-3:] == [str(repo / "sub"), "kept", "[exit status 4]"]
-        assert "exit status 4" in str(app.shell_pane.query_one("#shell-head").render())
+        assert "exit status 4 — y sends it" in str(app.shell_pane.query_one("#shell-head").render())
         assert "exit status 4, 2 lines" in chat_text(app)
         assert not scripted_server.chat_requests  # nothing went to the model
 
@@ -69,8 +69,13 @@ async def test_x_stops_a_running_command(make_repo, scripted_server) -> None:
         await pilot.press("x")
         await wait_for(pilot, lambda: "[stopped]" in app.shell_pane.output_lines, timeout=10)
         assert "never" not in app.shell_pane.output_lines
-        # The shell is free again.
-        await _run(pilot, app, "echo again", 1)
+        # The shell is free again; `!` in the pane starts the next command in the chat box.
+        await pilot.press("exclamation_mark")
+        assert app.chat_input.has_focus and app.chat_input.value == "!"
+        await type_text(pilot, "echo again")
+        await pilot.press("enter")
+        await wait_for(pilot, _finished(app, 1), timeout=20)
+        assert "again" in app.shell_pane.output_lines
 
 
 async def test_narrow_the_shell_is_a_tab(make_repo, scripted_server) -> None:

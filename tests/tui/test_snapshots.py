@@ -93,3 +93,18 @@ def test_no_api_key_screen(snap_compare, make_repo):
         await wait_for_screen(pilot, app, ProblemScreen)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=shown)
+
+
+def test_shell_pane_after_a_failing_command(snap_compare, session_env, make_repo, scripted_server):
+    """The Shell pane under the chat: a command's output, its exit status, the send key."""
+    from tests.tui.app_support import send_chat, wait_for
+
+    app = make_app(make_repo(), scripted_server.base_url)
+
+    async def run_command(pilot) -> None:
+        await wait_for(pilot, lambda: app.controller.ready)
+        await send_chat(pilot, "!printf 'checking calc\\nmul(2, 3) = 5\\n'; exit 1")
+        await wait_for(pilot, lambda: "[exit status 1]" in app.shell_pane.output_lines)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_command)

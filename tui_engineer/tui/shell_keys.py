@@ -30,6 +30,7 @@ class ShellActions:
     screen_stack: list[Screen]
     screen: Screen
     notify: Callable[..., None]
+    call_after_refresh: Callable[..., bool]
     shell_attached: ShellRun | None = None  # goes with the next message
     _attach_when_done = False  # typed at "What is still wrong?": goes with the answer
 
@@ -64,9 +65,13 @@ class ShellActions:
         """`!`: the chat box, a `!` typed in it, for a command."""
         if self.screen_stack[0].has_class("-narrow"):
             self.screen_stack[0].query_one("#pane-tabs", Tabs).active = "tab-chat"
+        self.chat_input.focus()
+        # After the focus, which selects the box's text (a typed key would replace the `!`).
+        self.call_after_refresh(self._type_prefix)
+
+    def _type_prefix(self) -> None:
         self.chat_input.value = SHELL_PREFIX
         self.chat_input.cursor_position = len(SHELL_PREFIX)
-        self.chat_input.focus()
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         # The other panes' `-active` are set by the app's own handler (PANES).
@@ -81,7 +86,8 @@ class ShellActions:
             await self._attach(run)
             return
         await self.chat.note(
-            f"$ {run.command} — {run.outcome}, {lines} lines (Shell pane: y sends it to the model)"
+            f"$ {run.command} — {run.outcome}, {lines} lines: y in the Shell pane sends it "
+            "to the model."
         )
 
     async def on_shell_pane_send_asked(self, message: ShellPane.SendAsked) -> None:

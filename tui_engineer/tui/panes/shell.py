@@ -70,7 +70,7 @@ class ShellPane(Vertical, can_focus=True):
             self.shell = UserShell(repo)
         log = self.query_one(Log)
         log.write_line(f"$ {command}")
-        self._head(f"$ {escape(command)} — running in {escape(self.shell.cwd)}  (x stops it)")
+        self._head(f"running in {escape(self.shell.cwd)} — x stops it")
         self.run_worker(self._run(command), group="shell", exit_on_error=False)
         self.refresh_bindings()
 
@@ -84,7 +84,7 @@ class ShellPane(Vertical, can_focus=True):
         self.last, self.sent = run, False
         failed = run.status != 0
         log.write_line(f"[{run.outcome}]")
-        self._head(f"$ {escape(command)} — {run.outcome}  (y sends it to the model)", failed=failed)
+        self._head(f"{run.outcome} — y sends it to the model", failed=failed)
         self.refresh_bindings()
         self.post_message(self.Finished(run))
 
