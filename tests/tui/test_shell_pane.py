@@ -22,6 +22,7 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
+from tui_engineer.records.recorder import runs_dir
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens import StillWrongScreen
 
@@ -98,7 +99,8 @@ async def test_y_sends_the_output_with_the_next_chat_message_masked(
     scripted_server.script(
         Reply(text=plan_reply("Add sub", "Add mul")), Reply(text=SUB, hold=gate), Reply(text=MUL)
     )
-    app = make_app(make_repo(), scripted_server.base_url, "add sub and mul")
+    repo = make_repo()
+    app = make_app(repo, scripted_server.base_url, "add sub and mul")
     async with app.run_test(size=SIZE) as pilot:
         await gate.arrived()  # the model writes step 1: chat now goes with step 2's call
         await _run(pilot, app, 'seq 1 3000; echo "deploy with $DEPLOY_TOKEN"; false', 1)
@@ -120,6 +122,9 @@ async def test_y_sends_the_output_with_the_next_chat_message_masked(
         assert "\\n1\\n2\\n3\\n" not in sent  # the tail, not the whole output
         await wait_for(pilot, lambda: "✓ delivered to step 2" in chat_text(app))
         await app.stop_work()
+    (record,) = runs_dir(repo).glob("*.jsonl")  # the run record keeps what was sent
+    recorded = record.read_text()
+    assert "deploy with [masked]" in recorded and "s3cr3t-deploy-token-value" not in recorded
 
 
 @whole_session
