@@ -50,6 +50,20 @@ def failure_signature(report: TestReport) -> tuple[object, ...]:
     return (report.exit_code, report.timed_out, tuple(_stable(line) for line in tail))
 
 
+TIMED_OUT = "not verified: the tests ran out of time"
+
+
+def timed_out_note(report: TestReport, timeout: float) -> str:
+    """What the human reads when the step's run was stopped by the test timeout."""
+    return (
+        f"{TIMED_OUT} ({report.summary()}, the test_timeout of {timeout:g}s), so the change "
+        "is kept as it is and not sent to the model as a failure. To wait longer, raise "
+        "test_timeout (--test-timeout, TUI_ENGINEER_TEST_TIMEOUT or test_timeout in "
+        ".tui-engineer.toml); to run fewer tests, narrow test_command (--test-cmd); or "
+        "accept the step untested."
+    )
+
+
 REPLAN_HINT = (
     "suggestion: reject with a reason that points the model elsewhere, or edit the plan "
     "to split this step"
@@ -295,6 +309,10 @@ async def _tested(rt: Runtime, step: Step, state: _Attempts) -> bool:
     """Test what a reply changed. False: the loop ends here (passed, or stuck)."""
     step.status = "testing"
     await _verify(rt, step, state)
+    if state.report is not None and state.report.timed_out:
+        # Cut by the timeout, the run says nothing about the code: keep the change, ask no model.
+        state.notes.append(timed_out_note(state.report, rt.options.test_timeout))
+        return False
     problem = await _environment_problem(rt, state)
     if problem is not None and not sandbox_runs_actions(rt):
         # No edit fixes a missing program, package or ignored file: say what is missing.
@@ -377,7 +395,7 @@ async def propose_step(
         # Looping further would not help: suggest changing course instead.
         state.notes.append(REPLAN_HINT)
     for note in state.notes:
-        if note.startswith("stuck"):
+        if note.startswith(("stuck", TIMED_OUT)):
             rt.emit(ev.Stuck(step=step.index, reason=note))
     step.status = "review"
     return Proposal(

@@ -136,6 +136,14 @@ def start_failure_message(command: str, problem: str, report: TestReport) -> str
     """What the user reads when the suite cannot run: which command, its last lines, what to do
     (in the words of the command's runner: no pytest advice for a project that runs unittest)."""
     tail = tail_lines(report.output_tail, BAD_START_LINES) or "(no output)"
+    if report.timed_out:  # the suite runs, only longer than the setting allows
+        return (
+            f"The tests on the starting commit ran out of time, so no step could be verified: "
+            f"`{command}`: {problem}.\n\nIts last lines:\n{tail}\n\nWhat to do: raise "
+            "test_timeout to wait longer (--test-timeout, TUI_ENGINEER_TEST_TIMEOUT or "
+            "test_timeout in .tui-engineer.toml), narrow test_command to run fewer tests "
+            "(--test-cmd), or work without tests with --unverified."
+        )
     return (
         f"The tests cannot run on the starting commit, so no step could be verified: "
         f"`{command}`: {problem}.\n\nIts last lines:\n{tail}{_hidden_program(command, report)}\n\n"

@@ -317,7 +317,8 @@ class ChatPane(VerticalScroll):
     @on(heard(ev.Stuck))
     async def _stuck(self, message: EngineMessage[ev.Stuck]) -> None:
         event = message.event
-        await self.note(f"Step {event.step} looks stuck: {event.reason}", error=True)
+        stuck = "looks stuck: " if event.reason.startswith("stuck") else ""  # not a timeout
+        await self.note(f"Step {event.step} {stuck}{event.reason}", error=True)
 
     @on(heard(ev.ProposalReady))
     async def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
