@@ -21,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from textual.pilot import Pilot  # noqa: E402
+
 from tests.conftest import GIT_IDENTITY, SAMPLE_FILES, write_files  # noqa: E402
 from tests.pair_support import FILES as PAIR_FILES  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
@@ -35,7 +37,9 @@ from tests.tui.app_support import (  # noqa: E402
     make_app,
     partial_review_script,
     review_script,
+    send_chat,
     still_wrong_script,
+    wait_for,
 )
 from tui_engineer.tui.themes import load_themes  # noqa: E402
 
@@ -68,6 +72,16 @@ async def shoot(name: str, script: list[Reply], request: str, drive: Drive, **op
     print(f"screenshots/{name}.svg")
 
 
+async def drive_to_shell(pilot: Pilot) -> None:
+    """A command of the human's in the Shell pane, failing, its output sent with `y`."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.controller.ready)
+    await send_chat(pilot, '!python -c "import calc; assert calc.add(2, 3) == 6, calc.add(2, 3)"')
+    await wait_for(pilot, lambda: "[exit status 1]" in app.shell_pane.output_lines)
+    await pilot.press("y")
+    await pilot.pause()
+
+
 def shots() -> dict[str, Callable[[], Awaitable[None]]]:
     found: dict[str, Callable[[], Awaitable[None]]] = {
         "review": lambda: shoot("review", review_script(), "add sub and mul", drive_to_review),
@@ -84,6 +98,7 @@ def shots() -> dict[str, Callable[[], Awaitable[None]]]:
         "still-wrong": lambda: shoot(
             "still-wrong", still_wrong_script(), "add sub", drive_to_still_wrong, plan=False
         ),
+        "shell": lambda: shoot("shell", [], "", drive_to_shell),
     }
     for theme in sorted(t.name for t in load_themes()):
         name = f"theme-{theme.removeprefix('tui-engineer-')}"

@@ -52,3 +52,9 @@ def test_the_model_gets_the_tail_with_secrets_masked(tmp_path: Path) -> None:
     assert "$ seq 1 5000;" in sent
     assert "tok-1234567890" not in sent and f"token is {MASKED}" in sent
     assert "5000\n" in sent and "\n1\n" not in sent and "earlier output left out" in sent
+
+
+def test_a_progress_bar_redrawn_with_carriage_returns_keeps_its_last_state(tmp_path: Path) -> None:
+    _, result = _run(UserShell(tmp_path), r"printf 'get 10%%\rget 60%%\rget 100%%\ndone\n'")
+    assert "get 100%\ndone" in result.attachment()
+    assert "get 10%" not in result.attachment().split("\n", 2)[2]  # after the command line

@@ -57,7 +57,7 @@ class ShellRun:
 
     def attachment(self, tail_chars: int = TAIL_CHARS) -> str:
         """The command line, its exit status and its output's tail, secrets masked."""
-        output = self.output.rstrip("\n")
+        output = last_redraws(self.output).rstrip("\n")
         cut = ""
         if len(output) > tail_chars:
             output = output[-tail_chars:]
@@ -68,6 +68,11 @@ class ShellRun:
             f"$ {self.command}\n{cut}{output or '(no output)'}"
         )
         return mask_secrets(text, self.secrets)
+
+
+def last_redraws(text: str) -> str:
+    """Each line as a terminal leaves it: a progress bar redrawn after `\r` keeps its last."""
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
 
 
 def secret_values(env: Mapping[str, str], extra: Iterable[str | None] = ()) -> tuple[str, ...]:
@@ -98,7 +103,7 @@ class UserShell:
         self._extra_secrets = tuple(s for s in secrets if s)
         self._process: asyncio.subprocess.Process | None = None
         self._stopped = False
-        self._state = tempfile.mkdtemp(prefix="tui-engineer-shell-")
+        self._state: tempfile.TemporaryDirectory[str] | None = None  # removed at exit
 
     @property
     def running(self) -> bool:
@@ -108,7 +113,9 @@ class UserShell:
         """Run `command` to its end (or `stop()`), each chunk of output given to `on_output`."""
         if self._process is not None:
             raise RuntimeError("a command is already running")
-        state = os.path.join(self._state, "last")
+        if self._state is None:
+            self._state = tempfile.TemporaryDirectory(prefix="tui-engineer-shell-")
+        state = os.path.join(self._state.name, "last")
         for suffix in (".pwd", ".env"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(state + suffix)

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Log, Static
 
-from tui_engineer.base.user_shell import ShellRun, UserShell
+from tui_engineer.base.user_shell import ShellRun, UserShell, last_redraws
 
 MAX_LOG_LINES = 5_000  # older lines leave the pane (the model gets the tail anyway)
 
@@ -79,7 +79,7 @@ class ShellPane(Vertical, can_focus=True):
         log = self.query_one(Log)
         run = await self.shell.run(command, self._write)
         if self._partial:
-            log.write_line(self._partial)
+            log.write_line(last_redraws(self._partial))
             self._partial = ""
         self.last, self.sent = run, False
         failed = run.status != 0
@@ -93,7 +93,7 @@ class ShellPane(Vertical, can_focus=True):
         lines = (self._partial + text).split("\n")
         self._partial = lines.pop()
         if lines:
-            self.query_one(Log).write_lines(lines)
+            self.query_one(Log).write_lines(last_redraws(line) for line in lines)
 
     def _head(self, text: str, *, failed: bool = False) -> None:
         head = self.query_one("#shell-head", Static)
@@ -103,8 +103,8 @@ class ShellPane(Vertical, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop_command":
             return self.running
-        if action == "send_output":
-            return None if self.running or self.last is None else True
+        if action == "send_output":  # shown once per command
+            return None if self.running or self.last is None or self.sent else True
         return True
 
     def action_stop_command(self) -> None:
@@ -115,4 +115,5 @@ class ShellPane(Vertical, can_focus=True):
         if self.last is None or self.running:
             return
         self.sent = True
+        self.refresh_bindings()
         self.post_message(self.SendAsked(self.last))
