@@ -23,6 +23,7 @@ from tui_engineer.verify.runners import node, runner_for, runner_name
 from tui_engineer.verify.runners import pytest as pytest_runner
 from tui_engineer.verify.runners.pytest import JUNIT_NOT_UTF8 as JUNIT_NOT_UTF8
 from tui_engineer.verify.targets import failures_for_model
+from tui_engineer.verify.toolchain_failures import ToolchainProblem, toolchain_problem
 
 SHOWN_IDS = 3  # old failures named in a one-line summary before "…"
 BAD_START_LINES = 15  # lines of output shown when the suite cannot run at all
@@ -113,8 +114,18 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
         return f"it was {report.summary()}"
     if report.exit_code in (126, 127):
         return "its program could not be started"
+    toolchain = _toolchain(report)
+    if toolchain is not None:
+        return f"{toolchain.what} (`{toolchain.line}`)"
     runner = pytest_runner if pytest else runner_for(report.command)
     return runner.start_problem(report) if runner is not None else None
+
+
+def _toolchain(report: TestReport) -> ToolchainProblem | None:
+    """The toolchain's problem, when the run failed before any test ran because of it."""
+    if report.exit_code == 0 or report.passed + report.failed + report.errors:
+        return None
+    return toolchain_problem(report.output_tail)
 
 
 def _hidden_program(command: str, report: TestReport) -> str:
@@ -143,6 +154,13 @@ def start_failure_message(command: str, problem: str, report: TestReport) -> str
             "test_timeout to wait longer (--test-timeout, TUI_ENGINEER_TEST_TIMEOUT or "
             "test_timeout in .tui-engineer.toml), narrow test_command to run fewer tests "
             "(--test-cmd), or work without tests with --unverified."
+        )
+    toolchain = _toolchain(report)
+    if toolchain is not None:  # no test command or install advice: the toolchain's own fix
+        return (
+            f"The tests cannot run on the starting commit, so no step could be verified: "
+            f"`{command}`: {problem}.\n\nIts last lines:\n{tail}\n\nWhat to do: "
+            f"{toolchain.fix}."
         )
     return (
         f"The tests cannot run on the starting commit, so no step could be verified: "

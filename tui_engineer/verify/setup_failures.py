@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from tui_engineer.base.names import EXACT
 from tui_engineer.verify.report import TestReport
+from tui_engineer.verify.toolchain_failures import toolchain_problem
 
 _NOT_FOUND = re.compile(
     r"(?P<program>[\w./+-]+): (?:\d+: )?(?:command )?not found\s*$"  # sh, bash
@@ -47,6 +48,9 @@ def environment_problem(
     if report.ok:
         return None
     texts = _texts(report)
+    toolchain = toolchain_problem(report.output_tail) if not report.structured else None
+    if toolchain is not None:
+        return f"{toolchain.what}: {toolchain.fix} ({toolchain.line})"
     for text in texts:
         for line in text.splitlines():
             found = _NOT_FOUND.search(line)
