@@ -28,7 +28,8 @@ list and a prompt over the window answer as that server does instead
 (`POST /tokenize` → `{"tokens": [...]}`, int(chars × r) tokens per text, also used for the window
 check): a real tokenizer counts code denser than chars / 4. Reply faults inside a stream:
 `malformed_after` sends a chunk that is not JSON, `error_event` an `{"error": ...}` event, after
-that many content chunks; `raw_event` any bytes at all (after `raw_after` content chunks).
+that many content chunks; `raw_event` any bytes at all (after `raw_after` content chunks);
+`stall="keep-alive"` or `"empty"` a stream that never ends, live but with no text.
 
 Tools (the OpenAI tools API): `Reply(tool_calls=[(name, arguments), ...])` answers with those
 tool calls (finish_reason "tool_calls"; streamed as OpenAI does, the id and name first, then
@@ -187,6 +188,9 @@ class Reply:
     # `content`, `choices: null`) after `raw_after` content chunks of a stream.
     raw_event: bytes | None = None
     raw_after: int = 0
+    # After its content, a stream that never finishes: "keep-alive" sends SSE comments, "empty"
+    # empty deltas, every `chunk_delay` (or 0.05 s) until the server stops.
+    stall: str | None = None
 
     def pieces(self) -> list[str]:
         if self.chunks is not None:
@@ -568,6 +572,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse(event({"content": piece}, None))
         if reply.drop_after is not None:
             return self._drop()  # drop_after >= number of chunks: cut before finish_reason
+        while reply.stall is not None:
+            if not self.scripted._wait(reply.chunk_delay or 0.05):
+                return self._drop()
+            if reply.stall == "keep-alive":
+                self._chunk(b": keep-alive\n\n")
+            else:
+                self._sse(event({"content": ""}, None))
         for index, call in enumerate(_tool_calls(reply).get("tool_calls", [])):
             # As OpenAI streams them: id and name first, the arguments in a later piece.
             head = {**call, "index": index, "function": {"name": call["function"]["name"]}}

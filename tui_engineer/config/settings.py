@@ -251,8 +251,11 @@ class Settings:
         3, "a whole number ≥ 0 (0: the model cannot ask)", checks.not_negative
     )
     show_lines: int = setting(400, "a whole number of lines ≥ 10", checks.at_least(10))
-    stream_idle_timeout: float = setting(  # seconds with no byte from the server before giving up
+    stream_idle_timeout: float = setting(  # seconds with no text from the server before giving up
         60.0, "a number of seconds > 0", checks.positive, unit="s"
+    )
+    call_timeout: float = setting(  # seconds one model call may take in all, however live
+        1800.0, "a number of seconds > 0", checks.positive, unit="s"
     )
     # Seconds a session without a human at the keys (headless) waits, paused with its plan, for
     # a model server that stopped answering mid-step; the TUI waits until you retry or quit.

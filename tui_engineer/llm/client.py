@@ -7,8 +7,9 @@ What it adds on top of the SDK, and where each part lives:
   scratch a bounded number of times (`on_reset` tells the consumer why and to drop what it
   showed); budgets enforced during a stream (BudgetExceeded, the partial reply counted):
   llm/streaming.py. 429/5xx/connection errors are retried by the SDK itself (`max_retries`);
-- an idle timeout (no bytes for `idle_timeout` seconds), not a total one: a slow but live stream
-  runs on, a hung server is given up on; the session budgets bound the total: here;
+- an idle timeout (no text for `idle_timeout` seconds, whatever bytes arrive: keep-alives and
+  empty chunks are no sign of life): a slow but live stream runs on, a hung server is given up
+  on; each call has a total bound too (`call_timeout`): llm/streaming.py;
 - usage per call into a `UsageLedger` (estimated as chars / 4 when the server reports none) and
   budgets checked before every call, continuations included: llm/accounting.py;
 - the context window: a call whose prompt cannot fit is not made, the reply cap is lowered to
@@ -39,6 +40,7 @@ from tui_engineer.llm.errors import LLMError, MissingApiKey, ModelReplyError, Un
 from tui_engineer.llm.models import model_is_served
 from tui_engineer.llm.reply_watch import Expected
 from tui_engineer.llm.streaming import (
+    DEFAULT_CALL_TIMEOUT,
     ChatCalls,
     Reply,
     ResetCallback,
@@ -92,6 +94,7 @@ class ModelClient:
         timeout: float = DEFAULT_IDLE_TIMEOUT,
         max_continuations: int = 2,
         context_window: int | None = None,
+        call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
     ) -> None:
         if not api_key:
             raise MissingApiKey(
@@ -136,6 +139,7 @@ class ModelClient:
             accounts=self._accounts,
             errors=lambda: self._errors,
         )
+        self._calls.call_limit = call_timeout
 
     @classmethod
     def from_settings(
@@ -158,6 +162,7 @@ class ModelClient:
             budget=budget,
             timeout=getattr(settings, "stream_idle_timeout", DEFAULT_IDLE_TIMEOUT),
             context_window=getattr(settings, "context_window", None),
+            call_timeout=getattr(settings, "call_timeout", DEFAULT_CALL_TIMEOUT),
         )
 
     @property

@@ -117,11 +117,7 @@ class ErrorMapper:
         """The error once a stream was cut mid-reply `tries` times in a row. With a large
         prompt the likely cause is the context window (llama.cpp drops such streams)."""
         if isinstance(cause, openai.APITimeoutError):
-            return ServerUnreachable(
-                f"The model server at {self.base_url} sent nothing for {self.timeout:g} s in "
-                f"the middle of a reply, {tries} times. Try again later, or raise "
-                "stream_idle_timeout for a slow server."
-            )
+            return self.idle_stream(tries)
         size = f" The prompt was about {prompt_tokens:,} tokens" if prompt_tokens else ""
         unknown_but_large = context_window is None and prompt_tokens >= LARGE_PROMPT
         if unknown_but_large or (context_window and prompt_tokens > context_window // 2):
@@ -139,6 +135,15 @@ class ErrorMapper:
         return ModelReplyError(
             f"The connection to {self.base_url} was cut in the middle of the reply {tries} "
             f"times in a row.{likely}"
+        )
+
+    def idle_stream(self, tries: int) -> ServerUnreachable:
+        """A reply with no text for the idle time (no bytes, or keep-alives only), `tries`
+        times in a row."""
+        return ServerUnreachable(
+            f"The model server at {self.base_url} sent no text for {self.timeout:g} s in the "
+            f"middle of a reply (nothing, or only keep-alives or empty chunks), {tries} times. "
+            "Try again later, or raise stream_idle_timeout for a slow server."
         )
 
     def is_web_page(self, headers: Mapping[str, str]) -> bool:

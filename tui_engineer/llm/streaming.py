@@ -36,6 +36,7 @@ TextCallback = Callable[[str], None]
 ResetCallback = Callable[[], None]
 RetryCallback = Callable[[str], None]  # gets the reason a reply was asked again
 
+DEFAULT_CALL_TIMEOUT = 1800.0  # seconds one call may take in all (call_timeout)
 DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty): retries
 ERROR_PAGE = "an HTML error page from a proxy or gateway"  # the reason a retry gives
 ERROR_PAGE_BACKOFF = 0.5  # seconds before the first retry after an error page, doubled after
@@ -124,6 +125,7 @@ class ChatCalls:
         self.on_tools_refused: Callable[[str], None] | None = None
         # True once the server answered properly: an HTML page is then a passing error page.
         self.answered = False
+        self.call_limit: float | None = DEFAULT_CALL_TIMEOUT  # seconds one call may take in all
 
     async def call(
         self,
@@ -195,6 +197,8 @@ class ChatCalls:
                 f"The server at {self.base_url} sent a broken reply ({drop.reason}: {detail}) "
                 f"{tries} times in a row. Check the server and try again."
             )
+        if drop.reason == "idle":
+            return self._errors().idle_stream(tries)
         prompt = self.accounts.prompt_tokens(conversation)
         return self._errors().dropped_stream(drop.cause, tries, prompt, known_window)
 
@@ -229,7 +233,7 @@ class ChatCalls:
                 raise self._errors().sdk_error(err) from None
         while True:
             try:
-                return await self._whole(params, conversation, on_text)
+                return await self._whole_bounded(params, conversation, on_text)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if not self._learn_tools_refusal(err, params):
                     raise self._errors().sdk_error(err) from None
@@ -273,14 +277,36 @@ class ChatCalls:
         budget = self.accounts.budget
         parts: list[str] = []
         remaining = budget.seconds_left()
+        limits = [x for x in (remaining, self.call_limit) if x is not None]
         try:
-            async with asyncio.timeout(remaining):  # the time budget, during the stream too
+            # The time budget and the call's own bound, during the stream too.
+            async with asyncio.timeout(min(limits, default=None)) as bound:
                 return await self._stream_into(params, conversation, on_text, (parts, watch))
         except TimeoutError:
-            if remaining is None or budget.seconds_left() > 0:
+            if not bound.expired():
                 raise  # not ours: an SDK/transport timeout
             self.accounts.ledger.add(self.accounts.usage(conversation, "".join(parts), None))
-            raise budget.time_exceeded() from None
+            if remaining is not None and budget.seconds_left() <= 0:
+                raise budget.time_exceeded() from None
+            raise self._too_long() from None
+
+    async def _whole_bounded(
+        self, params: dict[str, Any], conversation: list[Message], on_text: TextCallback | None
+    ) -> Reply:
+        try:
+            async with asyncio.timeout(self.call_limit) as bound:
+                return await self._whole(params, conversation, on_text)
+        except TimeoutError:
+            if not bound.expired():
+                raise
+            raise self._too_long() from None
+
+    def _too_long(self) -> ModelReplyError:
+        return ModelReplyError(
+            f"The reply from the model server at {self.base_url} took longer than "
+            f"{self.call_limit:g} s in all (call_timeout), so it was stopped. Raise "
+            "call_timeout for a slow model, or ask for a smaller change."
+        )
 
     async def _stream_into(
         self,
@@ -302,28 +328,38 @@ class ChatCalls:
         prompt = self.accounts.prompt_tokens(conversation)
         cap = self.cap.sent(params)
         calls: dict[int, list[str]] = {}  # index → [id, name, arguments so far]
+        idle = self._errors().timeout
         async with chunks:
             try:
-                async for chunk in chunks:
-                    model = chunk.model or model
-                    usage = chunk.usage or usage
-                    for choice in _choices_of(chunk):
-                        delta = _text_of(choice.delta.content) if choice.delta else None
-                        if choice.delta and choice.delta.tool_calls:
-                            _gather_tool_calls(calls, choice.delta.tool_calls)
-                        if delta:
-                            parts.append(delta)
-                            if on_text is not None:
-                                on_text(delta)
-                            self.accounts.check_mid_stream(conversation, prompt, parts)
-                            if watch is not None:
-                                finish = watch.feed(delta) or finish
-                        finish = choice.finish_reason or finish
-                    if finish in (OFF_TRACK, COMPLETE):
-                        break  # closing the stream stops the server generating
-                    if self.cap.stream_overran(len(parts), cap):
-                        finish, usage = "length", None  # cut here; its usage never comes
-                        break
+                # Idle is no text for `idle` seconds, whatever bytes arrive (keep-alive comments,
+                # empty deltas): the SDK's read timeout sees only bytes.
+                async with asyncio.timeout(idle) as quiet:
+                    async for chunk in chunks:
+                        model = chunk.model or model
+                        usage = chunk.usage or usage
+                        for choice in _choices_of(chunk):
+                            delta = _text_of(choice.delta.content) if choice.delta else None
+                            if choice.delta and choice.delta.tool_calls:
+                                _gather_tool_calls(calls, choice.delta.tool_calls)
+                                quiet.reschedule(asyncio.get_running_loop().time() + idle)
+                            if delta:
+                                quiet.reschedule(asyncio.get_running_loop().time() + idle)
+                                parts.append(delta)
+                                if on_text is not None:
+                                    on_text(delta)
+                                self.accounts.check_mid_stream(conversation, prompt, parts)
+                                if watch is not None:
+                                    finish = watch.feed(delta) or finish
+                            finish = choice.finish_reason or finish
+                        if finish in (OFF_TRACK, COMPLETE):
+                            break  # closing the stream stops the server generating
+                        if self.cap.stream_overran(len(parts), cap):
+                            finish, usage = "length", None  # cut here; its usage never comes
+                            break
+            except TimeoutError:
+                if not quiet.expired():
+                    raise  # the time budget's or the call's bound (_streamed)
+                raise StreamDropped("".join(parts), None, "idle") from None
             except openai.APIConnectionError as err:  # also idle timeouts between chunks
                 raise StreamDropped("".join(parts), err) from None
             except (json.JSONDecodeError, UnicodeDecodeError) as err:
