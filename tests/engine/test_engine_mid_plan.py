@@ -215,3 +215,29 @@ async def test_undo_during_a_review_drops_the_step_prepared_ahead_on_it(
     assert [e.step for e in seen.of(ev.ProposalReady)] == [1, 2, 2, 3]
     assert git(repo, "status", "--porcelain") == ""
     assert result.outcome == "done"
+
+
+@whole_session
+async def test_chat_calls_that_hang_while_the_model_list_answers_stop_the_session(
+    make_repo, scripted_server
+) -> None:
+    """GET /models answers, so every pause ended at once ('answers again after 2 s') and the
+    same call hung again, for ever. Now the call's third failure stops the session with why."""
+    repo = make_repo()
+    hung = [Reply(text="", stall="keep-alive")] * 12  # live, no text: idle after 0.3 s
+    scripted_server.script(Reply(text=plan_reply("Add sub", "Add mul")), *hung)
+    seen: list[ev.Event] = []
+    result, _ = await asyncio.wait_for(
+        run_headless(
+            repo, "add sub and mul", scripted_server.base_url, reviewer=Reviewer([]),
+            sink=seen.append, server_wait=60, stream_idle_timeout=0.3,
+        ),
+        60,
+    )  # fmt: skip
+    assert result.outcome == "error"
+    assert "answers again each time" in result.message, result.message
+    assert "step 1's propose call failed 3 times in a row" in result.message
+    assert "sent no text for 0.3 s" in result.message
+    assert "1. Add sub" in result.message and "2. Add mul" in result.message
+    assert sum(isinstance(e, ev.ServerResumed) for e in seen) == 2
+    assert titles(repo) == ["initial"]

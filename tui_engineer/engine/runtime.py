@@ -45,7 +45,19 @@ class Model(Protocol):
     ) -> Completion: ...
 
 
-OnUnreachable = Callable[["Runtime", ServerUnreachable, tuple[str, int | None]], Awaitable[None]]
+OnUnreachable = Callable[
+    ["Runtime", ServerUnreachable, tuple[str, int | None], "Stuck"], Awaitable[None]
+]
+
+
+@dataclass
+class Stuck:
+    """One call's pauses on a model server gone: how many so far, and since when (monotonic
+    time of the first): a probe that answers does not reset the pause's bound."""
+
+    times: int = 0
+    since: float = 0.0
+
 
 DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 8192}
 # Calls named otherwise are sized like the kind they do the work of.
@@ -113,6 +125,8 @@ class Runtime:
     # Called when a call finds the model server gone: returns when the call is to be made
     # again, raises to give up (the session's own runtime: engine/server_wait.py). None: fail.
     on_unreachable: OnUnreachable | None = None
+    # The repository map's first build, beside the baseline (engine/repo_context.py).
+    map_task: asyncio.Task[None] | None = None
     # The suite on the starting commit (engine/baseline.py): its run, and its outcome once known.
     baseline_task: asyncio.Task[Baseline] | None = None
     baseline: Baseline | None = None
@@ -179,6 +193,7 @@ class Runtime:
                 self.emit(ev.FeedbackDelivered(text=text, purpose=purpose, step=step))
         cap = self.options.reply_limit(purpose)
         prompt = _estimate(sum(len(str(m.get("content", ""))) for m in messages))
+        stuck = Stuck()
         while True:
             live = _LiveReply(self, prompt)
             self.emit(
@@ -193,8 +208,10 @@ class Runtime:
                 self._report_failure(purpose, step, prompt, live.text, err)
                 if self.on_unreachable is None:
                     raise
+                stuck.times += 1
+                stuck.since = stuck.since or time.monotonic()
                 # Returns when the call is to be made again (engine/server_wait.py).
-                await self.on_unreachable(self, err, (purpose, step))
+                await self.on_unreachable(self, err, (purpose, step), stuck)
             except (UserError, OSError) as err:
                 self._report_failure(purpose, step, prompt, live.text, err)
                 raise

@@ -5,7 +5,10 @@ session ended and the rest of the plan was lost; a server restarted a minute lat
 Now the session waits: every PROBE_EVERY seconds it asks whether anything answers at the base
 URL, and then makes the same call again. The human may retry at once (`Session.retry_now`, the
 TUI's `r`). Without a human at the keys (headless) the wait is bounded (`server_wait`), after
-which the session stops and says which steps were not done.
+which the session stops and says which steps were not done. The bound counts from the call's
+first pause: a server that answers the probe (GET /models) while its chat calls hang does not
+reset it, and a call that finds the server gone STUCK_TIMES times in a row stops the session
+with the reason, whoever waits.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from tui_engineer.engine import events as ev
 from tui_engineer.llm import ServerUnreachable
 
 if TYPE_CHECKING:
-    from tui_engineer.engine.runtime import Runtime
+    from tui_engineer.engine.runtime import Runtime, Stuck
 
 PROBE_EVERY = 2.0  # seconds between "does the server answer?" checks
+STUCK_TIMES = 3  # a call that finds the server gone this often in a row stops the session
 
 
 class ServerPause:
@@ -44,13 +48,19 @@ class ServerPause:
         self._retry.set()
 
     async def server_gone(
-        self, rt: Runtime, err: ServerUnreachable, call: tuple[str, int | None]
+        self, rt: Runtime, err: ServerUnreachable, call: tuple[str, int | None], stuck: Stuck
     ) -> None:
         """A call found the model server gone: wait (paused, plan kept) until it answers."""
         if rt is not self.rt:
             raise err  # the step prepared ahead (a copy of the runtime): made again in its turn
         try:
-            await wait_for_server(rt, call, self._retry, self.limit)
+            if stuck.times >= STUCK_TIMES:
+                raise ServerUnreachable(
+                    f"The model server{_at(rt)} answers again each time, but {_where(call)} "
+                    f"failed {stuck.times} times in a row, so the session stopped. The last "
+                    f"time: {err}"
+                )
+            await wait_for_server(rt, call, self._retry, self.limit, stuck.since)
         except ServerUnreachable as gave_up:
             left = self._steps_left()
             not_done = f" Not done: {'; '.join(left)}." if left else ""
@@ -62,11 +72,13 @@ async def wait_for_server(
     call: tuple[str, int | None],
     retry: asyncio.Event,
     limit: float | None,
+    since: float | None = None,
 ) -> None:
     """Return when the call (`purpose`, `step`) should be made again: the server answers, or
-    `retry` was set. Raises ServerUnreachable once `limit` seconds passed (None: no limit)."""
+    `retry` was set. Raises ServerUnreachable once `limit` seconds (None: no limit) passed
+    since `since` (the call's first pause; None: now)."""
     purpose, step = call
-    where = f"step {step}'s {purpose} call" if step is not None else f"the {purpose} call"
+    where = _where(call)
     # Not the start-up error's advice (set OPENAI_BASE_URL): it answered a moment ago, so the
     # address is right; it is restarting, overloaded, or its machine went away.
     gone = f"The model server{_at(rt)} stopped answering during {where}"
@@ -75,9 +87,10 @@ async def wait_for_server(
         ev.ServerPaused(purpose=purpose, step=step, message=message, wait=limit, every=PROBE_EVERY)
     )
     started = time.monotonic()
+    first = since or started
     retry.clear()
     while True:
-        if limit is not None and time.monotonic() - started >= limit:
+        if limit is not None and time.monotonic() - first >= limit:
             raise ServerUnreachable(
                 f"{gone} and did not answer again within {limit:g} s (server_wait), so the "
                 "session stopped."
@@ -91,6 +104,11 @@ async def wait_for_server(
     retry.clear()
     waited = time.monotonic() - started
     rt.emit(ev.ServerResumed(purpose=purpose, step=step, waited=waited, by=by))
+
+
+def _where(call: tuple[str, int | None]) -> str:
+    purpose, step = call
+    return f"step {step}'s {purpose} call" if step is not None else f"the {purpose} call"
 
 
 def _at(rt: Runtime) -> str:
