@@ -192,3 +192,38 @@ async def test_an_ignored_file_is_shown_and_its_mount_point_stays_out(make_repo,
     shadow = shadow_of(root)
     assert "the module map" in await _sh(root, shadow.path, "cat .pnp.cjs")
     assert shadow.changes() == []
+
+
+CARGO = shutil.which("cargo") or (
+    "/root/.cargo/bin/cargo" if os.path.exists("/root/.cargo/bin/cargo") else None
+)
+CRATE = {
+    "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+    ".gitignore": "target/\nCargo.lock\n",  # a library crate that does not commit its lock
+    "src/lib.rs": "#[test]\nfn adds() {\n    assert_eq!(2 + 3, 5);\n}\n",
+}
+
+
+@pytest.mark.skipif(CARGO is None, reason="cargo is not installed")
+async def test_a_crates_ignored_lock_is_shown_read_only_and_cargo_runs_offline(
+    make_repo, shadow_of, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert CARGO is not None
+    monkeypatch.setenv("PATH", f"{Path(CARGO).parent}:{os.environ.get('PATH', '')}")
+    root = make_repo(CRATE)
+    subprocess.run(["cargo", "generate-lockfile", "--offline"], cwd=root, check=True)
+    lock = (root / "Cargo.lock").read_text()
+    shadow = shadow_of(root)
+    assert not (shadow.path / "Cargo.lock").exists()  # ignored: not in the shadow's files
+    out = await _sh(
+        root,
+        shadow.path,
+        "echo offline=$CARGO_NET_OFFLINE; cargo test --locked 2>&1 | grep 'test result'; "
+        "echo x >> Cargo.lock || echo refused",
+    )
+    assert "offline=true" in out and "test result: ok. 1 passed" in out, out
+    assert "refused" in out and (root / "Cargo.lock").read_text() == lock
+    assert shadow.changes() == []  # the mount point is never part of a step
+    # Allowed the network, cargo may reach the index as the user's own runs do.
+    said = await _sh(root, shadow.path, "echo offline=$CARGO_NET_OFFLINE", allow_network=True)
+    assert said.strip() == "offline="

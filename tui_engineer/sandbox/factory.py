@@ -58,7 +58,7 @@ def make_sandbox(
         secret_values=[settings.api_key] if settings.api_key else [],
         allow=parse_allow(settings.test_env),
         jail=jail,
-        extra_env=build_env(cache),
+        extra_env=build_env(cache, offline=jail is not None and not settings.allow_network),
         # Uncontained, the ignored folders are linked into the shadow instead of mounted.
         links=(repo_root, ignored) if jail is None else None,
         reports=session_reports(repo_root, session_id) if session_id else None,

@@ -5,7 +5,8 @@ cache the runs may write outside the shadow.
 Defaults per ecosystem, by the file that marks it: `package.json` → `node_modules` (and yarn's
 Plug'n'Play files: `.pnp.cjs`, `.pnp.loader.mjs`, `.yarn/unplugged`); a Python
 project (`pyproject.toml`, `setup.py`, `setup.cfg`, `requirements.txt`) → `.venv`, `venv`;
-`go.mod`, `composer.json` → `vendor`; `Gemfile` → `vendor/bundle`, `.bundle`. The `show_ignored`
+`go.mod`, `composer.json` → `vendor`; `Gemfile` → `vendor/bundle`, `.bundle`; `Cargo.toml` →
+`Cargo.lock` (a library crate's lock, which it does not commit). The `show_ignored`
 setting adds others (generated code). A path is shown only when it exists in the user's tree, git
 ignores it there (a tracked one is in the shadow already), and it stays inside the repository
 once symlinks are resolved."""
@@ -27,6 +28,8 @@ ECOSYSTEM_PATHS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"), (".venv", "venv")),
     (("go.mod", "composer.json"), ("vendor",)),
     (("Gemfile",), ("vendor/bundle", ".bundle")),
+    # A library crate that does not commit its lock: the user's, which their cache matches.
+    (("Cargo.toml",), ("Cargo.lock",)),
 )
 
 
@@ -83,10 +86,14 @@ def build_cache(root: Path) -> Path:
     return platformdirs.user_cache_path("tui-engineer") / "build" / f"{root.name}-{key}"
 
 
-def build_env(cache: Path) -> dict[str, str]:
+def build_env(cache: Path, *, offline: bool = False) -> dict[str, str]:
     """Variables pointing the build tools at the cache (every step would rebuild from nothing in
-    a fresh shadow)."""
-    return {"CARGO_TARGET_DIR": str(cache / "cargo-target"), "GOCACHE": str(cache / "go-build")}
+    a fresh shadow). `offline`: the runs have no network, so cargo builds from its cache alone
+    rather than reach for the index and fail (what it lacks is then named: `cargo fetch`)."""
+    env = {"CARGO_TARGET_DIR": str(cache / "cargo-target"), "GOCACHE": str(cache / "go-build")}
+    if offline:
+        env["CARGO_NET_OFFLINE"] = "true"
+    return env
 
 
 def exclude_in_shadow(workdir: Path, paths: Iterable[str]) -> None:

@@ -21,6 +21,17 @@ class ToolchainProblem:
 
 _SIGNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (
+        re.compile(r"cannot create the lock file .* because --(?:locked|frozen) was passed"),
+        "cargo has no Cargo.lock and the command forbids making one",
+        "run `cargo generate-lockfile` in the repository (the tests see your git-ignored "
+        "Cargo.lock read-only), or drop --locked from test_command",
+    ),
+    (
+        re.compile(r"failed to write .*Cargo\.lock"),
+        "cargo must change Cargo.lock, which the tests see read-only (it is git-ignored)",
+        "run `cargo fetch` in the repository so that your Cargo.lock holds what the change needs",
+    ),
+    (
         re.compile(r"lock file .* needs to be updated but --(?:locked|frozen) was passed"),
         "cargo's Cargo.lock must be updated and the command forbids it",
         "run `cargo update` in the repository (and commit Cargo.lock if you keep it), or drop "
