@@ -73,9 +73,15 @@ def _unread(tail: str, exit_code: int = 101) -> TestReport:
             "to prevent this",
             "cargo update",
         ),
+        (
+            "error: cannot create the lock file /w/Cargo.lock because --locked was passed to "
+            "prevent this",
+            "cargo generate-lockfile",
+        ),
+        ("error: failed to write /w/Cargo.lock\n\nCaused by: Read-only file system", "fetch"),
         ("npm error code ENOTFOUND\nnpm error network request to https://registry...", "npm ci"),
         (
-            "go: github.com/x/y@v1.2.0: Get \"https://proxy.golang.org/...\": dial tcp: lookup "
+            'go: github.com/x/y@v1.2.0: Get "https://proxy.golang.org/...": dial tcp: lookup '
             "proxy.golang.org: no such host",
             "go mod download",
         ),
