@@ -59,6 +59,9 @@ REQUESTS: dict[str, type[BaseModel]] = {
     "fs/read_text_file": ReadTextFileRequest,
 }
 
+# A client on the newest SDK that says it reads `usage_update` (no part of the stable schema).
+READS_USAGE = ClientCapabilities.model_validate({"_meta": {"usage_update": True}})
+
 # Answers a permission request: the option id to select, or None to answer "cancelled".
 Policy = Callable[[ToolCallUpdate, list[PermissionOption]], Any]
 
@@ -179,12 +182,15 @@ class Agent:
     check: SchemaCheck
     stderr: Path
 
-    async def start(self, cwd: Path, mcp_servers: list[Any] | None = None) -> str:
+    async def start(
+        self, cwd: Path, mcp_servers: list[Any] | None = None,
+        capabilities: ClientCapabilities = READS_USAGE,
+    ) -> str:  # fmt: skip
         """initialize, then session/new in `cwd` (handing over `mcp_servers`): the session
-        id."""
+        id. The client says it reads `usage_update` unless `capabilities` say otherwise."""
         await self.conn.initialize(
             protocol_version=PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(),
+            client_capabilities=capabilities,
             client_info=Implementation(name="tests", version="0"),
         )
         made = await self.conn.new_session(cwd=str(cwd), mcp_servers=mcp_servers or [])
@@ -217,13 +223,13 @@ async def session_new_error(agent: Agent, cwd: Path) -> RequestError:
 @contextlib.asynccontextmanager
 async def running_agent(
     tmp_path: Path, base_url: str, *flags: str, client: RecordingClient | None = None,
-    env: dict[str, str] | None = None, pipeline: bool = False,
+    env: dict[str, str] | None = None, pipeline: bool = False, check: SchemaCheck | None = None,
 ) -> AsyncIterator[Agent]:  # fmt: skip
     """The agent as a subprocess, with the scripted server's URL and the flags that make its
     model calls come in script order (the whole suite each run; no step prepared ahead unless
     `pipeline`)."""
     client = client or RecordingClient()
-    check = SchemaCheck()
+    check = check or SchemaCheck()
     stderr = tmp_path / "agent-stderr.txt"
     args = [*agent_command(), "acp", "--base-url", base_url, "--model", "test-model"]
     args += ["--full-tests-always", *flags, *([] if pipeline else ["--no-pipeline"])]

@@ -72,6 +72,14 @@ def load_engine() -> None:
     load_model_client()
 
 
+def reads_unstable(capabilities: Any, name: str) -> bool:
+    """Whether the client said in `initialize` that it reads `name`, an update the stable schema
+    lacks: `clientCapabilities._meta[name]` true, as the protocol has extensions advertised. A
+    client on the stable schema rejects a variant it does not know, and may end the session."""
+    meta = getattr(capabilities, "field_meta", None)
+    return isinstance(meta, dict) and meta.get(name) is True
+
+
 def user_error(err: UserError) -> RequestError:
     from tui_engineer.base.names import readable
     from tui_engineer.session.start import about_the_key
@@ -97,6 +105,7 @@ class EngineerAgent:
         self.conn: Any = None
         self._loading: asyncio.Future[None] | None = None
         self.reads_buffers = False  # the client offers fs/read_text_file (its unsaved buffers)
+        self.reads_usage = False  # the client said it reads `usage_update` (docs/acp.md)
 
     async def _engine(self) -> None:
         """The engine loaded (in a thread, started at initialize). Everything that imports it
@@ -119,6 +128,7 @@ class EngineerAgent:
             self._loading = asyncio.ensure_future(asyncio.to_thread(load_engine))
         fs = getattr(client_capabilities, "fs", None)
         self.reads_buffers = bool(getattr(fs, "read_text_file", False))
+        self.reads_usage = reads_unstable(client_capabilities, "usage_update")
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -200,6 +210,7 @@ class EngineerAgent:
         approval = prepared.settings.approval
         session = AcpSession(session_id, self.conn, again, prepared, approval)
         session.reads_buffers = self.reads_buffers
+        session.translator.reads_usage = self.reads_usage
         self.sessions[session_id] = session
         return session
 
@@ -229,7 +240,7 @@ class EngineerAgent:
         history = [e for path in parts for e in events_from_record(path)]
         session = await self._open(session_id, cwd, prepared, mcp_servers)
         session.approval = recorded_mode(history, session.approval)
-        told = HistoryTranslator(prepared.root)
+        told = HistoryTranslator(prepared.root, reads_usage=self.reads_usage)
         updates = told.told(history)
         session.translator.go_on_from(told)  # the plan as it stood, tool call ids counted on
         await session.tell(updates)

@@ -70,6 +70,8 @@ class Translator:
     root: Path
     shadow: Callable[[], Path | None] = lambda: None
     window: Callable[[], int | None] = lambda: None  # the model's context window, when known
+    # `usage_update` is no part of the stable schema: sent only to a client that said it reads it.
+    reads_usage: bool = False
     entries: dict[int, Entry] = field(default_factory=dict)
     _prose: EditBlockFilter | None = None
     _runs: dict[tuple[int | None, str], str] = field(default_factory=dict)
@@ -177,7 +179,7 @@ class Translator:
         """Tokens and cost against the budget: `used` is the tokens spent, `size` the token
         budget (--max-tokens), or without one the model's context window."""
         size = event.max_tokens or self.window()
-        if not size:
+        if not size or not self.reads_usage:
             return []
         used = event.prompt_tokens + event.completion_tokens
         cost = Cost(amount=event.usd, currency="USD") if event.usd is not None else None
