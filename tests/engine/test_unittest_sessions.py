@@ -189,14 +189,16 @@ async def test_more_itertools_runs_the_unittest_its_tox_ini_declares_in_a_venv_w
     venv = project_venv(repo, [])
     monkeypatch.setenv("VIRTUAL_ENV", str(venv))
     monkeypatch.setenv("PATH", f"{venv}/bin:" + os.environ.get("PATH", ""))
+    # tail's docstring: a change test_simple_take does not run through (engine/reach.py), so
+    # that old failure never blocks and costs no call (a change inside take would reach it).
     docstring = edit(
         "more_itertools/recipes.py",
-        '    """Return first *n* items of the *iterable* as a list.\n',
-        '    """Return the first *n* items of the *iterable* as a list.\n',
+        '    """Return an iterator over the last *n* items of *iterable*.\n',
+        '    """Return an iterator over the last *n* items of the *iterable*.\n',
     )
     scripted_server.script(Reply(text=docstring))
     result, seen, out = await _session(
-        repo, scripted_server, "fix the grammar of take's docstring", test_timeout=600
+        repo, scripted_server, "fix the grammar of tail's docstring", test_timeout=600
     )
     assert result.exit_code == 0, out
     (baseline,) = seen.of(ev.BaselineReady)
