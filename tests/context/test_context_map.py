@@ -268,3 +268,17 @@ def test_regions_refuse_paths_outside_the_repository(make_repo, tmp_path: Path) 
     (tmp_path / "secret.py").write_text("KEY = 1\n")
     assert region(repo, "../secret.py", 1, 5) is None
     assert region(repo, "a.py", 1, 99) is not None
+
+
+def test_a_fresh_checkout_reads_only_the_files_git_does_not_vouch_for(make_repo, tmp_path) -> None:
+    files = {f"mod{i}.py": f"def f{i}():\n    pass\n" for i in range(10)}
+    repo = make_repo(files)
+    assert build_map(repo).read == 10
+    copy = tmp_path / "shadow"  # a session's shadow: new stats, the same blobs
+    git(tmp_path, "clone", "-q", str(repo), str(copy))
+    (copy / "mod3.py").write_text("def changed():\n    pass\n")  # differs from git's index
+    (copy / "new.py").write_text("def new():\n    pass\n")  # git has no blob id for it yet
+    shadow = build_map(copy, cache_root=repo)
+    assert (shadow.read, shadow.parsed, shadow.reused) == (2, 2, 9)
+    assert [s.name for s in shadow.files["mod3.py"].symbols] == ["changed"]
+    assert [s.name for s in shadow.files["mod4.py"].symbols] == ["f4"]

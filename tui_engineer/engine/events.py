@@ -496,6 +496,20 @@ class BaselineStarted(Event):
 
 
 @dataclass(frozen=True)
+class ContextReady(Event):
+    """The repository map is ready, built beside the baseline's tests (context/repomap.py):
+    how long it took, how many source files it read, and how many it took from the cache
+    (an earlier session's, by git's blob id) without reading them."""
+
+    type: ClassVar[str] = "context_ready"
+    seconds: float
+    files: int  # every file git sees
+    files_read: int
+    files_reused: int
+    parsed: int  # of those read, parsed anew (the rest: their bytes were seen before)
+
+
+@dataclass(frozen=True)
 class BaselineReady(Event):
     """The suite's outcome on the starting commit, run beside the plan (or recorded earlier
     for the same tree): steps are judged against it (verify/baseline.py)."""

@@ -5,9 +5,12 @@ the prompt and the reply."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import time
 
-from tui_engineer.context import Context, frame_regions, gather_context
+from tui_engineer.context import Context, build_map, frame_regions, gather_context
+from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.editor_buffers import unsaved_buffers
 from tui_engineer.engine.plan import Step
@@ -29,10 +32,41 @@ async def _room(rt: Runtime, messages: list[prompts.Message], purpose: str) -> i
     return max(0, room)
 
 
+def start_map(rt: Runtime) -> asyncio.Task[None]:
+    """Build the repository map at session start, beside the baseline's tests: the first
+    prompt then finds it ready (its own build only stats the files), and the time spent is
+    said (`context_ready`) rather than a gap before the first model call."""
+    if rt.map_task is None:
+        rt.map_task = asyncio.ensure_future(_first_map(rt))
+    return rt.map_task
+
+
+async def _first_map(rt: Runtime) -> None:
+    started = time.monotonic()
+    built = await asyncio.to_thread(build_map, rt.workdir, cache_root=rt.root)
+    rt.emit(
+        ev.ContextReady(
+            seconds=round(time.monotonic() - started, 3),
+            files=len(built.files),
+            files_read=built.read,
+            files_reused=built.reused,
+            parsed=built.parsed,
+        )
+    )
+
+
+async def map_built(rt: Runtime) -> None:
+    """Wait for the first build when one runs (two builds at once would both parse)."""
+    if rt.map_task is not None and not rt.map_task.done():
+        with contextlib.suppress(Exception):  # a failed first build: the prompt's own build
+            await asyncio.shield(rt.map_task)
+
+
 async def context_for(
     rt: Runtime, purpose: str, request: str, bare: list[prompts.Message], step: Step | None = None
 ) -> Context:
     """The map and contents for a plan or propose prompt; `bare` is that prompt without them."""
+    await map_built(rt)
     budget = await _room(rt, bare, purpose)
     step_text = f"{step.title}\n{step.description}\n{step.verify}" if step else ""
     gather = functools.partial(

@@ -20,6 +20,7 @@ from tui_engineer.engine.plan import PlanError, Step, infos, single_step
 from tui_engineer.engine.plan_check import DROP_OR_KEEP, PlanCheck
 from tui_engineer.engine.planning import make_plan
 from tui_engineer.engine.progress import Progress
+from tui_engineer.engine.repo_context import start_map
 from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
@@ -224,6 +225,7 @@ class Session:
     async def _run(self, request: str) -> SessionResult:
         probe_early(self.rt)
         baseline = start_baseline(self.rt)
+        start_map(self.rt)  # beside the baseline's tests, not after them
         work = asyncio.ensure_future(self._work(request))
         try:
             if baseline is not None:
@@ -234,7 +236,7 @@ class Session:
                     raise baseline.exception()  # type: ignore[misc]
             return await work
         finally:
-            for task in (work, baseline):
+            for task in (work, baseline, self.rt.map_task):
                 if task is not None and not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):

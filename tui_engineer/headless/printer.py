@@ -65,6 +65,7 @@ def visible(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", readable(text))
 
 
+MAP_SAID_AFTER = 1.0  # seconds: a quicker repository map is not worth a line
 # How each kind of test run is named in the progress lines (engine/verification.py).
 TEST_SCOPES = {"full": "tests", "affected": "affected tests", "failing": "failing tests again"}
 
@@ -237,6 +238,13 @@ class ProgressPrinter:
         self._line(f"  {mark} {label}: {e.summary}")
         for line in _last_lines(e.output_tail):
             self._line(f"    │ {line}")
+
+    def _on_context_ready(self, e: ev.ContextReady) -> None:
+        if e.seconds >= MAP_SAID_AFTER:  # a wait the user noticed: say what it was
+            self._line(
+                f"  map: {e.files:,} files in {e.seconds:.1f} s ({e.files_read:,} read, "
+                f"{e.files_reused:,} from the cache)"
+            )
 
     def _on_baseline_ready(self, e: ev.BaselineReady) -> None:
         how = "recorded earlier for this commit" if e.recorded else e.summary

@@ -1,0 +1,241 @@
+"""Benchmark: the product's own share of a one-step session as the repository grows.
+
+Generates Python repositories of N modules (six small functions each), N/20 test files and
+one planted bug (`add` in pkg/core.py subtracts) with its red test, then runs one session per
+size as a user does: `tui-engineer run "fix add in pkg/core.py" --yes --no-plan --json`, a
+subprocess against the scripted model server (tests/scripted_server.py), which answers at once
+with the fix. From the --json events' timestamps it prints:
+
+- wall: the process, start to exit;
+- tests: the user's own test runs (the baseline's and the step's: *_started → tests_finished /
+  baseline_ready, overlaps counted once);
+- model: the model's time (model_call_started → the next event of the session);
+- own share: wall − tests − model, what the product itself costs;
+- first call: seconds from the start to the first model call;
+- context_ready: when the session says the map is ready, with files read / reused (if said);
+- peak memory: the largest resident size of the tool's process (wait4's ru_maxrss).
+
+Each size runs cold (an empty user cache) then warm (a second session on a fresh copy of the
+same repository, with the cache the first left). Sizes 1k and 10k files by default; `--big`
+adds 40k and 200k. The machine may be shared: `--runs 2` keeps the lower of each.
+
+Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.engine_support import edit  # noqa: E402
+from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
+
+REQUEST = "fix add in pkg/core.py"
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.invalid",
+}
+CORE = "def add(a, b):\n    return a - b\n"
+FIX = edit("pkg/core.py", "    return a - b\n", "    return a + b\n")
+MODULE = """\"\"\"Module {n}.\"\"\"
+
+
+def scale_{n}(x):
+    return x * {n}
+
+
+def offset_{n}(x):
+    return x + {n}
+
+
+def clamp_{n}(x, low=0, high={n}):
+    return max(low, min(high, x))
+
+
+def label_{n}(x):
+    return f"m{n}:{{x}}"
+
+
+def pairs_{n}(items):
+    return list(zip(items, items[1:]))
+
+
+def total_{n}(items):
+    return sum(items) + {n}
+"""
+TEST = """from pkg.mod_{n} import offset_{n}, scale_{n}
+
+
+def test_scale_{n}():
+    assert scale_{n}(2) == {double}
+
+
+def test_offset_{n}():
+    assert offset_{n}(1) == {plus}
+"""
+CORE_TEST = "from pkg.core import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def make_repo(folder: Path, files: int) -> Path:
+    """A repository of about `files` files: modules, a test file per 20 of them, the bug."""
+    repo = folder / "repo"
+    modules = max(1, files * 20 // 21)
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "core.py").write_text(CORE)
+    (repo / "tests" / "test_core.py").write_text(CORE_TEST)
+    for n in range(modules):
+        (repo / "pkg" / f"mod_{n}.py").write_text(MODULE.format(n=n))
+        if n % 20 == 0:
+            test = TEST.format(n=n, double=2 * n, plus=n + 1)
+            (repo / "tests" / f"test_mod_{n}.py").write_text(test)
+    (repo / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0"\n')
+    env = {**os.environ, **GIT_IDENTITY}
+    init = ["init", "-q", "-b", "main"]
+    # No background `gc --auto`: it would pack the objects while the copies are made.
+    for args in (init, ["config", "gc.auto", "0"], ["add", "-A"], ["commit", "-qm", "initial"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, env=env)
+    return repo
+
+
+@dataclass
+class Measured:
+    wall: float
+    tests: float
+    model: float
+    first_call: float
+    peak_mib: float
+    committed: bool
+    context: str = ""  # context_ready's numbers, when the session says them
+
+    @property
+    def own(self) -> float:
+        return self.wall - self.tests - self.model
+
+
+def _union(intervals: list[tuple[float, float]]) -> float:
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted(intervals):
+        if stop > end:
+            total += stop - max(start, end)
+            end = stop
+    return total
+
+
+def read_events(lines: list[dict], started: float) -> tuple[float, float, float, str]:
+    """(tests, model, first call, context) from the --json events (`at`: epoch seconds)."""
+    runs: list[tuple[float, float]] = []
+    open_runs: list[float] = []
+    model, first_call, context = 0.0, -1.0, ""
+    for i, event in enumerate(lines):
+        kind, at = event.get("type"), event.get("at", started)
+        if kind in ("tests_started", "baseline_started"):
+            open_runs.append(at)
+        elif kind in ("tests_finished", "baseline_ready") and open_runs:
+            runs.append((open_runs.pop(0), at))
+        elif kind == "model_call_started":
+            first_call = at - started if first_call < 0 else first_call
+            after = next((e["at"] for e in lines[i + 1 :] if "at" in e), at)
+            model += after - at
+        elif kind == "context_ready":
+            context = (
+                f"at {at - started:.2f} s, {event.get('seconds', 0):.2f} s, "
+                f"{event.get('files_read', '?')} read, {event.get('files_reused', '?')} reused"
+            )
+    return _union(runs), model, first_call, context
+
+
+def run_session(repo: Path, base_url: str, env: dict[str, str]) -> Measured:
+    command = [
+        *("tui-engineer", "run", REQUEST, "--yes", "--no-plan", "--json"),
+        *("--base-url", base_url, "--model", "test-model", "--no-record"),
+    ]
+    started_epoch, started = time.time(), time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=repo, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    lines = []
+    for line in out.decode(errors="replace").splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            continue
+    tests, model, first_call, context = read_events(lines, started_epoch)
+    committed = "a + b" in (repo / "pkg" / "core.py").read_text()
+    if not committed:
+        print(out.decode(errors="replace")[-2000:], err.decode(errors="replace")[-2000:])
+    peak = usage.ru_maxrss / 1024  # KiB on Linux
+    return Measured(wall, tests, model, first_call, peak, committed, context)
+
+
+def measure(files: int, runs: int) -> tuple[Measured, Measured]:
+    """(cold, warm): the lowest own share of `runs` pairs."""
+    colds, warms = [], []
+    with tempfile.TemporaryDirectory(prefix="tui-scale-") as tmp:
+        made = time.perf_counter()
+        template = make_repo(Path(tmp) / "template", files)
+        print(f"  made {files:,} files in {time.perf_counter() - made:.1f} s", flush=True)
+        for run in range(runs):
+            cache = Path(tmp) / f"cache{run}"
+            env = {
+                **os.environ, **GIT_IDENTITY,
+                "OPENAI_API_KEY": "sk-benchmark", "XDG_CACHE_HOME": str(cache),
+            }  # fmt: skip
+            for kind, kept in (("cold", colds), ("warm", warms)):
+                repo = Path(tmp) / f"{kind}{run}"
+                shutil.copytree(template, repo, symlinks=True)
+                with ScriptedServer() as server:
+                    server.script(*[Reply(text=FIX)] * 4)
+                    kept.append(run_session(repo, server.base_url, env))
+                shutil.rmtree(repo)
+    return min(colds, key=lambda m: m.own), min(warms, key=lambda m: m.own)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000", help="file counts, comma separated")
+    parser.add_argument("--big", action="store_true", help="also 40,000 and 200,000 files")
+    parser.add_argument("--runs", type=int, default=1, help="keep the lowest of this many")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    if args.big:
+        sizes += [40_000, 200_000]
+    header = "| files | run | wall | tests | model | own share | first call | peak | map |"
+    rows = []
+    for files in sizes:
+        print(f"{files:,} files:", flush=True)
+        for kind, m in zip(("cold", "warm"), measure(files, args.runs), strict=True):
+            state = "" if m.committed else " NOT COMMITTED"
+            rows.append(
+                f"| {files:,} | {kind} | {m.wall:.2f} s | {m.tests:.2f} s | {m.model:.2f} s | "
+                f"{m.own:.2f} s | {m.first_call:.2f} s | {m.peak_mib:.0f} MiB | "
+                f"{m.context or '(not said)'}{state} |"
+            )
+            print("  " + rows[-1], flush=True)
+    print(f"\nload {os.getloadavg()[0]:.1f}\n{header}\n|{'---|' * 9}")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The repository map at session start: built beside the baseline's tests (not after them, on
+the way to the first model call), said with `context_ready`, and taken from the cache by git's
+blob id in the next session, which reads no file the first one saw. Real engine, real openai
+client over HTTP to the scripted server, real git and pytest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.engine_support import KEY, edit, run_headless
+from tests.scripted_server import Reply, ScriptedServer
+from tests.tiers import whole_session
+from tui_engineer.engine import events as ev
+
+pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
+
+MODULES = 12
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def add(a, b):\n    return a - b\n",
+    **{f"pkg/mod{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(MODULES)},
+    "tests/test_core.py": "from pkg.core import add\n\n\ndef test_add():\n"
+    "    assert add(2, 3) == 5\n",
+    # The user's suite takes a while: the map is ready long before it ends.
+    "tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(1.5)\n",
+}
+SOURCES = len(FILES)  # every file is Python
+FIX = edit("pkg/core.py", "    return a - b\n", "    return a + b\n")
+
+
+@whole_session
+async def test_the_map_is_built_beside_the_baseline_and_reused_by_the_next_session(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    repo: Path = make_repo(FILES)
+    scripted_server.script(Reply(text=FIX))
+    result, seen = await run_headless(repo, "fix add in pkg/core.py", scripted_server.base_url,
+                                      plan=False)  # fmt: skip
+    assert result.exit_code == 0, result.message
+    kinds = [type(e) for e in seen.events]
+    ready = seen.of(ev.ContextReady)
+    assert len(ready) == 1
+    # Ready while the baseline's tests still ran: the propose call waited for them only.
+    assert kinds.index(ev.ContextReady) < kinds.index(ev.BaselineReady)
+    assert kinds.index(ev.BaselineReady) < kinds.index(ev.ModelCallStarted)
+    assert ready[0].files_read == SOURCES and ready[0].parsed == SOURCES  # a cold cache
+
+    scripted_server.script(Reply(text=edit("pkg/mod0.py", "    return x + 0\n", "    return x\n")))
+    result, seen = await run_headless(repo, "simplify f0 in pkg/mod0.py",
+                                      scripted_server.base_url, plan=False)  # fmt: skip
+    assert result.exit_code == 0, result.message
+    (again,) = seen.of(ev.ContextReady)
+    # A new shadow, yet only the file the first session changed is read: git's blob ids vouch
+    # for the rest, whose symbols come from the first session's cache.
+    assert (again.files_read, again.parsed) == (1, 1)
+    assert again.files_reused == SOURCES - 1
