@@ -15,9 +15,10 @@ with the fix. From the --json events' timestamps it prints:
 - context_ready: when the session says the map is ready, with files read / reused (if said);
 - peak memory: the largest resident size of the tool's process (wait4's ru_maxrss).
 
-Each size runs cold (an empty user cache) then warm (a second session on a fresh copy of the
-same repository, with the cache the first left). Sizes 1k and 10k files by default; `--big`
-adds 40k and 200k. The machine may be shared: `--runs 2` keeps the lower of each.
+Each size runs cold (an empty user cache) then warm (a second session on the same repository,
+reset to the starting commit, with the cache and the baseline's result the first left).
+Sizes 1k and 10k files by default; `--big` adds 40k and 200k. The machine may be shared:
+`--runs 2` keeps the lower of each.
 
 Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1]
 """
@@ -202,13 +203,15 @@ def measure(files: int, runs: int) -> tuple[Measured, Measured]:
                 **os.environ, **GIT_IDENTITY,
                 "OPENAI_API_KEY": "sk-benchmark", "XDG_CACHE_HOME": str(cache),
             }  # fmt: skip
-            for kind, kept in (("cold", colds), ("warm", warms)):
-                repo = Path(tmp) / f"{kind}{run}"
-                shutil.copytree(template, repo, symlinks=True)
+            repo = Path(tmp) / f"repo{run}"
+            shutil.copytree(template, repo, symlinks=True)
+            for kept in (colds, warms):
                 with ScriptedServer() as server:
                     server.script(*[Reply(text=FIX)] * 4)
                     kept.append(run_session(repo, server.base_url, env))
-                shutil.rmtree(repo)
+                # The next session starts where this one did: the bug back, the commit gone.
+                subprocess.run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=repo, check=True)
+            shutil.rmtree(repo)
     return min(colds, key=lambda m: m.own), min(warms, key=lambda m: m.own)
 
 
