@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import git as git_errors
 import pytest
 
 from tests.conftest import git
@@ -67,3 +68,30 @@ def test_a_full_disk_while_the_files_are_written_leaves_no_half_file(small_disk:
     assert git(root, "status", "--porcelain") == ""
     assert git(root, "log", "--format=%s") == "Replace the blob\ninitial"
     shadow.remove()
+
+
+def test_a_full_disk_anywhere_is_named_not_called_a_bug(small_disk: Path, capsys) -> None:
+    """ENOSPC from any write (here a real one on a full file system, and git's own words for
+    it) ends the command with the folder named and exit 2, never 'This is a bug' (exit 70)."""
+    from tui_engineer.cli.launch import reported
+
+    target = small_disk / "record.jsonl"
+
+    def write_a_record(argv: list[str]) -> int:
+        target.write_bytes(b"x" * 3_000_000)  # more than the 2 MB file system holds
+        return 0
+
+    assert reported(write_a_record, []) == 2
+    said = capsys.readouterr().err
+    assert "No space left on device" in said and "bug" not in said
+
+    def git_status(argv: list[str]) -> int:
+        raise git_errors.GitCommandError(
+            ["git", "status"],
+            128,
+            b"fatal: Unable to create '/r/.git/index.lock': No space left on device",
+        )
+
+    assert reported(git_status, []) == 2
+    said = capsys.readouterr().err
+    assert "/r/.git/index.lock" in said and "bug" not in said

@@ -34,7 +34,12 @@ def save_details(err: BaseException) -> Path | None:
 
 
 def internal_error_message(err: BaseException, during: str = "the session") -> str:
-    """What to tell the user about `err`, with the traceback saved (see `save_details`)."""
+    """What to tell the user about `err`, with the traceback saved (see `save_details`). A full
+    or read-only disk is the machine's state, said as such (base/disk.py), never a bug."""
+    from tui_engineer.base.disk import disk_trouble
+
+    if (full := disk_trouble(err)) is not None:
+        return str(full)
     path = save_details(err)
     details = f"the details are in {path} ;" if path else "the details could not be saved;"
     return (

@@ -53,3 +53,23 @@ def from_os_error(err: OSError, doing: str, then: str) -> DiskFull | None:
         return None
     where = f" ({err.filename})" if err.filename else ""
     return DiskFull(f"{doing}: {NO_ROOM[err.errno]}{where}. {then}")
+
+
+def disk_trouble(err: BaseException) -> DiskFull | None:
+    """DiskFull when `err`, or an error it came from, is a full, over-quota or read-only disk:
+    an OSError with that errno, or a command (git) whose words say so."""
+    seen: set[int] = set()
+    cause: BaseException | None = err
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, DiskFull):
+            return cause
+        then = "Free some space (or make it writable), then start tui-engineer again."
+        if isinstance(cause, OSError) and (full := from_os_error(cause, "Writing failed", then)):
+            return full
+        said = [words for words in NO_ROOM.values() if words in str(cause)]
+        if said:
+            line = next(ln for ln in str(cause).splitlines() if said[0] in ln).strip(" '")
+            return DiskFull(f"Writing failed: {line[:300]}. {then}")
+        cause = cause.__cause__ or cause.__context__
+    return None

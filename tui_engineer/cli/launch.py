@@ -91,6 +91,8 @@ def reported(command: Callable[[list[str]], int], argv: list[str]) -> int:
         return 130
     except Exception as err:  # a bug of ours: said with the way out, never a traceback
         from tui_engineer.base.crash import INTERNAL_ERROR_EXIT, internal_error_message
+        from tui_engineer.base.disk import disk_trouble
 
         print(f"tui-engineer: {internal_error_message(err)}", file=sys.stderr)
-        return INTERNAL_ERROR_EXIT
+        full = disk_trouble(err)  # the machine's state, not a bug: exit as a setup problem
+        return INTERNAL_ERROR_EXIT if full is None else full.exit_code
