@@ -18,6 +18,7 @@ import platformdirs
 
 from tui_engineer.base.shell_command import last_command, words
 from tui_engineer.base.shell_command import program as first_program
+from tui_engineer.verify.crashes import runner_crash
 from tui_engineer.verify.report import FailingTest, TestReport, tail_lines
 from tui_engineer.verify.runners import node, runner_for, runner_name
 from tui_engineer.verify.runners import pytest as pytest_runner
@@ -118,7 +119,8 @@ def start_problem(report: TestReport, pytest: bool) -> str | None:
     if toolchain is not None:
         return f"{toolchain.what} (`{toolchain.line}`)"
     runner = pytest_runner if pytest else runner_for(report.command)
-    return runner.start_problem(report) if runner is not None else None
+    said = runner.start_problem(report) if runner is not None else None
+    return said or runner_crash(report)  # the runner's own words first
 
 
 def _toolchain(report: TestReport) -> ToolchainProblem | None:
