@@ -104,7 +104,16 @@ async def session_in_a_slow_hook(
     server.script(Reply(text=SUB))
     seen: list[ev.Event] = []
     session = asyncio.ensure_future(
-        run_headless(repo, "add sub", server.base_url, sink=seen.append, plan=False)
+        # The accept's hook is the one waited on: not the check before review (a run in the
+        # sandbox, which cannot see `release`).
+        run_headless(
+            repo,
+            "add sub",
+            server.base_url,
+            sink=seen.append,
+            plan=False,
+            commit_hook_check=False,
+        )
     )
     try:
         await wait_for_file(reached)

@@ -186,6 +186,15 @@ class Settings:
             const=True,
         ),
     )
+    commit_hook_check: bool = setting(  # the user's pre-commit hook run on each step before review
+        True,
+        SWITCH,
+        flag=Flag(
+            "--no-commit-hook-check",
+            "do not run your pre-commit hook on each step before review (the accept still does)",
+            False,
+        ),
+    )
     pipeline: bool = setting(  # prepare the next step while the human reviews this one
         True,
         SWITCH,

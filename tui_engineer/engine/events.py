@@ -284,6 +284,18 @@ class TestOutput(Event):
 
 
 @dataclass(frozen=True)
+class CheckFinished(Event):
+    """One of the project's own checks (the pre-commit hook) run on a step's content."""
+
+    type: ClassVar[str] = "check_finished"
+    step: int | None
+    name: str  # "pre-commit hook"
+    ok: bool  # False: it refused the step (the refusal goes to the fix loop)
+    duration: float
+    output: str = ""  # a refusal's own words (the last lines)
+
+
+@dataclass(frozen=True)
 class TestsFinished(Event):
     type: ClassVar[str] = "tests_finished"
     step: int | None

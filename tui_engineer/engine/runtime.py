@@ -77,6 +77,7 @@ class EngineOptions:
     max_fix_attempts: int = 3
     plan: bool = True
     diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
+    commit_hook_check: bool = True  # the user's pre-commit hook on each step (commit_check.py)
     max_tokens: int | None = None
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command

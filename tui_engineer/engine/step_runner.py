@@ -19,6 +19,7 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts, reach
 from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.baseline import baseline_ready, suite_started
+from tui_engineer.engine.commit_check import NAME, REFUSED_BY, hook_refusal
 from tui_engineer.engine.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.old_failures import failing_at_start, step_aim
 from tui_engineer.engine.plan import Step
@@ -192,6 +193,8 @@ async def _verify(rt: Runtime, step: Step, state: _Attempts) -> None:
         state.before = await run_before(rt, step.index)
     verified = await verify_attempt(rt, step.index, _failing_first(rt, state))
     state.report, state.test_runs = verified.report, verified.summaries()
+    if verified.report.ok and (refused := await hook_refusal(rt, step.index)) is not None:
+        state.report, state.test_runs = refused, (*state.test_runs, f"{NAME}: refused")
 
 
 async def _environment_problem(rt: Runtime, state: _Attempts) -> str | None:
@@ -223,7 +226,7 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
     elif tested and state.report is not None:
         report_text = state.report.for_model() + reach_hint(state.report)
         diagnosis = "(no separate diagnosis: read the test report)"
-        if rt.options.diagnose:
+        if rt.options.diagnose and not state.report.command.startswith(REFUSED_BY):
             diagnosis = await rt.call_model(
                 prompts.diagnose_messages(step, state.diff, report_text, rt.options.conventions),
                 "diagnose",

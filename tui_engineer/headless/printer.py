@@ -239,6 +239,12 @@ class ProgressPrinter:
         for line in _last_lines(e.output_tail):
             self._line(f"    │ {line}")
 
+    def _on_check_finished(self, e: ev.CheckFinished) -> None:
+        said = "passed" if e.ok else "refused (sent to the model to fix)"
+        self._line(f"  {'✓' if e.ok else '✗'} {e.name}: {said} in {e.duration:.1f}s")
+        for line in _last_lines(e.output):
+            self._line(f"    │ {line}")
+
     def _on_context_ready(self, e: ev.ContextReady) -> None:
         if e.seconds >= MAP_SAID_AFTER:  # a wait the user noticed: say what it was
             self._line(
