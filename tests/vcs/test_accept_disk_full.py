@@ -95,3 +95,23 @@ def test_a_full_disk_anywhere_is_named_not_called_a_bug(small_disk: Path, capsys
     assert reported(git_status, []) == 2
     said = capsys.readouterr().err
     assert "/r/.git/index.lock" in said and "bug" not in said
+
+
+def test_a_full_disk_while_the_models_edit_is_written_is_not_the_models_fault(
+    small_disk: Path,
+) -> None:
+    """ENOSPC in the shadow went to the model as its edit's fault, and the fix call re-sent
+    the reply until the prompt no longer fit. Now it is the machine's: DiskFull, no EditError."""
+    from tui_engineer.base.disk import DiskFull
+    from tui_engineer.edits import EditError, apply_edits
+    from tui_engineer.edits.types import WriteFile
+
+    (small_disk / "app.py").write_text("X = 1\n")
+    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
+    (small_disk / "filler").write_bytes(b"\0" * (free - 100_000))
+    big = WriteFile("data.py", "X = '" + "x" * 500_000 + "'\n")
+    with pytest.raises(DiskFull) as err:
+        apply_edits(small_disk, [big])
+    assert not isinstance(err.value, EditError)
+    assert "No space left on device" in str(err.value) and str(small_disk) in str(err.value)
+    assert sorted(p.name for p in small_disk.iterdir()) == ["app.py", "filler"]  # no half file

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_engineer.base.disk import from_os_error
 from tui_engineer.edits.parser import ApplyFailed
 
 
@@ -48,13 +49,26 @@ class _Writer:
                     self._stage(path, entry)
         except OSError as err:
             self._discard()
+            self._refuse_no_room(err, "Nothing was changed")
             raise ApplyFailed(f"Could not write the edits ({err}). Nothing was changed.") from err
         try:
             for path, entry in changes:
                 self._commit(path, entry)
         except OSError as err:
             self._rollback()
+            self._refuse_no_room(err, "The files were restored")
             raise ApplyFailed(f"Could not write the edits ({err}); restored the files.") from err
+
+    def _refuse_no_room(self, err: OSError, then: str) -> None:
+        """A full or read-only disk is the machine's, not the model's to fix: DiskFull (a
+        UserError, never an EditError sent back to the model)."""
+        full = from_os_error(
+            err,
+            f"Writing the model's edits in {self.root} failed",
+            f"{then}. Free some space there (or make it writable), then try again.",
+        )
+        if full is not None:
+            raise full from err
 
     def _stage(self, path: Path, entry: FileState) -> None:
         missing = [p for p in path.parents if not p.exists() and p.is_relative_to(self.root)]
