@@ -118,3 +118,19 @@ def test_nothing_recorded_or_an_unknown_name_is_said_plainly(make_repo) -> None:
         load_run(repo)
     with pytest.raises(NothingToResume, match="No recorded session 'nope'.*tui-engineer runs"):
         load_run(repo, "nope")
+
+
+def test_an_empty_newest_record_names_the_stopped_session_before_it(make_repo) -> None:
+    """Session B killed a second after launch left an empty record: --resume named neither."""
+    repo = make_repo()
+    record(
+        repo, "20261124-090000-aaaa", started("20261124-090000-aaaa"),
+        ev.SessionFinished("stopped", (), "stopped after step 1"),
+    )  # fmt: skip
+    empty = record(repo, "20261124-100000-bbbb")
+    empty.write_text("")
+    with pytest.raises(NothingToResume, match="holds no session") as said:
+        load_run(repo)
+    assert "The last stopped one is 20261124-090000-aaaa: --resume 20261124-090000-aaaa" in str(
+        said.value
+    )

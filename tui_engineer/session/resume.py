@@ -91,8 +91,10 @@ def load_run(root: Path, run: str | None = None) -> Resumed:
     path = find_record(root, run)
     history = events_from_record(path)
     started = next((e for e in history if isinstance(e, ev.SessionStarted)), None)
-    if started is None:
-        raise NothingToResume(f"The record {path.name} holds no session to resume.")
+    if started is None:  # a session stopped before it began (killed at launch, say)
+        older = _older_stopped(path) if not run else None
+        hint = f" The last stopped one is {older}: --resume {older}." if older else ""
+        raise NothingToResume(f"The record {path.name} holds no session to resume.{hint}")
     state = Resumed(session_id=path.stem, record=path, request=started.request, history=history)
     state.part_of = started.part_of
     _read_history(state)
