@@ -70,7 +70,9 @@ async def test_a_one_edit_session_runs_few_git_processes(
     # is not pinned down yet (the note of 2026-11-27 says so). 66 once, in a whole `.ci/run`
     # under load: one more write-tree and diff-tree (the tree looked at once more after a test
     # run, timing-dependent); 64 in 16 runs side by side here. Room for that look, no more.
-    assert len(done) <= 66, f"{len(done)} git processes:\n" + "\n".join(done)
+    # +1 (issue 47): the map asks git which files may differ from its index (ls-files -m), so
+    # that it reads none of the others (their blob ids come with the listing, in one call).
+    assert len(done) <= 67, f"{len(done)} git processes:\n" + "\n".join(done)
 
 
 async def test_the_shadow_is_made_while_the_model_client_loads(

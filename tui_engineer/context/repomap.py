@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -114,18 +115,32 @@ def _git_lines(root: Path, *args: str) -> list[str]:
     return [n for n in exact(done.stdout).split("\0") if n] if done.returncode == 0 else []
 
 
-def index_blobs(root: Path) -> dict[str, str]:
-    """path -> blob id of the tracked files whose bytes in the tree are the index's: git
-    compares its stats (`ls-files -m` lists what may differ; those are read and hashed)."""
+_STAGED = re.compile(r"(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)", re.DOTALL)
+
+
+def listed_with_blobs(root: Path) -> tuple[list[str], dict[str, str]]:
+    """`repo_file_names`, and path -> blob id of the tracked regular files, in one git call
+    (`ls-files -s` prints the untracked ones as bare names)."""
+    names: set[str] = set()
     blobs: dict[str, str] = {}
-    for line in _git_lines(root, "ls-files", "-s"):
-        head, _, path = line.partition("\t")
-        fields = head.split()
-        if len(fields) == 3 and fields[0] in ("100644", "100755") and fields[2] == "0":
-            blobs[path] = fields[1]
-    for path in _git_lines(root, "ls-files", "-m"):
-        blobs.pop(path, None)
-    return blobs
+    args = ("ls-files", "-s", "--cached", "--others", "--exclude-standard")
+    for line in _git_lines(root, *args):
+        staged = _STAGED.fullmatch(line)
+        if staged is None:
+            names.add(line)
+            continue
+        mode, blob, stage, path = staged.groups()
+        names.add(path)
+        if mode in ("100644", "100755") and stage == "0":
+            blobs[path] = blob
+    return sorted(names), blobs
+
+
+def unchanged_blobs(root: Path, blobs: dict[str, str]) -> dict[str, str]:
+    """`blobs` less the files whose bytes in the tree may differ from the index's: git
+    compares its stats (`ls-files -m`; those are read and hashed instead)."""
+    changed = set(_git_lines(root, "ls-files", "-m"))
+    return {path: blob for path, blob in blobs.items() if path not in changed}
 
 
 def cache_file(root: Path) -> Path:
@@ -245,9 +260,10 @@ def build_map(root: Path, *, cache_root: Path | None = None) -> RepoMap:
     cache = _Cache(cache_file(cache_root or root), base)
     files: dict[str, FileMap] = {}
     unknown: list[tuple[str, os.stat_result]] = []  # changed or new since the cache saw them
-    blobs: dict[str, str] | None = None  # asked of git only when the stats do not vouch
+    names, index = listed_with_blobs(root)
+    blobs: dict[str, str] | None = None  # git's stat check, asked only when ours does not vouch
     reused = 0
-    for rel in repo_file_names(root):
+    for rel in names:
         stat, parse = _listed(base, rel)
         if stat is None:
             continue
@@ -257,7 +273,7 @@ def build_map(root: Path, *, cache_root: Path | None = None) -> RepoMap:
         known = cache.old_stats.get(rel)
         if not (known and known[0] == stat.st_size and known[1] == stat.st_mtime_ns):
             if blobs is None:
-                blobs = index_blobs(root)
+                blobs = unchanged_blobs(root, index)
             known = (stat.st_size, stat.st_mtime_ns, blobs[rel]) if rel in blobs else None
         entry = cache.entries.get(known[2]) if known else None
         if known and entry is not None:

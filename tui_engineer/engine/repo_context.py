@@ -9,7 +9,7 @@ import contextlib
 import functools
 import time
 
-from tui_engineer.context import Context, build_map, frame_regions, gather_context
+from tui_engineer.context import Context, RepoMap, build_map, frame_regions, gather_context
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.editor_buffers import unsaved_buffers
@@ -41,7 +41,7 @@ def start_map(rt: Runtime) -> asyncio.Task[None]:
     return rt.map_task
 
 
-async def _first_map(rt: Runtime) -> None:
+async def _first_map(rt: Runtime) -> RepoMap:
     started = time.monotonic()
     built = await asyncio.to_thread(build_map, rt.workdir, cache_root=rt.root)
     rt.emit(
@@ -53,20 +53,25 @@ async def _first_map(rt: Runtime) -> None:
             parsed=built.parsed,
         )
     )
+    return built
 
 
-async def map_built(rt: Runtime) -> None:
-    """Wait for the first build when one runs (two builds at once would both parse)."""
-    if rt.map_task is not None and not rt.map_task.done():
-        with contextlib.suppress(Exception):  # a failed first build: the prompt's own build
-            await asyncio.shield(rt.map_task)
+async def first_map(rt: Runtime) -> RepoMap | None:
+    """The map built at start, for the first prompt only: nothing was edited before it (the
+    next prompts build their own, which only stat the files the first one mapped)."""
+    task, rt.map_task = rt.map_task, None
+    if task is None:
+        return None
+    with contextlib.suppress(Exception):  # a failed first build: the prompt's own build
+        return await asyncio.shield(task)
+    return None
 
 
 async def context_for(
     rt: Runtime, purpose: str, request: str, bare: list[prompts.Message], step: Step | None = None
 ) -> Context:
     """The map and contents for a plan or propose prompt; `bare` is that prompt without them."""
-    await map_built(rt)
+    repo_map = await first_map(rt)
     budget = await _room(rt, bare, purpose)
     step_text = f"{step.title}\n{step.description}\n{step.verify}" if step else ""
     gather = functools.partial(
@@ -77,6 +82,7 @@ async def context_for(
         step_text=step_text,
         budget_chars=budget,
         cache_root=rt.root,
+        repo_map=repo_map,
     )
     context = await asyncio.to_thread(gather)
     roots = (rt.root, rt.workdir)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
+from tui_engineer.context.repomap import RepoMap
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import reach
 from tui_engineer.engine.editor_buffers import BufferReader
@@ -127,7 +128,7 @@ class Runtime:
     # again, raises to give up (the session's own runtime: engine/server_wait.py). None: fail.
     on_unreachable: OnUnreachable | None = None
     # The repository map's first build, beside the baseline (engine/repo_context.py).
-    map_task: asyncio.Task[None] | None = None
+    map_task: asyncio.Task[RepoMap] | None = None
     # The suite on the starting commit (engine/baseline.py): its run, and its outcome once known.
     baseline_task: asyncio.Task[Baseline] | None = None
     baseline: Baseline | None = None
