@@ -31,7 +31,7 @@ from tests.engine.test_engine_pipeline import by_conversation  # noqa: E402
 from tests.engine_support import MUL_ON_SUB, SUB, plan_reply, run_headless  # noqa: E402
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
-from tui_engineer.engine.review import Decision  # noqa: E402
+from tui_engineer.engine.reviews.review import Decision  # noqa: E402
 
 
 def make_repo(parent: Path) -> Path:

@@ -36,7 +36,7 @@ from tests.engine_support import DIV, MUL_ON_SUB, SUB, plan_reply, run_headless 
 from tests.scripted_server import Reply, ScriptedServer  # noqa: E402
 from tui_engineer.engine import events as ev  # noqa: E402
 from tui_engineer.engine.inbox import Inbox  # noqa: E402
-from tui_engineer.engine.review import Decision  # noqa: E402
+from tui_engineer.engine.reviews.review import Decision  # noqa: E402
 
 MODES = {
     "no message": ("", 0.0),

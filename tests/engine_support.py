@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.approval import AutoReviewer
-from tui_engineer.engine.review import Decision, Reviewer
+from tui_engineer.engine.reviews.approval import AutoReviewer
+from tui_engineer.engine.reviews.review import Decision, Reviewer
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.session.run import RunOptions, run_session
 from tui_engineer.vcs.repo import open_repo

@@ -25,7 +25,7 @@ from tests.timing_support import (
     titles,
 )
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.records.recorder import read_record
 
 pytestmark = pytest.mark.usefixtures("api_key")

@@ -17,7 +17,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED, session_in_a_slow_hook, titles
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.session.resume import load_run
 
 pytestmark = pytest.mark.usefixtures("api_key")

@@ -18,7 +18,7 @@ from tests.tiers import whole_session
 from tui_engineer.config import load_settings
 from tui_engineer.config.settings import ConfigError
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision, Proposal
+from tui_engineer.engine.reviews.review import Decision, Proposal
 
 pytestmark = pytest.mark.usefixtures("api_key")
 

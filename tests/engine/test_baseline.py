@@ -190,7 +190,7 @@ async def test_a_fix_in_more_itertools_commits_and_names_the_test_that_failed_be
         '    """Return the first *n* items of the *iterable* as a list.\n',
     )
     # take's docstring lies inside take, which test_simple_take calls: the change runs through
-    # that old failure (engine/reach.py), so it is the step's until the model says it is not.
+    # that old failure (engine/steps/reach.py), so it is the step's until the model says it is not.
     why = "this step fixes a docstring; the test's expected list is wrong"
     scripted_server.script(
         Reply(text=docstring),
@@ -279,7 +279,7 @@ async def test_a_reused_baseline_that_could_not_be_read_test_by_test_says_so_aga
     result is reused from an earlier session on the same tree."""
     from tests.conftest import SAMPLE_FILES
     from tests.engine_support import SUB
-    from tui_engineer.engine.baseline import UNREADABLE
+    from tui_engineer.engine.steps.baseline import UNREADABLE
 
     check = "import sys\n\nimport calc\n\nsys.exit(0 if hasattr(calc, 'sub') else 1)\n"
     repo = make_repo({**SAMPLE_FILES, "check.py": check})

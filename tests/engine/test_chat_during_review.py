@@ -14,10 +14,10 @@ from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED, titles
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.chat_target import about_step_ahead
 from tui_engineer.engine.inbox import Inbox
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.reviews.chat_target import about_step_ahead
+from tui_engineer.engine.reviews.review import Decision
 
 PLAN = plan_reply("Add sub", "Add mul", "Add div")
 

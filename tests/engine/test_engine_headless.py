@@ -78,7 +78,7 @@ async def test_nothing_changes_in_the_working_tree_before_accept(
     class Watcher(StepReviewer):
         async def review(self, proposal):
             snapshots.append((repo / "calc.py").read_text())
-            from tui_engineer.engine.review import Decision
+            from tui_engineer.engine.reviews.review import Decision
 
             return Decision("stop", "just looking")
 

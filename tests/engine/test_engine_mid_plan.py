@@ -14,7 +14,7 @@ from tests.scripted_server import Reply
 from tests.tiers import whole_session
 from tests.timing_support import hold_step_1, titles
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.headless.printer import ProgressPrinter
 
 pytestmark = pytest.mark.usefixtures("api_key")

@@ -22,7 +22,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 
 SUB_AGAIN = SUB.replace("a - b", "-(b - a)")
 MUL_ON_SUB_AGAIN = edit(

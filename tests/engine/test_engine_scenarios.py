@@ -19,7 +19,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import titles
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
@@ -299,7 +299,7 @@ def test_missing_test_program_is_refused_before_any_model_call(make_repo, script
 async def test_edited_plan_replaces_the_step_and_the_session_still_succeeds(
     make_repo, scripted_server
 ) -> None:
-    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.plans.plan import Step
 
     repo = make_repo()
     scripted_server.script(Reply(text=SUB), Reply(text=SUB))

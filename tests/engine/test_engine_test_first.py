@@ -15,8 +15,8 @@ from tests.engine_support import StepReviewer, create, edit, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
-from tui_engineer.engine.test_first import judge
+from tui_engineer.engine.reviews.review import Decision
+from tui_engineer.engine.steps.test_first import judge
 from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.verify import TestReport
 

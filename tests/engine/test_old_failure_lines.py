@@ -1,6 +1,6 @@
-"""What a review says of the tests red at the start (engine/review.py): each id once."""
+"""What a review says of the tests red at the start (engine/reviews/review.py): each id once."""
 
-from tui_engineer.engine.review import old_failure_lines
+from tui_engineer.engine.reviews.review import old_failure_lines
 
 
 def test_an_old_failure_the_step_reaches_is_said_once_as_still_failing() -> None:

@@ -1,4 +1,4 @@
-"""Independent steps prepared side by side (engine/pipeline.py, `parallel_steps`), end to end:
+"""Independent steps prepared side by side (engine/ahead/pipeline.py, `parallel_steps`), end to end:
 real sessions, real git worktrees, real pytest runs, the scripted model over HTTP answering
 each step from its own script (the calls arrive in any order), held at gates so that no test
 waits on a clock."""
@@ -18,7 +18,7 @@ from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import shadow_home
 

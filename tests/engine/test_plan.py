@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tui_engineer.engine.plan import PlanError, parse_plan, single_step
+from tui_engineer.engine.plans.plan import PlanError, parse_plan, single_step
 
 GOOD = """Here is the plan.
 

@@ -13,7 +13,7 @@ from tests.scripted_server import Reply
 from tests.tiers import whole_session
 from tests.timing_support import titles
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 
 pytestmark = pytest.mark.usefixtures("api_key")
 

@@ -1,4 +1,4 @@
-"""Which old failures a step's change runs through (engine/reach.py), read from real diffs of
+"""Which old failures a step's change runs through (engine/steps/reach.py), read from real diffs of
 real git repositories: by the code, never by the request's words."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tui_engineer.engine.reach import changed_code, judge, reach, unknown
+from tui_engineer.engine.steps.reach import changed_code, judge, reach, unknown
 from tui_engineer.verify.report import FailingTest, TestReport
 
 CALC = {

@@ -1,4 +1,4 @@
-"""A prepared step moved onto new files (engine/stacked.py) where git has no
+"""A prepared step moved onto new files (engine/ahead/stacked.py) where git has no
 `merge-tree --merge-base` (older than 2.40: Debian 12's 2.39, Ubuntu 22.04's 2.34): the step's
 own diff is applied to the new tree instead. The README pass in a Debian 12 image found every
 moved step proposed again there. Real git, both ways compared."""
@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from tests.conftest import git
-from tui_engineer.engine.stacked import applied_tree, merged_tree
+from tui_engineer.engine.ahead.stacked import applied_tree, merged_tree
 
 CALC = "".join(f"def f{n}(a):\n    return a + {n}\n\n\n" for n in range(12))
 

@@ -1,4 +1,5 @@
-"""The plan as a graph (engine/step_graph.py): each step waits for the earlier steps that change
+"""The plan as a graph (engine/plans/step_graph.py): each step waits for the earlier steps that
+change
 what it reads or changes, and for those it names; a step that names no file waits for all."""
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from tests.engine_support import SUB, StepReviewer, create, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.plan import infos, parse_plan
-from tui_engineer.engine.review import Decision
-from tui_engineer.engine.step_graph import dependants, dependencies, waiting_on
+from tui_engineer.engine.plans.plan import infos, parse_plan
+from tui_engineer.engine.plans.step_graph import dependants, dependencies, waiting_on
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.headless.printer import JsonPrinter, ProgressPrinter
 from tui_engineer.tui.panes.plan import PlanPane
 

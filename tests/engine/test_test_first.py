@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SAMPLE_FILES
-from tui_engineer.engine.test_first import is_test_path, old_code, split_changes
+from tui_engineer.engine.steps.test_first import is_test_path, old_code, split_changes
 from tui_engineer.vcs.shadow import Shadow
 
 
@@ -56,7 +56,7 @@ def test_the_old_code_is_back_for_the_while_and_the_step_after(make_repo) -> Non
 
 
 def test_the_step_is_put_back_even_when_the_run_on_the_old_code_fails(tmp_path) -> None:
-    from tui_engineer.engine.test_first import swapped
+    from tui_engineer.engine.steps.test_first import swapped
 
     (tmp_path / "calc.py").write_text("new\n")
     with (

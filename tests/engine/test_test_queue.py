@@ -1,4 +1,4 @@
-"""The one queue every test run of a session goes through (engine/test_queue.py): steps
+"""The one queue every test run of a session goes through (engine/ahead/test_queue.py): steps
 prepared side by side never run two suites on cores that fit one, and the step under review
 goes first. Runs are futures the test finishes by hand: nothing waits on a clock."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui_engineer.engine.test_queue import TestQueue, runs_at_once
+from tui_engineer.engine.ahead.test_queue import TestQueue, runs_at_once
 
 
 async def test_runs_take_turns_the_step_under_review_first_then_the_one_reviewed_next() -> None:

@@ -189,7 +189,7 @@ async def test_more_itertools_runs_the_unittest_its_tox_ini_declares_in_a_venv_w
     venv = project_venv(repo, [])
     monkeypatch.setenv("VIRTUAL_ENV", str(venv))
     monkeypatch.setenv("PATH", f"{venv}/bin:" + os.environ.get("PATH", ""))
-    # tail's docstring: a change test_simple_take does not run through (engine/reach.py), so
+    # tail's docstring: a change test_simple_take does not run through (engine/steps/reach.py), so
     # that old failure never blocks and costs no call (a change inside take would reach it).
     docstring = edit(
         "more_itertools/recipes.py",

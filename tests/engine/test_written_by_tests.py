@@ -26,7 +26,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import run_answering
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision, Proposal
+from tui_engineer.engine.reviews.review import Decision, Proposal
 
 WRITER_TEST = (
     "from pathlib import Path\n\nfrom calc import add\n\n\n"

@@ -37,9 +37,9 @@ async def test_did_not_run_is_an_answer() -> None:
 
 
 async def test_a_test_first_review_shows_the_run_on_the_old_code_and_the_run_after() -> None:
-    from tui_engineer.engine.plan import Step
-    from tui_engineer.engine.review import Proposal
-    from tui_engineer.engine.test_first import PASSES_ON_OLD_CODE, BeforeRun
+    from tui_engineer.engine.plans.plan import Step
+    from tui_engineer.engine.reviews.review import Proposal
+    from tui_engineer.engine.steps.test_first import PASSES_ON_OLD_CODE, BeforeRun
     from tui_engineer.verify import TestReport
 
     shown: list[str] = []
@@ -67,9 +67,9 @@ async def test_a_test_first_review_shows_the_run_on_the_old_code_and_the_run_aft
 
 async def test_a_stop_or_skip_by_yes_is_recorded_as_auto_not_by_you() -> None:
     from tui_engineer.engine import events as ev
-    from tui_engineer.engine.approval import AutoReviewer
-    from tui_engineer.engine.plan import Step
-    from tui_engineer.engine.review import Proposal
+    from tui_engineer.engine.plans.plan import Step
+    from tui_engineer.engine.reviews.approval import AutoReviewer
+    from tui_engineer.engine.reviews.review import Proposal
     from tui_engineer.verify import TestReport
 
     failing = TestReport("python -m pytest", 1, 0.1, False, failed=1, structured=True)

@@ -21,9 +21,9 @@ from tests.scripted_server import Gate, RecordedRequest, Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import RunProcess, hold_step_2, run_answering, run_to_the_end
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.approval import AutoReviewer
 from tui_engineer.engine.prompts import PLAN_FORMAT
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.approval import AutoReviewer
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.records.recorder import read_record
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.run import run_session

@@ -24,7 +24,7 @@ from tui_engineer.cli.main import main
 from tui_engineer.config import Settings
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.stacked import pending_commit, stacked_shadow
+from tui_engineer.engine.ahead.stacked import pending_commit, stacked_shadow
 from tui_engineer.headless.printer import ProgressPrinter
 from tui_engineer.sandbox.bubblewrap import jail_for, private_home
 from tui_engineer.sandbox.bwrap_program import SandboxUnavailable, forget_bwrap

@@ -62,7 +62,7 @@ async def test_a_one_edit_session_runs_few_git_processes(
     # the shadow was no longer reset just before its removal. +2: the baseline names the
     # starting tree (add -A, write-tree) to find a result recorded for it. +19 (issue 33, part
     # 2): each test run, the baseline's too, is bracketed by snapshots of the tree (add -A,
-    # write-tree before; add -A, write-tree, diff-tree after: engine/test_writes.py), which is
+    # write-tree before; add -A, write-tree, diff-tree after: engine/steps/test_writes.py), which is
     # how files the tests write are told from the step's. One snapshot could serve as the next
     # run's "before" when nothing changed between them: not done yet. +4 (issue 35, steps
     # prepared side by side): one more look at the files the tests wrote (add -A, write-tree,

@@ -31,7 +31,7 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
-from tui_engineer.engine.hunks import HunkRef
+from tui_engineer.engine.reviews.hunks import HunkRef
 from tui_engineer.records.recorder import RUNS_FOLDER
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.screens.pair import (

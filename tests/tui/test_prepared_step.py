@@ -27,7 +27,7 @@ from tests.tui.app_support import (
     wait_for_screen,
 )
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.ahead import Held
+from tui_engineer.engine.ahead.prepared import Held
 from tui_engineer.tui import app as tui_app
 from tui_engineer.tui.app import TuiEngineerApp
 from tui_engineer.tui.bridge import EngineEvent

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import git
-from tui_engineer.engine.hunks import WHOLE_FILE, HunkRef, kept_plan, summary, units
+from tui_engineer.engine.reviews.hunks import WHOLE_FILE, HunkRef, kept_plan, summary, units
 from tui_engineer.vcs.partial import build_kept, restore_tree, save_tree
 from tui_engineer.vcs.shadow import Shadow
 

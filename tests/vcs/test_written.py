@@ -1,6 +1,6 @@
 """Who wrote a shadow's changes (vcs/written.py): a path changed between test runs is its
 authors', one changed only during runs is the tests'. Real git repos; a test run is what its
-bracket says (engine/test_writes.py), its writes made here by hand, as a test's would be."""
+bracket says (engine/steps/test_writes.py), its writes made here by hand, as a test's would be."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tui_engineer.engine.hunks import HunkRef, kept_plan
+from tui_engineer.engine.reviews.hunks import HunkRef, kept_plan
 from tui_engineer.vcs.partial import build_kept, restore_tree, save_tree
 from tui_engineer.vcs.shadow import Shadow
 

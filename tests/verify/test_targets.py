@@ -28,7 +28,7 @@ def targets(request: str, *, fixes: tuple[str, ...] = ()) -> set[str]:
         ("make test_mul pass", {MUL}),  # named by its function
         (f"{EXPORT} fails", {EXPORT}),  # named by its id
         # Not by its file's module: the tests of that module the change runs through are the
-        # step's by reach (engine/reach.py), the others not (attrs's test_converters.py).
+        # step's by reach (engine/steps/reach.py), the others not (attrs's test_converters.py).
         ("fix the csv export", set()),
         ("fix the grammar of take's docstring", set()),  # not test_simple_take: a longer name
         ("fix calc.py", set()),

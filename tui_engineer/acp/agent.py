@@ -35,7 +35,7 @@ from acp.schema import (
 
 from tui_engineer import __version__
 from tui_engineer.base.errors import UserError
-from tui_engineer.engine.approval import APPROVALS
+from tui_engineer.engine.reviews.approval import APPROVALS
 from tui_engineer.session.options import RunOptions
 
 if TYPE_CHECKING:

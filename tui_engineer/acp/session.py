@@ -24,7 +24,7 @@ from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
-from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.reviews.review import Decision, Proposal, Verdict
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.session.prepare import Prepared
 from tui_engineer.session.run import run_prepared

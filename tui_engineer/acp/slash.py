@@ -12,7 +12,7 @@ from acp.helpers import update_available_commands
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from tui_engineer.base.errors import UserError
-from tui_engineer.engine.approval import APPROVALS, other
+from tui_engineer.engine.reviews.approval import APPROVALS, other
 from tui_engineer.session.repository import undo_last_step
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from acp.schema import ToolCallLocation
 
 from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.hunks import DiffUnreadable, parse
-from tui_engineer.engine.review import old_failure_lines, written_line
+from tui_engineer.engine.reviews.hunks import DiffUnreadable, parse
+from tui_engineer.engine.reviews.review import old_failure_lines, written_line
 
 TAIL_LINES = 40  # of a failing run's output, in its tool call
 Update = object  # one of the SDK's session update models

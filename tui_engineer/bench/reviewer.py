@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from tui_engineer.bench.hidden import HiddenResult
-from tui_engineer.engine.approval import AutoReviewer
-from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.reviews.approval import AutoReviewer
+from tui_engineer.engine.reviews.review import Decision, Proposal, Verdict
 
 
 class BenchReviewer:

@@ -66,7 +66,7 @@ def _cmd_config(argv: Sequence[str]) -> int:
 def _cmd_run(argv: Sequence[str]) -> int:
     import asyncio
 
-    from tui_engineer.engine.approval import AutoReviewer
+    from tui_engineer.engine.reviews.approval import AutoReviewer
     from tui_engineer.headless.printer import JsonPrinter, NotingCommits, ProgressPrinter
     from tui_engineer.headless.reviewers import TerminalReviewer
     from tui_engineer.session.run import RunOptions, run_session

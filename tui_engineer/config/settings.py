@@ -201,12 +201,12 @@ class Settings:
         flag=Flag("--no-pipeline", "do not prepare the next step while you review one", False),
     )
     # How many later steps may be prepared at once while one is reviewed (each in its own
-    # shadow, with its own fix loop): those whose dependencies are in (engine/pipeline.py).
+    # shadow, with its own fix loop): those whose dependencies are in (engine/ahead/pipeline.py).
     parallel_steps: int = setting(
         3, "a whole number ≥ 1 (1: only the next step)", checks.at_least(1)
     )
     # Steps the plan marks test_first write their test first: it must fail on the old code and
-    # pass after the change (engine/test_first.py).
+    # pass after the change (engine/steps/test_first.py).
     test_first: bool = setting(
         True,
         SWITCH,
@@ -224,10 +224,10 @@ class Settings:
     baseline: bool = setting(True, SWITCH)
     # A fix request ("fix add", "make the failing tests pass") asks the model only once that run
     # lists what fails, but waits this long at most: on a suite of minutes it goes on without the
-    # list (engine/old_failures.py).
+    # list (engine/steps/old_failures.py).
     fix_list_wait: float = setting(30.0, "a number of seconds ≥ 0", checks.not_negative, unit="s")
     # After each accept, one short model call asks whether the steps still to come are still
-    # needed; one that is not is shown as a drop to accept (engine/plan_check.py). Off by
+    # needed; one that is not is shown as a drop to accept (engine/plans/plan_check.py). Off by
     # default: it is one more billed call per accepted step.
     plan_check: bool = setting(
         False,
@@ -292,7 +292,7 @@ class Settings:
         ),
     )
     # "ask": you review every step. "auto": a step whose tests pass is committed unasked; one
-    # that fails, or that no test verified, is reviewed as in "ask" (engine/approval.py).
+    # that fails, or that no test verified, is reviewed as in "ask" (engine/reviews/approval.py).
     approval: str = setting(
         "ask",
         "'ask' (review every step) or 'auto' (a step whose tests pass is accepted)",

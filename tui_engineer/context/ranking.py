@@ -190,7 +190,7 @@ def _repo_path(repo: RepoMap, root: str, path: str) -> str | None:
 def recent_changes(root: Path, commits: int = RECENT_COMMITS) -> list[list[str]]:
     """Changed files, newest first: uncommitted ones, then each of the last commits'."""
     # No optional locks: status would refresh the index under index.lock, and the baseline's
-    # `git add -A` in the same shadow (engine/baseline.py) fails when it finds the lock taken.
+    # `git add -A` in the same shadow (engine/steps/baseline.py) fails when it finds the lock taken.
     status = _git(
         root, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"
     )

@@ -1,7 +1,7 @@
 """A model's answer that a failing test is not its step's to fix (docs/protocol.md).
 
 A test red on the starting commit that the step's change runs through is the step's to make pass
-(engine/reach.py). When the model judges that it is not (the test checks something else, the
+(engine/steps/reach.py). When the model judges that it is not (the test checks something else, the
 step only documents the code), it says so on a line of its own:
 
     NOT THIS STEP'S: tests/test_calc.py::test_add: the step adds a docstring; add's bug is another

@@ -61,7 +61,7 @@ class StepInfo:
     # Tests red on the starting commit that it is to make pass (verify/targets.py).
     fixes: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()  # files it needs as they are (files: those it changes)
-    # The earlier steps it waits for: depends_on and the files (engine/step_graph.py).
+    # The earlier steps it waits for: depends_on and the files (engine/plans/step_graph.py).
     after: tuple[int, ...] = ()
 
     @property
@@ -143,7 +143,7 @@ class ModelExchange(Event):
     usd: float | None
     estimated: bool = False  # the server reported no usage: counted as chars / 4
     retries: int = 0  # broken replies thrown away before this one
-    # A call of the step prepared ahead (engine/pipeline.py): recorded at once, never shown as
+    # A call of the step prepared ahead (engine/ahead/pipeline.py): recorded at once, never shown as
     # the reply on screen.
     background: bool = False
 
@@ -316,7 +316,7 @@ class TestsFinished(Event):
     # Tests that failed on the starting commit and pass here: the step fixed them.
     fixed: tuple[str, ...] = ()
     # Tests that failed on the starting commit too, still fail, and the step's change runs
-    # through them (engine/reach.py): the step's to fix, in `failing` unless disowned.
+    # through them (engine/steps/reach.py): the step's to fix, in `failing` unless disowned.
     reached: tuple[str, ...] = ()
 
 
@@ -360,7 +360,7 @@ class ProposalReady(Event):
     # (edits/disown.py): shown with the reason, never as "tests passed".
     disowned: tuple[tuple[str, str], ...] = ()
     # A kept subset of the hunks was tested ("partial: 3 of 5 hunks, tests re-run"); the hunks
-    # left out as (path, index) (engine/hunks.py), shown dimmed.
+    # left out as (path, index) (engine/reviews/hunks.py), shown dimmed.
     partial: str = ""
     dropped: tuple[tuple[str, int], ...] = ()
     edited: bool = False  # the human edited the proposal by hand
@@ -382,7 +382,7 @@ class NextStepPrepared(Event):
 
 @dataclass(frozen=True)
 class StepPreparing(Event):
-    """A later step is being prepared beside the one worked on (engine/pipeline.py): its
+    """A later step is being prepared beside the one worked on (engine/ahead/pipeline.py): its
     dependencies are in, or are the step under review; a NextStepPrepared follows."""
 
     type: ClassVar[str] = "step_preparing"
@@ -392,7 +392,8 @@ class StepPreparing(Event):
 @dataclass(frozen=True)
 class NextStepRestarted(Event):
     """A chat message named the step prepared ahead after its model was asked: that step is
-    prepared again at once, with the message (engine/chat_target.py says which step a message
+    prepared again at once, with the message (engine/reviews/chat_target.py says which step a
+    message
     concerns)."""
 
     type: ClassVar[str] = "next_step_restarted"
@@ -406,7 +407,8 @@ class DecisionMade(Event):
     step: int
     decision: str
     reason: str
-    by: str = "by you"  # who decided: "by you", or "auto (tests passed)" (engine/approval.py)
+    # who decided: "by you", or "auto (tests passed)" (engine/reviews/approval.py)
+    by: str = "by you"
     # For the record, per hunk: (path, index, reason) of each hunk left out of an accept.
     dropped: tuple[tuple[str, int, str], ...] = ()
     kept: str = ""  # "partial: 3 of 5 hunks" when hunks were left out

@@ -1,8 +1,9 @@
 """The human's chat messages on their way to the model.
 
 A message is delivered with the model's next call (engine/runtime.py `take_feedback`). The
-session listens as each is sent: one that concerns the step prepared ahead (engine/chat_target.py)
-goes to that step at once, which is prepared again with it (engine/pipeline.py), so that the
+session listens as each is sent: one that concerns the step prepared ahead
+(engine/reviews/chat_target.py)
+goes to that step at once, which is prepared again with it (engine/ahead/pipeline.py), so that the
 accept of the step under review never waits for a fresh call.
 """
 

@@ -1,6 +1,7 @@
 """How far a session has come: its plan, the commits it made, the last accepted proposal and
 whether anything was left undone. One object, held by the session (engine/session.py) and
-handed to the parts that move it on (engine/decisions.py, engine/pair_review.py), so that no
+handed to the parts that move it on (engine/reviews/decisions.py, engine/reviews/pair_review.py),
+so that no
 part reaches into another for the state they share."""
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui_engineer.engine.plan import Step
-    from tui_engineer.engine.review import Proposal
+    from tui_engineer.engine.plans.plan import Step
+    from tui_engineer.engine.reviews.review import Proposal
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tui_engineer.edits import edit_format_instructions
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 
 Message = dict[str, str]
 
@@ -100,7 +100,7 @@ def plan_messages(
     """`listing`: the repository map (context/); `contents`: the relevant files or regions.
     `test_first`: teach the plan's `test_first` flag (the test_first setting). `write_tests`:
     the repo has no tests; the first step writes them, run with this command. `failing`: the
-    tests red on the starting commit (engine/old_failures.py)."""
+    tests red on the starting commit (engine/steps/old_failures.py)."""
     user = (
         f"Request from the human:\n{request}\n\nFiles in the repository:\n{listing}\n\n"
         + (f"Relevant files:\n{contents}\n\n" if contents else "")
@@ -272,7 +272,7 @@ def feedback_message(texts: Sequence[str]) -> Message:
 
 
 def review_notes_message(notes: Sequence[str]) -> Message:
-    """What the human's review of earlier work decided (engine/review_notes.py)."""
+    """What the human's review of earlier work decided (engine/reviews/review_notes.py)."""
     joined = "\n\n".join(notes)
     return {"role": "user", "content": f"From the human's review of your earlier work:\n{joined}"}
 

@@ -14,12 +14,12 @@ from tui_engineer.base.errors import UserError
 from tui_engineer.context.packing import MAX_TOTAL_CHARS
 from tui_engineer.context.repomap import RepoMap
 from tui_engineer.engine import events as ev
-from tui_engineer.engine import reach
+from tui_engineer.engine.ahead.test_queue import TestQueue
 from tui_engineer.engine.editor_buffers import BufferReader
 from tui_engineer.engine.inbox import Inbox
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
-from tui_engineer.engine.test_queue import TestQueue
-from tui_engineer.engine.test_writes import bracketed
+from tui_engineer.engine.steps import reach
+from tui_engineer.engine.steps.test_writes import bracketed
 from tui_engineer.engine.tool_use import SessionTools, shown_tools
 from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.llm.reply_watch import Expected, OffTrackReply
@@ -65,7 +65,7 @@ DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 
 REPLY_KIND = {
     "plan": "plan",
     "replan": "plan",
-    "check": "diagnose",  # the plan check (engine/plan_check.py): a few short lines
+    "check": "diagnose",  # the plan check (engine/plans/plan_check.py): a few short lines
     "diagnose": "diagnose",
     "fix": "fix",
 }
@@ -83,8 +83,9 @@ class EngineOptions:
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command
     pipeline: bool = True  # prepare the next step while the human reviews this one
-    parallel_steps: int = 3  # at most this many later steps prepared at once (engine/pipeline.py)
-    test_first: bool = True  # honour the plan's test_first steps (engine/test_first.py)
+    # at most this many later steps prepared at once (engine/ahead/pipeline.py)
+    parallel_steps: int = 3
+    test_first: bool = True  # honour the plan's test_first steps (engine/steps/test_first.py)
     unverified: bool = False  # no test command: no tests run, every step is marked unverified
     write_tests: bool = False  # the repo has no tests yet: the first step writes them, test-first
     # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
@@ -98,10 +99,11 @@ class EngineOptions:
     baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
     # A fix request's first calls wait this long at most for that run's list of failures.
     fix_list_wait: float = 30.0
-    plan_check: bool = False  # after an accept, is the rest still needed? (engine/plan_check.py)
+    # after an accept, is the rest still needed? (engine/plans/plan_check.py)
+    plan_check: bool = False
     # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
     conventions: str = ""
-    approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/approval.py)
+    approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/reviews/approval.py)
     read_only: tuple[str, ...] = ()  # repo-relative files whose edits are refused
 
     def reply_limit(self, purpose: str) -> int:
@@ -122,14 +124,15 @@ class Runtime:
     options: EngineOptions
     emit: ev.EventSink
     inbox: asyncio.Queue[str] = field(default_factory=Inbox)  # engine/inbox.py
-    selection: TestSelection | None = None  # affected tests first (engine/verification.py)
+    selection: TestSelection | None = None  # affected tests first (engine/steps/verification.py)
     delivered: int = 0  # chat messages taken so far (a step prepared before one is stale)
     # Called when a call finds the model server gone: returns when the call is to be made
     # again, raises to give up (the session's own runtime: engine/server_wait.py). None: fail.
     on_unreachable: OnUnreachable | None = None
-    # The repository map's first build, beside the baseline (engine/repo_context.py).
+    # The repository map's first build, beside the baseline (engine/steps/repo_context.py).
     map_task: asyncio.Task[RepoMap] | None = None
-    # The suite on the starting commit (engine/baseline.py): its run, and its outcome once known.
+    # The suite on the starting commit (engine/steps/baseline.py): its run, and its outcome once
+    # known.
     baseline_task: asyncio.Task[Baseline] | None = None
     baseline: Baseline | None = None
     # Set once the baseline's run shows a test's result (verify/started.py): the suite starts.
@@ -138,10 +141,10 @@ class Runtime:
     # names, points at or lists under `fixes` are its to make pass.
     aims: dict[int, StepAim] = field(default_factory=dict)
     # Per step: {test id: the model's reason} for the old failures its change runs through
-    # that the model said are not the step's (edits/disown.py, engine/reach.py).
+    # that the model said are not the step's (edits/disown.py, engine/steps/reach.py).
     disowned: dict[int, dict[str, str]] = field(default_factory=dict)
     # What the human's reviews decided that the model should know (hunks dropped, hand edits,
-    # line comments: engine/review_notes.py), delivered with its next call.
+    # line comments: engine/reviews/review_notes.py), delivered with its next call.
     review_notes: list[str] = field(default_factory=list)
     # The session's MCP servers' tools (tui_engineer/mcp_tools/), offered on the calls that
     # plan, edit and diagnose (engine/tool_use.py); None: no server.
@@ -150,7 +153,7 @@ class Runtime:
     # it, shown to the model instead of the saved file (engine/editor_buffers.py).
     read_buffer: BufferReader | None = None
     # Every test run of the session and of the steps prepared beside it takes its turn here
-    # (engine/test_queue.py); a prepared step's runtime shares it.
+    # (engine/ahead/test_queue.py); a prepared step's runtime shares it.
     test_queue: TestQueue = field(default_factory=TestQueue)
     _warned: set[str] = field(default_factory=set)
 
@@ -317,7 +320,7 @@ class Runtime:
                 )
 
     def test_rank(self) -> int:
-        """Where its test runs stand in the session's queue (engine/test_queue.py): the step
+        """Where its test runs stand in the session's queue (engine/ahead/test_queue.py): the step
         worked on goes first; a step prepared ahead says otherwise."""
         return 0
 
@@ -386,7 +389,7 @@ class Runtime:
         return report
 
     async def _judge_reach(self, step: int, report: TestReport, failing: Sequence[str]) -> None:
-        """The old failures the step's change runs through are its own (engine/reach.py)."""
+        """The old failures the step's change runs through are its own (engine/steps/reach.py)."""
         disowned = self.disowned.get(step, {})
         if not report.old and not disowned:
             return

@@ -10,23 +10,23 @@ from dataclasses import dataclass, field
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
-from tui_engineer.engine.baseline import BaselineFailed, start_baseline
+from tui_engineer.engine.ahead.pipeline import Pipeline
 from tui_engineer.engine.cleanup import to_the_end
-from tui_engineer.engine.decisions import Decisions, StopSession
 from tui_engineer.engine.inbox import Inbox, put_back
-from tui_engineer.engine.pair_review import PairReview
-from tui_engineer.engine.pipeline import Pipeline
-from tui_engineer.engine.plan import PlanError, Step, infos, single_step
-from tui_engineer.engine.plan_check import DROP_OR_KEEP, PlanCheck
-from tui_engineer.engine.planning import make_plan
+from tui_engineer.engine.plans.plan import PlanError, Step, infos, single_step
+from tui_engineer.engine.plans.plan_check import DROP_OR_KEEP, PlanCheck
+from tui_engineer.engine.plans.planning import make_plan
 from tui_engineer.engine.progress import Progress
-from tui_engineer.engine.repo_context import start_map
-from tui_engineer.engine.review import UNVERIFIED, Proposal, Reviewer
+from tui_engineer.engine.reviews.decisions import Decisions, StopSession
+from tui_engineer.engine.reviews.pair_review import PairReview
+from tui_engineer.engine.reviews.review import UNVERIFIED, Proposal, Reviewer
+from tui_engineer.engine.reviews.shown_again import proposal_shown_again
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
-from tui_engineer.engine.shown_again import proposal_shown_again
-from tui_engineer.engine.step_runner import propose_step
-from tui_engineer.engine.verification import probe_early
+from tui_engineer.engine.steps.baseline import BaselineFailed, start_baseline
+from tui_engineer.engine.steps.repo_context import start_map
+from tui_engineer.engine.steps.step_runner import propose_step
+from tui_engineer.engine.steps.verification import probe_early
 from tui_engineer.llm import BudgetExceeded, ModelReplyError
 from tui_engineer.vcs.commit import undo_last
 from tui_engineer.verify import TestReport
@@ -64,13 +64,16 @@ class Session:
         self.reviewer = reviewer
         self.session_id = session_id
         self.progress = Progress()  # plan, commits, last accept (engine/progress.py)
-        # The next step is prepared while the human reviews this one (engine/pipeline.py).
+        # The next step is prepared while the human reviews this one (engine/ahead/pipeline.py).
         self.pipeline = Pipeline(runtime, session_id, enabled=runtime.options.pipeline)
-        # What a review's answer does: asked, committed, skipped (engine/decisions.py).
+        # What a review's answer does: asked, committed, skipped (engine/reviews/decisions.py).
         self.decisions = Decisions(runtime, reviewer, self.progress, undo=self.undo_last)
-        # A proposal's review rounds: hand edits and kept hunks tested (engine/pair_review.py).
+        # A proposal's review rounds: hand edits and kept hunks tested
+        # (engine/reviews/pair_review.py).
         self.pair_review = PairReview(runtime, self.pipeline, self.progress, self.decisions.review)
-        self.plan_check = PlanCheck(runtime)  # is the rest still needed? (engine/plan_check.py)
+        self.plan_check = PlanCheck(
+            runtime
+        )  # is the rest still needed? (engine/plans/plan_check.py)
         if isinstance(runtime.inbox, Inbox):  # a message that names the step prepared ahead
             runtime.inbox.listener = self.pipeline.chat  # goes to it as it is sent
         # A model server gone mid-step pauses the session (engine/server_wait.py).
@@ -93,7 +96,8 @@ class Session:
 
     @property
     def approval(self) -> str:
-        """The approval mode, "ask" or "auto" (engine/approval.py); a front end may switch it
+        """The approval mode, "ask" or "auto" (engine/reviews/approval.py); a front end may switch
+        it
         at any time (the TUI's key, ACP's session mode)."""
         return self.decisions.approval
 
@@ -129,7 +133,7 @@ class Session:
         self._rejected = dict(rejections)
         self.progress.unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
         self._earlier_ok, self._resumed = last_ok, said
-        self._shown = dict(shown or {})  # engine/shown_again.py
+        self._shown = dict(shown or {})  # engine/reviews/shown_again.py
 
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from tui_engineer.base.names import readable
-from tui_engineer.engine.hunks import WHOLE_FILE, Unit, units
-from tui_engineer.engine.review import WRITTEN_BY_TESTS, Decision, DroppedHunk, Proposal
+from tui_engineer.engine.reviews.hunks import WHOLE_FILE, Unit, units
+from tui_engineer.engine.reviews.review import WRITTEN_BY_TESTS, Decision, DroppedHunk, Proposal
 from tui_engineer.headless.printer import visible
 
 HUNK_HELP = (

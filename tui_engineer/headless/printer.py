@@ -14,8 +14,13 @@ from typing import TextIO
 
 from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.chat_target import restarted_line
-from tui_engineer.engine.review import BY_YOU, WRITTEN_BY_TESTS, old_failure_lines, written_line
+from tui_engineer.engine.reviews.chat_target import restarted_line
+from tui_engineer.engine.reviews.review import (
+    BY_YOU,
+    WRITTEN_BY_TESTS,
+    old_failure_lines,
+    written_line,
+)
 from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
@@ -34,7 +39,7 @@ class JsonPrinter:
 
 class NotingCommits:
     """A printer that notes the commits made, so a stopped run's last line says what the branch
-    holds (an accept is committed to its end before a stop reports: engine/decisions.py)."""
+    holds (an accept is committed to its end before a stop reports: engine/reviews/decisions.py)."""
 
     def __init__(self, printer: ev.EventSink) -> None:
         self.printer = printer
@@ -66,7 +71,7 @@ def visible(text: str) -> str:
 
 
 MAP_SAID_AFTER = 1.0  # seconds: a quicker repository map is not worth a line
-# How each kind of test run is named in the progress lines (engine/verification.py).
+# How each kind of test run is named in the progress lines (engine/steps/verification.py).
 TEST_SCOPES = {"full": "tests", "affected": "affected tests", "failing": "failing tests again"}
 
 

@@ -1,4 +1,4 @@
-"""Headless Reviewers: plain terminal prompts (`--yes` is engine/approval.py's AutoReviewer,
+"""Headless Reviewers: plain terminal prompts (`--yes` is engine/reviews/approval.py's AutoReviewer,
 which the bench uses too)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tui_engineer.base.user_shell import UserShell
-from tui_engineer.engine.review import Decision, Proposal, Verdict, written_line
+from tui_engineer.engine.reviews.review import Decision, Proposal, Verdict, written_line
 from tui_engineer.headless.hunk_prompts import per_hunk
 
 # What a typed verdict means; anything else is asked again (a stray "3" is no verdict).

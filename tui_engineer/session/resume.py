@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 from tui_engineer.records.events_read import event_from_dict, events_from_record
 from tui_engineer.records.recorder import resumable, runs_dir
 

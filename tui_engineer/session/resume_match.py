@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 from tui_engineer.session.resume import ASSISTED, Resumed
 from tui_engineer.vcs.plumbing import git_text, run_git
 from tui_engineer.vcs.repo import literal

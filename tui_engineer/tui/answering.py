@@ -5,7 +5,7 @@ neither calls the other."""
 
 from __future__ import annotations
 
-from tui_engineer.engine.review import Decision
+from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.panes.status import StatusBar
 

@@ -14,7 +14,7 @@ from typing import Literal
 from textual.message import Message
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.reviews.review import Decision, Proposal, Verdict
 
 Question = Literal["review", "still_wrong", "verdict"]
 

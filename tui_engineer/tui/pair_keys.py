@@ -1,6 +1,7 @@
 """Review keys for working as a pair: edit the proposal by hand in your own editor, comment on
 a line, take in edits you made in your own tree. The Diff pane holds the marks
-(panes/diff_review.py); the engine tests whatever is to be committed (engine/hand_edits.py)."""
+(panes/diff_review.py); the engine tests whatever is to be committed
+(engine/reviews/hand_edits.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.app import SuspendNotSupported
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
-from tui_engineer.engine.review import Decision, LineComment
+from tui_engineer.engine.reviews.review import Decision, LineComment
 from tui_engineer.tui.answering import Answering
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command
@@ -150,7 +151,7 @@ class PairActions(Answering):
             if not take or not self.reviewing_now():
                 await self.chat.note(f"Your edits to {names} stay in your files, not in the step.")
                 return
-            from tui_engineer.engine.hand_edits import take_in_user_edits
+            from tui_engineer.engine.reviews.hand_edits import take_in_user_edits
 
             conflicted = await take_in_user_edits(session.rt, paths)
             if conflicted:

@@ -10,10 +10,10 @@ import time
 from textual import work
 
 from tui_engineer.base.errors import UserError
-from tui_engineer.engine.approval import other
-from tui_engineer.engine.hunks import HunkRef, units
-from tui_engineer.engine.plan import Step, edit_line, read_edit_line
-from tui_engineer.engine.review import Decision, DroppedHunk
+from tui_engineer.engine.plans.plan import Step, edit_line, read_edit_line
+from tui_engineer.engine.reviews.approval import other
+from tui_engineer.engine.reviews.hunks import HunkRef, units
+from tui_engineer.engine.reviews.review import Decision, DroppedHunk
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.answering import Answering
 from tui_engineer.tui.bridge import Asked

@@ -22,7 +22,7 @@ from tui_engineer.vcs.written import Written
 
 class KeptPlan(Protocol):
     """What a reviewer kept of a proposal, as git needs it to build the kept tree: files taken
-    whole, and a patch of the kept hunks for files partly kept. engine/hunks.py's KeptPlan
+    whole, and a patch of the kept hunks for files partly kept. engine/reviews/hunks.py's KeptPlan
     has this shape; said here so git's layer needs no engine type."""
 
     @property

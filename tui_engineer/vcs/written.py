@@ -3,7 +3,7 @@
 A test run may write in its working folder: a snapshot, coverage data, a lock file `cargo test`
 rewrites. Those files are not the step's: the commit holds the model's edits and the human's
 own. Test runs are the only writers the engine does not choose, so each run is bracketed
-(engine/test_writes.py): a path that changes between two runs was written by an author (the
+(engine/steps/test_writes.py): a path that changes between two runs was written by an author (the
 model's edits, a hand edit, the user's edits taken in, a sandbox action, a proposal put back);
 a path that changes only during runs was written by the tests. A path an author wrote since the
 shadow was last reset stays the step's, whatever a test did to it afterwards.

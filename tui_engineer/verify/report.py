@@ -52,13 +52,14 @@ class TestReport:
     old: list[FailingTest] = field(default_factory=list)
     # Ids of tests red on the starting commit that pass in this run: the step fixed them.
     fixed: list[str] = field(default_factory=list)
-    # Old failures this step's change runs through (engine/reach.py) that still fail: the
+    # Old failures this step's change runs through (engine/steps/reach.py) that still fail: the
     # step's to fix (in `failures`), or disowned by the model (in `old`, with its reason).
     reached: list[str] = field(default_factory=list)
     # {id: the model's reason} for the reached old failures it said are not the step's
     # (edits/disown.py): shown with the reason, never as "tests passed".
     disowned: dict[str, str] = field(default_factory=dict)
-    # {id: how the change runs through it} for the reached ones (engine/reach.py), for the human.
+    # {id: how the change runs through it} for the reached ones (engine/steps/reach.py), for the
+    # human.
     reach_why: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -133,9 +133,11 @@ class TestSelection:
     min_full_seconds: float = 3.0  # narrow only once the full suite took at least this long
     touched: set[str] = field(default_factory=set)  # files this session wrote, ever
     # False: never run the suite collecting coverage, the plain one instead (a step prepared in
-    # the background, engine/pipeline.py; a copy of the session's selection sharing `touched`).
+    # the background, engine/ahead/pipeline.py; a copy of the session's selection sharing
+    # `touched`).
     collect: bool = True
-    # The running check for testmon (engine/verification.py), shared by copies of this selection.
+    # The running check for testmon (engine/steps/verification.py), shared by copies of this
+    # selection.
     probing: asyncio.Future[bool] | None = field(default=None, repr=False, compare=False)
     # Why narrowing was turned off for the session (a selection run failed as a run, not in
     # its tests: see `plumbing_failure`); a list so that copies of this selection share it.

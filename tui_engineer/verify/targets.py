@@ -8,7 +8,7 @@ step's targets are the old failures that:
 - a fix request points at (it says fix, failing, broken, …): by the code its function is named
   for ("fix add" → `test_add`, `tests::adds`), or all of them ("make the failing tests pass").
 Words are one signal, never the gate: what the step's change runs through is the step's too,
-whatever the request says (engine/reach.py). A word matching a test FILE's module points at
+whatever the request says (engine/steps/reach.py). A word matching a test FILE's module points at
 nothing: "optional() converters …" does not make every old failure of test_converters.py the
 step's (attrs); the tests of that module the change runs through are reached anyway.
 Every other old failure stays the repository's: shown apart, never blocking the step."""

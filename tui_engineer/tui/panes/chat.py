@@ -16,9 +16,9 @@ from textual.widgets.markdown import MarkdownStream
 from tui_engineer.base.names import readable
 from tui_engineer.edits.prose import EditBlockFilter
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.chat_target import restarted_line
-from tui_engineer.engine.edit_watch import WATCHED_PURPOSES
-from tui_engineer.engine.review import BY_YOU, old_failure_lines, tests_result, written_line
+from tui_engineer.engine.reviews.chat_target import restarted_line
+from tui_engineer.engine.reviews.review import BY_YOU, old_failure_lines, tests_result, written_line
+from tui_engineer.engine.steps.edit_watch import WATCHED_PURPOSES
 from tui_engineer.engine.tool_use import tool_line
 from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.panes.chat_text import code_paths, edited_line

@@ -4,7 +4,7 @@ review's decision (review_keys.py); the engine tests the kept hunks before commi
 The files the step's test runs wrote come last, each one unit: left out of the commit (dimmed)
 unless kept with the same keys.
 
-Hunks are named as the engine names them (engine/hunks.py): the file's path and the hunk's
+Hunks are named as the engine names them (engine/reviews/hunks.py): the file's path and the hunk's
 position in it; a file without hunks (binary, a pure rename) is one unit.
 """
 
@@ -21,8 +21,8 @@ from textual.message import Message
 from textual.strip import Strip
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.hunks import WHOLE_FILE, HunkRef
-from tui_engineer.engine.review import LineComment
+from tui_engineer.engine.reviews.hunks import WHOLE_FILE, HunkRef
+from tui_engineer.engine.reviews.review import LineComment
 from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.panes.diff_rows import FileDiff, Row
 from tui_engineer.tui.panes.diff_view import DiffView

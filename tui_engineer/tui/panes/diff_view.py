@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from tui_engineer.base.names import readable
-from tui_engineer.engine.review import WRITTEN_BY_TESTS
+from tui_engineer.engine.reviews.review import WRITTEN_BY_TESTS
 from tui_engineer.tui.panes.diff_rows import (
     TAB,
     DiffLine,

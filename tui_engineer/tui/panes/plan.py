@@ -12,7 +12,7 @@ from textual.widgets.option_list import Option
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.events import StepInfo
-from tui_engineer.engine.step_graph import waiting_on
+from tui_engineer.engine.plans.step_graph import waiting_on
 from tui_engineer.tui.engine_messages import EngineMessage, heard
 
 # status -> (icon, style); theme variables ($success...) are resolved when drawn.
@@ -180,7 +180,7 @@ class PlanPane(OptionList):
 
     @on(heard(ev.StepPreparing))
     def _step_preparing(self, message: EngineMessage[ev.StepPreparing]) -> None:
-        """A later step is being prepared beside this one (engine/pipeline.py)."""
+        """A later step is being prepared beside this one (engine/ahead/pipeline.py)."""
         self.set_status(message.event.step, "preparing")
 
     @on(heard(ev.NextStepPrepared))

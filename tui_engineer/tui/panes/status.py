@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.review import tests_result
+from tui_engineer.engine.reviews.review import tests_result
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
 from tui_engineer.tui.engine_messages import EngineMessage, heard

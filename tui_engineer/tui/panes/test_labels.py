@@ -14,7 +14,8 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 
 
 def run_label(scope: str, command: str) -> str:
-    """What the tests pane says is running: a narrowed run (engine/verification.py) says so."""
+    """What the tests pane says is running: a narrowed run (engine/steps/verification.py) says
+    so."""
     if scope == "affected":
         return f"the affected tests ({command})"
     if scope == "failing":

@@ -8,7 +8,7 @@ from typing import Protocol
 from textual.widget import Widget
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from tui_engineer.engine.review import Verdict
+from tui_engineer.engine.reviews.review import Verdict
 from tui_engineer.tui.screens.dialog import Dialog
 
 

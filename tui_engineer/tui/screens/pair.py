@@ -9,7 +9,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, TextArea
 
 from tui_engineer.base.names import readable
-from tui_engineer.engine.hunks import HunkRef
+from tui_engineer.engine.reviews.hunks import HunkRef
 from tui_engineer.tui.screens.dialog import Dialog
 
 

@@ -9,10 +9,10 @@ import asyncio
 from collections.abc import Sequence
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.old_failures import step_aim
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.review import UNVERIFIED, Proposal
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.reviews.review import UNVERIFIED, Proposal
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.steps.old_failures import step_aim
 
 SHOWN_AGAIN = "shown again from the session's record (no model call); its tests ran again"
 
@@ -25,7 +25,7 @@ async def proposal_shown_again(
     rt.aims[step.index] = step_aim(request, plan, step)
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     if rt.baseline_task is not None:
-        # The starting commit's suite runs in the shadow too (engine/baseline.py): the diff
+        # The starting commit's suite runs in the shadow too (engine/steps/baseline.py): the diff
         # goes in after it, or it would test the change and race its `git add`. Its outcome
         # (a suite that cannot run) is the session's to raise.
         await asyncio.wait({rt.baseline_task})

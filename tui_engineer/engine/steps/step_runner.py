@@ -16,20 +16,21 @@ from tui_engineer.edits.actions import parse_actions
 from tui_engineer.edits.disown import parse_disowned
 from tui_engineer.edits.shapes import ReplyShape, describe_reply, unmarked_file_feedback
 from tui_engineer.engine import events as ev
-from tui_engineer.engine import prompts, reach
-from tui_engineer.engine.actions import run_actions, sandbox_runs_actions
-from tui_engineer.engine.baseline import baseline_ready, suite_started
-from tui_engineer.engine.commit_check import NAME, REFUSED_BY, hook_refusal
-from tui_engineer.engine.edit_watch import no_edit, shows_an_edit, stopped_messages
-from tui_engineer.engine.old_failures import failing_at_start, step_aim
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.reach import disowned_notice, reach_hint
-from tui_engineer.engine.repo_context import context_for, failing_code
-from tui_engineer.engine.review import UNVERIFIED, Proposal
+from tui_engineer.engine import prompts
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.reviews.review import UNVERIFIED, Proposal
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.seeing_more import reply_after_show
-from tui_engineer.engine.test_first import BeforeRun, is_test_path, run_before
-from tui_engineer.engine.verification import verify_attempt
+from tui_engineer.engine.steps import reach
+from tui_engineer.engine.steps.actions import run_actions, sandbox_runs_actions
+from tui_engineer.engine.steps.baseline import baseline_ready, suite_started
+from tui_engineer.engine.steps.commit_check import NAME, REFUSED_BY, hook_refusal
+from tui_engineer.engine.steps.edit_watch import no_edit, shows_an_edit, stopped_messages
+from tui_engineer.engine.steps.old_failures import failing_at_start, step_aim
+from tui_engineer.engine.steps.reach import disowned_notice, reach_hint
+from tui_engineer.engine.steps.repo_context import context_for, failing_code
+from tui_engineer.engine.steps.seeing_more import reply_after_show
+from tui_engineer.engine.steps.test_first import BeforeRun, is_test_path, run_before
+from tui_engineer.engine.steps.verification import verify_attempt
 from tui_engineer.llm.reply_watch import OffTrackReply, unusable
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.selection import tree_fingerprint

@@ -13,19 +13,19 @@ from typing import TYPE_CHECKING
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.approval import auto_decision, by_tests
 from tui_engineer.engine.cleanup import settle, to_the_end
-from tui_engineer.engine.plan import infos
-from tui_engineer.engine.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
-from tui_engineer.engine.review_notes import commit_lines
-from tui_engineer.engine.step_graph import dependants
+from tui_engineer.engine.plans.plan import infos
+from tui_engineer.engine.plans.step_graph import dependants
+from tui_engineer.engine.reviews.approval import auto_decision, by_tests
+from tui_engineer.engine.reviews.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
+from tui_engineer.engine.reviews.review_notes import commit_lines
 from tui_engineer.vcs.accept_journal import decide
 from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Change, Shadow
 
 if TYPE_CHECKING:
-    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.plans.plan import Step
     from tui_engineer.engine.progress import Progress
     from tui_engineer.engine.runtime import Runtime
 
@@ -57,7 +57,7 @@ class Decisions:
         undo: Callable[[], Awaitable[str]],
     ) -> None:
         self.rt, self.reviewer, self.progress = rt, reviewer, progress
-        # "ask" or "auto" (engine/approval.py); a front end may switch it at any time.
+        # "ask" or "auto" (engine/reviews/approval.py); a front end may switch it at any time.
         self.approval: str = rt.options.approval
         self._ask_human: set[int] = set()  # steps whose accept "auto" gave was refused
         self._undo = undo
@@ -205,7 +205,7 @@ class Decisions:
 
     def _drop_dependants(self, skipped: Step) -> None:
         """The pending steps that need a skipped step (they name it, or read what it changes:
-        engine/step_graph.py) go with it, said; the others stay."""
+        engine/plans/step_graph.py) go with it, said; the others stay."""
         for index in dependants(self.progress.plan, skipped.index):
             step = next(s for s in self.progress.plan if s.index == index)
             if step.status != "pending":
@@ -281,7 +281,7 @@ class Decisions:
 
 
 def _review_note(decision: Decision, proposal: Proposal) -> str:
-    """What an accepted step's commit says about its review (engine/review_notes.py)."""
+    """What an accepted step's commit says about its review (engine/reviews/review_notes.py)."""
     review = commit_lines(
         decision.dropped, proposal.partial, proposal.edited, decision.comments,
         decision.kept_written,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tui_engineer.engine.review import Decision, Proposal, Verdict
+from tui_engineer.engine.reviews.review import Decision, Proposal, Verdict
 
 Approval = Literal["ask", "auto"]
 APPROVALS: tuple[Approval, ...] = ("ask", "auto")
@@ -34,7 +34,7 @@ def auto_decision(approval: str, proposal: Proposal) -> Decision | None:
     """The accept "auto" gives without asking, or None when the human is to be asked: in
     "ask", and for a step that failed, that no test verified, or that changed nothing."""
     if approval == "auto" and proposal.not_needed:
-        return Decision.accept(by=AUTO_PASSED)  # the drop is said: engine/decisions.py
+        return Decision.accept(by=AUTO_PASSED)  # the drop is said: engine/reviews/decisions.py
     if approval != "auto" or proposal.unverified or not proposal.tests_ok:
         return None
     if not proposal.diff.strip():

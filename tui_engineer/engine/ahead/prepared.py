@@ -1,4 +1,5 @@
-"""A step prepared ahead (engine/pipeline.py): which steps are ready to be, what one preparation
+"""A step prepared ahead (engine/ahead/pipeline.py): which steps are ready to be, what one
+preparation
 holds (its shadow, its runtime, its own chat, whether what it is built on has passed), the sink
 that keeps its events until its turn, and what is said when it fails."""
 
@@ -11,11 +12,11 @@ from typing import Any
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.inbox import Inbox
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.plans.step_graph import dependencies
 from tui_engineer.engine.prompts import Message
-from tui_engineer.engine.review import Proposal
+from tui_engineer.engine.reviews.review import Proposal
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.step_graph import dependencies
 from tui_engineer.llm import ServerUnreachable
 from tui_engineer.vcs.shadow import Shadow
 
@@ -52,7 +53,7 @@ def ready_steps(
     plan: Sequence[Step], current: Step, busy: set[int], *, beside: bool = False
 ) -> list[Step]:
     """The pending steps, in plan order, that may be prepared on `current`'s proposal now:
-    every step each waits for (engine/step_graph.py) is in already, or is `current`; `busy`:
+    every step each waits for (engine/plans/step_graph.py) is in already, or is `current`; `busy`:
     those being prepared. `beside`: on the files before `current` (while it is proposed),
     so only those that do not wait for it."""
     after = dependencies(plan)

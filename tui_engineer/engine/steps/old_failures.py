@@ -5,7 +5,7 @@ what it was never told fails (the step would still be judged by it, one fix roun
 waits `fix_list_wait` seconds at most: on a suite of minutes the model is asked without the list
 rather than after all of it, and the session says so. Any other request waits a little
 (`QUIET_WAIT`), unsaid: whatever its words, a failure its change runs through is the step's
-(engine/reach.py), and a model told of it first answers right more often."""
+(engine/steps/reach.py), and a model told of it first answers right more often."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import asyncio
 from collections.abc import Sequence
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.baseline import baseline_ready
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.steps.baseline import baseline_ready
 from tui_engineer.verify.targets import StepAim, fix_intent
 
 QUIET_WAIT = 3.0  # seconds a request with no fix words waits for the baseline, unsaid

@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.review import UNVERIFIED, Proposal
-from tui_engineer.engine.review_notes import hand_edit_note
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.reviews.review import UNVERIFIED, Proposal
+from tui_engineer.engine.reviews.review_notes import hand_edit_note
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.verification import verify_attempt
+from tui_engineer.engine.steps.verification import verify_attempt
 from tui_engineer.vcs.merge_in import take_user_edits
 from tui_engineer.vcs.partial import save_tree
 

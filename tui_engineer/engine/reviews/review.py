@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from tui_engineer.base.names import readable
 
 if TYPE_CHECKING:
-    from tui_engineer.engine.plan import Step
-    from tui_engineer.engine.test_first import BeforeRun
+    from tui_engineer.engine.plans.plan import Step
+    from tui_engineer.engine.steps.test_first import BeforeRun
     from tui_engineer.verify import TestReport
 
 # "undo": take back the last accepted step; the proposal under review, built on it, is dropped
 # and its step proposed again on the new HEAD (engine/session.py).
-# "edited": the human changed the proposal by hand in its shadow (engine/hand_edits.py): it is
+# "edited": the human changed the proposal by hand in its shadow (engine/reviews/hand_edits.py): it
+# is
 # tested again and reviewed again.
 DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo", "edited"]
 # What every review of a session without a test command says instead of a test result.
@@ -37,7 +38,7 @@ def written_line(written: Sequence[tuple[str, str]], note: str = ", not committe
     return f"{WRITTEN_BY_TESTS}{note}: {files}"
 
 
-# A test red at the start that the step's change runs through (engine/reach.py), still red.
+# A test red at the start that the step's change runs through (engine/steps/reach.py), still red.
 STILL_FAILING = "Still failing, and your change runs through it (it failed before this session too)"
 
 
@@ -85,7 +86,7 @@ def old_failure_lines(
 
 @dataclass(frozen=True)
 class DroppedHunk:
-    """A hunk the human leaves out of an accepted step (engine/hunks.py names hunks)."""
+    """A hunk the human leaves out of an accepted step (engine/reviews/hunks.py names hunks)."""
 
     path: str
     index: int  # the hunk's position in its file (engine.hunks.WHOLE_FILE: a file without hunks)
@@ -118,11 +119,12 @@ class Proposal:
     test_runs: tuple[str, ...] = ()  # the last attempt's runs: "affected: …", "full: …"
     before: BeforeRun | None = None  # a test-first step: its new tests on the old code
     unverified: bool = False  # a session without a test command: no tests ran
-    # A kept subset of the hunks that was tested (engine/partial.py): "partial: 3 of 5 hunks,
+    # A kept subset of the hunks that was tested (engine/reviews/partial.py): "partial: 3 of 5
+    # hunks,
     # tests re-run", and the hunks left out (shown dimmed while the review goes on).
     partial: str = ""
     dropped: tuple[DroppedHunk, ...] = ()
-    edited: bool = False  # the human edited it by hand (engine/hand_edits.py)
+    edited: bool = False  # the human edited it by hand (engine/reviews/hand_edits.py)
     # Files the test runs wrote, as (status letter, path), and their diff (vcs/written.py): not
     # in `diff`, shown apart, committed only when the human keeps them (Decision.kept_written).
     written: tuple[tuple[str, str], ...] = ()
@@ -130,7 +132,7 @@ class Proposal:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usd: float | None = None
-    # The plan check found the step no longer needed, and why (engine/plan_check.py): this is
+    # The plan check found the step no longer needed, and why (engine/plans/plan_check.py): this is
     # no change but a proposal to drop the step, which an accept carries out.
     not_needed: str = ""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 
 # Words a title shares with any other: naming one says nothing about which step is meant.
 _COMMON = frozenset(

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.hunks import HunkRef, kept_plan, summary
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.review import UNVERIFIED, DroppedHunk, Proposal
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.reviews.hunks import HunkRef, kept_plan, summary
+from tui_engineer.engine.reviews.review import UNVERIFIED, DroppedHunk, Proposal
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.verification import verify_attempt
+from tui_engineer.engine.steps.verification import verify_attempt
 from tui_engineer.vcs.partial import build_kept, restore_tree, save_tree
 
 

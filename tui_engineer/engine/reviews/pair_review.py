@@ -4,7 +4,7 @@ and is final only if they pass, else the review goes on saying so. Every tree th
 committed was tested first (unless the session has no tests at all).
 
 `PairReview` is held by engine/session.py's `Session`; the decisions it asks for come from
-engine/decisions.py, handed in as `review`."""
+engine/reviews/decisions.py, handed in as `review`."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.hand_edits import after_hand_edit
-from tui_engineer.engine.partial import verify_kept
-from tui_engineer.engine.review import Decision, Proposal
-from tui_engineer.engine.review_notes import comments_note, comments_text, dropped_note
+from tui_engineer.engine.reviews.hand_edits import after_hand_edit
+from tui_engineer.engine.reviews.partial import verify_kept
+from tui_engineer.engine.reviews.review import Decision, Proposal
+from tui_engineer.engine.reviews.review_notes import comments_note, comments_text, dropped_note
 from tui_engineer.vcs.partial import staged_tree
 from tui_engineer.vcs.shadow import Change
 
 if TYPE_CHECKING:
-    from tui_engineer.engine.pipeline import Pipeline
-    from tui_engineer.engine.plan import Step
+    from tui_engineer.engine.ahead.pipeline import Pipeline
+    from tui_engineer.engine.plans.plan import Step
     from tui_engineer.engine.progress import Progress
     from tui_engineer.engine.runtime import Runtime
 
@@ -38,7 +38,8 @@ class PairReview:
         review: Callable[[Step, Proposal], Awaitable[Decision]],
     ) -> None:
         self.rt, self.pipeline, self.progress = rt, pipeline, progress
-        self._review = review  # the human's decision or the approval mode's (engine/decisions.py)
+        # the human's decision or the approval mode's (engine/reviews/decisions.py)
+        self._review = review
         # Test runs a UI asked for (Session.rerun_tests): one during a review may write in the
         # shadow, so the changes listed for the review are listed again before accepting.
         self.reruns = 0

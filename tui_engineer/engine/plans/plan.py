@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from tui_engineer.engine.events import StepInfo
-from tui_engineer.engine.step_graph import dependencies
+from tui_engineer.engine.plans.step_graph import dependencies
 from tui_engineer.llm.reply_watch import Expected
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)\r?\n[ \t]*```", re.DOTALL)
@@ -50,7 +50,9 @@ class Step:
     title: str
     description: str = ""
     files: list[str] = field(default_factory=list)  # what it changes
-    reads: list[str] = field(default_factory=list)  # what it needs as it is (engine/step_graph.py)
+    reads: list[str] = field(
+        default_factory=list
+    )  # what it needs as it is (engine/plans/step_graph.py)
     verify: str = ""
     depends_on: list[int] = field(default_factory=list)
     # The step adds behaviour: its test is written first and must fail on the old code.
@@ -81,7 +83,7 @@ class Step:
         said = asdict(info)
         said["files"], said["depends_on"] = list(info.files), list(info.depends_on)
         said["reads"] = list(info.reads)
-        said.pop("after", None)  # derived from the plan again (engine/step_graph.py)
+        said.pop("after", None)  # derived from the plan again (engine/plans/step_graph.py)
         said["fixes"] = list(info.fixes)
         return cls(**said, status=status, commit=commit)
 

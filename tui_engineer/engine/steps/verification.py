@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.baseline import beside_steps
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.steps.baseline import beside_steps
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.selection import TestRun, TestSelection, plumbing_failure
 
@@ -117,7 +117,7 @@ async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) ->
 async def _mark_reached(rt: Runtime, step: int, verified: Verified) -> None:
     """Old failures that coverage chose for a narrowed run of this attempt (pytest-testmon: they
     ran through what changed) are reached too, the step's unless disowned; the rest of reach
-    is read from the code (engine/reach.py, when the run is judged)."""
+    is read from the code (engine/steps/reach.py, when the run is judged)."""
     if not (rt.selection is not None and rt.selection.testmon):
         return
     narrowed = {f.test_id for scope, r in verified.runs if scope != "full" for f in r.old}

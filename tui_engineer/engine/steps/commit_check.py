@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.baseline import beside_steps
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.test_writes import bracketed
+from tui_engineer.engine.steps.baseline import beside_steps
+from tui_engineer.engine.steps.test_writes import bracketed
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.checks.commit_hook import (
     baseline_checkout,

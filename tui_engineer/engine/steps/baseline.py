@@ -14,7 +14,7 @@ from tui_engineer.base.names import is_exact_only, readable
 from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.test_writes import bracketed
+from tui_engineer.engine.steps.test_writes import bracketed
 from tui_engineer.vcs.partial import save_tree  # the tree id of the shadow's files now
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.cleanup import settle
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 from tui_engineer.engine.prompts import Message
-from tui_engineer.engine.review import Proposal
+from tui_engineer.engine.reviews.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.llm.errors import LLMError
 

@@ -1,9 +1,10 @@
 """Prepare later steps while the human reviews this one: side by side, in plan order.
 
-Every pending step whose dependencies (engine/step_graph.py) are accepted, or are the step
+Every pending step whose dependencies (engine/plans/step_graph.py) are accepted, or are the step
 worked on, is prepared at once, up to `parallel_steps`, each in a shadow worktree of its own with
 its own fix loop; their model calls run concurrently and their test runs share the cores through
-the session's one queue (engine/test_queue.py). Those that wait for no step not yet in start as
+the session's one queue (engine/ahead/test_queue.py). Those that wait for no step not yet in start
+as
 the step worked on is proposed, on the accepted files (`start_beside`); the others as soon as
 step k's first edits are written (while k's own tests still run), on k's proposal as it is then.
 Such a preparation's model is asked only once k's tests passed on those files (DESIGN.md
@@ -15,7 +16,8 @@ k's tests fail, none is begun.
 
 Reviewed one at a time, in plan order, and stacked honestly: a prepared step whose base is not
 what it lands on (a fix, a hand edit, hunks left out, an earlier step accepted or rejected since)
-is moved onto those files with a three-way merge (engine/stacked.py `restack`) and tested again
+is moved onto those files with a three-way merge (engine/ahead/stacked.py `restack`) and tested
+again
 there, the affected tests then the full suite, before it is shown: the step reviewed next is
 moved onto the proposal under review while the human reads it (so that an accept of it as it is
 shows that step at once), and again at its turn if what it lands on changed meanwhile. A conflict,
@@ -30,7 +32,8 @@ slow model or its own fix loop still at work shows live). A failed preparation i
 quietly, and the step is proposed as usual in its turn.
 
 A chat message is the step under review's (it goes with that step's next model call, and the
-prepared step is not touched), unless it names the step prepared ahead (engine/chat_target.py):
+prepared step is not touched), unless it names the step prepared ahead
+(engine/reviews/chat_target.py):
 then it goes to that step as it is sent. Before that step's model call it simply goes with the
 call; after, the step is prepared again at once with it (said: NextStepRestarted), so an accept
 never waits for a call made then. When that preparation is dropped, the message is kept for the
@@ -38,7 +41,7 @@ step it named: its next preparation, or its own call when its turn comes.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 
-The prepared step tests like any step (affected tests first, engine/verification.py) with the
+The prepared step tests like any step (affected tests first, engine/steps/verification.py) with the
 session's selection data, but never runs the suite collecting coverage (2–3× slower than a plain
 run, and meanwhile k's own runs may collect): where it would, it runs the plain suite instead.
 
@@ -49,7 +52,7 @@ run, and meanwhile k's own runs may collect): where it would, it runs the plain 
   their turn comes); the others are kept and moved onto what they land on;
 - stop / plan edit / undo → every one is dropped;
 - a review's notes for the model (hunks dropped, a hand edit, line comments:
-  engine/pair_review.py) → the prepared steps were made without them: the notes go with the
+  engine/reviews/pair_review.py) → the prepared steps were made without them: the notes go with the
   next model call.
 """
 
@@ -61,7 +64,7 @@ from collections.abc import Sequence
 from dataclasses import fields, replace
 
 from tui_engineer.engine import events as ev
-from tui_engineer.engine.ahead import (
+from tui_engineer.engine.ahead.prepared import (
     Ahead,
     AheadRuntime,
     Held,
@@ -69,22 +72,22 @@ from tui_engineer.engine.ahead import (
     prepare_failed,
     ready_steps,
 )
-from tui_engineer.engine.chat_target import about_step_ahead
-from tui_engineer.engine.cleanup import settle, to_the_end
-from tui_engineer.engine.inbox import put_back
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.review import Proposal
-from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.stacked import (
+from tui_engineer.engine.ahead.stacked import (
     base_tree,
     pending_commit,
     restack,
     stacked_shadow,
     transplant,
 )
-from tui_engineer.engine.step_graph import dependencies
-from tui_engineer.engine.step_runner import propose_step
-from tui_engineer.engine.verification import start_probe, verify_attempt
+from tui_engineer.engine.cleanup import settle, to_the_end
+from tui_engineer.engine.inbox import put_back
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.plans.step_graph import dependencies
+from tui_engineer.engine.reviews.chat_target import about_step_ahead
+from tui_engineer.engine.reviews.review import Proposal
+from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.steps.step_runner import propose_step
+from tui_engineer.engine.steps.verification import start_probe, verify_attempt
 from tui_engineer.vcs.shadow import Shadow
 
 

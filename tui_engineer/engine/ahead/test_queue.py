@@ -1,5 +1,5 @@
 """One queue for the test runs of a session and of every step prepared beside it
-(engine/pipeline.py): the machine's cores are shared out, so two suites never fight over two
+(engine/ahead/pipeline.py): the machine's cores are shared out, so two suites never fight over two
 cores and each takes longer than one after the other. The step under review (the human waits for
 it) goes first, then the step reviewed next, then the others; in each rank, first come, first
 served."""

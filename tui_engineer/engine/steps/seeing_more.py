@@ -11,8 +11,8 @@ from tui_engineer.edits import EditError, parse_edits
 from tui_engineer.edits.actions import parse_actions
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
-from tui_engineer.engine.edit_watch import expect_for
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.steps.edit_watch import expect_for
 
 ANSWER_OVERHEAD = 200  # tokens for the answer's own words around the lines
 # Code runs denser than the usual 4 characters per token (gemma3: 3.5, dense lines 2.3): an
@@ -48,7 +48,7 @@ async def reply_after_show(
     rt: Runtime, messages: list[prompts.Message], purpose: str, step: int, attempt: int
 ) -> str:
     """The model's reply for `purpose`, after answering up to `show_rounds` SHOW rounds. A
-    reply with no edit in sight is stopped early (OffTrackReply, engine/edit_watch.py)."""
+    reply with no edit in sight is stopped early (OffTrackReply, engine/steps/edit_watch.py)."""
     expect = expect_for(purpose)
     reply = await rt.call_model(messages, purpose, step, expect=expect)
     rounds = rt.options.show_rounds

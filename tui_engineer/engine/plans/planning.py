@@ -1,5 +1,5 @@
 """Asking the model for a plan: one correction round for a plan that does not parse, then the
-request as one step; a reply with no plan at all is stopped early (engine/plan.py PLAN_SHOWS),
+request as one step; a reply with no plan at all is stopped early (engine/plans/plan.py PLAN_SHOWS),
 and one more with no plan at all after it, stopped or not, ends the session: that model cannot
 do the work."""
 
@@ -9,8 +9,7 @@ from dataclasses import replace
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
-from tui_engineer.engine.old_failures import failing_at_start
-from tui_engineer.engine.plan import (
+from tui_engineer.engine.plans.plan import (
     NO_PLAN,
     PLAN_SHOWS,
     PlanError,
@@ -18,8 +17,9 @@ from tui_engineer.engine.plan import (
     parse_plan,
     single_step,
 )
-from tui_engineer.engine.repo_context import context_for
 from tui_engineer.engine.runtime import Runtime
+from tui_engineer.engine.steps.old_failures import failing_at_start
+from tui_engineer.engine.steps.repo_context import context_for
 from tui_engineer.llm.reply_watch import OffTrackReply, unusable, without_sign
 from tui_engineer.verify.targets import StepAim
 

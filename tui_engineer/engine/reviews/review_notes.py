@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tui_engineer.base.names import readable
-from tui_engineer.engine.hunks import WHOLE_FILE, HunkRef
-from tui_engineer.engine.plan import Step
-from tui_engineer.engine.review import DroppedHunk, LineComment
+from tui_engineer.engine.plans.plan import Step
+from tui_engineer.engine.reviews.hunks import WHOLE_FILE, HunkRef
+from tui_engineer.engine.reviews.review import DroppedHunk, LineComment
 
 
 def _fenced(text: str) -> str:

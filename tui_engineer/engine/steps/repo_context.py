@@ -13,9 +13,9 @@ from tui_engineer.context import Context, RepoMap, build_map, frame_regions, gat
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.editor_buffers import unsaved_buffers
-from tui_engineer.engine.plan import Step
+from tui_engineer.engine.plans.plan import Step
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.seeing_more import answer_room
+from tui_engineer.engine.steps.seeing_more import answer_room
 
 MARGIN_CHARS = 2_000  # when the window is the limit: the estimate's slack
 FIX_REGION_CHARS = 12_000  # the code at the failing lines, per fix message

@@ -1,4 +1,5 @@
-"""The shadows of a step prepared on top of another's proposal (engine/pipeline.py): the proposal
+"""The shadows of a step prepared on top of another's proposal (engine/ahead/pipeline.py): the
+proposal
 under review as a commit on no branch, a shadow whose baseline is that commit, and a prepared
 proposal moved onto the tree the human accepted, and one rebased onto a base that changed since
 (a fix, a hand edit, hunks left out, another step accepted first)."""

@@ -1,0 +1,2 @@
+"""A step's life: propose, apply, verify (the baseline, reach, test-first), diagnose and fix, until
+it is ready for review."""
