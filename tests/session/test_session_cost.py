@@ -72,7 +72,10 @@ async def test_a_one_edit_session_runs_few_git_processes(
     # run, timing-dependent); 64 in 16 runs side by side here. Room for that look, no more.
     # +1 (issue 47): the map asks git which files may differ from its index (ls-files -m), so
     # that it reads none of the others (their blob ids come with the listing, in one call).
-    assert len(done) <= 67, f"{len(done)} git processes:\n" + "\n".join(done)
+    # +3 (issues 46 and 52): where the pre-commit hook is (rev-parse --git-path), asked once
+    # before review, and the accept's files written beside then renamed, the index updated last
+    # (update-index, twice): 70, measured.
+    assert len(done) <= 70, f"{len(done)} git processes:\n" + "\n".join(done)
 
 
 async def test_the_shadow_is_made_while_the_model_client_loads(
