@@ -261,36 +261,40 @@ def _crate(workdir: Path, path: str) -> Path | None:
 def _why_rust(workdir: Path, qualified: str, changed: ChangedCode) -> str:
     for module, names in changed.functions.items():
         crate = _crate(workdir, module) if module.endswith(".rs") else None
-        if crate is None:
-            continue
-        for source in _sources(crate, ".rs"):
-            data = _read(source)
-            body = _body(source.name, data, qualified) if data is not None else ""
-            if not body:
-                continue
-            if "" in names and source == workdir / module:
-                return f"it lives in {module}, which the step changed outside any function"
-            used = _used(body, names)
-            if used:
-                return f"it calls {used}, which the step changed in {module}"
+        if crate is not None:
+            own = [workdir / module]  # a change outside any function reaches the file's tests
+            why = _why_among(_sources(crate, ".rs"), qualified, module, names, own)
+            if why:
+                return why
     return ""
 
 
 def _why_go(workdir: Path, name: str, changed: ChangedCode) -> str:
     for module, names in changed.functions.items():
-        if not module.endswith(".go"):
+        if module.endswith(".go"):
+            tests = sorted((workdir / module).parent.glob("*_test.go"))
+            why = _why_among(tests, name, module, names, tests)  # the whole package
+            if why:
+                return why
+    return ""
+
+
+def _why_among(
+    sources: Sequence[Path], name: str, module: str, names: set[str], whole: Sequence[Path]
+) -> str:
+    """Why the test function `name`, found in one of `sources`, runs through `module`'s change:
+    it calls a changed function, or the change lies outside any function and the test is in
+    one of `whole` (its file, its package)."""
+    for source in sources:
+        data = _read(source)
+        body = _body(source.name, data, name) if data is not None else ""
+        if not body:
             continue
-        folder = (workdir / module).parent
-        for source in sorted(folder.glob("*_test.go")):
-            data = _read(source)
-            body = _body(source.name, data, name) if data is not None else ""
-            if not body:
-                continue
-            if "" in names:
-                return f"it is in the package of {module}, which the step changed"
-            used = _used(body, names)
-            if used:
-                return f"it calls {used}, which the step changed in {module}"
+        if "" in names and source in whole:
+            return f"it is beside {module}'s change outside any function"
+        used = _used(body, names)
+        if used:
+            return f"it calls {used}, which the step changed in {module}"
     return ""
 
 
