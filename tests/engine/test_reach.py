@@ -158,3 +158,11 @@ def test_a_test_importing_the_package_that_re_exports_the_module_is_reached(make
     repo, diff = _changed(make_repo, files, {"more_itertools/recipes.py": text})
     ids = ("tests/test_recipes.py::test_take", "tests/test_recipes.py::test_tail")
     assert set(_reached(repo, diff, ids)) == {"tests/test_recipes.py::test_take"}
+
+
+def test_a_new_test_beside_a_red_one_does_not_reach_it(make_repo) -> None:
+    """The step adds test_sub to the file where test_unrelated is red: that file changed, but
+    not the red test nor anything outside a function."""
+    text = CALC["tests/test_other.py"] + "\n\ndef test_sub():\n    assert 1 - 1 == 0\n"
+    repo, diff = _changed(make_repo, CALC, {"tests/test_other.py": text})
+    assert _reached(repo, diff, (OTHER,)) == {}

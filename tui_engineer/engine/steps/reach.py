@@ -45,6 +45,8 @@ class ChangedCode:
     # Per changed source file: the short names of the functions it changed (and of those in the
     # same file that call them); "" when a change lies outside any function.
     functions: dict[str, set[str]] = field(default_factory=dict)
+    # The same for changed Python test files: a new test beside a red one does not reach it.
+    tests: dict[str, set[str]] = field(default_factory=dict)
 
 
 def changed_code(workdir: Path, diff: str) -> ChangedCode:
@@ -59,13 +61,13 @@ def changed_code(workdir: Path, diff: str) -> ChangedCode:
         changed.files.add(path)
         if patched.source_file and not patched.is_added_file:
             changed.files.add(_strip(patched.source_file))  # a rename's old path too
-        if language_of(path) is None or is_test_file(path):
+        if language_of(path) is None:
             continue
+        where = changed.tests if is_test_file(path) else changed.functions
         if patched.is_removed_file:
-            changed.functions[path] = {""}
+            where[path] = {""}
             continue
-        lines = _changed_lines(patched)
-        changed.functions[path] = _functions_at(workdir / path, path, lines)
+        where[path] = _functions_at(workdir / path, path, _changed_lines(patched))
     return changed
 
 
@@ -81,7 +83,7 @@ def _changed_lines(patched) -> set[int]:  # noqa: ANN001 (unidiff's PatchedFile)
         for line in hunk:
             if line.target_line_no is not None:
                 last = line.target_line_no
-            if line.is_added:
+            if line.is_added and line.value.strip():  # a blank line reaches nothing
                 lines.add(line.target_line_no)
             elif line.is_removed:
                 lines.add(max(last, 1))
@@ -178,7 +180,7 @@ def _why(workdir: Path, test_id: str, changed: ChangedCode) -> str:
     if " > " in bare:  # node/jest: `test/calc.test.js > suite > name`
         return _why_js(workdir, bare.split(" > ", 1)[0], changed)
     head, _, rest = bare.partition("::")
-    if head in changed.files:
+    if head in changed.files and _own_code_changed(head, rest, changed):
         return f"the step changed {head}"
     if head.endswith(".py"):
         return _why_python(workdir, head, rest, changed)
@@ -187,6 +189,16 @@ def _why(workdir: Path, test_id: str, changed: ChangedCode) -> str:
     if not head.endswith((".js", ".ts", ".mjs", ".cjs")):  # cargo: `tests::adds`, `adds`
         return _why_rust(workdir, bare.replace("::", "."), changed)
     return ""
+
+
+def _own_code_changed(path: str, qualified: str, changed: ChangedCode) -> bool:
+    """Did the change to a test file touch this test: its own function, or the file outside any
+    function (imports, fixtures)? Unknown where the file was not parsed: then it did."""
+    names = changed.tests.get(path)
+    if names is None or not qualified:
+        return True
+    own = {qualified.split("::")[-1], *qualified.split("::")}
+    return "" in names or bool(own & names)
 
 
 def _why_python(workdir: Path, path: str, qualified: str, changed: ChangedCode) -> str:
