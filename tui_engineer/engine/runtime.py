@@ -366,7 +366,7 @@ class Runtime:
             targets = aim.targets(baseline.failing) if aim is not None else frozenset()
             report = baseline.judge(report, targets)
             if step is not None:
-                await self._judge_reach(step, report, baseline.failing)
+                await self.judge_reach(step, report, baseline.failing)
         self.emit(
             ev.TestsFinished(
                 step=step,
@@ -388,18 +388,23 @@ class Runtime:
         )
         return report
 
-    async def _judge_reach(self, step: int, report: TestReport, failing: Sequence[str]) -> None:
-        """The old failures the step's change runs through are its own (engine/steps/reach.py)."""
+    async def judge_reach(self, step: int, report: TestReport, failing: Sequence[str]) -> None:
+        """The old failures the step's change runs through are its own, unless the model
+        disowned them (engine/steps/reach.py). Files are read in a thread, off the loop."""
         disowned = self.disowned.get(step, {})
         if not report.old and not disowned:
             return
-        diff = await asyncio.to_thread(self.shadow.diff)
-        await asyncio.to_thread(reach.judge, report, failing, self.workdir, diff, disowned)
-        if "reach unknown" not in self._warned:
-            self._warned.add("reach unknown")
-            unread = reach.unknown(self.workdir, failing)
-            if unread:
-                self.emit(ev.Notice(message=reach.unknown_notice(unread)))
+        tell = "reach unknown" not in self._warned
+        self._warned.add("reach unknown")
+
+        def judged() -> list[str]:
+            diff = self.shadow.diff()
+            reach.judge(report, failing, self.workdir, diff, disowned)
+            return reach.unknown(self.workdir, failing) if tell else []
+
+        unread = await asyncio.to_thread(judged)
+        if unread:
+            self.emit(ev.Notice(message=reach.unknown_notice(unread)))
 
 
 def _estimate(chars: int) -> int:

@@ -20,7 +20,6 @@ from tui_engineer.engine import prompts
 from tui_engineer.engine.plans.plan import Step
 from tui_engineer.engine.reviews.review import UNVERIFIED, Proposal
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.engine.steps import reach
 from tui_engineer.engine.steps.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.steps.baseline import baseline_ready, suite_started
 from tui_engineer.engine.steps.commit_check import NAME, REFUSED_BY, hook_refusal
@@ -349,11 +348,7 @@ async def _disowns_only(rt: Runtime, step: Step, state: _Attempts, reply: str) -
     state.messages.append({"role": "assistant", "content": reply})
     if refused:
         state.messages.append(prompts.not_disowned_message(refused))
-    report = state.report
-    diff = await asyncio.to_thread(rt.shadow.diff)
-    disowned = rt.disowned.get(step.index, {})
-    failing = tuple(start)
-    await asyncio.to_thread(reach.judge, report, failing, rt.workdir, diff, disowned)
+    await rt.judge_reach(step.index, state.report, tuple(start))
     return True
 
 
