@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from tui_engineer.context.show import parse_show_requests
 from tui_engineer.edits import EditError, apply_edits, parse_edits
 from tui_engineer.edits.actions import parse_actions
-from tui_engineer.edits.disown import parse_disowned
 from tui_engineer.edits.shapes import ReplyShape, describe_reply, unmarked_file_feedback
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
@@ -23,9 +22,10 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.steps.baseline import baseline_ready, suite_started
 from tui_engineer.engine.steps.commit_check import NAME, REFUSED_BY, hook_refusal
+from tui_engineer.engine.steps.disowning import disowns_only
 from tui_engineer.engine.steps.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.steps.old_failures import failing_at_start, step_aim
-from tui_engineer.engine.steps.reach import disowned_notice, reach_hint
+from tui_engineer.engine.steps.reach import reach_hint
 from tui_engineer.engine.steps.repo_context import context_for, failing_code
 from tui_engineer.engine.steps.seeing_more import reply_after_show
 from tui_engineer.engine.steps.test_first import BeforeRun, is_test_path, run_before
@@ -273,7 +273,9 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
     propose = reply_after_show(rt, state.messages, "propose", step.index, state.attempt)
     reply = await _watched(rt, step, state, propose)
     while True:
-        if reply is not None and await _disowns_only(rt, step, state, reply):
+        if reply is not None and await disowns_only(
+            rt, step.index, state.messages, state.report, reply
+        ):
             if _passed(state):
                 return  # what still fails is the repository's, says the model: the human sees why
             applied: bool | None = None  # the next fix is asked with the same report
@@ -326,30 +328,6 @@ async def _tested(rt: Runtime, step: Step, state: _Attempts) -> bool:
     report = state.report
     assert report is not None
     return not (_passed(state) or (not report.ok and _stuck_after_tests(state, report)))
-
-
-async def _disowns_only(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool:
-    """Take the reply's NOT THIS STEP'S lines (edits/disown.py). True when that is all it says
-    (no edit, no action) after a test run: the last run is judged again without them."""
-    claims = parse_disowned(reply)
-    if not claims:
-        return False
-    baseline = rt.known_baseline()
-    start = set(baseline.failing) if baseline is not None else set()
-    taken = {i: why for i, why in claims.items() if i in start}
-    if taken:
-        rt.disowned.setdefault(step.index, {}).update(taken)
-        for test_id, why in taken.items():
-            rt.emit(ev.Notice(message=disowned_notice(step.index, test_id, why)))
-    refused = [i for i in claims if i not in start]
-    only = state.report is not None and not parse_edits(reply) and not parse_actions(reply)
-    if not only:
-        return False  # _apply takes the edits; the claims count from their test run on
-    state.messages.append({"role": "assistant", "content": reply})
-    if refused:
-        state.messages.append(prompts.not_disowned_message(refused))
-    await rt.judge_reach(step.index, state.report, tuple(start))
-    return True
 
 
 async def propose_step(
