@@ -147,6 +147,31 @@ async def test_a_model_cannot_disown_a_test_its_change_broke(
 
 
 @whole_session
+async def test_a_refused_claim_beside_an_edit_is_answered_in_the_next_fix(
+    calc_repo, scripted_server: ScriptedServer
+) -> None:
+    """The claim rides with a (still wrong) edit: the edit is tried, and the next fix request
+    says why the claim was not taken, instead of passing over it in silence."""
+    repo, command = calc_repo()
+    mul_id = "tests/test_calc.py::test_mul"
+    mul = "def mul(a, b):\n"
+    scripted_server.script(
+        Reply(text=edit("calc.py", f"{mul}    return a * b\n", f"{mul}    return a ** b\n")),
+        Reply(text="mul powers."),
+        Reply(
+            text=edit("calc.py", f"{mul}    return a ** b\n", f"{mul}    return b ** a\n")
+            + f"\nNOT THIS STEP'S: {mul_id}: not mine\n"
+        ),
+        Reply(text="mul still powers."),
+        Reply(text=edit("calc.py", f"{mul}    return b ** a\n", f"{mul}    return b * a\n")),
+    )
+    result, _, printed = await _session(repo, command, "make mul faster", scripted_server)
+    assert result.exit_code == 0, printed
+    fifth = scripted_server.chat_requests[4].messages[-1]["content"]
+    assert f"Not set aside: {mul_id}" in fifth
+
+
+@whole_session
 async def test_an_old_failure_the_change_does_not_run_through_costs_no_call(
     calc_repo, scripted_server: ScriptedServer
 ) -> None:

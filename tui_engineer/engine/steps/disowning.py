@@ -17,10 +17,16 @@ from tui_engineer.verify import TestReport
 
 
 async def disowns_only(
-    rt: Runtime, step: int, messages: list[Message], report: TestReport | None, reply: str
+    rt: Runtime,
+    step: int,
+    messages: list[Message],
+    report: TestReport | None,
+    reply: str,
+    unanswered: list[str],
 ) -> bool:
     """Take the reply's NOT THIS STEP'S lines (edits/disown.py). True when that is all it says
-    (no edit, no action) after a test run: the last run is judged again without them."""
+    (no edit, no action) after a test run: the last run is judged again without them. Claims
+    refused beside an edit go in `unanswered`: the next fix request says why (refused_note)."""
     claims = parse_disowned(reply)
     if not claims:
         return False
@@ -34,9 +40,19 @@ async def disowns_only(
     refused = [i for i in claims if i not in start]
     only = report is not None and not parse_edits(reply) and not parse_actions(reply)
     if not only:
+        unanswered.extend(refused)
         return False  # _apply takes the edits; the claims count from their test run on
     messages.append({"role": "assistant", "content": reply})
     if refused:
         messages.append(prompts.not_disowned_message(refused))
     await rt.judge_reach(step, report, tuple(start))
     return True
+
+
+def refused_note(unanswered: list[str], report: TestReport) -> str:
+    """Why the claims refused beside an edit were not taken, for those still failing (and
+    forgets them): appended to the next fix request's report."""
+    failing = {f.test_id for f in report.failures}
+    still = [i for i in dict.fromkeys(unanswered) if i in failing]
+    unanswered.clear()
+    return "\n\n" + str(prompts.not_disowned_message(still)["content"]) if still else ""

@@ -22,7 +22,7 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.actions import run_actions, sandbox_runs_actions
 from tui_engineer.engine.steps.baseline import baseline_ready, suite_started
 from tui_engineer.engine.steps.commit_check import NAME, REFUSED_BY, hook_refusal
-from tui_engineer.engine.steps.disowning import disowns_only
+from tui_engineer.engine.steps.disowning import disowns_only, refused_note
 from tui_engineer.engine.steps.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.steps.old_failures import failing_at_start, step_aim
 from tui_engineer.engine.steps.reach import reach_hint
@@ -87,6 +87,7 @@ class _Attempts:
     test_runs: tuple[str, ...] = ()  # the last attempt's runs, "affected: 3 passed in 0.2s"
     before: BeforeRun | None = None  # a test-first step: its new tests on the old code
     stopped: OffTrackReply | None = None  # the last reply, when it was stopped with no edit
+    unanswered: list[str] = field(default_factory=list)  # NOT THIS STEP'S claims refused
 
 
 async def _apply(rt: Runtime, step: Step, state: _Attempts, reply: str) -> bool | None:
@@ -225,6 +226,7 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
         )
     elif tested and state.report is not None:
         report_text = state.report.for_model() + reach_hint(state.report)
+        report_text += refused_note(state.unanswered, state.report)
         diagnosis = "(no separate diagnosis: read the test report)"
         if rt.options.diagnose and not state.report.command.startswith(REFUSED_BY):
             diagnosis = await rt.call_model(
@@ -274,7 +276,7 @@ async def _loop(rt: Runtime, step: Step, state: _Attempts, on_edits: EditsWritte
     reply = await _watched(rt, step, state, propose)
     while True:
         if reply is not None and await disowns_only(
-            rt, step.index, state.messages, state.report, reply
+            rt, step.index, state.messages, state.report, reply, state.unanswered
         ):
             if _passed(state):
                 return  # what still fails is the repository's, says the model: the human sees why
