@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from tui_engineer.base.user_shell import MASKED, UserShell
+from tui_engineer.bench.dataset import export
 
 
 def _run(shell: UserShell, command: str) -> tuple[str, object]:
@@ -58,3 +59,17 @@ def test_a_progress_bar_redrawn_with_carriage_returns_keeps_its_last_state(tmp_p
     _, result = _run(UserShell(tmp_path), r"printf 'get 10%%\rget 60%%\rget 100%%\ndone\n'")
     assert "get 100%\ndone" in result.attachment()
     assert "get 10%" not in result.attachment().split("\n", 2)[2]  # after the command line
+
+
+def test_a_secret_the_shell_masks_is_masked_in_the_bench_export_too(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # One rule for both: a credentials variable (no KEY or TOKEN in its name) was masked in what
+    # the shell sent to the model but written out whole by `bench export`.
+    value = "svc-account-7f3a9c2e41"
+    monkeypatch.setenv("GCP_CREDENTIALS", value)
+    _, result = _run(UserShell(tmp_path), 'echo "using $GCP_CREDENTIALS"')
+    assert value not in result.attachment() and f"using {MASKED}" in result.attachment()
+    out = tmp_path / "rows.jsonl"
+    export([{"source": "session", "request": f"deploy with {value}", "events": []}], out)
+    assert value not in out.read_text() and "deploy with [redacted]" in out.read_text()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -23,14 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.base.escapes import without_escapes
+from tui_engineer.base.secrets import mask_values, secret_values
 
 KEPT_CHARS = 200_000  # of a command's output kept on screen and for the model's tail
 TAIL_CHARS = 6_000  # of the output's tail that goes to the model
 STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL on stop
 MASKED = "[masked]"
-# A variable whose name says it holds a secret (as the bench's records are redacted).
-_SECRET_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)")
-MIN_SECRET_CHARS = 8  # shorter values are placeholders ("local", "x"): masking them mangles text
 # Set by bash on each run, not by the user: carrying them over would be wrong (SHLVL, `_`).
 _NOT_CARRIED = {"_", "SHLVL", "PWD"}
 
@@ -75,17 +72,8 @@ def last_redraws(text: str) -> str:
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
 
 
-def secret_values(env: Mapping[str, str], extra: Iterable[str | None] = ()) -> tuple[str, ...]:
-    """Values of secret-named variables in `env`, and `extra` (the API key), longest first."""
-    found = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= MIN_SECRET_CHARS}
-    found |= {v for v in extra if v and len(v) >= MIN_SECRET_CHARS}
-    return tuple(sorted(found, key=len, reverse=True))
-
-
 def mask_secrets(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, MASKED)
-    return text
+    return mask_values(text, secrets, MASKED)
 
 
 class UserShell:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tui_engineer.base.errors import UserError
+from tui_engineer.base.secrets import mask_values, secret_values
 from tui_engineer.bench.results import read_results
 from tui_engineer.records.recorder import read_record, runs_dir
 
@@ -31,17 +32,10 @@ _SECRET_PATTERNS = [
         rf"\1\2{REDACTED}",
     ),
 ]
-_SECRET_ENV = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSWORD|PASSWD)")
-
-
-def _env_secrets() -> list[str]:
-    """Values of this environment's secret-named variables (long enough to be real)."""
-    return [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8]
 
 
 def redact(text: str, secrets: Sequence[str] = ()) -> str:
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
+    text = mask_values(text, secrets, REDACTED)
     for pattern, replacement in _SECRET_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
@@ -126,7 +120,7 @@ def _clean(row: dict[str, object], secrets: Sequence[str]) -> dict[str, object]:
 
 
 def export(rows: Iterable[dict[str, object]], path: Path) -> int:
-    secrets = _env_secrets()
+    secrets = secret_values(os.environ)  # the shell's rule too
     cleaned = [_clean(row, secrets) for row in rows]
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".parquet":
