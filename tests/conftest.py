@@ -139,6 +139,8 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
 # 127.0.0.1) and the docker ones (docker_client, docker_image, sandbox_template, make_sandbox),
 # which skip with the reason where no Docker Engine is reachable, and `llama_server` (a real
 # llama.cpp server with a tiny model, shared by the session), which skips without the llama extra.
+# A small real file system for the disk-full tests, root or not: tests/disk_support.py.
+from tests.disk_support import pytest_pyfunc_call, small_disk, small_disk_bytes  # noqa: E402, F401
 from tests.docker_support import (  # noqa: E402, F401
     docker_client,
     docker_image,

@@ -1,13 +1,11 @@
 """A full disk during an accept (issue 52, parts 1-2): the step's files reach the user's tree
 whole or not at all, the error names the folder that is full, and the next start, with space
-freed, writes them from the commit. A real small file system (tmpfs; skipped where this user
-may not mount one), real git."""
+freed, writes them from the commit. A real small file system (a tmpfs: tests/disk_support.py
+mounts it, or runs the test in a user namespace where it can), real git."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import git as git_errors
@@ -20,24 +18,6 @@ from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.shadow import Shadow
 
 OLD = b"old contents\n"
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MB tmpfs at tmp_path/small, unmounted afterwards."""
-    where = tmp_path / "small"
-    where.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def test_a_full_disk_while_the_files_are_written_leaves_no_half_file(small_disk: Path) -> None:
