@@ -8,7 +8,7 @@ A test file is related to a changed module `pkg/calc.py` when it is named for it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 # Reading every test file is the cost of this fallback: skip absurdly big ones.
@@ -44,13 +44,19 @@ def imports_module(text: str, names: set[str]) -> bool:
     return False
 
 
-def related_tests(root: Path, changed: Iterable[str], files: Iterable[str]) -> list[str]:
-    """The test files among `files` (paths relative to `root`) related to `changed`."""
+def related_tests(
+    root: Path,
+    changed: Iterable[str],
+    files: Iterable[str],
+    is_test: Callable[[str], bool] = is_test_file,
+) -> list[str]:
+    """The test files among `files` (paths relative to `root`) related to `changed`. `is_test`:
+    what a test file is (a runner's own pattern: Django's `test*.py` takes `tests.py` too)."""
     changed = [c for c in changed if c.endswith(".py")]
-    tests = [f for f in files if is_test_file(f)]
-    chosen = {c for c in changed if is_test_file(c) and (root / c).is_file()}
-    stems = {PurePosixPath(c).stem for c in changed if not is_test_file(c)}
-    names = set().union(*(module_names(c) for c in changed if not is_test_file(c)))
+    tests = [f for f in files if is_test(f)]
+    chosen = {c for c in changed if is_test(c) and (root / c).is_file()}
+    stems = {PurePosixPath(c).stem for c in changed if not is_test(c)}
+    names = set().union(*(module_names(c) for c in changed if not is_test(c)))
     for test in tests:
         stem = PurePosixPath(test).stem
         if stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems:

@@ -20,13 +20,17 @@ from tui_engineer.verify.runners import (
     go,
     jest,
     node,
+    project_runtests,
     pytest,
     unittest,
     zope_testrunner,
 )
 from tui_engineer.verify.runners.base import Runner
 
-RUNNERS: tuple[Runner, ...] = (pytest, cargo, go, jest, node, catch2, zope_testrunner, unittest)
+# A project's runtests.py last: its report is unittest's, read by unittest's module first.
+RUNNERS: tuple[Runner, ...] = (
+    pytest, cargo, go, jest, node, catch2, zope_testrunner, unittest, project_runtests
+)  # fmt: skip
 
 # Commands that run a runner through something else, by the name a user knows them by.
 _OTHERS = {
