@@ -1,11 +1,11 @@
-"""The Textual app: the panes, the keys, and the engine as a worker.
+"""The Textual app: the session's screen, the engine as a worker, and what is app-wide.
 
 The app holds no engine logic: it runs `prepare`/`run_prepared`, hands each engine event to
 the panes that own what it changes (`EngineEvent`, tui/engine_messages.py: each pane's
 `@on(heard(ev.X))` handlers, then the app's own below) and answers the engine's questions
 through `TuiReviewer` (review_keys.py). Start-up problems are screens (startup.py).
-Quitting, by key, signal or a closed browser tab, is in quitting.py; the layout keys (panes,
-columns) in pane_keys.py.
+Quitting, by key, signal or a closed browser tab, is in quitting.py. The panes, their layout
+and the keys that work on any pane are the session's screen's (screens/session.py).
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_downloads_path
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.containers import Container, Vertical
 from textual.screen import Screen
-from textual.widgets import Markdown, Tab, Tabs
+from textual.widgets import Markdown
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
@@ -30,16 +29,8 @@ from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.bridge import EngineEvent, event_poster
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
-from tui_engineer.tui.footer import KeyFooter
-from tui_engineer.tui.layout import (
-    TESTS_ROWS,
-    PaneSizes,
-    layout_path,
-    load_sizes,
-    plan_rows,
-)
+from tui_engineer.tui.layout import layout_path
 from tui_engineer.tui.pair_keys import PairActions
-from tui_engineer.tui.pane_keys import PANES, PaneActions
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
 from tui_engineer.tui.panes.file_tree import RepoTree
@@ -49,6 +40,7 @@ from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitFlow
 from tui_engineer.tui.review_keys import ReviewActions
+from tui_engineer.tui.screens.session import SessionScreen
 from tui_engineer.tui.shell_keys import SHELL_PREFIX, ShellActions
 from tui_engineer.tui.startup import StartupFlow, load_engine
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
@@ -57,38 +49,12 @@ from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
 
-# When the keys do not fit the footer (80 columns in a review), these give way first to last;
-# Quit and the focused widget's own keys (esc Back to diff...) always show. All still work and
-# the command palette (^p) lists them.
-FOOTER_DROP_ORDER = [
-    "toggle_file",
-    "previous_hunk",
-    "switch_approval",
-    "toggle_split",
-    "maximize_pane",
-    "undo",
-    "retry",
-    "run_tests",
-    "comment",
-    "edit_by_hand",
-    "toggle_files",
-    "focus_chat",
-    "edit_plan",
-    "next_hunk",
-    "toggle_hunk",
-    "switch_pane",
-    "skip",
-    "reject",
-    "accept",
-]
-
 
 class TuiEngineerApp(
     StartupFlow,
     ReviewActions,
     ShellActions,
     PairActions,
-    PaneActions,
     QuitFlow,
     WorkerErrors,
     App[int],
@@ -99,25 +65,7 @@ class TuiEngineerApp(
     CSS_PATH = "app.tcss"
     TITLE = "tui-engineer"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [
-        Binding("a", "accept", "Accept"),
-        Binding("r", "reject", "Reject"),
-        Binding("s", "skip", "Skip"),
-        Binding("e", "edit_plan", "Edit plan"),
-        Binding("u", "undo", "Undo"),
-        # Shown only while paused on a model server that went away (never with Reject).
-        Binding("r", "retry", "Retry now"),
-        Binding("t", "run_tests", "Run tests"),
-        Binding("d", "toggle_split", "Split diff"),
-        Binding("c", "focus_chat", "Chat"),
-        Binding("f", "maximize_pane", "Full pane"),
-        Binding("b", "toggle_files", "Files"),
-        Binding("m", "switch_approval", "Mode"),
-        Binding("minus", "resize_side(-1)", "Narrower", show=False),
-        Binding("plus,equals_sign", "resize_side(1)", "Wider", show=False),
-        Binding("less_than_sign", "switch_pane(-1)", "Prev pane"),
-        Binding("greater_than_sign", "switch_pane(1)", "Next pane"),
-        Binding("exclamation_mark", "shell", "Shell", show=False),  # tui/shell_keys.py
+    BINDINGS = [  # the session's keys are its screen's (screens/session.py)
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
@@ -141,46 +89,54 @@ class TuiEngineerApp(
         self.check_timeout = 15.0
         # Remembered pane sizes; pictures and tests use the defaults unless they set a file.
         self.layout_file: Path | None = None if deterministic else layout_path()
-        self.sizes = PaneSizes()
+        self._session_screen: SessionScreen | None = None
 
-    # ----- layout
+    # ----- the session's screen: its panes, their layout and the keys that work on any pane
 
-    def compose(self) -> ComposeResult:
-        # Kept as attributes: app.query_one() searches the top screen, which may be a dialog.
-        self.plan_pane = PlanPane(id="pane-plan", classes="pane")
-        self.chat = ChatPane(deterministic=self.deterministic, id="pane-chat", classes="pane")
-        self.diff = ReviewDiffView(id="pane-diff", classes="pane")
-        self.test_pane = TestOutputPane(
-            deterministic=self.deterministic, id="pane-tests", classes="pane"
-        )
-        self.chat_input = ChatInput(
-            placeholder="What do you want done? (Enter sends)", id="chat-input"
-        )
-        # A blinking cursor would make pictures depend on the moment they are taken.
-        self.chat_input.cursor_blink = not self.deterministic
-        self.shell_pane = ShellPane(id="pane-shell", classes="pane")
-        self.status = StatusBar(deterministic=self.deterministic, id="status")
-        yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANES), id="pane-tabs")
-        with Container(id="panes"):
-            yield Vertical(id="pane-tree", classes="pane")
-            yield self.plan_pane
-            yield self.chat
-            yield self.diff
-            yield self.test_pane
-            yield self.shell_pane  # hidden until the first `!command`
-        yield self.chat_input
-        yield self.status
-        yield KeyFooter(FOOTER_DROP_ORDER)
+    def get_default_screen(self) -> SessionScreen:
+        return self.session_screen
+
+    @property
+    def session_screen(self) -> SessionScreen:
+        """Made when the app starts (the layout file is set by then); kept once the app has
+        ended, for what its panes showed."""
+        if self._session_screen is None:
+            self._session_screen = SessionScreen(
+                deterministic=self.deterministic, layout_file=self.layout_file
+            )
+        return self._session_screen
+
+    @property
+    def plan_pane(self) -> PlanPane:
+        return self.session_screen.plan_pane
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.session_screen.chat
+
+    @property
+    def chat_input(self) -> ChatInput:
+        return self.session_screen.chat_input
+
+    @property
+    def diff(self) -> ReviewDiffView:
+        return self.session_screen.diff
+
+    @property
+    def test_pane(self) -> TestOutputPane:
+        return self.session_screen.test_pane
+
+    @property
+    def shell_pane(self) -> ShellPane:
+        return self.session_screen.shell_pane
+
+    @property
+    def status(self) -> StatusBar:
+        return self.session_screen.status
 
     def on_mount(self) -> None:
         register_themes(self)
         self.theme = DEFAULT_THEME
-        for key, title in PANES:
-            self.query_one(f"#pane-{key}").border_title = title
-        if self.layout_file is not None:
-            self.sizes = load_sizes(self.layout_file)
-        self.apply_layout()
-        self._show_pane("diff")
         # With a request the keys must work from the first frame; without one the box takes it.
         if self.options.request:
             self.diff.focus()
@@ -192,41 +148,15 @@ class TuiEngineerApp(
         self.call_after_refresh(self.startup)
 
     def apply_layout(self) -> None:
-        """Column widths, Files shown or not, and the plan pane's height for its steps."""
-        if not self.screen_stack:
-            return
-        base = self.screen_stack[0]
-        columns = self.size.width
-        base.set_class(not self.sizes.shows_files(columns), "-no-files")
-        panes = base.query_one("#panes")
-        panes.styles.grid_columns = self.sizes.grid_columns(columns)
-        panes.styles.grid_rows = f"{plan_rows(self.plan_pane.lines)} 1fr {TESTS_ROWS}"
+        if self.screen_stack:
+            self.session_screen.apply_layout()
 
-    def on_resize(self) -> None:
-        self.apply_layout()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Layout keys show in the footer only where they do something: tabs when narrow,
-        # column sizes when wide.
-        narrow = bool(self.screen_stack) and self.screen_stack[0].has_class("-narrow")
-        if action == "switch_pane":
-            return narrow
-        if action in {"toggle_files", "resize_side"}:
-            return not narrow
-        if action == "toggle_split":
-            return self.diff.showing_diff  # a file's plain content never splits
-        return super().check_action(action, parameters)
+    def _show_pane(self, key: str) -> None:
+        if self.screen_stack:
+            self.session_screen.show_pane(key)
 
     def on_unmount(self) -> None:
         self.remove_stop_handlers()
-
-    @on(Tabs.TabActivated, "#pane-tabs")
-    def _tab_activated(self, event: Tabs.TabActivated) -> None:
-        # Only classes here: setting Tabs.active again would ping-pong with stale events.
-        key = (event.tab.id or "").removeprefix("tab-")
-        for pane_key, _ in PANES:
-            pane = self.screen_stack[0].query_one(f"#pane-{pane_key}")
-            pane.set_class(pane_key == key, "-active")
 
     # ----- the session worker
 
@@ -414,7 +344,7 @@ class TuiEngineerApp(
         else:
             self.start_session(text)
 
-    # ----- tree and plan selection (the layout keys are in pane_keys.py)
+    # ----- tree and plan selection
 
     @on(RepoTree.FileSelected)
     def _file_selected(self, event: RepoTree.FileSelected) -> None:
@@ -470,12 +400,13 @@ class TuiEngineerApp(
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.show and binding.action != "quit":
+        # The session's keys, bound on its screen (under the palette, which is a screen too).
+        for binding in SessionScreen.BINDINGS:
+            if isinstance(binding, Binding) and binding.show:
                 yield SystemCommand(
                     binding.description,
                     f"{binding.description} (key: {binding.key})",
-                    _runner(self, binding.action),
+                    _runner(self.session_screen, binding.action),
                 )
 
     def deliver_screenshot(
@@ -493,8 +424,8 @@ class TuiEngineerApp(
         return super().deliver_screenshot(filename, str(folder), time_format)
 
 
-def _runner(app: App[int], action: str):  # -> Callable[[], Awaitable[None]]
+def _runner(screen: Screen, action: str):  # -> Callable[[], Awaitable[None]]
     async def run() -> None:
-        await app.run_action(action)
+        await screen.run_action(action)
 
     return run
