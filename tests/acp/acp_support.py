@@ -21,24 +21,29 @@ from acp.schema import (
     AgentPlanUpdate,
     AllowedOutcome,
     ClientCapabilities,
+    CreateTerminalRequest,
     DeniedOutcome,
     Error,
     Implementation,
     InitializeResponse,
+    KillTerminalRequest,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PermissionOption,
     PromptResponse,
     ReadTextFileRequest,
+    ReleaseTerminalRequest,
     RequestPermissionRequest,
     RequestPermissionResponse,
     SessionNotification,
     SetSessionModeResponse,
+    TerminalOutputRequest,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
     ToolCallUpdate,
+    WaitForTerminalExitRequest,
 )
 from pydantic import BaseModel
 
@@ -57,6 +62,12 @@ REQUESTS: dict[str, type[BaseModel]] = {
     "session/update": SessionNotification,
     "session/request_permission": RequestPermissionRequest,
     "fs/read_text_file": ReadTextFileRequest,
+    # The editor's terminal, for a `!command` (a client that offers terminals).
+    "terminal/create": CreateTerminalRequest,
+    "terminal/output": TerminalOutputRequest,
+    "terminal/wait_for_exit": WaitForTerminalExitRequest,
+    "terminal/release": ReleaseTerminalRequest,
+    "terminal/kill": KillTerminalRequest,
 }
 
 # A client on the newest SDK that says it reads `usage_update` (no part of the stable schema).

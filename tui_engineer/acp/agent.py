@@ -34,6 +34,7 @@ from acp.schema import (
 )
 
 from tui_engineer import __version__
+from tui_engineer.acp.shell import is_terminal_uri, terminal_attachment
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine.reviews.approval import APPROVALS
 from tui_engineer.session.options import RunOptions
@@ -106,6 +107,7 @@ class EngineerAgent:
         self._loading: asyncio.Future[None] | None = None
         self.reads_buffers = False  # the client offers fs/read_text_file (its unsaved buffers)
         self.reads_usage = False  # the client said it reads `usage_update` (docs/acp.md)
+        self.terminals = False  # the client offers terminal/create: `!command` runs there
 
     async def _engine(self) -> None:
         """The engine loaded (in a thread, started at initialize). Everything that imports it
@@ -128,6 +130,7 @@ class EngineerAgent:
             self._loading = asyncio.ensure_future(asyncio.to_thread(load_engine))
         fs = getattr(client_capabilities, "fs", None)
         self.reads_buffers = bool(getattr(fs, "read_text_file", False))
+        self.terminals = bool(getattr(client_capabilities, "terminal", False))
         self.reads_usage = reads_unstable(client_capabilities, "usage_update")
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
@@ -210,6 +213,7 @@ class EngineerAgent:
         approval = prepared.settings.approval
         session = AcpSession(session_id, self.conn, again, prepared, approval)
         session.reads_buffers = self.reads_buffers
+        session.terminals, session.cwd = self.terminals, cwd  # `!command` (acp/shell.py)
         session.translator.reads_usage = self.reads_usage
         self.sessions[session_id] = session
         return session
@@ -312,7 +316,9 @@ def prompt_text(blocks: Sequence[Any]) -> str:
             parts.append(block.text)
         elif isinstance(block, EmbeddedResourceContentBlock):
             text = getattr(block.resource, "text", None)
-            if text is not None:
+            if text is not None and is_terminal_uri(block.resource.uri):
+                parts.append(terminal_attachment(text))  # as the app's `y` sends it
+            elif text is not None:
                 parts.append(f"{block.resource.uri}:\n```\n{text}\n```")
         elif isinstance(block, ResourceContentBlock):
             parts.append(f"(see {block.uri})")

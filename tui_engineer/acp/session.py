@@ -20,6 +20,7 @@ from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
 from tui_engineer.acp import slash
+from tui_engineer.acp.shell import SHELL_PREFIX, ShellCommands
 from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
@@ -59,12 +60,13 @@ AUTO_FROM_NOW = (
 MAX_REJECTIONS = 3
 REJECTED = "rejected in the editor (no reason given)"
 STILL_WRONG = (
-    "What is still wrong? Say it in your next message and it becomes new steps; "
+    "What is still wrong? Say it in your next message and it becomes new steps (`!command` "
+    "runs a command in your terminal, its output sent with your next message); "
     "answer `done` to finish the session."
 )
 
 
-class AcpSession(slash.SlashCommands):
+class AcpSession(slash.SlashCommands, ShellCommands):
     def __init__(
         self,
         session_id: str,
@@ -162,6 +164,9 @@ class AcpSession(slash.SlashCommands):
         (acp/slash.py) is done, never sent to the model."""
         if (command := slash.parse(text)) is not None:
             return await self.command(*command)
+        if text.lstrip().startswith(SHELL_PREFIX):  # the human's own command (acp/shell.py)
+            return await self.shell(text.lstrip()[len(SHELL_PREFIX) :].strip())
+        text = self.with_attached(text)
         if self._turn is not None and not self._turn.done():
             # A prompt while a turn runs: chat for the model's next call (as in the TUI).
             self.inbox.put_nowait(text)
@@ -289,6 +294,7 @@ class AcpSession(slash.SlashCommands):
     async def cancel(self) -> None:
         """Stop the turn at once: the engine's task is cancelled (its shadow removed, its
         processes ended), then the prompt answers `cancelled`."""
+        await self.stop_shell()  # a `!command` running: it stops (its turn answers cancelled)
         if self._turn is None or self._turn.done():
             return
         task = self._task

@@ -47,24 +47,38 @@ class ShellRun:
     status: int | None  # the exit status; None when it was stopped
     cwd: str  # the folder it ran in
     secrets: tuple[str, ...] = ()
+    ended: str = ""  # how it ended, when no exit status says it (a signal, in an editor)
 
     @property
     def outcome(self) -> str:
+        if self.ended:
+            return self.ended
         return "stopped" if self.status is None else f"exit status {self.status}"
+
+    @property
+    def summary(self) -> str:
+        """One line for the chat: the command, how it ended, how much it printed."""
+        lines = len(self.output.splitlines())
+        return f"📎 $ {self.command} ({self.outcome}, {lines} lines of output, the tail sent)"
 
     def attachment(self, tail_chars: int = TAIL_CHARS) -> str:
         """The command line, its exit status and its output's tail, secrets masked."""
-        output = last_redraws(self.output).rstrip("\n")
-        cut = ""
-        if len(output) > tail_chars:
-            output = output[-tail_chars:]
-            output = output.split("\n", 1)[-1] if "\n" in output else output
-            cut = "(earlier output left out; its last lines follow)\n"
-        text = (
-            f"The human ran this command in the repository ({self.outcome}):\n"
-            f"$ {self.command}\n{cut}{output or '(no output)'}"
-        )
-        return mask_secrets(text, self.secrets)
+        head = f"The human ran this command in the repository ({self.outcome}):\n$ {self.command}"
+        return attachment_text(head, self.output, self.secrets, tail_chars)
+
+
+def attachment_text(
+    head: str, output: str, secrets: Iterable[str], tail_chars: int = TAIL_CHARS
+) -> str:
+    """`head`, then the output's tail as a terminal leaves it (a progress bar at its last
+    state), secrets masked: what the model gets of a command, whichever shell ran it."""
+    output = last_redraws(output).rstrip("\n")
+    cut = ""
+    if len(output) > tail_chars:
+        output = output[-tail_chars:]
+        output = output.split("\n", 1)[-1] if "\n" in output else output
+        cut = "(earlier output left out; its last lines follow)\n"
+    return mask_secrets(f"{head}\n{cut}{output or '(no output)'}", secrets)
 
 
 def last_redraws(text: str) -> str:
