@@ -20,7 +20,10 @@ reset to the starting commit, with the cache and the baseline's result the first
 Sizes 1k and 10k files by default; `--big` adds 40k and 200k. The machine may be shared:
 `--runs 2` keeps the lower of each.
 
-Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1]
+`--shadows` times only a shadow made and removed, in this process: a fresh checkout (deleted
+after), then one made from the spare the last one left (vcs/spare.py) after a one-file commit.
+
+Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1] [--shadows]
 """
 
 from __future__ import annotations
@@ -215,11 +218,46 @@ def measure(files: int, runs: int) -> tuple[Measured, Measured]:
     return min(colds, key=lambda m: m.own), min(warms, key=lambda m: m.own)
 
 
+def shadow_times(repo: Path, cache: Path) -> str:
+    """A shadow made and removed on `repo`, in this process: a fresh checkout of every file (as
+    every shadow was before issue 47's spare, and still is the first one), then one made from
+    the spare the last one left (vcs/spare.py), after a commit changed one file."""
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    from tui_engineer.vcs import spare
+    from tui_engineer.vcs.shadow import Shadow
+
+    times = []
+    for name, keep in (("fresh", False), ("fresh", True), ("spare", True)):
+        made = time.perf_counter()
+        shadow = Shadow.create(repo, session_id=f"bench-{name}")
+        created = time.perf_counter() - made
+        if name == "fresh" and keep:
+            (repo / "pkg" / "core.py").write_text(CORE + "\n")
+            subprocess.run(["git", "commit", "-qam", "a change"], cwd=repo, check=True)
+        park, removing = spare.park, time.perf_counter()
+        if not keep:
+            spare.park = lambda path: False  # type: ignore[assignment]  # deleted, as before
+        try:
+            shadow.remove()
+        finally:
+            spare.park = park  # type: ignore[assignment]
+        times.append((created, time.perf_counter() - removing))
+    subprocess.run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=repo, check=True)
+    (fresh, deleted), (spare_made, parked) = times[0], times[2]
+    return (
+        f"fresh checkout {fresh:.2f} s, deleted {deleted:.2f} s; "
+        f"from the spare {spare_made:.2f} s, kept as the spare {parked:.2f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1000,10000", help="file counts, comma separated")
     parser.add_argument("--big", action="store_true", help="also 40,000 and 200,000 files")
     parser.add_argument("--runs", type=int, default=1, help="keep the lowest of this many")
+    parser.add_argument(
+        "--shadows", action="store_true", help="only time a shadow made and removed"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.big:
@@ -228,6 +266,12 @@ def main() -> None:
     rows = []
     for files in sizes:
         print(f"{files:,} files:", flush=True)
+        if args.shadows:
+            with tempfile.TemporaryDirectory(prefix="tui-scale-") as tmp:
+                repo = make_repo(Path(tmp), files)
+                rows.append(f"| {files:,} | shadow | {shadow_times(repo, Path(tmp) / 'cache')} |")
+                print("  " + rows[-1], flush=True)
+            continue
         for kind, m in zip(("cold", "warm"), measure(files, args.runs), strict=True):
             state = "" if m.committed else " NOT COMMITTED"
             rows.append(

@@ -4,7 +4,8 @@ Location: `<user cache>/tui-engineer/worktrees/<repo>-<hash>/<session_id>`, outs
 repository on purpose. Tools search *upward* for their configuration (pytest's rootdir and
 conftest.py files, ruff, mypy, node_modules, .env loaders); a shadow nested inside the user's
 repo (e.g. under .git/) would pick up the user's untracked files from there. Outside, it behaves
-like a fresh clone.
+like a fresh clone. A removed shadow's checkout is kept as the repository's spare, and the next
+shadow is made from it by rewriting only what differs (vcs/spare.py).
 
 The shadow is a repository of its own (`git init`, no hooks) that reads the user's objects
 through git's alternates, read-only: it never shares the user's refs, config, hooks or index, so
@@ -36,7 +37,9 @@ from pathlib import Path
 import git
 import platformdirs
 
+from tui_engineer.base.disk import no_room
 from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
+from tui_engineer.vcs import spare
 from tui_engineer.vcs.dirty import snapshot_commit
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import (
@@ -126,19 +129,39 @@ class Shadow:
         owner = hold(owner_file(path))  # before the folder: no moment it is there unowned
         if owner is None:
             raise GitRefused(f"A live process already holds session {session_id}'s shadow.")
+        shadow = cls(path, root, session_id, baseline, include_dirty, owner=owner)
+        reason = lock_reason(session_id)
         try:
-            init_shadow_repo(path, objects, lock_reason(session_id))
+            # The last shadow's files, where git rewrites only what differs (vcs/spare.py).
+            if not (spare.take(path) and shadow._fill(objects, reason, reused=True)):
+                shutil.rmtree(path, ignore_errors=True)
+                shadow._fill(objects, reason, reused=False)
         except git.GitCommandError as err:
             shutil.rmtree(path, ignore_errors=True)
             release(owner, owner_file(path))
+            full = no_room(path.parent, checkout_size(root, baseline), *_NO_ROOM_FOR_SHADOW)
+            if full is not None:  # git says only 'Could not reset index file'
+                raise full from None
             message = f"Could not create the shadow worktree:\n{git_output(err)}"
             raise GitRefused(message) from None
-        shadow = cls(path, root, session_id, baseline, include_dirty, owner=owner)
-        # Detached at the baseline, files filled in; the shadow has no hooks to run.
-        shadow._git.update_ref("--no-deref", "HEAD", baseline)
-        shadow._git.reset("-q", "--hard", baseline)
         shadow.empty_submodules = tuple(check_out_submodules(path, baseline, root, objects.parent))
         return shadow
+
+    def _fill(self, objects: Path, reason: str, *, reused: bool) -> bool:
+        """A repository of its own at the baseline, its files filled in (detached HEAD; no
+        hooks to run). `reused`: from a spare's files, whose leftovers go (False when git could
+        not use it; the caller starts again from an empty folder)."""
+        try:
+            init_shadow_repo(self.path, objects, reason)
+            self._git.update_ref("--no-deref", "HEAD", self.baseline)
+            self._git.reset("-q", "--hard", self.baseline)
+            if reused:  # what the last shadow's steps and test runs wrote, ignored files too
+                self._git.clean("-ffdxq")
+        except git.GitCommandError:
+            if reused:
+                return False
+            raise
+        return True
 
     def import_commit(self, source: Shadow, commit: str) -> None:
         """Copy `commit` (made in `source`'s own object store) into this shadow's store."""
@@ -321,8 +344,10 @@ class Shadow:
         return done.returncode == 0
 
     def remove(self) -> None:
-        """Delete the shadow repository, then its owner lock. Safe to call more than once."""
-        shutil.rmtree(self.path, ignore_errors=True)
+        """Delete the shadow repository (kept as the spare when there is none: one rename),
+        then its owner lock. Safe to call more than once."""
+        if not spare.park(self.path):
+            shutil.rmtree(self.path, ignore_errors=True)
         release(self.owner, owner_file(self.path))
         self.owner = None
 

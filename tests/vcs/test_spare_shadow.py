@@ -1,0 +1,126 @@
+"""A shadow is made from the last one's files (issue 47): removing a shadow keeps its checkout
+as the repository's spare, and the next shadow (the next session, a step prepared ahead) takes
+it and rewrites only what differs from its baseline, exactly as a fresh checkout would have it
+(real git repositories)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+
+from tests.conftest import git
+from tui_engineer.vcs.repo import open_repo
+from tui_engineer.vcs.shadow import Shadow, shadow_home
+from tui_engineer.vcs.spare import spare_for
+
+
+def _spare(root):
+    with open_repo(root) as repo:
+        return spare_for(shadow_home(repo))
+
+
+def _tree_listing(folder):
+    """Every path under `folder` outside .git with its kind, mode bits that git keeps, bytes."""
+    found = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            info = os.lstat(full)
+            rel = os.path.relpath(full, folder)
+            if stat.S_ISDIR(info.st_mode):
+                found[rel] = "dir"
+            else:
+                with open(full, "rb") as handle:
+                    found[rel] = (bool(info.st_mode & stat.S_IXUSR), handle.read())
+    return found
+
+
+def test_a_second_shadow_reuses_the_first_ones_unchanged_files(make_repo):
+    root = make_repo()
+    first = Shadow.create(root, session_id="s1")
+    unchanged = (first.path / "tests" / "test_calc.py").stat().st_ino
+    first.remove()
+    assert not first.path.exists()
+    second = Shadow.create(root, session_id="s2")
+    try:
+        # The same file, not a new copy: making the shadow wrote nothing it did not change.
+        assert (second.path / "tests" / "test_calc.py").stat().st_ino == unchanged
+        assert not _spare(root).exists()  # taken: one shadow holds it at a time
+    finally:
+        second.remove()
+
+
+def test_a_reused_shadow_is_exactly_the_new_baseline(make_repo):
+    root = make_repo()
+    first = Shadow.create(root, session_id="s1")
+    # What a step and its test runs leave behind: an edit, a deletion, a new file, an ignored
+    # cache, an empty folder, an executable bit, a nested folder of new files.
+    (first.path / "calc.py").write_text("broken\n")
+    (first.path / "tests" / "test_calc.py").unlink()
+    (first.path / "new.py").write_text("x = 1\n")
+    (first.path / ".gitignore").write_text("*.pyc\n")
+    (first.path / "cached.pyc").write_bytes(b"\0")
+    (first.path / "empty").mkdir()
+    (first.path / "deep" / "er").mkdir(parents=True)
+    (first.path / "deep" / "er" / "x.txt").write_text("x\n")
+    os.chmod(first.path / "calc.py", 0o755)
+    first.remove()
+    # Meanwhile the user commits: the next baseline differs from the spare's.
+    (root / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(root, "commit", "-qam", "swap")
+    second = Shadow.create(root, session_id="s2")
+    try:
+        # As a fresh checkout has it: the user's tree at that commit, file for file.
+        assert _tree_listing(second.path) == _tree_listing(root)
+        assert git(second.path, "rev-parse", "HEAD") == git(root, "rev-parse", "HEAD")
+        assert second.diff() == "" and second.changed_files() == []
+    finally:
+        second.remove()
+
+
+def test_what_a_test_planted_in_the_spares_git_folder_is_gone(make_repo):
+    """A test run uncontained (sandbox none) may write the shadow's .git: the next session's
+    shadow starts from fresh git metadata, never from what it planted."""
+    root = make_repo()
+    first = Shadow.create(root, session_id="s1")
+    git(first.path, "config", "alias.st", "status")
+    git(first.path, "config", "core.hooksPath", "/nowhere")
+    (first.path / ".git" / "info").mkdir(exist_ok=True)
+    (first.path / ".git" / "info" / "exclude").write_text("calc.py\n")
+    first.remove()
+    second = Shadow.create(root, session_id="s2")
+    try:
+        config = (second.path / ".git" / "config").read_text()
+        assert "alias" not in config and "hooksPath" not in config
+        assert not (second.path / ".git" / "info" / "exclude").exists()
+        assert "s2" in (second.path / ".git" / "tui-engineer-session").read_text()
+        (second.path / "calc.py").write_text("changed\n")
+        assert second.changed_files() == [("M", "calc.py")]
+    finally:
+        second.remove()
+
+
+def test_only_one_spare_is_kept(make_repo):
+    root = make_repo()
+    one = Shadow.create(root, session_id="s1")
+    two = Shadow.create(root, session_id="s2")
+    one.remove()
+    two.remove()  # a spare is there already: this one is deleted
+    assert _spare(root).is_dir() and not two.path.exists()
+    listed = subprocess.run(["ls", _spare(root).parent], capture_output=True, text=True).stdout
+    assert listed.split() == [_spare(root).name]
+
+
+def test_a_broken_spare_is_replaced_by_a_fresh_checkout(make_repo):
+    root = make_repo()
+    first = Shadow.create(root, session_id="s1")
+    first.remove()
+    (_spare(root) / ".git" / "index").write_bytes(b"not an index")
+    second = Shadow.create(root, session_id="s2")
+    try:
+        assert (second.path / "calc.py").read_text() == (root / "calc.py").read_text()
+        assert second.changed_files() == []
+    finally:
+        second.remove()
