@@ -195,6 +195,18 @@ class Settings:
             False,
         ),
     )
+    # The project's own linters, type checkers and formatters run on each step (found from
+    # what it declares: verify/checks/declared.py): 'auto' all found, 'none', or their ids.
+    project_checks: str = setting(
+        "auto",
+        "'auto' (every check the project declares), 'none', or check names such as 'ruff,mypy'",
+        checks.non_empty,
+        flag=Flag(
+            "--checks",
+            "the project's own checks run on each step: auto (all it declares), none, or "
+            "names such as ruff,mypy",
+        ),
+    )
     pipeline: bool = setting(  # prepare the next step while the human reviews this one
         True,
         SWITCH,

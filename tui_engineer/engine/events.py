@@ -38,6 +38,8 @@ class SessionStarted(Event):
     # A later request of an editor's session (ACP): that session's id, its first run record's
     # name. session/load tells every run that is part of it.
     part_of: str = ""
+    # The project's own checks run on each step, each "name (why: where declared, which tool)".
+    checks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -285,14 +287,20 @@ class TestOutput(Event):
 
 @dataclass(frozen=True)
 class CheckFinished(Event):
-    """One of the project's own checks (the pre-commit hook) run on a step's content."""
+    """One of the project's own checks (the pre-commit hook, a declared linter, type checker
+    or formatter: engine/steps/project_checks.py) run on a step's content."""
 
     type: ClassVar[str] = "check_finished"
     step: int | None
-    name: str  # "pre-commit hook"
-    ok: bool  # False: it refused the step (the refusal goes to the fix loop)
+    name: str  # "pre-commit hook", "ruff check", "mypy", "ruff format"
+    ok: bool  # False: it refused the step / found something new (the fix loop gets it)
     duration: float
-    output: str = ""  # a refusal's own words (the last lines)
+    output: str = ""  # a refusal's or a finding's own words (the last lines)
+    summary: str = ""  # "1 new finding, 2 from before this session", "rewrote calc.py"
+    command: str = ""  # as it ran (a declared check: on the step's files)
+    new: int = 0  # findings the starting commit does not have
+    old: int = 0  # findings the starting commit has too (never blocking)
+    check: str = ""  # its id in the `project_checks` setting ("ruff"); "" for the commit hook
 
 
 @dataclass(frozen=True)

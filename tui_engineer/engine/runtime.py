@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tui_engineer.vcs.shadow import Shadow
     from tui_engineer.verify import TestReport
     from tui_engineer.verify.baseline import Baseline
+    from tui_engineer.verify.checks.found import Check
     from tui_engineer.verify.selection import TestSelection
     from tui_engineer.verify.targets import StepAim
 
@@ -79,6 +80,8 @@ class EngineOptions:
     plan: bool = True
     diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
     commit_hook_check: bool = True  # the user's pre-commit hook on each step (commit_check.py)
+    # The project's declared checks run on each step (engine/steps/project_checks.py).
+    declared_checks: tuple[Check, ...] = ()
     max_tokens: int | None = None
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command

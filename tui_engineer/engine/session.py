@@ -188,6 +188,7 @@ class Session:
                 bwrap_path=bwrap.path if bwrap else "",
                 head=self.head,
                 part_of=self.part_of,
+                checks=tuple(f"{c.name} ({c.reason})" for c in rt.options.declared_checks),
             )
         )
         for event in self._resumed:  # SessionResumed, and commits made as it was killed

@@ -127,6 +127,8 @@ class ProgressPrinter:
             f"tui-engineer {e.session_id} · model {e.model} · tests: {tests}"
             f" · sandbox: {e.sandbox}{which}"
         )
+        for check in e.checks:  # the project's own checks, beside the tests
+            self._line(f"  check: {check}")
 
     def _on_session_resumed(self, e: ev.SessionResumed) -> None:
         self._line(e.message)
@@ -245,7 +247,10 @@ class ProgressPrinter:
             self._line(f"    │ {line}")
 
     def _on_check_finished(self, e: ev.CheckFinished) -> None:
-        said = "passed" if e.ok else "refused (sent to the model to fix)"
+        if e.check:  # a declared check: its findings, new and old
+            said = e.summary + ("" if e.ok else " (sent to the model to fix)")
+        else:
+            said = "passed" if e.ok else "refused (sent to the model to fix)"
         self._line(f"  {'✓' if e.ok else '✗'} {e.name}: {said} in {e.duration:.1f}s")
         for line in _last_lines(e.output):
             self._line(f"    │ {line}")

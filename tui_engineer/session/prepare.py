@@ -31,6 +31,8 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
     repo_state,
 )
+from tui_engineer.verify.checks.declared import chosen, find_checks
+from tui_engineer.verify.checks.found import Check
 
 if TYPE_CHECKING:
     from tui_engineer.session.tool_servers import KeptTools
@@ -137,6 +139,8 @@ class Prepared:
     # Servers kept across an editor's requests (session/tool_servers.py KeptTools): started by
     # the first run, reused by the next, stopped with the editor's session. None: this run's own.
     kept_tools: KeptTools | None = None
+    # The project's own checks run on each step (verify/checks/declared.py), as chosen.
+    checks: list[Check] = field(default_factory=list)
 
 
 def load_model_client() -> None:
@@ -190,6 +194,8 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
     notices = [n for n in (recovered, detached_head_notice(root, state)) if n]
     notices += agents_notices(loaded)
     notices += loaded.mcp_notices  # a repository's [mcp_servers], ignored
+    checks, said = project_checks(root, settings)
+    notices += said
     return Prepared(
         options,
         root,
@@ -203,6 +209,7 @@ def prepare(options: RunOptions, *, model: bool = True) -> Prepared:
         resumed,
         state.head or "",
         _mcp_servers(loaded.mcp_servers, options.mcp_servers),
+        checks=checks,
     )
 
 
@@ -228,3 +235,13 @@ def agents_notices(loaded: LoadedSettings) -> list[str]:
     if source == f"from {agents.name}":
         said.append(f"Test command `{loaded.settings.test_command}` ({source})")
     return said
+
+
+def project_checks(root: Path, settings: Settings) -> tuple[list[Check], list[str]]:
+    """The checks the project declares, as the `project_checks` setting chooses them, and what
+    to say once at the start: those declared whose tool is not installed, names not found."""
+    if settings.project_checks.strip() == "none":
+        return [], []
+    found = find_checks(root)
+    checks, unknown = chosen(found, settings.project_checks)
+    return checks, [*found.missing, *unknown]

@@ -92,6 +92,7 @@ def _engine_options(prepared: Prepared) -> EngineOptions:
         # No tests yet (the first step writes them): nothing to compare with.
         "baseline": settings.baseline and not write_tests,
         "conventions": _conventions(prepared.agents),
+        "declared_checks": tuple(prepared.checks),
     }
     same = {f.name for f in dataclasses.fields(EngineOptions)} & set(vars(settings))
     passed = {name: getattr(settings, name) for name in same - set(worked_out)}

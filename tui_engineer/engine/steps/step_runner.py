@@ -25,6 +25,7 @@ from tui_engineer.engine.steps.commit_check import NAME, REFUSED_BY, hook_refusa
 from tui_engineer.engine.steps.disowning import disowns_only, refused_note
 from tui_engineer.engine.steps.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.steps.old_failures import failing_at_start, step_aim
+from tui_engineer.engine.steps.project_checks import FOUND_BY, check_findings, format_step
 from tui_engineer.engine.steps.reach import reach_hint
 from tui_engineer.engine.steps.repo_context import context_for, failing_code
 from tui_engineer.engine.steps.seeing_more import reply_after_show
@@ -87,6 +88,7 @@ class _Attempts:
     test_runs: tuple[str, ...] = ()  # the last attempt's runs, "affected: 3 passed in 0.2s"
     before: BeforeRun | None = None  # a test-first step: its new tests on the old code
     stopped: OffTrackReply | None = None  # the last reply, when it was stopped with no edit
+    formatted: list[str] = field(default_factory=list)  # "formatted by ruff format: calc.py"
     unanswered: list[str] = field(default_factory=list)  # NOT THIS STEP'S claims refused
 
 
@@ -192,9 +194,15 @@ async def _verify(rt: Runtime, step: Step, state: _Attempts) -> None:
     tests on the whole change (they must pass)."""
     if _test_first(rt, step) and _check_before(state):
         state.before = await run_before(rt, step.index)
+    formatted = await format_step(rt, step.index)  # before the tests: they see it
+    if formatted.said:
+        state.diff = await asyncio.to_thread(rt.shadow.diff)
+        state.formatted = formatted.said
     verified = await verify_attempt(rt, step.index, _failing_first(rt, state))
     state.report, state.test_runs = verified.report, verified.summaries()
-    if verified.report.ok and (refused := await hook_refusal(rt, step.index)) is not None:
+    if verified.report.ok and (found := await check_findings(rt, step.index, formatted)):
+        state.report, state.test_runs = found, (*state.test_runs, found.note)
+    elif verified.report.ok and (refused := await hook_refusal(rt, step.index)) is not None:
         state.report, state.test_runs = refused, (*state.test_runs, f"{NAME}: refused")
 
 
@@ -228,7 +236,7 @@ async def _next_reply(rt: Runtime, step: Step, state: _Attempts, tested: bool) -
         report_text = state.report.for_model() + reach_hint(state.report)
         report_text += refused_note(state.unanswered, state.report)
         diagnosis = "(no separate diagnosis: read the test report)"
-        if rt.options.diagnose and not state.report.command.startswith(REFUSED_BY):
+        if rt.options.diagnose and not state.report.command.startswith((REFUSED_BY, FOUND_BY)):
             diagnosis = await rt.call_model(
                 prompts.diagnose_messages(step, state.diff, report_text, rt.options.conventions),
                 "diagnose",
@@ -377,6 +385,7 @@ async def propose_step(
         if note.startswith(("stuck", TIMED_OUT)):
             rt.emit(ev.Stuck(step=step.index, reason=note))
     step.status = "review"
+    state.notes += state.formatted  # said in the review: the formatter's rewrite is in the diff
     return Proposal(
         step=step,
         plan=list(plan),

@@ -1,2 +1,3 @@
-"""The project's own checks beside its tests (commit hooks so far): found from what the project
-declares, run on a step's content in the sandbox, their refusals read as findings."""
+"""The project's own checks beside its tests: its git pre-commit hook (commit_hook.py), and the
+linters, type checkers and formatters it declares (declared.py finds them, findings.py judges
+their output against the starting commit's), run on a step's content in the sandbox."""
