@@ -1,13 +1,14 @@
-"""The one way a key answers the engine's review: the decision goes to the open question, the
-status bar says what happens next until the engine's next event, and the footer's keys follow.
-The review keys (review_keys.py) and the pair keys (pair_keys.py) both answer through this, so
-neither calls the other."""
+"""What a key that answers the engine's review shares with the others: whether a review is
+open to answer now, what the status bar says once it is answered (until the engine's next
+event), and `Say`, a line a pane's key has for the chat. The keys answer through the
+controller (`SessionController.answer`), never through each other."""
 
 from __future__ import annotations
 
-from tui_engineer.engine.reviews.review import Decision
+from textual.app import App
+from textual.message import Message
+
 from tui_engineer.tui.controller import SessionController
-from tui_engineer.tui.panes.status import StatusBar
 
 AFTER_DECISION = {
     # Said "accepted" once the engine has the decision on disk (panes/status.py, DecisionMade).
@@ -16,23 +17,32 @@ AFTER_DECISION = {
     "skip": "skipped",
     "undo": "undoing the last accepted step",
     "edited": "edited by you: testing it again",
+    "retest": "testing it again",
 }
 
 
+def reviewing_now(controller: SessionController, app: App[object]) -> bool:
+    """A proposal is under review and no dialog is open over it."""
+    return controller.reviewing and len(app.screen_stack) == 1
+
+
+class Say(Message):
+    """A line for the chat from a pane's key (a comment made, edits taken in): the session's
+    screen writes it in the Chat pane."""
+
+    def __init__(self, text: str, *, error: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.error = error
+
+
 class Answering:
-    """A base of the key mixins of `TuiEngineerApp` (before `App`)."""
+    """A base of the review keys' mixin of `TuiEngineerApp` (before `App`)."""
 
     controller: SessionController
-    status: StatusBar
 
     def reviewing_now(self) -> bool:
-        """A proposal is under review and no dialog is open over it."""
-        screens = getattr(self, "screen_stack", [])
-        return self.controller.reviewing and len(screens) == 1
+        return reviewing_now(self.controller, self)  # type: ignore[arg-type]
 
-    def answer(self, decision: Decision) -> None:
-        if self.controller.reviewing:
-            self.controller.reviewer.answer(decision)
-            # Until the engine's next event the status must not keep saying "review".
-            self.status.phase = AFTER_DECISION.get(decision.kind, self.status.phase)
-            self.refresh_bindings()  # type: ignore[attr-defined]
+    def answer(self, decision: object) -> None:
+        self.controller.answer(decision)  # type: ignore[arg-type]

@@ -26,13 +26,13 @@ from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
 from tui_engineer.session.options import RunOptions
+from tui_engineer.tui.answering import AFTER_DECISION
 from tui_engineer.tui.bridge import EngineEvent, event_poster
-from tui_engineer.tui.controller import SessionController
+from tui_engineer.tui.controller import Answered, SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
 from tui_engineer.tui.layout import layout_path
-from tui_engineer.tui.pair_keys import PairActions
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
-from tui_engineer.tui.panes.diff_review import ReviewDiffView
+from tui_engineer.tui.panes.diff_pane import DiffPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.shell import ShellPane
@@ -54,7 +54,6 @@ class TuiEngineerApp(
     StartupFlow,
     ReviewActions,
     ShellActions,
-    PairActions,
     QuitFlow,
     WorkerErrors,
     App[int],
@@ -102,7 +101,7 @@ class TuiEngineerApp(
         ended, for what its panes showed."""
         if self._session_screen is None:
             self._session_screen = SessionScreen(
-                deterministic=self.deterministic, layout_file=self.layout_file
+                self.controller, deterministic=self.deterministic, layout_file=self.layout_file
             )
         return self._session_screen
 
@@ -119,7 +118,7 @@ class TuiEngineerApp(
         return self.session_screen.chat_input
 
     @property
-    def diff(self) -> ReviewDiffView:
+    def diff(self) -> DiffPane:
         return self.session_screen.diff
 
     @property
@@ -226,6 +225,14 @@ class TuiEngineerApp(
     @on(heard(ev.PlanReady))
     def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
         self.apply_layout()  # the plan pane's height follows its steps
+
+    def on_answered(self, message: Answered) -> None:
+        """A key answered the review: until the engine's next event the status must not keep
+        saying "review"."""
+        phase = AFTER_DECISION.get(message.decision.kind)
+        if phase is not None:
+            self.status.phase = phase
+        self.refresh_bindings()
 
     @on(heard(ev.ServerPaused))
     def _server_paused(self, message: EngineMessage[ev.ServerPaused]) -> None:
@@ -379,7 +386,7 @@ class TuiEngineerApp(
             touched = await asyncio.to_thread(edited_by_user, root, touched)
         if touched and proposal is not None:
             self.plan_pane.set_status(proposal.step.index, "stale")
-            await self.offer_user_edits(touched)  # pair_keys.py: take them into the step
+            self.diff.offer_user_edits(touched)  # take them into the step
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:

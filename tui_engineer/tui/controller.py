@@ -3,7 +3,7 @@ question the engine has open (the reviewer), the chat waiting for its next model
 what the keys need to know (ready, paused, a test run going, the files the step changes).
 
 It holds state, not screens: the panes keep what they show (tui/engine_messages.py), the
-keys (review_keys.py, pair_keys.py) read and answer through this.
+keys on them read it and answer the engine's review through it (`answer`).
 """
 
 from __future__ import annotations
@@ -19,14 +19,25 @@ from tui_engineer.engine.inbox import Inbox
 from tui_engineer.tui.bridge import TuiReviewer
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
+    from tui_engineer.engine.reviews.review import Decision
     from tui_engineer.engine.session import Session
     from tui_engineer.session.prepare import Prepared
+
+
+class Answered(Message):
+    """A key answered the review: the app says what happens next until the engine's next
+    event (the status bar), and the footer's keys follow."""
+
+    def __init__(self, decision: Decision) -> None:
+        super().__init__()
+        self.decision = decision
 
 
 class SessionController:
     """One per app, for every session it runs in turn."""
 
     def __init__(self, post: Callable[[Message], object]) -> None:
+        self.post = post
         self.reviewer = TuiReviewer(post)  # the engine's open question and its answer
         self.inbox: asyncio.Queue[str] = Inbox()  # the session hears each message
         self.prepared: Prepared | None = None  # checked at start-up, for the first request
@@ -50,6 +61,14 @@ class SessionController:
     def reviewing(self) -> bool:
         """The engine waits for a decision on a proposal."""
         return self.reviewer.question == "review"
+
+    def answer(self, decision: Decision) -> bool:
+        """The one way a key answers the engine's review; False when no review is open."""
+        if not self.reviewing:
+            return False
+        self.reviewer.answer(decision)
+        self.post(Answered(decision))
+        return True
 
     def got_session(self, session: Session, approval: str) -> None:
         # A human is at the keys: a model server that goes away pauses the session until it

@@ -1,6 +1,7 @@
 """The Diff pane during a review: a line cursor, hunk by hunk navigation, each hunk (or whole
 file) kept or dropped (dropped ones dimmed), and comments on lines. What it holds becomes the
-review's decision (review_keys.py); the engine tests the kept hunks before committing them.
+review's decision (diff_pane.py: the keys that answer with it); the engine tests the kept
+hunks before committing them.
 The files the step's test runs wrote come last, each one unit: left out of the commit (dimmed)
 unless kept with the same keys.
 
@@ -61,8 +62,6 @@ class ReviewDiffView(DiffView):
         Binding("p", "previous_hunk", "Prev hunk"),
         Binding("space", "toggle_hunk", "Keep/drop"),
         Binding("x", "toggle_file", "Drop file", show=False),
-        Binding("o", "app.edit_by_hand", "Edit"),
-        Binding("i", "app.comment", "Comment"),
         Binding("down,j", "cursor(1)", "Down", show=False),
         Binding("up,k", "cursor(-1)", "Up", show=False),
     ]
@@ -335,7 +334,7 @@ class ReviewDiffView(DiffView):
 
     @on(heard(ev.DecisionMade))
     def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
-        if message.event.decision == "edited":  # tested again, then reviewed again: marks stay
+        if message.event.decision in ("edited", "retest"):  # tested, reviewed again: marks stay
             self.pause_review()
             return
         self.end_review()

@@ -21,6 +21,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tab, Tabs
 
+from tui_engineer.tui.answering import Say
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.footer import KeyFooter
 from tui_engineer.tui.layout import (
     STEP,
@@ -31,7 +33,7 @@ from tui_engineer.tui.layout import (
     save_sizes,
 )
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
-from tui_engineer.tui.panes.diff_review import ReviewDiffView
+from tui_engineer.tui.panes.diff_pane import DiffPane
 from tui_engineer.tui.panes.plan import PlanPane
 from tui_engineer.tui.panes.shell import ShellPane
 from tui_engineer.tui.panes.status import StatusBar
@@ -96,14 +98,17 @@ class SessionScreen(Screen[None]):
         Binding("exclamation_mark", "app.shell", "Shell", show=False),  # tui/shell_keys.py
     ]
 
-    def __init__(self, *, deterministic: bool, layout_file: Path | None) -> None:
+    def __init__(
+        self, controller: SessionController, *, deterministic: bool, layout_file: Path | None
+    ) -> None:
         super().__init__(id="_default")
+        self.controller = controller
         self.deterministic = deterministic
         self.layout_file = layout_file
         self.sizes = PaneSizes()
         self.plan_pane = PlanPane(id="pane-plan", classes="pane")
         self.chat = ChatPane(deterministic=deterministic, id="pane-chat", classes="pane")
-        self.diff = ReviewDiffView(id="pane-diff", classes="pane")
+        self.diff = DiffPane(controller, id="pane-diff", classes="pane")
         self.test_pane = TestOutputPane(
             deterministic=deterministic, id="pane-tests", classes="pane"
         )
@@ -135,6 +140,9 @@ class SessionScreen(Screen[None]):
             self.sizes = load_sizes(self.layout_file)
         self.apply_layout()
         self.show_pane("diff")
+
+    async def on_say(self, message: Say) -> None:
+        await self.chat.note(message.text, error=message.error)
 
     # ----- layout
 

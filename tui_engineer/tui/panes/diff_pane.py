@@ -1,119 +1,122 @@
-"""Review keys for working as a pair: edit the proposal by hand in your own editor, comment on
-a line, take in edits you made in your own tree. The Diff pane holds the marks
-(panes/diff_review.py); the engine tests whatever is to be committed
-(engine/reviews/hand_edits.py)."""
+"""The Diff pane's keys that answer the review with what the pane holds: `i` comments on the
+line at the cursor, `o` edits the proposal by hand in your own editor (or in the app's own under
+a browser), and edits you made in your own tree are offered to the step. The marks themselves
+(kept and dropped hunks, comments) are diff_review.py's; the engine tests whatever is to be
+committed (engine/reviews/hand_edits.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import ClassVar
 
 from textual.app import SuspendNotSupported
+from textual.binding import Binding, BindingType
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
 from tui_engineer.engine.reviews.review import Decision, LineComment
-from tui_engineer.tui.answering import Answering
+from tui_engineer.tui.answering import Say, reviewing_now
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command
-from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
-from tui_engineer.tui.screens.pair import (
-    CommentScreen,
-    HandEditScreen,
-    TakeEditsScreen,
-)
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from tui_engineer.tui.screens.pair import CommentScreen, HandEditScreen, TakeEditsScreen
 
 PAIR_ACTIONS = {"edit_by_hand", "comment"}
 
 
-class PairActions(Answering):
-    """Mixed into `TuiEngineerApp`; answers the review as the review keys do (answering.py)."""
+class DiffPane(ReviewDiffView):
+    """The review's Diff pane, answering the engine through `controller`."""
 
-    controller: SessionController
-    diff: ReviewDiffView
-    chat: ChatPane
-    _offering = False  # the dialog offering to take the user's own edits in is open
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "edit_by_hand", "Edit"),
+        Binding("i", "comment", "Comment"),
+    ]
+
+    def __init__(self, controller: SessionController, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.controller = controller
+        self._offering = False  # the dialog offering to take the user's own edits in is open
+
+    def reviewing_now(self) -> bool:
+        return reviewing_now(self.controller, self.app)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
-            return self.reviewing_now() and self.diff.showing_diff
-        return super().check_action(action, parameters)  # type: ignore[misc]
+            return self.reviewing_now() and self.showing_diff
+        return super().check_action(action, parameters)
 
     # -- comments ------------------------------------------------------------------------
 
     def action_comment(self) -> None:
-        at = self.diff.cursor_line()
+        at = self.cursor_line()
         if not self.reviewing_now() or at is None:
             return
         where = f"{readable(at.path)}:{at.line}"
 
-        async def done(text: str | None) -> None:
-            if not text:
-                return
-            self.diff.add_comment(LineComment(at.path, at.line, text, at.code))
-            await self.chat.note(f"Comment on {where}: {text}")
+        def done(text: str | None) -> None:
+            if text:
+                self.add_comment(LineComment(at.path, at.line, text, at.code))
+                self.post_message(Say(f"Comment on {where}: {text}"))
 
-        self.push_screen(CommentScreen(where, at.code), done)  # type: ignore[attr-defined]
+        self.app.push_screen(CommentScreen(where, at.code), done)
 
     # -- hand edits ----------------------------------------------------------------------
 
     async def action_edit_by_hand(self) -> None:
         """`o`: the file at the cursor, in the step's shadow, in your editor; then the step is
         tested again and reviewed again, marked "edited by you"."""
-        at = self.diff.cursor_line()
+        at = self.cursor_line()
         if not self.reviewing_now() or at is None or self.controller.session is None:
             return
         shadow = self.controller.session.rt.shadow.path
         file = shadow / at.path
         if not file.is_file():
-            self.notify(f"{readable(at.path)} is not in the proposal (deleted): nothing to edit.")  # type: ignore[attr-defined]
+            self.notify(f"{readable(at.path)} is not in the proposal (deleted): nothing to edit.")
             return
         try:
-            command = None if self.is_web else editor_command(file, at.line)  # type: ignore[attr-defined]
+            command = None if self.app.is_web else editor_command(file, at.line)
         except UserError as err:
-            self.notify(str(err), title="Edit by hand", severity="error")  # type: ignore[attr-defined]
+            self.notify(str(err), title="Edit by hand", severity="error")
             return
         if command is None:  # a browser has no terminal to hand over; or no editor is found
             self._edit_in_app(file, at.path, at.line)
             return
         if await self._run_editor(command, shadow) and self.reviewing_now():
-            self.answer(Decision("edited", "edited by hand"))
+            self.controller.answer(Decision("edited", "edited by hand"))
 
     def _edit_in_app(self, file: Path, path: str, line: int) -> None:
         """In a browser no terminal editor can run: the file in an editor of the app's own."""
         try:
             data = file.read_bytes()
         except OSError as err:
-            self.notify(f"Cannot open {readable(path)}: {err.strerror}", severity="error")  # type: ignore[attr-defined]
+            self.notify(f"Cannot open {readable(path)}: {err.strerror}", severity="error")
             return
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = "\0"
         if "\0" in text[:8192]:  # its bytes would not survive a round trip through the box
-            self.notify(f"{readable(path)} is binary or not UTF-8: edit it in a terminal.",  # type: ignore[attr-defined]
-                        severity="warning")  # fmt: skip
+            self.notify(
+                f"{readable(path)} is binary or not UTF-8: edit it in a terminal.",
+                severity="warning",
+            )
             return
 
         def done(edited: str | None) -> None:
             if edited is None or not self.reviewing_now():
                 return
             file.write_text(edited, encoding="utf-8")
-            self.answer(Decision("edited", "edited by hand"))
+            self.controller.answer(Decision("edited", "edited by hand"))
 
-        screen = HandEditScreen(readable(path), text, line)
-        self.push_screen(screen, done)  # type: ignore[attr-defined]
+        self.app.push_screen(HandEditScreen(readable(path), text, line), done)
 
     async def _run_editor(self, command: list[str], cwd: Path) -> bool:
         """Hand the terminal to the editor until it exits; False when it could not run."""
         try:
             try:
-                with self.suspend():  # type: ignore[attr-defined]
+                with self.app.suspend():
                     code = subprocess.run(command, cwd=cwd).returncode
             except SuspendNotSupported:
                 # No terminal to hand over (a test, a script): the editor runs as it is.
@@ -123,44 +126,50 @@ class PairActions(Answering):
                 )  # fmt: skip
                 code = done.returncode
         except OSError as err:
-            self.notify(f"Could not start {command[0]}: {err.strerror}", severity="error")  # type: ignore[attr-defined]
+            self.notify(f"Could not start {command[0]}: {err.strerror}", severity="error")
             return False
         if code != 0:
-            self.notify(f"{command[0]} exited with status {code}.", severity="warning")  # type: ignore[attr-defined]
+            self.notify(f"{command[0]} exited with status {code}.", severity="warning")
         return True
 
     # -- edits in the user's own tree -----------------------------------------------------
 
-    async def offer_user_edits(self, paths: list[str]) -> None:
+    def offer_user_edits(self, paths: list[str]) -> None:
         """Files the proposal changes were edited in the user's tree: offer to take the edits
         into the step (a three-way merge in the shadow, then tested again as a hand edit)."""
         names = ", ".join(readable(p) for p in paths)
-        if getattr(self, "_offering", False):
+        if self._offering:
             return  # one save can come as several batches: the dialog open answers them all
-        if not self.reviewing_now() or self.controller.session is None:
-            await self.chat.note(
-                f"You edited {names}, which this proposal also changes: accepting it would be "
-                "refused rather than write over your edits. Reject it with a reason to get a "
-                "fresh one."
+        session = self.controller.session
+        if not self.reviewing_now() or session is None:
+            self.post_message(
+                Say(
+                    f"You edited {names}, which this proposal also changes: accepting it would "
+                    "be refused rather than write over your edits. Reject it with a reason to "
+                    "get a fresh one."
+                )
             )
             return
-        session = self.controller.session
 
         async def chosen(take: bool | None) -> None:
             self._offering = False
             if not take or not self.reviewing_now():
-                await self.chat.note(f"Your edits to {names} stay in your files, not in the step.")
+                self.post_message(
+                    Say(f"Your edits to {names} stay in your files, not in the step.")
+                )
                 return
             from tui_engineer.engine.reviews.hand_edits import take_in_user_edits
 
             conflicted = await take_in_user_edits(session.rt, paths)
             if conflicted:
-                await self.chat.note(
-                    f"Your edits to {', '.join(conflicted)} conflict with the proposal: the "
-                    "file shows both (conflict markers); fix it with o.",
-                    error=True,
+                self.post_message(
+                    Say(
+                        f"Your edits to {', '.join(conflicted)} conflict with the proposal: the "
+                        "file shows both (conflict markers); fix it with o.",
+                        error=True,
+                    )
                 )
-            self.answer(Decision("edited", "your edits taken in"))
+            self.controller.answer(Decision("edited", "your edits taken in"))
 
         self._offering = True
-        self.push_screen(TakeEditsScreen(paths), chosen)  # type: ignore[attr-defined]
+        self.app.push_screen(TakeEditsScreen(paths), chosen)
