@@ -168,3 +168,29 @@ async def test_a_check_declared_but_not_installed_is_said_once_and_the_session_g
     assert len(said) == 1 and "not installed" in said[0], said
     assert not seen.of(ev.CheckFinished)
     assert git(repo, "log", "-1", "--format=%s") == "fix add"
+
+
+HANGS = """repos:
+  - repo: local
+    hooks:
+      - id: slow-lint
+        entry: sleep 60
+        language: system
+        pass_filenames: false
+"""
+
+
+@whole_session
+async def test_a_check_that_hangs_is_cut_by_its_own_timeout_and_not_judged(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo({**RUFF_PROJECT, ".pre-commit-config.yaml": HANGS})
+    scripted_server.script(Reply(text=FIX))
+    result, seen = await run_headless(
+        repo, "fix add", scripted_server.base_url, plan=False, test_command=TESTS,
+        check_timeout=2.0,
+    )  # fmt: skip
+    assert result.outcome == "done", result.message
+    (ran,) = _checks(seen, "slow-lint")
+    assert ran.ok and "timed out" in ran.summary and ran.duration < 30
+    assert git(repo, "log", "-1", "--format=%s") == "fix add"

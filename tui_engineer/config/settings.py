@@ -207,6 +207,8 @@ class Settings:
             "names such as ruff,mypy",
         ),
     )
+    # Each declared check's own time limit: one that hangs is said and not judged.
+    check_timeout: float = setting(120.0, "a number of seconds > 0", checks.positive, unit="s")
     pipeline: bool = setting(  # prepare the next step while the human reviews this one
         True,
         SWITCH,

@@ -82,6 +82,7 @@ class EngineOptions:
     commit_hook_check: bool = True  # the user's pre-commit hook on each step (commit_check.py)
     # The project's declared checks run on each step (engine/steps/project_checks.py).
     declared_checks: tuple[Check, ...] = ()
+    check_timeout: float = 120.0  # seconds each declared check may take
     max_tokens: int | None = None
     max_usd: float | None = None
     full_tests_always: bool = False  # every attempt runs the whole test command

@@ -53,7 +53,7 @@ def _command(check: Check, files: list[str]) -> str:
 async def _run(rt: Runtime, check: Check, command: str) -> TestReport | None:
     try:
         return await rt.sandbox.run_tests(
-            rt.workdir, command, timeout=check.timeout, **beside_steps(rt)
+            rt.workdir, command, timeout=rt.options.check_timeout, **beside_steps(rt)
         )
     except CommandNotFound as missing:
         _session(rt).dropped.add(check.id)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 PY = (".py", ".pyi")
 REPO_VENVS = (".venv", "venv")
-CHECK_TIMEOUT = 120.0  # seconds: a check that hangs does not hold the step
 
 
 @dataclass(frozen=True)
@@ -29,7 +28,6 @@ class Check:
     files: bool = True
     suffixes: tuple[str, ...] = ()
     formatter: bool = False
-    timeout: float = CHECK_TIMEOUT
     pattern: str = ""  # a regular expression the file's path must match (pre-commit's `files`)
 
     def applies_to(self, path: str) -> bool:
