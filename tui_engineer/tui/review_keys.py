@@ -29,6 +29,7 @@ from tui_engineer.tui.screens import (
     VerdictScreen,
 )
 from tui_engineer.tui.screens.pair import PartialAcceptScreen
+from tui_engineer.tui.screens.timeout_choice import offer_timeout_choice
 
 REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
 # Seconds a proposal is on screen before `a` or `s` decide it. A step prepared ahead is under
@@ -58,6 +59,10 @@ class ReviewActions(Answering):
             summary, last = self.committed_summary(), self.last_accepted_title
             screen = StillWrongScreen(summary, last, shell=self)  # type: ignore[arg-type]
             self.push_screen(screen, message.answer)
+        elif message.question == "review" and self.controller.session is not None:
+            options = self.controller.session.rt.options  # a run cut by the timeout: ask
+            offer_timeout_choice(self, message.proposal, options.test_timeout,  # type: ignore[arg-type]
+                                 options.test_command, self.answer)  # fmt: skip
         elif message.question == "verdict":
             # The work is over (also after a server error): no spinner, no step "in progress".
             self.plan_pane.stop_active()

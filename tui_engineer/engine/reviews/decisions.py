@@ -286,7 +286,10 @@ def _review_note(decision: Decision, proposal: Proposal) -> str:
         decision.dropped, proposal.partial, proposal.edited, decision.comments,
         decision.kept_written,
     )  # fmt: skip
-    return "\n".join(line for line in (review, _disowned_lines(proposal)) if line)
+    untested = ""
+    if proposal.report is not None and proposal.report.timed_out:  # accepted untested: say so
+        untested = f"Untested: the tests ran out of time ({proposal.report.summary()})."
+    return "\n".join(line for line in (review, _disowned_lines(proposal), untested) if line)
 
 
 def _disowned_lines(proposal: Proposal) -> str:

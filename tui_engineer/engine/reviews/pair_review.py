@@ -17,6 +17,7 @@ from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.reviews.hand_edits import after_hand_edit
 from tui_engineer.engine.reviews.partial import verify_kept
+from tui_engineer.engine.reviews.retest import retested
 from tui_engineer.engine.reviews.review import Decision, Proposal
 from tui_engineer.engine.reviews.review_notes import comments_note, comments_text, dropped_note
 from tui_engineer.vcs.partial import staged_tree
@@ -68,6 +69,9 @@ class PairReview:
             if decision.kind == "edited":
                 whole = await self._edited(step, whole)
                 proposal = whole
+                continue
+            if decision.kind == "retest":  # cut by the timeout: more time, or fewer tests
+                whole = proposal = await retested(self.rt, step, whole, decision)
                 continue
             if decision.kind == "accept" and decision.dropped:
                 kept = await self._kept(step, whole, decision)

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 # "edited": the human changed the proposal by hand in its shadow (engine/reviews/hand_edits.py): it
 # is
 # tested again and reviewed again.
-DecisionKind = Literal["accept", "reject", "skip", "edit_plan", "stop", "undo", "edited"]
+# "retest": test the proposal again as it is, with more time or fewer tests (the test run was
+# cut by test_timeout: engine/reviews/retest.py); it is reviewed again.
+DecisionKind = Literal[
+    "accept", "reject", "skip", "edit_plan", "stop", "undo", "edited", "retest"
+]  # fmt: skip
 # What every review of a session without a test command says instead of a test result.
 UNVERIFIED = "unverified: no tests ran"
 BY_YOU = "by you"
@@ -177,6 +181,9 @@ class Decision:
     dropped: tuple[DroppedHunk, ...] = ()  # accept: hunks left out (the kept ones are tested)
     comments: tuple[LineComment, ...] = ()  # accept or reject: review comments on lines
     kept_written: tuple[str, ...] = ()  # accept: files the tests wrote that go in too
+    # retest: the session's test_timeout from now on (seconds), or its test command (fewer tests)
+    test_timeout: float | None = None
+    test_command: str | None = None
 
     @classmethod
     def accept(cls, by: str = BY_YOU) -> Decision:

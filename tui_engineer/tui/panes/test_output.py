@@ -241,7 +241,7 @@ class TestOutputPane(Vertical):
 
     @on(heard(ev.DecisionMade))
     def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
-        if message.event.decision != "edited":  # an edited step is tested and shown again
+        if message.event.decision not in ("edited", "retest"):  # tested and shown again
             self.show_runs(())
 
 
