@@ -282,3 +282,30 @@ def test_a_fresh_checkout_reads_only_the_files_git_does_not_vouch_for(make_repo,
     assert (shadow.read, shadow.parsed, shadow.reused) == (2, 2, 9)
     assert [s.name for s in shadow.files["mod3.py"].symbols] == ["changed"]
     assert [s.name for s in shadow.files["mod4.py"].symbols] == ["f4"]
+
+
+def test_a_second_clone_of_the_repository_reads_no_file_to_map_it(make_repo, tmp_path) -> None:
+    """Issue 47: the map's cache is the repository's, not one folder's: a user's second clone
+    (of the first one, or of the same remote) maps every file it has in common from it."""
+    files = {f"pkg/mod{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(20)}
+    repo = make_repo(files)
+    assert build_map(repo).parsed == 20
+    clone = tmp_path / "second"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    (clone / "pkg" / "mod3.py").write_text("def changed():\n    pass\n")
+    mapped = build_map(clone)
+    assert (mapped.read, mapped.parsed, mapped.reused) == (1, 1, 19)
+    assert [s.name for s in mapped.files["pkg/mod4.py"].symbols] == ["f4"]
+    # A third clone of the same remote (here: the first's URL as the second's origin has it).
+    third = tmp_path / "third"
+    git(tmp_path, "clone", "-q", f"file://{repo}", str(third))
+    assert build_map(third).parsed == 0
+    # An unrelated repository keeps a cache of its own.
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    (other / "pkg").mkdir()
+    (other / "pkg" / "mod4.py").write_text("def f4(x):\n    return x + 4\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "x")
+    assert repomap.cache_file(other) != repomap.cache_file(repo)

@@ -144,10 +144,39 @@ def unchanged_blobs(root: Path, blobs: dict[str, str]) -> dict[str, str]:
 
 
 def cache_file(root: Path) -> Path:
-    """Where the map of the repository at `root` is cached."""
-    root = root.resolve()
-    key = sha1(str(root).encode()).hexdigest()[:10]
-    return platformdirs.user_cache_path("tui-engineer") / "repomap" / f"{root.name}-{key}.json"
+    """Where the map of the repository at `root` is cached: one file per repository, not per
+    folder, so a second clone (of the first, or of the same remote) reuses what the first
+    parsed (its entries are keyed by blob id; each folder keeps stats of its own)."""
+    origin = repository_origin(root.resolve())
+    key = sha1(origin.encode()).hexdigest()[:10]
+    name = origin.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "repo"
+    return platformdirs.user_cache_path("tui-engineer") / "repomap" / f"{name}-{key}.json"
+
+
+def _origin_url(root: Path) -> str:
+    """The repository's own `remote.origin.url`, read from its config file (no git process:
+    a one-edit session's git calls are counted, tests/session/test_session_cost.py)."""
+    import git  # here: GitPython's import is not paid by whoever imports the map alone
+
+    try:
+        with git.Repo(root) as repo:
+            reader = repo.config_reader("repository")
+            return str(reader.get_value('remote "origin"', "url", default=""))
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):
+        return ""
+
+
+def repository_origin(root: Path) -> str:
+    """What names the repository at `root` across clones: its origin remote's URL (a local one
+    as the folder it names, so a clone of a folder meets the folder's own), else its folder."""
+    url = _origin_url(root)
+    if not url:
+        return str(root)
+    url = url.removeprefix("file://")
+    if "://" not in url and not re.match(r"^[^/]+:", url):  # a folder, not user@host:path
+        local = (root / url).resolve()
+        url = str(local.parent if local.name == ".git" else local)
+    return url.rstrip("/").removesuffix(".git").rstrip("/")
 
 
 class _Cache:
