@@ -15,6 +15,7 @@ from tests.conftest import git
 from tui_engineer.base.errors import UserError
 from tui_engineer.vcs.accept_journal import recover_interrupted_accept
 from tui_engineer.vcs.commit import accept
+from tui_engineer.vcs.journal import JOURNAL
 from tui_engineer.vcs.shadow import Shadow
 
 OLD = b"old contents\n"
@@ -38,6 +39,7 @@ def test_a_full_disk_while_the_files_are_written_leaves_no_half_file(small_disk:
         accept(shadow, title="Replace the blob")
     said = str(err.value)
     assert "No space left" in said and str(root) in said, said
+    assert " free, " in said and " needed)" in said, said  # how much room is missing
     assert "bug" not in said
     assert (root / "data" / "blob.bin").read_bytes() == OLD  # whole, as before
     assert not [p for p in (root / "data").iterdir() if p.name != "blob.bin"]
@@ -64,6 +66,7 @@ def test_a_full_disk_anywhere_is_named_not_called_a_bug(small_disk: Path, capsys
     assert reported(write_a_record, []) == 2
     said = capsys.readouterr().err
     assert "No space left on device" in said and "bug" not in said
+    assert "needed" in said, said
 
     def git_status(argv: list[str]) -> int:
         raise git_errors.GitCommandError(
@@ -74,7 +77,7 @@ def test_a_full_disk_anywhere_is_named_not_called_a_bug(small_disk: Path, capsys
 
     assert reported(git_status, []) == 2
     said = capsys.readouterr().err
-    assert "/r/.git/index.lock" in said and "bug" not in said
+    assert "/r/.git/index.lock" in said and "bug" not in said and "needed" in said
 
 
 def test_a_full_disk_while_the_models_edit_is_written_is_not_the_models_fault(
@@ -94,4 +97,71 @@ def test_a_full_disk_while_the_models_edit_is_written_is_not_the_models_fault(
         apply_edits(small_disk, [big])
     assert not isinstance(err.value, EditError)
     assert "No space left on device" in str(err.value) and str(small_disk) in str(err.value)
+    assert "488.3 KB needed" in str(err.value) or "to write" in str(err.value), str(err.value)
     assert sorted(p.name for p in small_disk.iterdir()) == ["app.py", "filler"]  # no half file
+
+
+def full(disk: Path) -> Path:
+    """A file taking every byte of `disk` that is left."""
+    stats = os.statvfs(disk)
+    filler = disk / "filler"
+    filler.write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize))
+    return filler
+
+
+def test_an_accept_on_a_full_disk_is_refused_with_the_room_named_and_can_be_made_again(
+    small_disk: Path,
+) -> None:
+    """No room at all when the human accepts: git status cannot write index.lock ('Out of
+    diskspace', git's words), which was exit 70. Now a refusal (the step stays to be
+    accepted again) naming the folder and the room; once space is freed, the same accept
+    commits."""
+    from tui_engineer.vcs.accept_journal import NoRoomToAccept
+
+    root = small_disk / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "app.py").write_text("X = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    shadow = Shadow.create(root, session_id="no-room")
+    (shadow.path / "app.py").write_text("X = 2\n")
+    filler = full(small_disk)
+    with pytest.raises(NoRoomToAccept) as err:
+        accept(shadow, title="Two")
+    said = str(err.value)
+    assert "No space left on device in " in said and str(root / ".git") in said, said
+    assert " free, " in said and "needed" in said and "accept again" in said, said
+    assert "bug" not in said
+    filler.unlink()
+    assert git(root, "log", "--format=%s") == "initial"
+    assert (root / "app.py").read_text() == "X = 1\n"
+    assert not list((root / ".git").glob("*.lock")) and not (root / ".git" / JOURNAL).exists()
+    accept(shadow, title="Two")  # the human frees space and presses a again
+    assert git(root, "log", "--format=%s") == "Two\ninitial"
+    assert (root / "app.py").read_text() == "X = 2\n" and git(root, "status", "--porcelain") == ""
+    shadow.remove()
+
+
+def test_a_shadow_with_no_room_names_the_folder_and_the_checkout_size(
+    small_disk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's 'Could not reset index file to revision' was all a session said when the cache
+    holding the shadow was full."""
+    from tui_engineer.base.disk import DiskFull
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(small_disk / "cache"))
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "big.bin").write_bytes(os.urandom(300_000))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    (small_disk / "cache").mkdir()
+    stats = os.statvfs(small_disk)
+    (small_disk / "filler").write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize - 100_000))
+    with pytest.raises(DiskFull) as err:
+        Shadow.create(root, session_id="no-room")
+    said = str(err.value)
+    assert "No space left on device in " in said and str(small_disk / "cache") in said, said
+    assert "360.0 KB needed" in said, said  # the file's blocks and the shadow's own .git

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import tempfile
 from pathlib import Path
 
 from tui_engineer.base.errors import UserError
@@ -28,48 +30,170 @@ def _size(n: float) -> str:
     return f"{n:.1f} GB"
 
 
-def no_room(folder: Path, needed: int, doing: str, then: str) -> DiskFull | None:
-    """DiskFull when the file system holding `folder` is read-only or has less than `needed`
-    bytes free (git says only 'unable to write file'), else None. `doing` says what failed,
-    `then` what is so and what to do."""
+_FOLDERS: list[Path] = []  # where a session writes (its repository): asked when none is named
+
+
+def remember_folder(folder: Path) -> None:
+    """A folder this process writes to (the session's repository), named when a full disk's
+    error names no file (git's 'unable to write file x' does not say where x is)."""
+    if folder not in _FOLDERS:
+        _FOLDERS.insert(0, folder)
+
+
+def _existing(path: Path) -> Path:
+    """`path`'s nearest folder that exists (a file not yet made is in a folder that is)."""
+    folder = path if path.is_dir() else path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _free(folder: Path) -> tuple[int, bool] | None:
+    """(bytes free to this user, read-only) of the file system holding `folder`."""
     try:
         stats = os.statvfs(folder)
     except OSError:
         return None
-    if stats.f_flag & os.ST_RDONLY:
-        return DiskFull(f"{doing}: {NO_ROOM[errno.EROFS]} ({folder}). {then}")
-    free = stats.f_bavail * stats.f_frsize
-    if free >= needed:
+    return stats.f_bavail * stats.f_frsize, bool(stats.f_flag & os.ST_RDONLY)
+
+
+def _guess_needed(path: Path | None) -> int:
+    """How much a write of `path` needed when the writer did not say: the whole file again
+    (git rewrites index.lock as the index; our temp files stand for their target), at least
+    MIN_GUESS (a run record's line, git's objects and logs)."""
+    size = 0
+    if path is not None:
+        target = path
+        if path.name.endswith(".lock"):
+            target = path.with_name(path.name[: -len(".lock")])
+        elif path.name.endswith(".tui-engineer-new"):  # .NAME.tui-engineer-new
+            target = path.with_name(path.name[1 : -len(".tui-engineer-new")])
+        elif path.name.endswith(".tui-engineer-tmp"):  # .NAME.HEX.tui-engineer-tmp
+            target = path.with_name(path.name[1:].rsplit(".", 2)[0])
+        try:
+            size = target.stat().st_size
+        except OSError:
+            size = 0
+    return max(size, MIN_GUESS)
+
+
+MIN_GUESS = 1024 * 1024
+
+
+def room(path: Path, needed: int | None = None, kind: int = errno.ENOSPC) -> str:
+    """What is full and by how much: 'No space left on device in FOLDER (X free, Y needed)'.
+    `needed` None: guessed from the file (see _guess_needed) and said as a guess."""
+    folder = _existing(path)
+    found = _free(folder)
+    if found is not None and found[1]:
+        kind = errno.EROFS
+    if kind == errno.EROFS:
+        return f"{NO_ROOM[kind]}: {folder} cannot be written"
+    if found is None:
+        return f"{NO_ROOM[kind]} in {folder}"
+    free = found[0]
+    guessed = needed is None
+    need = _guess_needed(path if path != folder else None) if needed is None else needed
+    if kind == errno.EDQUOT:  # the quota, not the disk: its free space says nothing
+        amount = f"about {_size(need)}" if guessed else _size(need)
+        return f"{NO_ROOM[kind]} in {folder} ({amount} needed beyond your quota)"
+    if guessed and need <= free:
+        return f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, more than that needed)"
+    if need <= free:  # the blocks, inodes and the copy beside a file take room too
+        return (
+            f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {_size(need)} to write: too "
+            "little once the file system's own share is counted)"
+        )
+    amount = f"about {_size(need)}" if guessed else _size(need)
+    return f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {amount} needed)"
+
+
+def no_room(folder: Path, needed: int, doing: str, then: str) -> DiskFull | None:
+    """DiskFull when the file system holding `folder` is read-only or has less than `needed`
+    bytes free (git says only 'unable to write file'), else None. `doing` says what failed,
+    `then` what is so and what to do."""
+    found = _free(folder)
+    if found is None:
         return None
-    return DiskFull(
-        f"{doing}: {NO_ROOM[errno.ENOSPC]} in {folder} ({_size(free)} free, "
-        f"{_size(needed)} needed). {then}"
-    )
+    if not found[1] and found[0] >= needed:
+        return None
+    return DiskFull(f"{doing}: {room(folder, needed)}. {then}")
 
 
-def from_os_error(err: OSError, doing: str, then: str) -> DiskFull | None:
-    """DiskFull for an OSError that is ENOSPC, EDQUOT or EROFS (naming its file), else None."""
+def from_os_error(
+    err: OSError, doing: str, then: str, needed: int | None = None
+) -> DiskFull | None:
+    """DiskFull for an OSError that is ENOSPC, EDQUOT or EROFS: the folder of its file and
+    the room (`needed` bytes, else a guess), else None."""
     if err.errno not in NO_ROOM:
         return None
-    where = f" ({err.filename})" if err.filename else ""
-    return DiskFull(f"{doing}: {NO_ROOM[err.errno]}{where}. {then}")
+    where = _where(err)
+    said = room(where, needed, err.errno) if where else NO_ROOM[err.errno]
+    return DiskFull(f"{doing}: {said}. {then}")
+
+
+def _where(err: OSError) -> Path | None:
+    name = err.filename if err.filename is not None else err.filename2
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if isinstance(name, str) and name:
+        return Path(name).absolute()
+    return _fullest()
+
+
+def _fullest() -> Path | None:
+    """Of the folders a session writes to (its repository, the cache, the temp folder), the
+    one read-only or with the least room: where a write that named no file failed."""
+    import platformdirs  # here: base/ is imported by every command, this only on a full disk
+
+    candidates = [*_FOLDERS, Path.cwd(), platformdirs.user_cache_path("tui-engineer")]
+    candidates.append(Path(tempfile.gettempdir()))
+    measured = [(f, _free(_existing(f))) for f in candidates]
+    known = [(f, m) for f, m in measured if m is not None]
+    if not known:
+        return None
+    return min(known, key=lambda fm: (not fm[1][1], fm[1][0]))[0]
+
+
+_QUOTED = re.compile(r"'(/[^']+)'|\"(/[^\"]+)\"|(?:^|\s)(/\S+?)(?::|\s|$)")
+
+
+_STREAM = re.compile(r"^\s*(stderr|stdout):\s*'?")
+
+
+def _named_in(line: str) -> Path | None:
+    """The absolute path a tool's error line names (git: Unable to create '/r/.git/x.lock')."""
+    match = _QUOTED.search(line)
+    if match is None:
+        return None
+    return Path(next(g for g in match.groups() if g))
+
+
+# git's own words for ENOSPC where it does not give strerror's ("sha1 file '…/index.lock'
+# write error. Out of diskspace", from git status refreshing the index).
+_GIT_SAYS = {"Out of diskspace": errno.ENOSPC}
 
 
 def disk_trouble(err: BaseException) -> DiskFull | None:
     """DiskFull when `err`, or an error it came from, is a full, over-quota or read-only disk:
-    an OSError with that errno, or a command (git) whose words say so."""
+    an OSError with that errno, or a command (git) whose words say so; with the folder and the
+    room needed."""
     seen: set[int] = set()
     cause: BaseException | None = err
+    then = "Free some space (or make it writable), then start tui-engineer again."
     while cause is not None and id(cause) not in seen:
         seen.add(id(cause))
         if isinstance(cause, DiskFull):
             return cause
-        then = "Free some space (or make it writable), then start tui-engineer again."
         if isinstance(cause, OSError) and (full := from_os_error(cause, "Writing failed", then)):
             return full
-        said = [words for words in NO_ROOM.values() if words in str(cause)]
+        words = {**{w: k for k, w in NO_ROOM.items()}, **_GIT_SAYS}
+        said = [(kind, w) for w, kind in words.items() if w in str(cause)]
         if said:
-            line = next(ln for ln in str(cause).splitlines() if said[0] in ln).strip(" '")
-            return DiskFull(f"Writing failed: {line[:300]}. {then}")
+            line = next(ln for ln in str(cause).splitlines() if said[0][1] in ln)
+            where = _named_in(line) or _fullest()
+            room_said = room(where, None, said[0][0]) if where else NO_ROOM[said[0][0]]
+            words = _STREAM.sub("", line).strip(" '")[:300]  # GitCommandError's "stderr: '"
+            return DiskFull(f"Writing failed: {room_said}; {words}. {then}")
         cause = cause.__cause__ or cause.__context__
     return None

@@ -62,10 +62,12 @@ class _Writer:
     def _refuse_no_room(self, err: OSError, then: str) -> None:
         """A full or read-only disk is the machine's, not the model's to fix: DiskFull (a
         UserError, never an EditError sent back to the model)."""
+        needed = sum(len(f.data or b"") for p, f in self.files.items() if f.data is not None)
         full = from_os_error(
             err,
             f"Writing the model's edits in {self.root} failed",
             f"{then}. Free some space there (or make it writable), then try again.",
+            needed=needed,
         )
         if full is not None:
             raise full from err
@@ -78,8 +80,12 @@ class _Writer:
         temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tui-engineer-tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
         self.staged.append((temp, path))
-        with os.fdopen(fd, "wb") as out:
-            out.write(entry.data or b"")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(entry.data or b"")
+        except OSError as err:  # a full disk: the error names the file (base/disk.py)
+            err.filename = err.filename or str(temp)
+            raise
         if entry.mode is not None:
             os.chmod(temp, entry.mode)
 

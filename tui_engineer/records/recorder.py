@@ -67,8 +67,12 @@ class Recorder:
         line = json.dumps(event.to_dict(), ensure_ascii=False)
         for secret in self._secrets:
             line = line.replace(secret, "[redacted]")
-        self._file.write(line + "\n")
-        self._file.flush()
+        try:
+            self._file.write(line + "\n")
+            self._file.flush()
+        except OSError as err:  # a full disk: the error names the record (base/disk.py)
+            err.filename = err.filename or str(self.path)
+            raise
 
     def close(self) -> None:
         if self._file is not None:

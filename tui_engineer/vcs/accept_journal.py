@@ -32,6 +32,7 @@ from pathlib import Path
 
 import git
 
+from tui_engineer.base.disk import disk_trouble
 from tui_engineer.vcs.commit_objects import (
     TRAILER_KEY,
     TRAILER_TOOL,
@@ -200,6 +201,25 @@ def _build(root: Path, journal: Journal, gitdir: Path) -> str:
         return make_commit(root, index, journal.old, message, sign=journal.sign)
 
 
+class NoRoomToAccept(GitRefused):
+    """A full, over-quota or read-only disk met before the branch moved: nothing was written,
+    the step can be accepted again once there is room (a refusal, said with the folder and the
+    room needed)."""
+
+
+_NOTHING_WRITTEN = (
+    "Nothing was written to your files or branch; free some space there, then accept again."
+)
+
+
+def _no_room(err: BaseException) -> NoRoomToAccept | None:
+    full = disk_trouble(err)
+    if full is None:
+        return None
+    said = str(full).split(". Free some space")[0]  # our own way on is said instead
+    return NoRoomToAccept(f"{said}. {_NOTHING_WRITTEN}")
+
+
 def decide(
     shadow: Shadow,
     *,
@@ -210,7 +230,26 @@ def decide(
 ) -> Journal:
     """The decision, made durable: checks, the step's files into the user's object store, and
     the journal naming them. From here a stop of any kind (kill -9 too) ends with the step
-    committed, now or at the next start. Nothing of the user's changes yet."""
+    committed, now or at the next start. Nothing of the user's changes yet. A full disk on
+    the way is NoRoomToAccept (git status's index.lock, the objects, the journal)."""
+    try:
+        return _decide(shadow, title=title, body=body, model=model, changes=changes)
+    except GitRefused:
+        raise
+    except Exception as err:
+        if (refused := _no_room(err)) is not None:
+            raise refused from None
+        raise
+
+
+def _decide(
+    shadow: Shadow,
+    *,
+    title: str,
+    body: str,
+    model: str | None,
+    changes: list[Change] | None,
+) -> Journal:
     if not title.strip():
         raise ValueError("a commit needs a title")
     if changes is None:
@@ -236,6 +275,8 @@ def decide(
     try:
         entries = [hash_shadow_file(root, shadow.path, p) for p in paths]
     except git.GitCommandError as err:
+        if (refused := _no_room(err)) is not None:
+            raise refused from None
         raise GitRefused(
             "git refused the step's files; your files are as they were before accepting.\n"
             + git_output(err)
@@ -295,6 +336,8 @@ def commit_decided(root: Path, journal: Journal) -> str:
             _move_ref(root, journal, sha)
         except BaseException as err:
             remove_journal(gitdir)  # the branch did not move: nothing of the user's was written
+            if isinstance(err, Exception) and (refused := _no_room(err)) is not None:
+                raise refused from None
             if isinstance(err, git.GitCommandError):
                 raise GitRefused(
                     "git refused the commit; your files are as they were before accepting.\n"

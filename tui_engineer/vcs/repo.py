@@ -13,6 +13,7 @@ from pathlib import Path
 
 import git
 
+from tui_engineer.base.disk import remember_folder
 from tui_engineer.base.errors import UserError
 
 
@@ -91,7 +92,9 @@ def find_repo_root(start: Path) -> Path:
                 "Run tui-engineer in a clone of it.",
                 exit_code=2,
             )
-        return Path(repo.working_tree_dir).resolve()
+        root = Path(repo.working_tree_dir).resolve()
+    remember_folder(root)  # a full disk whose error names no file is looked for here first
+    return root
 
 
 def init_repo(path: Path) -> Path:

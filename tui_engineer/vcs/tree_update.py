@@ -77,6 +77,17 @@ def _publish_index(gitdir: Path, new_index: Path, seen: str | None) -> bool:
     return True
 
 
+_BLOCK = 4096  # a file takes whole blocks of its file system (4 KB on most)
+
+
+def checkout_size(root: Path, commit: str) -> int:
+    """What checking out `commit`'s files takes on disk, each rounded up to whole blocks
+    (0 when git cannot say)."""
+    done = run_git(root, "ls-tree", "-r", "-l", "-z", commit, check=False)
+    sizes = (item.split(b"\t", 1)[0].split()[-1] for item in done.stdout.split(b"\0") if item)
+    return sum(-(-int(n) // _BLOCK) * _BLOCK for n in sizes if n.isdigit())
+
+
 def _needed(root: Path, entries: dict[str, tuple[str, str]]) -> int:
     shas = "".join(f"{sha}\n" for _mode, sha in entries.values()).encode()
     out = run_git(root, "cat-file", "--batch-check=%(objectsize)", data=shas).stdout
@@ -120,8 +131,12 @@ def _place(stage: Path, root: Path, rel: str) -> None:
         if err.errno != errno.EXDEV:
             raise
         beside = target.with_name(f".{target.name}.tui-engineer-new")  # the git folder is
-        shutil.move(stage / rel, beside)  # on another file system: copied next to it first
-        os.replace(beside, target)
+        try:  # on another file system: copied next to it first
+            shutil.move(stage / rel, beside)
+            os.replace(beside, target)
+        except OSError:
+            beside.unlink(missing_ok=True)  # a half copy is never left in the user's tree
+            raise
 
 
 def _build_index(
