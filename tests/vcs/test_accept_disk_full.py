@@ -141,27 +141,3 @@ def test_an_accept_on_a_full_disk_is_refused_with_the_room_named_and_can_be_made
     assert git(root, "log", "--format=%s") == "Two\ninitial"
     assert (root / "app.py").read_text() == "X = 2\n" and git(root, "status", "--porcelain") == ""
     shadow.remove()
-
-
-def test_a_shadow_with_no_room_names_the_folder_and_the_checkout_size(
-    small_disk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """git's 'Could not reset index file to revision' was all a session said when the cache
-    holding the shadow was full."""
-    from tui_engineer.base.disk import DiskFull
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(small_disk / "cache"))
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "big.bin").write_bytes(os.urandom(300_000))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    (small_disk / "cache").mkdir()
-    stats = os.statvfs(small_disk)
-    (small_disk / "filler").write_bytes(b"\0" * (stats.f_bavail * stats.f_frsize - 100_000))
-    with pytest.raises(DiskFull) as err:
-        Shadow.create(root, session_id="no-room")
-    said = str(err.value)
-    assert "No space left on device in " in said and str(small_disk / "cache") in said, said
-    assert "360.0 KB needed" in said, said  # the file's blocks and the shadow's own .git
