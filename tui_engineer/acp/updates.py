@@ -226,6 +226,17 @@ class Translator:
             return []
         return [run_finished(call, event.ok, test_result_text(event))]
 
+    def _on_check_finished(self, event: ev.CheckFinished) -> list[Update]:
+        """One of the project's own checks on a step (its run is said once done: started and
+        finished together)."""
+        call = self._new_id("check")
+        command = event.command or event.name
+        text = event.summary or ("passed" if event.ok else "refused the step")
+        if event.output:
+            text += "\n\n```\n" + event.output.rstrip() + "\n```"
+        started = run_started(call, f"Check: {event.name}", command)
+        return [started, run_finished(call, event.ok, text)]
+
     def _on_baseline_started(self, event: ev.BaselineStarted) -> list[Update]:
         call = self._new_id("tests")
         self._runs[(None, "baseline")] = call
