@@ -309,3 +309,25 @@ def test_a_second_clone_of_the_repository_reads_no_file_to_map_it(make_repo, tmp
     git(other, "add", "-A")
     git(other, "commit", "-qm", "x")
     assert repomap.cache_file(other) != repomap.cache_file(repo)
+
+
+def test_a_map_cut_short_by_its_time_bound_reads_what_the_request_names_and_says_so(
+    make_repo,
+) -> None:
+    """Issue 47: a big repository the cache has never seen is not read whole on the way to a
+    prompt: the files the request names first, the rest within the bound, and the prompt says
+    the map was cut short; the next build goes on from there."""
+    files = {f"pkg/mod{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(600)}
+    repo = make_repo({**files, "pkg/core.py": "def add(a, b):\n    return a - b\n"})
+    context = gather_context(repo, "fix add in pkg/core.py", seconds=0.0)
+    assert "pkg/core.py" in context.shown
+    assert "The map was cut short: 600 source files were not read" in context.listing
+    cut = build_map(repo, text="fix add in pkg/core.py", seconds=0.0)
+    assert (cut.read, cut.left) == (0, 600)  # core.py was read by the first build: cached
+    assert [s.name for s in cut.files["pkg/core.py"].symbols] == ["add"]
+    assert cut.files["pkg/mod5.py"].rows == ()  # listed by name, not read
+    whole = build_map(repo, seconds=60.0)
+    assert (whole.read, whole.left) == (600, 0)
+    assert [s.name for s in whole.files["pkg/mod5.py"].symbols] == ["f5"]
+    again = gather_context(repo, "fix add in pkg/core.py", seconds=0.0)
+    assert "cut short" not in again.listing

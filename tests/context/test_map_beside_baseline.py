@@ -57,3 +57,24 @@ async def test_the_map_is_built_beside_the_baseline_and_reused_by_the_next_sessi
     # for the rest, whose symbols come from the first session's cache.
     assert (again.files_read, again.parsed) == (1, 1)
     assert again.files_reused == SOURCES - 1
+
+
+@whole_session
+async def test_a_map_cut_short_by_its_bound_still_shows_the_named_file_and_says_so(
+    make_repo, scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 47: on a repository too big to read within the map's time bound (here a bound of
+    0 s: nothing beyond what the request names), the first prompt has the file the request
+    names, says the map was cut short, and the session goes on to its commit."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr("tui_engineer.engine.steps.repo_context.MAP_SECONDS", 0.0)
+    repo: Path = make_repo(FILES)
+    scripted_server.script(Reply(text=FIX))
+    result, seen = await run_headless(repo, "fix add in pkg/core.py", scripted_server.base_url,
+                                      plan=False)  # fmt: skip
+    assert result.exit_code == 0, result.message
+    (ready,) = seen.of(ev.ContextReady)
+    assert ready.files_left > 0 and ready.files_read < SOURCES
+    prompt = "\n".join(str(m["content"]) for m in scripted_server.chat_requests[0].messages)
+    assert "def add(a, b):\n    return a - b" in prompt
+    assert "The map was cut short" in prompt

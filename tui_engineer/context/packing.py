@@ -70,11 +70,18 @@ def gather_context(
     cache_root: Path | None = None,
     repo_map: RepoMap | None = None,
     buffers: Mapping[str, str] | None = None,
+    seconds: float | None = None,
 ) -> Context:
     """The map and contents for a prompt about `request` (and a step), within `budget_chars`.
     `buffers`: files' text as an editor holds it (unsaved changes), shown instead of the
-    saved file."""
-    repo = repo_map or build_map(root, cache_root=cache_root)
+    saved file. `seconds`: the map's time bound (build_map) when it is built here; when the
+    one given was cut short, this build reads only the files the request names (the files
+    it has read come from the cache: a look at their stats)."""
+    repo = repo_map
+    if repo is None or repo.left:
+        text = "\n".join([request, step_text, *step_files])
+        bound = seconds if repo is None else 0.0
+        repo = build_map(root, cache_root=cache_root, text=text, seconds=bound)
     focus = Focus(f"{request}\n{step_text}", step_files, failures)
     ranked = rank(repo, focus, recent_changes(root))
     map_budget = max(MAP_MIN, min(MAP_MAX, budget_chars // MAP_SHARE))
@@ -84,9 +91,20 @@ def gather_context(
     budget = max(0, budget_chars - MAP_MIN)
     contents, shown, whole = _contents(repo, relevant(ranked), budget, named, buffers or {})
     room = min(map_budget, max(MAP_MIN, budget_chars - len(contents)))
-    listing = _listing(repo, ranked, whole, room)
+    listing = _listing(repo, ranked, whole, room) + cut_short(repo, seconds)
     # Names (and contents) the model reads: a byte that is not UTF-8 shows as U+FFFD.
     return Context(readable(listing), readable(contents), shown, ranked)
+
+
+def cut_short(repo: RepoMap, seconds: float | None) -> str:
+    """The map's own word that it is not whole (never cut silently), else nothing."""
+    if not repo.left:
+        return ""
+    return (
+        f"\n(The map was cut short: {repo.left:,} source files were not read within its "
+        f"{seconds or 0:g} s bound, so their symbols are not listed above; their names are. "
+        "A SHOW line shows any of them.)"
+    )
 
 
 # ----- contents

@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 CACHE_VERSION = (2, sys.version_info[:2])
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
 KEPT_TREES = 4  # folders whose file stats the cache keeps (the repo and recent shadows)
+BATCH = 500  # files read and parsed between looks at a build's time bound (in this process)
 POOL_THRESHOLD = 1_500  # files to parse before a build uses worker processes
 MAX_WORKERS = 4
 
@@ -61,6 +63,9 @@ class RepoMap:
     parsed: int = 0  # files parsed in this build (the rest came from the cache)
     read: int = 0  # source files whose bytes this build read (the rest: stats or git vouched)
     reused: int = 0  # source files mapped from the cache without being parsed again
+    # Source files not read within the build's time bound (listed by name, no symbols yet):
+    # the map was cut short, and the prompt says so (context/packing.py).
+    left: int = 0
 
     def defining(self, name: str) -> list[tuple[str, Symbol]]:
         """(path, symbol) for every definition of `name`: a bare name ("windowed"), a
@@ -281,9 +286,15 @@ def _listed(root: str, rel: str) -> tuple[os.stat_result | None, bool]:
     return stat, language_of(rel) is not None and stat.st_size <= MAX_PARSED_BYTES
 
 
-def build_map(root: Path, *, cache_root: Path | None = None) -> RepoMap:
+def build_map(
+    root: Path, *, cache_root: Path | None = None, text: str = "", seconds: float | None = None
+) -> RepoMap:
     """The map of every file git sees under `root`. `cache_root`: the repository the cache
-    belongs to (a session's shadow shares its user repository's cache)."""
+    belongs to (a session's shadow shares its user repository's cache). `seconds`: a time
+    bound on reading files the cache does not know; the files `text` (a request, a step) names
+    are read first and always, the rest until the bound (those left are counted in `left`;
+    the next build, which finds the rest in the cache, goes on with them)."""
+    deadline = None if seconds is None else time.monotonic() + seconds
     root = root.resolve()
     base = str(root)
     cache = _Cache(cache_file(cache_root or root), base)
@@ -312,9 +323,39 @@ def build_map(root: Path, *, cache_root: Path | None = None) -> RepoMap:
             reused += 1
             continue
         unknown.append((rel, stat))
-    parsed = _map_unknown(base, unknown, files, cache)
+    left: list[tuple[str, os.stat_result]] = []
+    if deadline is not None:
+        unknown, rest = reading_order(unknown, text)
+        parsed = _map_unknown(base, unknown, files, cache)
+        while rest and time.monotonic() < deadline:
+            batch, rest = rest[:BATCH], rest[BATCH:]
+            parsed += _map_unknown(base, batch, files, cache)
+            unknown += batch
+        left = rest
+    else:
+        parsed = _map_unknown(base, unknown, files, cache)
     cache.save()
-    return RepoMap(root, files, parsed, read=len(unknown), reused=reused)
+    return RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
+
+
+def reading_order(
+    unknown: list[tuple[str, os.stat_result]], text: str
+) -> tuple[list[tuple[str, os.stat_result]], list[tuple[str, os.stat_result]]]:
+    """(the files `text` names, by path or name, or by a word that is their stem: read
+    whatever the bound; the rest, those in a folder `text` names first)."""
+    words = set(re.findall(r"[A-Za-z0-9_]+", text))
+    named: list[tuple[str, os.stat_result]] = []
+    near: list[tuple[str, os.stat_result]] = []
+    rest: list[tuple[str, os.stat_result]] = []
+    for item in unknown:
+        folder, _, name = item[0].rpartition("/")
+        if name in text or name.split(".", 1)[0] in words:
+            named.append(item)
+        elif words.intersection(folder.split("/")):
+            near.append(item)
+        else:
+            rest.append(item)
+    return named, near + rest
 
 
 def _map_unknown(

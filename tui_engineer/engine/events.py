@@ -529,6 +529,7 @@ class ContextReady(Event):
     files_read: int
     files_reused: int
     parsed: int  # of those read, parsed anew (the rest: their bytes were seen before)
+    files_left: int = 0  # not read within the map's time bound: the prompt says it was cut short
 
 
 @dataclass(frozen=True)

@@ -256,10 +256,11 @@ class ProgressPrinter:
             self._line(f"    │ {line}")
 
     def _on_context_ready(self, e: ev.ContextReady) -> None:
-        if e.seconds >= MAP_SAID_AFTER:  # a wait the user noticed: say what it was
+        if e.seconds >= MAP_SAID_AFTER or e.files_left:  # a wait noticed, or a map not whole
+            left = f", cut short: {e.files_left:,} not read yet" if e.files_left else ""
             self._line(
                 f"  map: {e.files:,} files in {e.seconds:.1f} s ({e.files_read:,} read, "
-                f"{e.files_reused:,} from the cache)"
+                f"{e.files_reused:,} from the cache{left})"
             )
 
     def _on_baseline_ready(self, e: ev.BaselineReady) -> None:

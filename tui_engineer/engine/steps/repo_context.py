@@ -17,6 +17,9 @@ from tui_engineer.engine.plans.plan import Step
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.seeing_more import answer_room
 
+# The map's time bound: a cold build of a big repository reads what the request names and then
+# what fits in this (beside the baseline's tests); each later prompt's build goes on from there.
+MAP_SECONDS = 3.0
 MARGIN_CHARS = 2_000  # when the window is the limit: the estimate's slack
 FIX_REGION_CHARS = 12_000  # the code at the failing lines, per fix message
 
@@ -43,7 +46,8 @@ def start_map(rt: Runtime) -> asyncio.Task[None]:
 
 async def _first_map(rt: Runtime) -> RepoMap:
     started = time.monotonic()
-    built = await asyncio.to_thread(build_map, rt.workdir, cache_root=rt.root)
+    build = functools.partial(build_map, rt.workdir, cache_root=rt.root, seconds=MAP_SECONDS)
+    built = await asyncio.to_thread(build)
     rt.emit(
         ev.ContextReady(
             seconds=round(time.monotonic() - started, 3),
@@ -51,6 +55,7 @@ async def _first_map(rt: Runtime) -> RepoMap:
             files_read=built.read,
             files_reused=built.reused,
             parsed=built.parsed,
+            files_left=built.left,
         )
     )
     return built
@@ -83,6 +88,7 @@ async def context_for(
         budget_chars=budget,
         cache_root=rt.root,
         repo_map=repo_map,
+        seconds=MAP_SECONDS,
     )
     context = await asyncio.to_thread(gather)
     roots = (rt.root, rt.workdir)
