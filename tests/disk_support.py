@@ -113,6 +113,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         "--slow", "-o", "addopts=", pyfuncitem.nodeid,
     ]  # fmt: skip
     env = {**os.environ, INSIDE: str(where)}
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)  # hermetic_env's: the test's, not this run's
     done = subprocess.run(
         in_namespace(where, size, inner),
         cwd=pyfuncitem.config.rootpath,
