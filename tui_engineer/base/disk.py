@@ -101,8 +101,8 @@ def room(path: Path, needed: int | None = None, kind: int = errno.ENOSPC) -> str
         return f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, more than that needed)"
     if need <= free:  # the blocks, inodes and the copy beside a file take room too
         return (
-            f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {_size(need)} to write: too "
-            "little once the file system's own share is counted)"
+            f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {_size(need)} to write: about "
+            f"{_size(need + MIN_GUESS)} needed with the file system's own share)"
         )
     amount = f"about {_size(need)}" if guessed else _size(need)
     return f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {amount} needed)"
