@@ -194,3 +194,20 @@ async def test_a_check_that_hangs_is_cut_by_its_own_timeout_and_not_judged(
     (ran,) = _checks(seen, "slow-lint")
     assert ran.ok and "timed out" in ran.summary and ran.duration < 30
     assert git(repo, "log", "-1", "--format=%s") == "fix add"
+
+
+@whole_session
+async def test_a_check_that_writes_nothing_runs_beside_the_tests_not_after_them(
+    make_repo, scripted_server: ScriptedServer, ruff_wheels
+) -> None:
+    slow = "import time\n\nfrom calc import add\n\n\ndef test_add():\n    time.sleep(3)\n"
+    slow += "    assert add(2, 3) == 5\n"
+    repo = make_repo({**RUFF_PROJECT, "tests/test_calc.py": slow})
+    tool_venv(repo, ruff_wheels)
+    seen = await _fix_add(repo, scripted_server, FIX)
+    order = [
+        type(e).__name__
+        for e in seen.events
+        if isinstance(e, ev.CheckFinished) or (isinstance(e, ev.TestsFinished) and e.step)
+    ]
+    assert order == ["CheckFinished", "TestsFinished"]  # ruff's answer came during the tests

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
@@ -24,6 +26,7 @@ from tui_engineer.verify.checks.commit_hook import baseline_checkout, in_folder
 from tui_engineer.verify.checks.findings import CheckResult, judge
 from tui_engineer.verify.checks.found import Check
 
+T = TypeVar("T")
 FOUND_BY = "the check "  # how a finding's report names its command (no diagnosis call)
 
 
@@ -89,10 +92,12 @@ def _said(rt: Runtime, step: int, check: Check, result: CheckResult) -> None:
     )  # fmt: skip
 
 
-def _runnable(rt: Runtime, formatters: bool) -> list[Check]:
+def _runnable(rt: Runtime, formatters: bool, quiet: bool | None = None) -> list[Check]:
     dropped = _session(rt).dropped
     return [
-        c for c in rt.options.declared_checks if c.formatter == formatters and c.id not in dropped
+        c
+        for c in rt.options.declared_checks
+        if c.formatter == formatters and c.id not in dropped and quiet in (None, c.quiet)
     ]
 
 
@@ -101,8 +106,11 @@ async def _lint(rt: Runtime, step: int, check: Check) -> CheckResult | None:
     if check.files and not files:
         return None
     command = _command(check, files)
-    async with bracketed(rt.shadow):  # what a check writes (caches) is not the step's
+    if check.quiet:  # it writes nothing here: it runs beside the tests, outside their bracket
         report = await _run(rt, check, command)
+    else:
+        async with bracketed(rt.shadow):  # what a check writes (caches) is not the step's
+            report = await _run(rt, check, command)
     if report is None:
         return None
     if report.timed_out:
@@ -154,17 +162,30 @@ async def format_step(rt: Runtime, step: int) -> Formatted:
     return done
 
 
+async def _lints(rt: Runtime, step: int, checks: list[Check]) -> list[CheckResult]:
+    results = [await _lint(rt, step, check) for check in checks]
+    return [r for r in results if r is not None and not r.ok]
+
+
+async def beside_tests(rt: Runtime, step: int, tests: Awaitable[T]) -> tuple[T, list[CheckResult]]:
+    """`tests` awaited with the checks that write nothing running beside them (the wait is the
+    longer of the two, not their sum); those checks' failing results."""
+    quiet = asyncio.ensure_future(_lints(rt, step, _runnable(rt, False, quiet=True)))
+    try:
+        done = await tests
+    except BaseException:
+        quiet.cancel()
+        raise
+    return done, await quiet
+
+
 async def check_findings(
-    rt: Runtime, step: int, formatted: Formatted | None = None
+    rt: Runtime, step: int, earlier: Sequence[CheckResult] = ()
 ) -> TestReport | None:
-    """Run the linters and type checkers on the step (its tests passed). Those with a new
-    finding (and formatters that failed on new lines) as one failing report the fix loop
-    reads, or None."""
-    failing = list(formatted.failing) if formatted is not None else []
-    for check in _runnable(rt, formatters=False):
-        result = await _lint(rt, step, check)
-        if result is not None and not result.ok:
-            failing.append(result)
+    """Run the checks that write (a cache, a build) on the step once its tests passed, one
+    after the other. With those that failed `earlier` (beside the tests, or formatters),
+    those with a new finding as one failing report the fix loop reads, or None."""
+    failing = [*earlier, *await _lints(rt, step, _runnable(rt, False, quiet=False))]
     if not failing:
         return None
     text = "\n\n".join(r.for_model() for r in failing)

@@ -25,7 +25,12 @@ from tui_engineer.engine.steps.commit_check import NAME, REFUSED_BY, hook_refusa
 from tui_engineer.engine.steps.disowning import disowns_only, refused_note
 from tui_engineer.engine.steps.edit_watch import no_edit, shows_an_edit, stopped_messages
 from tui_engineer.engine.steps.old_failures import failing_at_start, step_aim
-from tui_engineer.engine.steps.project_checks import FOUND_BY, check_findings, format_step
+from tui_engineer.engine.steps.project_checks import (
+    FOUND_BY,
+    beside_tests,
+    check_findings,
+    format_step,
+)
 from tui_engineer.engine.steps.reach import reach_hint
 from tui_engineer.engine.steps.repo_context import context_for, failing_code
 from tui_engineer.engine.steps.seeing_more import reply_after_show
@@ -198,9 +203,11 @@ async def _verify(rt: Runtime, step: Step, state: _Attempts) -> None:
     if formatted.said:
         state.diff = await asyncio.to_thread(rt.shadow.diff)
         state.formatted = formatted.said
-    verified = await verify_attempt(rt, step.index, _failing_first(rt, state))
+    tests = verify_attempt(rt, step.index, _failing_first(rt, state))
+    verified, beside = await beside_tests(rt, step.index, tests)
     state.report, state.test_runs = verified.report, verified.summaries()
-    if verified.report.ok and (found := await check_findings(rt, step.index, formatted)):
+    earlier = [*formatted.failing, *beside]
+    if verified.report.ok and (found := await check_findings(rt, step.index, earlier)):
         state.report, state.test_runs = found, (*state.test_runs, found.note)
     elif verified.report.ok and (refused := await hook_refusal(rt, step.index)) is not None:
         state.report, state.test_runs = refused, (*state.test_runs, f"{NAME}: refused")

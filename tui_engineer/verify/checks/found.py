@@ -29,6 +29,8 @@ class Check:
     suffixes: tuple[str, ...] = ()
     formatter: bool = False
     pattern: str = ""  # a regular expression the file's path must match (pre-commit's `files`)
+    # Writes nothing in the project's folder (no cache there): it may run beside the tests.
+    quiet: bool = False
 
     def applies_to(self, path: str) -> bool:
         if self.pattern and re.search(self.pattern, path) is None:
@@ -87,11 +89,12 @@ def _ours(path: Path) -> bool:
 # id → (program, arguments, what it is, formatter?); the arguments make its output one finding
 # a line (path:line:col: message) and keep its cache out of the step's files.
 _RUFF = "--no-cache --force-exclude "  # and files its config excludes stay unchecked
+_MYPY = "--no-error-summary --no-pretty --cache-dir=/dev/null"  # mypy's own way to keep none
 PYTHON_TOOLS = {
     "ruff": ("ruff", f"check {_RUFF}--output-format=concise", "ruff check", False),
     "ruff-format": ("ruff", f"format {_RUFF.strip()}", "ruff format", True),
     "black": ("black", "-q", "black", True),
-    "mypy": ("mypy", "--no-error-summary --no-pretty --show-column-numbers", "mypy", False),
+    "mypy": ("mypy", f"{_MYPY} --show-column-numbers", "mypy", False),
     "flake8": ("flake8", "", "flake8", False),
     "isort": ("isort", "-q", "isort", True),
 }
@@ -109,5 +112,6 @@ def python_check(root: Path, check_id: str, declared: str, extra: str = "") -> F
         return found
     command = " ".join(p for p in (shlex.quote(where[0]), args, extra) if p)
     reason = f"{declared}; {program} from {where[1]}"
-    found.add(Check(check_id, name, command, reason, suffixes=PY, formatter=formatter))
+    quiet = not formatter  # their arguments keep caches out of the project's folder
+    found.add(Check(check_id, name, command, reason, suffixes=PY, formatter=formatter, quiet=quiet))
     return found
