@@ -19,8 +19,9 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_engineer.base.shell_command import tokens as shell_tokens
 from tui_engineer.base.shell_command import words
-from tui_engineer.config import declared, nox_and_workflows, tox_ini
+from tui_engineer.config import declared, nox_and_workflows, tox_ini, tox_toml
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.
@@ -41,6 +42,7 @@ def detect_test_command(repo_root: Path, *, repo_venv: bool = True) -> tuple[str
     """(command, reason) for the repo's tests, else None. `repo_venv`: pytest may run from the
     repository's own .venv (not in a container: a host's venv does not run there)."""
     tox = tox_ini.tox(repo_root)
+    tox = tox_toml.tox_toml(repo_root) if tox is None else tox  # tox.ini and setup.cfg first
     checks: list[Callable[[Path], tuple[str, str] | None]] = [
         _declared(lambda _root: tox if isinstance(tox, tuple) else None, repo_venv),
         _declared(nox_and_workflows.noxfile, repo_venv),
@@ -102,12 +104,21 @@ def _declared(
         if not (root / venv / "bin" / tokens[0]).exists():
             return command, reason
         tokens[0] = f"{venv}/bin/{tokens[0]}"
-        return shlex.join(tokens), f"{reason}; the repository's own {venv}/"
+        prefix = tox_ini.assignments(_assigned(command))  # tox's setenv stays with it
+        joined = f"{prefix} {shlex.join(tokens)}" if prefix else shlex.join(tokens)
+        return joined, f"{reason}; the repository's own {venv}/"
 
     return found
 
 
 _VENV_PROGRAMS = ("python", "python3", "pytest")
+
+
+def _assigned(command: str) -> dict[str, str]:
+    """The `NAME=value` words before a simple command's program."""
+    found = shell_tokens(command) or []
+    names = found[: len(found) - len(words(command))]
+    return dict(word.partition("=")[::2] for word in names)
 
 
 def _python(

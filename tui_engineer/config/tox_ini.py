@@ -24,6 +24,7 @@ import configparser
 import itertools
 import os
 import re
+import shlex
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -194,6 +195,27 @@ def _condition(head: str) -> list[list[tuple[str, bool]]] | None:
     return groups or None
 
 
+# --- which environment runs the tests (tox.toml's reader shares it) ---------------------------
+
+
+def not_tests(env: str) -> bool:
+    """An environment named for something other than the tests (beyond NOT_TESTS)."""
+    return _NOT_TESTS_TOO.search(env) is not None
+
+
+def env_rank(env: str, root: Path) -> tuple[int, int]:
+    """Sort key: a test factor first, then a Python one; the Python the tests run with first."""
+    return _rank(env, _python_version(root))
+
+
+def _rank(env: str, python: str) -> tuple[int, int]:
+    factors = env.split("-")
+    versions = [m["version"] for f in factors if (m := _PYTHON_FACTOR.match(f))]
+    tests = 0 if _TEST_FACTORS & set(factors) else 1 if versions else 2
+    mine = any((v or "").replace(".", "") == python for v in versions)
+    return tests, 0 if mine else 1
+
+
 # --- one environment ----------------------------------------------------------------------------
 
 
@@ -225,11 +247,7 @@ class _Reader:
         return sorted(names, key=self._rank)  # stable: the envlist's order among equals
 
     def _rank(self, env: str) -> tuple[int, int]:
-        factors = env.split("-")
-        versions = [m["version"] for f in factors if (m := _PYTHON_FACTOR.match(f))]
-        tests = 0 if _TEST_FACTORS & set(factors) else 1 if versions else 2
-        mine = any((v or "").replace(".", "") == self.python for v in versions)
-        return tests, 0 if mine else 1
+        return _rank(env, self.python)
 
     def _section(self, env: str) -> str:
         """The section holding the environment's own settings ([testenv] when none)."""
@@ -276,9 +294,26 @@ class _Reader:
 
     def _found(self, command: str, env: str, section: str, factors: set[str]) -> Found:
         folder = self._folder(env, factors)
+        variables = self._exported(env, factors, command)
+        command = f"{assignments(variables)} {command}" if variables else command
         command = f"cd {folder} && {command}" if folder else command
         reason = f"commands of [{section}] in {self.where}"
-        return command, reason if env == "py" else f"{reason} for the {env} environment"
+        reason = reason if env == "py" else f"{reason} for the {env} environment"
+        return command, f"{reason}, with its setenv" if variables else reason
+
+    def _exported(self, env: str, factors: set[str], command: str) -> dict[str, str]:
+        """What the environment's setenv gives the test process, as tox does: its own values
+        (one naming a folder of tox's, or used only to build the commands, is left out)."""
+        setting = self._setting(env, "setenv", "set_env")
+        if setting is None:
+            return {}
+        lines = (line.partition("=") for line in for_env(setting[1], factors))
+        raw = {key.strip(): value.strip() for key, _, value in lines}
+        used = set(re.findall(r"\$(\w+)", command))  # and every `{env:X}` of the file's values
+        for section in self.parser.sections():
+            for value in self.parser[section].values():
+                used |= set(re.findall(r"\{env:([^:}]+)", value))
+        return exported(self._setenv(env, factors, 0), raw, used)
 
     def _lines(self, raw: str, env: str, factors: set[str]) -> list[str]:
         return [one for line in for_env(raw, factors) for one in self._expanded(line, env, factors)]
@@ -341,6 +376,37 @@ class _Reader:
         if depth >= _MAX_DEPTH:
             return found
         return {k: self._substitute(v, env, factors, depth + 1) for k, v in found.items()}
+
+
+# Set by the sandbox for the run (or the machine's): never from a project's setenv.
+_NOT_EXPORTED = frozenset(
+    {"PATH", "HOME", "VIRTUAL_ENV", "PYTHONHOME", "LD_PRELOAD", "LD_LIBRARY_PATH", "TMPDIR",
+     "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}
+)  # fmt: skip
+_TOX_PLACES = re.compile(
+    r"\{(?:toxinidir|tox_root|toxworkdir|work_dir|envdir|env_dir|envtmpdir|env_tmp_dir|"
+    r"envlogdir|env_log_dir|envsitepackagesdir|temp_dir|homedir)"
+)
+
+
+def exported(values: dict[str, str], raw: dict[str, str], used: set[str]) -> dict[str, str]:
+    """The setenv variables passed to the test command: named plainly, not the sandbox's own,
+    not empty, not naming a folder of tox's (`{toxinidir}`: a path on your machine, not in
+    the sandbox's copy), not used only to build the commands (`{env:X}`)."""
+    found = {}
+    for name, value in values.items():
+        written = raw.get(name, "")
+        if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in _NOT_EXPORTED or name in used:
+            continue
+        if not value or _UNREAD in value or _TOX_PLACES.search(written) or "|" in name:
+            continue
+        found[name] = value
+    return found
+
+
+def assignments(variables: dict[str, str]) -> str:
+    """`A=1 B='two words'`: the variables as a command's prefix."""
+    return " ".join(f"{name}={shlex.quote(value)}" for name, value in variables.items())
 
 
 def _braces(line: str) -> str:
