@@ -18,8 +18,10 @@ from tui_engineer.verify.checks.commit_hook import (
     baseline_checkout,
     find_hook,
     in_folder,
+    is_framework_hook,
     staged,
 )
+from tui_engineer.verify.checks.precommit import CONFIG
 
 NAME = "pre-commit hook"
 REFUSED_BY = f"the {NAME} "  # how a refusal's report names its command (no diagnosis call)
@@ -38,8 +40,29 @@ _hooks: dict[Path, _Hook] = {}  # by shadow: one session's hook, found once
 def _hook(rt: Runtime) -> _Hook:
     found = _hooks.get(rt.workdir)
     if found is None:
-        found = _hooks[rt.workdir] = _Hook(find_hook(rt.root))
+        path = find_hook(rt.root)
+        if path is not None and _framework_with_checks(rt, path):
+            path = None
+        found = _hooks[rt.workdir] = _Hook(path)
     return found
+
+
+def _framework_with_checks(rt: Runtime, hook: Path) -> bool:
+    """The pre-commit framework's own hook, whose config's hooks run as declared checks
+    (verify/checks/precommit.py): not run before review (it would fetch each hook's environment
+    from the network, and stash); said once. The accept still runs it."""
+    if not is_framework_hook(hook):
+        return False
+    if not any(CONFIG in check.reason for check in rt.options.declared_checks):
+        return False
+    rt.emit(
+        ev.Notice(
+            message=f"Your {NAME} is the pre-commit framework's: the hooks of its {CONFIG} run "
+            "on each step as the checks listed at the start, not the framework itself (the "
+            "accept still runs it)."
+        )
+    )
+    return True
 
 
 async def _run(rt: Runtime, command: str) -> TestReport:
