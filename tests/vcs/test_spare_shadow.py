@@ -66,6 +66,7 @@ def test_a_reused_shadow_is_exactly_the_new_baseline(make_repo):
     (first.path / "deep" / "er").mkdir(parents=True)
     (first.path / "deep" / "er" / "x.txt").write_text("x\n")
     os.chmod(first.path / "calc.py", 0o755)
+    assert ("A", "new.py") in first.changed_files()  # staged: its blobs are in the shadow's store
     first.remove()
     # Meanwhile the user commits: the next baseline differs from the spare's.
     (root / "calc.py").write_text("def add(a, b):\n    return b + a\n")
@@ -76,6 +77,10 @@ def test_a_reused_shadow_is_exactly_the_new_baseline(make_repo):
         assert _tree_listing(second.path) == _tree_listing(root)
         assert git(second.path, "rev-parse", "HEAD") == git(root, "rev-parse", "HEAD")
         assert second.diff() == "" and second.changed_files() == []
+        # The last session's own objects went with its refs: a spare does not grow.
+        objects = second.path / ".git" / "objects"
+        own = [p for p in objects.rglob("*") if p.is_file() and p.parent.name != "info"]
+        assert own == [], own
     finally:
         second.remove()
 

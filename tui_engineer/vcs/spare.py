@@ -55,11 +55,19 @@ def take(path: Path) -> bool:
     except OSError:
         return False
     dot = path / ".git"
-    for entry in list(dot.iterdir()) if dot.is_dir() else []:
-        if entry.name in _KEPT:
+    _empty(dot, keep=_KEPT)
+    # Its own objects (the last session's proposals, what its runs staged) are needed no more:
+    # its refs are gone, and the index's entries are rewritten from the user's objects.
+    _empty(dot / "objects", keep={"info"})
+    return True
+
+
+def _empty(folder: Path, keep: set[str]) -> None:
+    """Delete what `folder` holds but the entries named in `keep`."""
+    for entry in list(folder.iterdir()) if folder.is_dir() else []:
+        if entry.name in keep:
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
-    return True
