@@ -78,6 +78,12 @@ def _guess_needed(path: Path | None) -> int:
 
 
 MIN_GUESS = 1024 * 1024
+BLOCK = 4096  # a file takes whole blocks of its file system (4 KB on most)
+
+
+def on_disk(sizes: list[int]) -> int:
+    """What files of these sizes take on disk: each rounded up to whole blocks."""
+    return sum(-(-n // BLOCK) * BLOCK for n in sizes)
 
 
 def room(path: Path, needed: int | None = None, kind: int = errno.ENOSPC) -> str:
@@ -99,23 +105,27 @@ def room(path: Path, needed: int | None = None, kind: int = errno.ENOSPC) -> str
         return f"{NO_ROOM[kind]} in {folder} ({amount} needed beyond your quota)"
     if guessed and need <= free:
         return f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, more than that needed)"
-    if need <= free:  # the blocks, inodes and the copy beside a file take room too
+    if need <= free:  # the inodes, folders and the copy beside a file take room too
         return (
             f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {_size(need)} to write: about "
-            f"{_size(need + MIN_GUESS)} needed with the file system's own share)"
+            f"{_size(need + SLACK)} needed with the file system's own share)"
         )
     amount = f"about {_size(need)}" if guessed else _size(need)
     return f"{NO_ROOM[kind]} in {folder} ({_size(free)} free, {amount} needed)"
 
 
+SLACK = 64 * 1024  # what writing files takes beyond their blocks: inodes, folders, git's own
+
+
 def no_room(folder: Path, needed: int, doing: str, then: str) -> DiskFull | None:
     """DiskFull when the file system holding `folder` is read-only or has less than `needed`
-    bytes free (git says only 'unable to write file'), else None. `doing` says what failed,
-    `then` what is so and what to do."""
+    bytes (each file's, rounded up to whole blocks) and SLACK free: a command that failed
+    there (git says only 'unable to write file') ran out of room; else None. `doing` says
+    what failed, `then` what is so and what to do."""
     found = _free(folder)
     if found is None:
         return None
-    if not found[1] and found[0] >= needed:
+    if not found[1] and found[0] >= needed + SLACK:
         return None
     return DiskFull(f"{doing}: {room(folder, needed)}. {then}")
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import git
 
-from tui_engineer.base.disk import no_room
+from tui_engineer.base.disk import no_room, on_disk
 from tui_engineer.vcs.plumbing import run_git
 
 STAGE = "tui-engineer-stage"  # in the git folder: the step's files before they are renamed
@@ -77,21 +77,18 @@ def _publish_index(gitdir: Path, new_index: Path, seen: str | None) -> bool:
     return True
 
 
-_BLOCK = 4096  # a file takes whole blocks of its file system (4 KB on most)
-
-
 def checkout_size(root: Path, commit: str) -> int:
     """What checking out `commit`'s files takes on disk, each rounded up to whole blocks
     (0 when git cannot say)."""
     done = run_git(root, "ls-tree", "-r", "-l", "-z", commit, check=False)
     sizes = (item.split(b"\t", 1)[0].split()[-1] for item in done.stdout.split(b"\0") if item)
-    return sum(-(-int(n) // _BLOCK) * _BLOCK for n in sizes if n.isdigit())
+    return on_disk([int(n) for n in sizes if n.isdigit()])
 
 
 def _needed(root: Path, entries: dict[str, tuple[str, str]]) -> int:
     shas = "".join(f"{sha}\n" for _mode, sha in entries.values()).encode()
     out = run_git(root, "cat-file", "--batch-check=%(objectsize)", data=shas).stdout
-    return sum(int(n) for n in out.split() if n.isdigit())
+    return on_disk([int(n) for n in out.split() if n.isdigit()])
 
 
 def _stage(
