@@ -502,3 +502,21 @@ def test_sessions_cleaning_up_at_once_each_finish_and_remove_every_left_containe
     names = {container.name for container in left}
     assert {name for name in names if any(name in s for s in removed)} == names
     assert not any(s.startswith("Could not") for sentences in results for s in sentences)
+
+
+async def test_without_network_cargo_is_told_to_build_offline(make_repo, make_sandbox) -> None:
+    """As under bubblewrap (issue 48): no network, so cargo builds from its cache alone instead
+    of failing at the index; allowed the network, it is not told so."""
+    check = """
+        import os
+        print("offline=" + os.environ.get("CARGO_NET_OFFLINE", ""))
+    """
+    repo = make_repo({"test_env.py": python_check(check)})
+    report = await make_sandbox(repo).run_tests(repo, PYTEST + " -s", timeout=60)
+    assert "offline=true" in report.output_tail, report.for_model()
+    online = await make_sandbox(repo, allow_network=True).run_tests(
+        repo, PYTEST + " -s", timeout=60
+    )
+    assert "offline=\n" in online.output_tail or "offline=." in online.output_tail, (
+        online.output_tail
+    )

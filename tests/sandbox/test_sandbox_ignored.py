@@ -227,3 +227,23 @@ async def test_a_crates_ignored_lock_is_shown_read_only_and_cargo_runs_offline(
     # Allowed the network, cargo may reach the index as the user's own runs do.
     said = await _sh(root, shadow.path, "echo offline=$CARGO_NET_OFFLINE", allow_network=True)
     assert said.strip() == "offline="
+
+
+async def test_uncontained_the_ignored_lock_is_a_copy_cargo_cannot_write_through(
+    make_repo, shadow_of
+) -> None:
+    """--sandbox none links ignored folders in; a lock file is copied read-only instead: a run
+    that rewrites it (cargo updating the lock) must never change the user's own (issue 48)."""
+    root = make_repo(CRATE)
+    write_files(root, {"Cargo.lock": "# the user's lock\nversion = 3\n"})
+    shadow = shadow_of(root)
+    sandbox = make_sandbox(Settings(sandbox="none"), root)
+    script = (
+        "cat Cargo.lock; test -L Cargo.lock && echo linked; "
+        "echo x >> Cargo.lock 2>/dev/null || echo refused; rm -f Cargo.lock; echo new > Cargo.lock"
+    )
+    report = await sandbox.run_tests(shadow.path, script, timeout=60)
+    await sandbox.close()
+    assert "the user's lock" in report.output_tail and "linked" not in report.output_tail
+    assert (root / "Cargo.lock").read_text() == "# the user's lock\nversion = 3\n"
+    assert shadow.changes() == []  # and never part of a step

@@ -91,9 +91,13 @@ def build_env(cache: Path, *, offline: bool = False) -> dict[str, str]:
     a fresh shadow). `offline`: the runs have no network, so cargo builds from its cache alone
     rather than reach for the index and fail (what it lacks is then named: `cargo fetch`)."""
     env = {"CARGO_TARGET_DIR": str(cache / "cargo-target"), "GOCACHE": str(cache / "go-build")}
-    if offline:
-        env["CARGO_NET_OFFLINE"] = "true"
-    return env
+    return env | offline_env(offline)
+
+
+def offline_env(offline: bool) -> dict[str, str]:
+    """What tells the build tools the runs have no network (bubblewrap's and docker's alike):
+    cargo then builds from its cache alone instead of failing at the index."""
+    return {"CARGO_NET_OFFLINE": "true"} if offline else {}
 
 
 def exclude_in_shadow(workdir: Path, paths: Iterable[str]) -> None:

@@ -303,7 +303,7 @@ class LocalSandbox:
             target = workdir / path
             if not target.exists() and not target.is_symlink():
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.symlink_to(root.resolve() / path)
+                _show(root.resolve() / path, target)
 
     def _env(self, workdir: Path) -> dict[str, str]:
         base = scrubbed_env(
@@ -347,3 +347,14 @@ class LocalSandbox:
             await self._drop_warm()
         if self._reports is not None:
             shutil.rmtree(self._reports, ignore_errors=True)
+
+
+def _show(source: Path, target: Path) -> None:
+    """An ignored path shown uncontained: a folder linked; a file (a crate's Cargo.lock, yarn's
+    module map) copied read-only, so that cargo updating the lock can never write through a
+    link to yours."""
+    if source.is_file():
+        shutil.copyfile(source, target)
+        target.chmod(0o444)
+    else:
+        target.symlink_to(source)

@@ -40,7 +40,7 @@ from tui_engineer.sandbox.docker.workspace import (
     read_single_file,
     workspace_tar,
 )
-from tui_engineer.sandbox.ignored import ignored_paths
+from tui_engineer.sandbox.ignored import ignored_paths, offline_env
 from tui_engineer.sandbox.templates import EnvTemplate, pick_template
 from tui_engineer.verify import runners
 from tui_engineer.verify.report import (
@@ -136,7 +136,8 @@ class DockerSandbox:
             session_id=self.session_id,
             limits=self.limits,
             allow_network=self.allow_network,
-            env=dict(self.template.env),
+            # No network: cargo builds from the image's cache, as under bubblewrap.
+            env={**offline_env(not self.allow_network), **self.template.env},
         )
         await self._prepare()
         env.layers = await asyncio.to_thread(envs.read_layers, self._container)
