@@ -51,11 +51,17 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
 )
 from tui_engineer.vcs.submodules import check_out_submodules
+from tui_engineer.vcs.tree_update import checkout_size
 from tui_engineer.vcs.written import Written
 
 LOCK_PREFIX = "tui-engineer session"
 # Inside a shadow's own .git: the lock reason, which is how cleanup recognises ours.
 SESSION_FILE = "tui-engineer-session"
+_SHADOW_GIT = 64 * 1024  # a shadow's own .git (index, config, refs): 60 KB measured
+_NO_ROOM_FOR_SHADOW = (
+    "Could not create the shadow worktree (where the model's edits are tried)",
+    "Nothing of yours was changed. Free some space there, then start tui-engineer again.",
+)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
@@ -139,7 +145,8 @@ class Shadow:
         except git.GitCommandError as err:
             shutil.rmtree(path, ignore_errors=True)
             release(owner, owner_file(path))
-            full = no_room(path.parent, checkout_size(root, baseline), *_NO_ROOM_FOR_SHADOW)
+            needed = checkout_size(root, baseline) + _SHADOW_GIT
+            full = no_room(path.parent, needed, *_NO_ROOM_FOR_SHADOW)
             if full is not None:  # git says only 'Could not reset index file'
                 raise full from None
             message = f"Could not create the shadow worktree:\n{git_output(err)}"
