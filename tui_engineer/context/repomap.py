@@ -291,10 +291,10 @@ def build_map(
 ) -> RepoMap:
     """The map of every file git sees under `root`. `cache_root`: the repository the cache
     belongs to (a session's shadow shares its user repository's cache). `seconds`: a time
-    bound on reading files the cache does not know; the files `text` (a request, a step) names
+    bound on reading the files the cache does not know (counted once they are listed: the look
+    at the rest is not bounded); the files `text` (a request, a step) names
     are read first and always, the rest until the bound (those left are counted in `left`;
     the next build, which finds the rest in the cache, goes on with them)."""
-    deadline = None if seconds is None else time.monotonic() + seconds
     root = root.resolve()
     base = str(root)
     cache = _Cache(cache_file(cache_root or root), base)
@@ -324,14 +324,19 @@ def build_map(
             continue
         unknown.append((rel, stat))
     left: list[tuple[str, os.stat_result]] = []
-    if deadline is not None:
+    if seconds is not None:
+        # From here: a build on a loaded machine, whose listing alone took the bound, still
+        # reads a share, so the next builds go on (they find what this one read in the cache).
+        deadline = time.monotonic() + seconds
         unknown, rest = reading_order(unknown, text)
         parsed = _map_unknown(base, unknown, files, cache)
-        while rest and time.monotonic() < deadline:
-            batch, rest = rest[:BATCH], rest[BATCH:]
+        done = 0
+        while done < len(rest) and time.monotonic() < deadline:
+            batch = rest[done : done + BATCH]
             parsed += _map_unknown(base, batch, files, cache)
             unknown += batch
-        left = rest
+            done += len(batch)
+        left = rest[done:]
     else:
         parsed = _map_unknown(base, unknown, files, cache)
     cache.save()
