@@ -30,6 +30,7 @@ PRE_COMMIT = """repos:
       - id: ruff
         args: [--fix, --exit-non-zero-on-fix]
       - id: ruff-format
+        exclude: ^migrations/
   - repo: local
     hooks:
       - id: no-print
@@ -72,6 +73,7 @@ def test_a_pre_commit_config_gives_local_hooks_mapped_tools_and_our_fixers(tmp_p
     assert "--fix" not in ruff.command  # we report; the model fixes
     assert "repository's own .venv/" in ruff.reason
     assert found.checks[3].formatter and found.checks[0].formatter
+    assert not found.checks[3].applies_to("migrations/0001.py") and ruff.applies_to("a/b.pyi")
     hook = found.checks[4]
     assert hook.name == "no print calls" and hook.applies_to("src/a.py")
     assert not hook.applies_to("tests/a.py") and not hook.applies_to("src/a.txt")

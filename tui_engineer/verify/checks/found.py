@@ -32,8 +32,12 @@ class Check:
     # Writes nothing in the project's folder (no cache there): it may run beside the tests.
     quiet: bool = False
 
+    exclude: str = ""  # a regular expression of paths left out (pre-commit's `exclude`)
+
     def applies_to(self, path: str) -> bool:
         if self.pattern and re.search(self.pattern, path) is None:
+            return False
+        if self.exclude and re.search(self.exclude, path) is not None:
             return False
         return not self.suffixes or path.endswith(self.suffixes)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,7 @@ def _local(root: Path, hook: dict[str, Any]) -> Found:
         files=hook.get("pass_filenames", True) is not False,
         suffixes=_suffixes(hook),
         pattern=str(hook.get("files", "")),
+        exclude=str(hook.get("exclude", "")),
     )
     found.add(check)
     return found
@@ -100,6 +102,13 @@ def _fixer(hook_id: str, hook: dict[str, Any]) -> Check:
     return Check(hook_id, hook_id, command, reason, formatter=True, pattern=files)
 
 
+def _scoped(found: Found, hook: dict[str, Any]) -> Found:
+    """The hook's own `files` and `exclude` kept on the tool it maps to."""
+    files, exclude = str(hook.get("files", "")), str(hook.get("exclude", ""))
+    found.checks = [replace(c, pattern=files, exclude=exclude) for c in found.checks]
+    return found
+
+
 def checks(root: Path) -> Found:
     found = Found()
     for repo, hook in _hooks(root):
@@ -108,7 +117,8 @@ def checks(root: Path) -> Found:
             found.merge(_local(root, hook))
         elif hook_id in _MAPPED:
             declared = f"{CONFIG}, hook {hook_id!r}"
-            found.merge(python_check(root, _MAPPED[hook_id], declared, _args(hook)))
+            mapped = python_check(root, _MAPPED[hook_id], declared, _args(hook))
+            found.merge(_scoped(mapped, hook))
         elif hook_id in _FIXERS:
             found.add(_fixer(hook_id, hook))
         else:
