@@ -12,6 +12,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from acp.schema import (
     ClientCapabilities,
     CreateTerminalResponse,
@@ -31,6 +32,7 @@ from tests.conftest import git
 from tests.engine_support import DIV, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
+from tui_engineer.acp.shell import is_terminal_uri, shell_command
 
 SECRET = "tok-the-service-secret-42"  # MY_SERVICE_TOKEN, in the agent's and the editor's env
 # What the human runs to show the model: sub's wrong answer, and (by accident) a secret.
@@ -237,3 +239,24 @@ async def test_cancel_stops_a_command_in_the_editors_terminal(
     (shown,) = client.tool_calls("execute")
     assert client.progress(shown.tool_call_id)[-1].status == "failed"
     assert scripted_server.chat_requests == []  # nothing went to the model
+
+
+@pytest.mark.parametrize(
+    ("uri", "terminal"),
+    [
+        ("zed:///agent/terminal-selection?lines=3", True),  # Zed's terminal selection
+        ("terminal://1", True),
+        ("vscode-terminal:/1/2", True),
+        ("file:///home/me/repo/terminal/app.py", False),  # a file in a folder named so
+        ("https://zed.dev/docs/terminal", False),  # a page the editor fetched
+        ("zed:///agent/file?path=/repo/calc.py", False),
+    ],
+)
+def test_which_attached_resources_are_terminal_output(uri: str, terminal: bool) -> None:
+    assert is_terminal_uri(uri) is terminal
+
+
+def test_a_file_attached_to_a_command_prompt_is_not_run() -> None:
+    # prompt_text puts an attached file after a blank line: only the typed line runs.
+    prompt = "!pytest -x\n\n/repo/calc.py:\n```\nrm -rf build\n```"
+    assert shell_command(prompt) == "pytest -x"

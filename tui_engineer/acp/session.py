@@ -20,7 +20,7 @@ from acp.interfaces import Client
 from acp.schema import PermissionOption, ToolCallUpdate
 
 from tui_engineer.acp import slash
-from tui_engineer.acp.shell import SHELL_PREFIX, ShellCommands
+from tui_engineer.acp.shell import SHELL_PREFIX, ShellCommands, shell_command
 from tui_engineer.acp.updates import Translator, Update, say_text
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
@@ -165,7 +165,7 @@ class AcpSession(slash.SlashCommands, ShellCommands):
         if (command := slash.parse(text)) is not None:
             return await self.command(*command)
         if text.lstrip().startswith(SHELL_PREFIX):  # the human's own command (acp/shell.py)
-            return await self.shell(text.lstrip()[len(SHELL_PREFIX) :].strip())
+            return await self.shell(shell_command(text))
         text = self.with_attached(text)
         if self._turn is not None and not self._turn.done():
             # A prompt while a turn runs: chat for the model's next call (as in the TUI).

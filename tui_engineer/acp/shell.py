@@ -46,12 +46,18 @@ TYPE_ONE = "Type a command after !, e.g. !python -m pytest -x"
 _PROMPT_LINE = re.compile(r"^\s*(?:\S*[$%❯#>])\s+(\S.*)$")
 
 
+def shell_command(prompt: str) -> str:
+    """The command of a `!` prompt: its first block only (a file the editor attached to the
+    prompt comes after a blank line, and is never part of what runs)."""
+    return prompt.lstrip()[len(SHELL_PREFIX) :].split("\n\n", 1)[0].strip()
+
+
 def is_terminal_uri(uri: str) -> bool:
     """A resource that is a terminal's output: its scheme or a segment of its path says
     `terminal` (zed:///agent/terminal-selection, terminal://1, vscode-terminal:/...); a file
-    is never one, whatever its folder is called."""
+    or a web page is never one, whatever its path says."""
     parts = urlsplit(uri)
-    if parts.scheme in ("file", ""):
+    if parts.scheme in ("file", "", "http", "https"):  # a file, or a page the editor fetched
         return False
     if "terminal" in parts.scheme.lower():
         return True
