@@ -151,3 +151,31 @@ def test_a_small_project_runner_with_parallel_workers_is_read(tmp_path: Path) ->
     assert found is not None and (found.passed, found.failed) == (1, 1)
     assert found.passing == ["tests/test_text.py::CapfirstTests::test_empty"]
     assert found.failures[0].test_id == "tests/test_text.py::CapfirstTests::test_capfirst"
+
+
+def test_a_django_apps_runtests_handing_argv_to_the_runner_is_narrowed_too(
+    tmp_path: Path,
+) -> None:
+    """The shape of Django apps' own runtests.py at the root: sys.argv[1:] are the labels."""
+    files = {
+        "runtests.py": (
+            "import sys\n\nimport django\nfrom django.conf import settings\n"
+            "from django.test.utils import get_runner\n\n"
+            "django.setup()\nTestRunner = get_runner(settings)\n"
+            "failures = TestRunner().run_tests(sys.argv[1:] or ['tests'])\n"
+            "sys.exit(bool(failures))\n"
+        ),
+        "shop/models.py": "",
+        "tests/__init__.py": "",
+        "tests/test_models.py": "from shop.models import Order\n",
+        "tests/test_views.py": "from shop import views\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    listed = lambda: list(files)  # noqa: E731
+    assert runner_for("python runtests.py", tmp_path) is project_runtests
+    assert report_command("python runtests.py", None, tmp_path) == "python runtests.py"  # no -v
+    assert project_runtests.narrowed(
+        "python runtests.py", {"shop/models.py"}, tmp_path, listed
+    ) == ("python runtests.py tests.test_models")
