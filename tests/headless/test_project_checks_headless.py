@@ -58,3 +58,21 @@ def test_json_has_an_event_per_check_run(
     ran = [(e["check"], e["ok"], e["new"]) for e in checks]
     assert ran == [("ruff", False, 1), ("ruff", True, 0)]
     assert "`os` imported but unused" in checks[0]["output"]
+
+
+@whole_session
+def test_yes_does_not_accept_a_step_whose_new_finding_stays(
+    make_repo, scripted_server: ScriptedServer, ruff_wheels
+) -> None:
+    repo = make_repo(RUFF_PROJECT)
+    tool_venv(repo, ruff_wheels)
+    # The model keeps the import: its fix changes nothing, and the loop stops.
+    scripted_server.script(Reply(text=FIX_WITH_OS), Reply(text="The import is fine as it is."))
+
+    done = run_answering(repo, scripted_server, "fix add", "", *FLAGS, "--max-fix-attempts", "1")
+
+    assert done.returncode != 0, done.stdout
+    assert "accepted: auto" not in done.stdout
+    assert "could not be made to pass (ruff check: 1 new finding in" in done.stdout
+    assert git(repo, "log", "-1", "--format=%s") == "initial"
+    assert "import os" not in (repo / "calc.py").read_text()

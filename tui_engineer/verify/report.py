@@ -61,6 +61,9 @@ class TestReport:
     # {id: how the change runs through it} for the reached ones (engine/steps/reach.py), for the
     # human.
     reach_why: dict[str, str] = field(default_factory=dict)
+    # Said in place of the counts by a report that is not a test run's: the project's own
+    # checks' findings (engine/steps/project_checks.py), "ruff check: 1 new finding".
+    said: str = ""
 
     @property
     def ok(self) -> bool:
@@ -77,6 +80,8 @@ class TestReport:
             return f"timed out after {_seconds(self.duration)}"
         if self.exit_code is not None and self.exit_code < 0:
             return f"killed by signal {-self.exit_code} after {_seconds(self.duration)}"
+        if self.said:
+            return f"{self.said} in {_seconds(self.duration)}"
         if not self.structured:
             return f"exit code {self.exit_code} in {_seconds(self.duration)}"
         counts = [

@@ -198,4 +198,5 @@ async def check_findings(
         errors=len(failing),
         output_tail=text,
         note=f"the tests pass; the project's own checks ({names}) found new problems: fix them",
+        said="; ".join(f"{r.name}: {r.summary()}" for r in failing),
     )
