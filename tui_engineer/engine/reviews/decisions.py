@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from tui_engineer.base.disk import DiskFull
 from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.cleanup import settle, to_the_end
@@ -19,7 +20,7 @@ from tui_engineer.engine.plans.step_graph import dependants
 from tui_engineer.engine.reviews.approval import auto_decision, by_tests
 from tui_engineer.engine.reviews.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.reviews.review_notes import commit_lines
-from tui_engineer.vcs.accept_journal import decide
+from tui_engineer.vcs.accept_journal import NoRoomToAccept, decide
 from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Change, Shadow
@@ -125,6 +126,12 @@ class Decisions:
                 self._refused(step, err, AGAIN_NOW)
                 return False
             self._refused(step, err, AGAIN_ON_RESUME)
+            if isinstance(err, NoRoomToAccept):  # the machine's state: a setup problem (exit 2)
+                said = str(err).split(" Nothing was written")[0]
+                raise DiskFull(
+                    f"step {step.index} not committed: {said} Once space is freed, go on "
+                    "with: tui-engineer run --resume"
+                ) from None
             raise StopSession(
                 "stopped",
                 f"step {step.index} not committed (git refused it); once the cause is fixed, "
