@@ -33,7 +33,10 @@ FOUND_BY = "the check "  # how a finding's report names its command (no diagnosi
 @dataclass
 class _Session:
     dropped: set[str] = field(default_factory=set)  # checks whose program is missing
-    starts: dict[tuple[str, tuple[str, ...]], tuple[int | None, str]] = field(default_factory=dict)
+    # (the step's base commit, check, files) → the check's (exit code, output) there
+    starts: dict[tuple[str, str, tuple[str, ...]], tuple[int | None, str]] = field(
+        default_factory=dict
+    )
 
 
 _sessions: dict[Path, _Session] = {}  # by shadow
@@ -65,8 +68,9 @@ async def _run(rt: Runtime, check: Check, command: str) -> TestReport | None:
 
 
 async def _at_start(rt: Runtime, check: Check, files: list[str]) -> tuple[int | None, str]:
-    """The check on the starting commit, on the same files (those that existed then)."""
-    key = (check.id, tuple(files))
+    """The check on the step's starting commit (the session's, or the last step accepted),
+    on the same files (those that existed then)."""
+    key = (rt.shadow.baseline, check.id, tuple(files))
     known = _session(rt).starts.get(key)
     if known is not None:
         return known
