@@ -42,3 +42,22 @@ def test_kills_during_an_accept_leave_no_half_written_step():
     assert "committed now" in said[0] and outcomes[0].state == "before"
     assert "committed now" in said[1]
     assert "its files are now written too" in said[2]  # the branch moved: finished
+
+
+@pytest.fixture
+def small_disk_bytes() -> int:
+    return 16 * 1024 * 1024  # the harness leaves most of it taken, 0-300 KB free
+
+
+def test_sessions_on_a_nearly_full_disk_end_named_and_start_clean_after(small_disk: Path):
+    """The disk-full phase: a session with its repository (then its repository and cache) on
+    a disk with 28 KB, then 46 KB, free ends finished or with the disk named (folder, room
+    needed), never exit 70; nothing half-written or locked; once space is freed,
+    `--resume --allow-dirty` finishes clean and keeps nothing as the user's edit."""
+    harness = load_harness()
+    plan = [(harness.DISK_FULL, "both"), (harness.DISK_FULL, "repo")]
+    outcomes, counts = harness.run(plan, seed=2, quiet=True, disk=small_disk)
+    full = counts["disk_full"]
+    assert full["exit_70"] == 0 and full["failures"] == 0, [o.problems for o in outcomes]
+    assert full["stopped_named"] >= 1, [(o.exit, o.said) for o in outcomes]
+    assert all("Kept your edits" not in o.recovery for o in outcomes)
