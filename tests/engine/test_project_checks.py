@@ -237,3 +237,16 @@ async def test_the_frameworks_own_hook_is_not_run_before_review_its_hooks_are(
     said = [e.message for e in seen.of(ev.Notice) if "pre-commit framework" in e.message]
     assert len(said) == 1
     assert git(repo, "log", "-1", "--format=%s") == "fix add"
+
+
+@whole_session
+async def test_a_file_unformatted_on_the_starting_commit_is_not_reformatted(
+    make_repo, scripted_server: ScriptedServer, ruff_wheels
+) -> None:
+    pyproject = RUFF_PROJECT["pyproject.toml"] + "\n[tool.ruff.format]\n"
+    old = "def add(a, b):\n    return a - b\n\n\ndef   sub(a,b):\n    return a-b\n"
+    repo = make_repo({**RUFF_PROJECT, "pyproject.toml": pyproject, "calc.py": old})
+    tool_venv(repo, ruff_wheels)
+    seen = await _fix_add(repo, scripted_server, FIX)
+    assert not _checks(seen, "ruff format")
+    assert "def   sub(a,b):\n    return a-b\n" in (repo / "calc.py").read_text()  # as it was

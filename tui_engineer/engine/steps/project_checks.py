@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.baseline import beside_steps
@@ -37,6 +41,8 @@ class _Session:
     starts: dict[tuple[str, str, tuple[str, ...]], tuple[int | None, str]] = field(
         default_factory=dict
     )
+    # (base commit, formatter, file) → would it rewrite the file there?
+    unformatted: dict[tuple[str, str, str], bool] = field(default_factory=dict)
 
 
 _sessions: dict[Path, _Session] = {}  # by shadow
@@ -127,10 +133,62 @@ async def _lint(rt: Runtime, step: int, check: Check) -> CheckResult | None:
     return result
 
 
+def _blobs(workdir: Path, commit: str, files: list[str]) -> dict[str, bytes]:
+    """The files as `commit` has them (those it has)."""
+    found = {}
+    for f in files:
+        done = subprocess.run(
+            ["git", "-C", str(workdir), "show", f"{commit}:{f}"],
+            env=shadow_git_full_env(),
+            capture_output=True,
+        )
+        if done.returncode == 0:
+            found[f] = done.stdout
+    return found
+
+
+async def _rewritten_at_start(rt: Runtime, check: Check, files: list[str]) -> set[str]:
+    """The files (as the starting commit has them) the formatter rewrites: copied into a scratch
+    folder in the shadow (where a run may write; the sandbox keeps .git read-only), formatted
+    there, compared, removed; bracketed, so none of it is the step's."""
+    before = await asyncio.to_thread(_blobs, rt.workdir, rt.shadow.baseline, files)
+    if not before:
+        return set()
+    async with bracketed(rt.shadow):
+        scratch = Path(tempfile.mkdtemp(prefix=".tui-engineer-format-", dir=rt.workdir))
+        try:
+            for f, data in before.items():
+                (scratch / f).parent.mkdir(parents=True, exist_ok=True)
+                (scratch / f).write_bytes(data)
+            await _run(rt, check, in_folder(scratch, _command(check, list(before))))
+            return {f for f, data in before.items() if (scratch / f).read_bytes() != data}
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def _unformatted_at_start(rt: Runtime, check: Check, files: list[str]) -> set[str]:
+    """Of `files`, those the formatter would rewrite on the step's starting commit too: the
+    project does not keep them formatted, so a step is not made to reformat their old lines.
+    (Run in a checkout of that commit, where its writes are thrown away.)"""
+    session, unknown = _session(rt), []
+    for f in files:
+        if (rt.shadow.baseline, check.id, f) not in session.unformatted:
+            unknown.append(f)
+    if unknown:
+        rewritten = await _rewritten_at_start(rt, check, unknown)
+        for f in unknown:
+            session.unformatted[(rt.shadow.baseline, check.id, f)] = f in rewritten
+    return {f for f in files if session.unformatted[(rt.shadow.baseline, check.id, f)]}
+
+
 async def _format(rt: Runtime, step: int, check: Check) -> CheckResult | None:
     """Run a formatter on the step's files; its rewrite becomes part of the step (no bracket:
-    what it writes is the step's, as if the model had written it)."""
+    what it writes is the step's, as if the model had written it). Files it would rewrite on
+    the starting commit too are left as they are."""
     files = await _files(rt, check)
+    if files:
+        old = await _unformatted_at_start(rt, check, files)
+        files = [f for f in files if f not in old]
     if not files:
         return None
     before = {f: (rt.workdir / f).read_bytes() for f in files}
