@@ -36,6 +36,7 @@ from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 CACHE_VERSION = (2, sys.version_info[:2])
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
 KEPT_TREES = 4  # folders whose file stats the cache keeps (the repo and recent shadows)
+NAMED_MAX = 200  # files the request names that a bounded build reads whatever the bound
 BATCH = 500  # files read and parsed between looks at a build's time bound (in this process)
 POOL_THRESHOLD = 1_500  # files to parse before a build uses worker processes
 MAX_WORKERS = 4
@@ -360,7 +361,8 @@ def reading_order(
             near.append(item)
         else:
             rest.append(item)
-    return named, near + rest
+    # A name many folders hold (index.js, __init__.py): read within the bound like the rest.
+    return named[:NAMED_MAX], named[NAMED_MAX:] + near + rest
 
 
 def _map_unknown(
