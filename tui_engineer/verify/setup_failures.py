@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
+from tui_engineer.base.disk import MIN_GUESS, NO_ROOM, no_room
 from tui_engineer.base.names import EXACT
 from tui_engineer.verify.report import TestReport
 from tui_engineer.verify.toolchain_failures import toolchain_problem
@@ -48,6 +49,8 @@ def environment_problem(
     if report.ok:
         return None
     texts = _texts(report)
+    if (full := disk_full(texts, workdir)) is not None:
+        return full
     toolchain = toolchain_problem(report.output_tail) if not report.structured else None
     if toolchain is not None:
         return f"{toolchain.what}: {toolchain.fix} ({toolchain.line})"
@@ -76,6 +79,21 @@ def environment_problem(
                     "in does not have it"
                 )
     return None
+
+
+DISK_FULL = "the disk where the tests run is full"
+
+
+def disk_full(texts: Iterable[str], workdir: Path | None) -> str | None:
+    """A run that failed writing to a full, over-quota or read-only disk: said with the folder
+    and the room needed, never the model's to fix. Only when the shadow's own file system is
+    that low (or read-only): a project's test of its own ENOSPC handling that fails is code."""
+    lines = (line.strip() for text in texts for line in text.splitlines())
+    said = next((ln for ln in lines if any(w in ln for w in NO_ROOM.values())), None)
+    if said is None or workdir is None:
+        return None
+    full = no_room(workdir, MIN_GUESS, DISK_FULL, "")
+    return None if full is None else f"{str(full).rstrip('. ')} ({said[:300]})"
 
 
 def ignored_paths(root: Path, candidates: Iterable[str]) -> list[str]:

@@ -39,7 +39,12 @@ from tui_engineer.engine.steps.verification import verify_attempt
 from tui_engineer.llm.reply_watch import OffTrackReply, unusable
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.selection import tree_fingerprint
-from tui_engineer.verify.setup_failures import environment_problem, ignored_paths, missing_files
+from tui_engineer.verify.setup_failures import (
+    DISK_FULL,
+    environment_problem,
+    ignored_paths,
+    missing_files,
+)
 
 _VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(\.\d+)?s\b")
 
@@ -336,7 +341,8 @@ async def _tested(rt: Runtime, step: Step, state: _Attempts) -> bool:
         state.notes.append(timed_out_note(state.report, rt.options.test_timeout))
         return False
     problem = await _environment_problem(rt, state)
-    if problem is not None and not sandbox_runs_actions(rt):
+    no_room = problem is not None and problem.startswith(DISK_FULL)  # no install frees space
+    if problem is not None and (no_room or not sandbox_runs_actions(rt)):
         # No edit fixes a missing program, package or ignored file: say what is missing.
         state.notes.append(f"stuck: the test environment is missing something: {problem}")
         return False
