@@ -77,7 +77,7 @@ def offer_timeout_choice(
     proposal: Proposal | None,
     timeout: float,
     command: str,
-    answer: Callable[[Decision], None],
+    answer: Callable[[Decision], object],
 ) -> bool:
     """Open the choice over a review whose tests ran out of time; False when they did not.
     `answer` gives the review its decision (the app's, which says what happens next)."""
