@@ -331,3 +331,22 @@ def test_a_map_cut_short_by_its_time_bound_reads_what_the_request_names_and_says
     assert [s.name for s in whole.files["pkg/mod5.py"].symbols] == ["f5"]
     again = gather_context(repo, "fix add in pkg/core.py", seconds=0.0)
     assert "cut short" not in again.listing
+
+
+def test_the_cache_keeps_no_stats_of_a_folder_that_is_gone(make_repo, tmp_path) -> None:
+    """Issue 47 (memory): each session maps a shadow of its own; once it is gone its files'
+    stats are of no use, and every later build would load them (4 x 42,000 at 42k files)."""
+    import marshal
+    import shutil
+
+    repo = make_repo({f"mod{i}.py": f"def f{i}():\n    pass\n" for i in range(5)})
+    shadows = []
+    for n in range(2):
+        shadow = tmp_path / f"shadow{n}"
+        git(tmp_path, "clone", "-q", str(repo), str(shadow))
+        build_map(shadow, cache_root=repo)
+        shadows.append(str(shadow.resolve()))
+    shutil.rmtree(shadows[0])
+    build_map(repo)
+    _, _, trees = marshal.loads(repomap.cache_file(repo).read_bytes())
+    assert set(trees) == {shadows[1], str(repo.resolve())}

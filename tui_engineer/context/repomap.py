@@ -205,7 +205,9 @@ class _Cache:
     def save(self) -> None:
         if not self.changed and self.stats.keys() == self.old_stats.keys():
             return
-        trees = {k: v for k, v in self.trees.items() if k != self.tree}
+        # Stats of folders gone since (an ended session's shadow) are never looked up again:
+        # kept, they would be loaded (memory, time) by every build of a big repository.
+        trees = {k: v for k, v in self.trees.items() if k != self.tree and os.path.isdir(k)}
         trees = dict(list(trees.items())[-(KEPT_TREES - 1) :]) if KEPT_TREES > 1 else {}
         trees[self.tree] = self.stats
         used = {stat[2] for stats in trees.values() for stat in stats.values()}
