@@ -32,8 +32,8 @@ from tui_engineer.base.names import exact
 from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
-# 2: keyed by git's blob id; marshal's format may change between Python versions
-CACHE_VERSION = (2, sys.version_info[:2])
+# 3: rows packed per file; keyed by git's blob id; marshal's format may change between versions
+CACHE_VERSION = (3, sys.version_info[:2])
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
 KEPT_TREES = 4  # folders whose file stats the cache keeps (the repo and recent shadows)
 NAMED_MAX = 200  # files the request names that a bounded build reads whatever the bound
@@ -42,19 +42,30 @@ POOL_THRESHOLD = 1_500  # files to parse before a build uses worker processes
 MAX_WORKERS = 4
 
 
-Row = tuple[str, str, int, int, str]  # a Symbol as cached
+Row = tuple[str, str, int, int, str]  # a Symbol as cached (marshalled per file: FileMap.packed)
 
 
 @dataclass(slots=True)
 class FileMap:
     path: str
     lines: int = 0  # 0 for files not parsed
-    rows: tuple[Row, ...] = ()  # the symbols as cached: made into Symbols only when asked
+    # The symbol rows as cached, marshalled: unpacked only when asked (a prompt looks at a few
+    # files' rows; holding every file's as tuples cost ~60 MiB at 42,000 files).
+    packed: bytes = b""
     parsed: bool = False  # a grammar read it (symbols may still be empty)
+
+    @property
+    def rows(self) -> tuple[Row, ...]:
+        return marshal.loads(self.packed) if self.packed else ()
 
     @property
     def symbols(self) -> list[Symbol]:
         return [Symbol._make(row) for row in self.rows]
+
+    def may_name(self, words: Iterable[bytes]) -> bool:
+        """Whether any of `words` may be among its symbols' names (a look at the packed
+        bytes, where names are UTF-8; a yes is checked on the rows)."""
+        return any(word in self.packed for word in words)
 
 
 @dataclass
@@ -77,8 +88,11 @@ class RepoMap:
         """`defining` for several names in one pass over the map (no index is kept: a request
         names a few words, and indexing 100,000 symbols would cost more than the pass)."""
         wanted = set(names)
+        encoded = [name.rsplit(".", 1)[-1].encode() for name in wanted]
         found: dict[str, list[tuple[str, Symbol]]] = {}
         for path, entry in self.files.items():
+            if not entry.may_name(encoded):
+                continue
             for row in entry.rows:
                 name = row[0]
                 short = name[name.rfind(".") + 1 :]
@@ -190,7 +204,7 @@ class _Cache:
 
     def __init__(self, path: Path, tree: str) -> None:
         self.path, self.tree = path, tree
-        self.entries: dict[str, tuple[int, tuple[Row, ...]]] = {}
+        self.entries: dict[str, tuple[int, bytes]] = {}  # blob id -> (lines, packed rows)
         self.trees: dict[str, dict[str, tuple[int, int, str]]] = {}
         self.changed = False
         try:
@@ -387,7 +401,7 @@ def _map_unknown(
         if result is None:
             cache.stats.pop(rel, None)
         else:
-            cache.entries[digests[rel]] = result
+            cache.entries[digests[rel]] = (result[0], marshal.dumps(result[1]))
     for rel in digests:
         entry = cache.entries.get(digests[rel])
         if entry is not None:
