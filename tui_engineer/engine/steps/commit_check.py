@@ -117,4 +117,5 @@ async def hook_refusal(rt: Runtime, step: int) -> TestReport | None:
     report.note = "the tests pass; the commit hook refused the step: fix what it says"
     report.passed = report.failed = report.skipped = 0
     report.errors = 1
+    report.said = f"the {NAME} refused the step"  # what a step left so is said to be
     return report
