@@ -36,6 +36,18 @@ class ChatInput(Input):
 
     BINDINGS = [Binding("escape", "leave", "Leave the box (keys)")]
 
+    # The `!` the `!` key types for a command is kept when the focus lands after it: an Input
+    # selects its text on focus, and in a real terminal the focus can come after the `!` is in,
+    # so the command typed next replaced it and went to the model as chat (tmux walk:
+    # tests/tui/test_shell_tmux.py).
+    @property
+    def select_on_focus(self) -> bool:
+        return self._select_on_focus and self.value != "!"
+
+    @select_on_focus.setter
+    def select_on_focus(self, value: bool) -> None:
+        self._select_on_focus = value
+
     def action_leave(self) -> None:
         # Back to the diff, where a review happens (next in focus order if it is hidden).
         diff = self.screen.query("#pane-diff")
