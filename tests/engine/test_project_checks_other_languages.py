@@ -6,6 +6,7 @@ sandbox, the model over HTTP."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -102,3 +103,34 @@ async def test_cargo_clippy_with_deny_warnings_sends_a_lint_back(
         scripted_server.chat_requests[1]
     )
     assert "a * b" in (repo / "src/lib.rs").read_text()
+
+
+GO_FILES = {
+    "go.mod": "module example.com/calc\n\ngo 1.21\n",
+    "calc.go": "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
+    "calc_test.go": 'package calc\n\nimport "testing"\n\n'
+    'func TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal("add")\n\t}\n}\n',
+    ".github/workflows/ci.yml": "jobs:\n  test:\n    steps:\n      - run: go vet ./...\n",
+}
+# A self-assignment: go vet's assign check (go test's own vet run does not include it).
+MUL_SELF = edit(
+    "calc.go",
+    "\treturn a + b\n}\n",
+    "\treturn a + b\n}\n\nfunc Mul(a, b int) int {\n\ta = a\n\treturn a * b\n}\n",
+)
+MUL_CLEAN = edit("calc.go", "\ta = a\n\treturn a * b\n", "\treturn a * b\n")
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed")
+@whole_session
+async def test_go_vet_from_the_ci_workflow_sends_a_finding_back(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(GO_FILES)
+    scripted_server.script(Reply(text=MUL_SELF), Reply(text=MUL_CLEAN))
+    result, seen = await run_headless(repo, "add mul", scripted_server.base_url, plan=False)
+    assert result.outcome == "done", result.message
+    runs = [e for e in seen.of(ev.CheckFinished) if e.name == "go vet"]
+    assert [e.ok for e in runs] == [False, True], [e.output for e in runs]
+    assert "self-assignment of a to a" in str(scripted_server.chat_requests[1])
+    assert "a = a" not in (repo / "calc.go").read_text()

@@ -89,6 +89,20 @@ def _cargo(root: Path) -> Found:
     return found
 
 
+def _go(root: Path) -> Found:
+    """`go vet ./...` for a module whose CI runs it (go test runs a part of vet already: the
+    rest is what a project that asks for it wants)."""
+    found = Found()
+    if not (root / "go.mod").is_file() or "go vet" not in _workflow_text(root):
+        return found
+    if shutil.which("go") is None:
+        found.missing.append("go vet is declared (a CI workflow runs it); go is not installed")
+        return found
+    reason = "a CI workflow runs go vet"
+    found.add(Check("vet", "go vet", "go vet ./...", reason, files=False))
+    return found
+
+
 def _workflow_text(root: Path) -> str:
     folder = root / ".github" / "workflows"
     texts = []
@@ -104,7 +118,7 @@ def find_checks(root: Path) -> Found:
     """Every check the project declares, most specific source first (a tool declared twice
     runs once, as its first source says)."""
     found = Found()
-    for source in (precommit.checks, _pyproject_checks, _package_json, _cargo):
+    for source in (precommit.checks, _pyproject_checks, _package_json, _cargo, _go):
         found.merge(source(root))
     return found
 
