@@ -129,3 +129,23 @@ def test_a_broken_spare_is_replaced_by_a_fresh_checkout(make_repo):
         assert second.changed_files() == []
     finally:
         second.remove()
+
+
+def test_a_spare_that_cannot_be_deleted_is_moved_aside_not_built_on(make_repo, monkeypatch):
+    """A test run may leave what cannot be deleted (a folder without permissions; as root the
+    deletion is stood in for): the new shadow is never made on top of what is left."""
+    root = make_repo()
+    first = Shadow.create(root, session_id="s1")
+    (first.path / "left.txt").write_text("a run's leftover\n")
+    first.remove()
+    (_spare(root) / ".git" / "index").write_bytes(b"not an index")
+    monkeypatch.setattr("tui_engineer.vcs.spare.shutil.rmtree", lambda path, **kw: None)
+    second = Shadow.create(root, session_id="s2")
+    monkeypatch.undo()
+    try:
+        assert not (second.path / "left.txt").exists()
+        assert second.changed_files() == []
+        aside = [p.name for p in second.path.parent.iterdir() if ".broken-" in p.name]
+        assert aside and (second.path.parent / aside[0] / "left.txt").exists()
+    finally:
+        second.remove()

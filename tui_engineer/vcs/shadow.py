@@ -140,7 +140,7 @@ class Shadow:
         try:
             # The last shadow's files, where git rewrites only what differs (vcs/spare.py).
             if not (spare.take(path) and shadow._fill(objects, reason, reused=True)):
-                shutil.rmtree(path, ignore_errors=True)
+                spare.clear(path)
                 shadow._fill(objects, reason, reused=False)
         except git.GitCommandError as err:
             shutil.rmtree(path, ignore_errors=True)

@@ -71,3 +71,12 @@ def _empty(folder: Path, keep: set[str]) -> None:
             shutil.rmtree(entry, ignore_errors=True)
         else:
             entry.unlink(missing_ok=True)
+
+
+def clear(path: Path) -> None:
+    """No folder at `path`: a spare git could not use is deleted, or, where a test left what
+    cannot be deleted (a folder without permissions), moved aside for the next start's cleanup
+    (vcs/cleanup.py removes any folder there no live session owns), never built on."""
+    shutil.rmtree(path, ignore_errors=True)
+    if path.exists():
+        os.rename(path, path.with_name(f"{path.name}.broken-{os.getpid()}"))
