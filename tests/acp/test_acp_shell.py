@@ -27,7 +27,7 @@ from acp.schema import (
     WaitForTerminalExitResponse,
 )
 
-from tests.acp.acp_support import RecordingClient, agent_env, running_agent
+from tests.acp.acp_support import RecordingClient, agent_env, descendants, running_agent
 from tests.conftest import git
 from tests.engine_support import DIV, SUB, plan_reply
 from tests.scripted_server import Reply, ScriptedServer
@@ -260,3 +260,27 @@ def test_a_file_attached_to_a_command_prompt_is_not_run() -> None:
     # prompt_text puts an attached file after a blank line: only the typed line runs.
     prompt = "!pytest -x\n\n/repo/calc.py:\n```\nrm -rf build\n```"
     assert shell_command(prompt) == "pytest -x"
+
+
+async def test_cancel_stops_a_command_run_beside_the_agent(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    repo = make_repo()
+    client = RecordingClient()
+    async with running_agent(tmp_path, scripted_server.base_url, client=client) as agent:
+        session = await agent.start(repo)  # no terminal capability
+        turn = asyncio.ensure_future(agent.prompt(session, "!sleep 60; echo never"))
+        for _ in range(200):
+            if any("sleep 60" in line for _, line in descendants(agent.process.pid)):
+                break
+            await asyncio.sleep(0.05)
+        await agent.conn.cancel(session_id=session)
+        assert await asyncio.wait_for(turn, 20) == "cancelled"
+        for _ in range(100):  # SIGTERM to the command's process group: gone at once
+            if not any("sleep 60" in line for _, line in descendants(agent.process.pid)):
+                break
+            await asyncio.sleep(0.05)
+        assert not any("sleep 60" in line for _, line in descendants(agent.process.pid))
+
+    (shown,) = client.tool_calls("execute")
+    assert client.progress(shown.tool_call_id)[-1].status == "failed"
