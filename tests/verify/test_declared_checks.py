@@ -162,3 +162,19 @@ def test_the_two_text_fixers() -> None:
     assert trailing_whitespace(b"a = 1  \nb = 2\t\n") == b"a = 1\nb = 2\n"
     assert end_of_file(b"x\n\n\n") == b"x\n" and end_of_file(b"x") == b"x\n"
     assert end_of_file(b"\n") == b""
+
+
+@pytest.mark.usefixtures("bare_path")
+def test_a_ci_workflows_python_tools_come_last(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n")
+    (tmp_path / ".github/workflows").mkdir(parents=True)
+    (tmp_path / ".github/workflows/lint.yml").write_text(
+        "steps:\n  - run: ruff check .\n  - run: mypy src\n  - run: black --check .\n"
+    )
+    _venv_with(tmp_path, "ruff", "mypy")
+    found = find_checks(tmp_path)
+    assert [(c.id, c.reason.split(";")[0]) for c in found.checks] == [
+        ("ruff", "pyproject.toml [tool.ruff]"),  # the more specific source says it first
+        ("mypy", "a CI workflow runs mypy"),
+    ]
+    assert "black is declared (a CI workflow runs black)" in found.missing[0]

@@ -89,6 +89,20 @@ def _cargo(root: Path) -> Found:
     return found
 
 
+_CI_RUNS = (("ruff", "ruff check"), ("ruff-format", "ruff format"), ("mypy", "mypy "))
+_CI_RUNS += (("black", "black "), ("flake8", "flake8"))
+
+
+def _ci_python(root: Path) -> Found:
+    """The Python tools a CI workflow runs (`ruff check .`, `mypy src`), from the user's
+    environment like the rest."""
+    found, said = Found(), _workflow_text(root)
+    for check_id, words in _CI_RUNS:
+        if words in said:
+            found.merge(python_check(root, check_id, f"a CI workflow runs {words.strip()}"))
+    return found
+
+
 def _go(root: Path) -> Found:
     """`go vet ./...` for a module whose CI runs it (go test runs a part of vet already: the
     rest is what a project that asks for it wants)."""
@@ -118,7 +132,8 @@ def find_checks(root: Path) -> Found:
     """Every check the project declares, most specific source first (a tool declared twice
     runs once, as its first source says)."""
     found = Found()
-    for source in (precommit.checks, _pyproject_checks, _package_json, _cargo, _go):
+    sources = (precommit.checks, _pyproject_checks, _package_json, _cargo, _go, _ci_python)
+    for source in sources:
         found.merge(source(root))
     return found
 
