@@ -127,6 +127,12 @@ def test_affected_tests_run_by_the_scripts_own_labels(tmp_path: Path) -> None:
     )
     assert project_runtests.narrowed(command, {"docs/index.txt"}, root, files) is None
     assert project_runtests.narrowed(f"{command} basic", changed, root, files) is None
+    # A test-first step's new test modules run alone, by their labels.
+    new = ["tests/template_tests/filter_tests/test_title.py"]
+    assert project_runtests.files_command(command, root, new) == (
+        f"{command} template_tests.filter_tests.test_title"
+    )
+    assert project_runtests.files_command(command, root, ["docs/test_x.py"]) is None
 
 
 def test_a_small_project_runner_with_parallel_workers_is_read(tmp_path: Path) -> None:

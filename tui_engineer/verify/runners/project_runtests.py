@@ -8,7 +8,8 @@ parallel workers or not); this module adds what only such a script allows:
 - narrowing by the script's own labels: the test modules a change can affect, dotted from the
   script's folder (`runtests.py template_tests.filter_tests.test_capfirst utils_tests.test_text`),
   chosen by name and imports among its `test*.py` files (Django's discovery pattern, so its
-  `tests.py` files count). The whole suite still runs before review.
+  `tests.py` files count), and a test-first step's new test modules alone by theirs. The
+  whole suite still runs before review.
 
 It claims only a script it has read that declares labels (an argparse `modules`/`labels`
 positional, or `sys.argv[1:]` handed to `run_tests`): another `runtests.py` runs as written,
@@ -155,8 +156,18 @@ def _label(path: str, home: PurePosixPath) -> str:
     return ".".join(relative.with_suffix("").parts)
 
 
-def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
-    return None  # a test-first step's new tests run with the whole command
+def files_command(command: str, root: Path, files: Iterable[str]) -> str | None:
+    """`command` running only the test modules `files` (a test-first step's new tests), by
+    their labels; None when one is outside the script's folder or the command names labels."""
+    script = _script(command, root)
+    parts = _parts(command)
+    if script is None or parts is None or _given_labels(parts[1]):
+        return None
+    home = PurePosixPath(script.parent.relative_to(root.resolve()).as_posix())
+    wanted = [f for f in files if f.endswith(".py")]
+    if not wanted or not all(_in_home(f, home) for f in wanted):
+        return None
+    return f"{command} {' '.join(sorted(_label(f, home) for f in wanted))}"
 
 
 started = unittest.started
