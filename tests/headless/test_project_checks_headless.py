@@ -31,7 +31,10 @@ def test_yes_commits_the_step_fixed_after_ruff_found_an_unused_import(
 
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
-    listed = "check: ruff check (pyproject.toml [tool.ruff]; ruff from the repository's own .venv/)"
+    listed = (
+        "note: The project's own checks run on each step with the tests: ruff check "
+        "(pyproject.toml [tool.ruff]; ruff from the repository's own .venv/)."
+    )
     assert listed in out
     assert "✗ ruff check: 1 new finding (sent to the model to fix)" in out
     assert "F401" in out and "✓ ruff check: passed" in out

@@ -193,7 +193,7 @@ class Session:
         )
         for event in self._resumed:  # SessionResumed, and commits made as it was killed
             rt.emit(event)
-        for sentence in _mode_notices(rt) + await _window_notices(rt):
+        for sentence in _mode_notices(rt) + _checks_notice(rt) + await _window_notices(rt):
             rt.emit(ev.Notice(message=sentence))
         tried = True
         try:
@@ -392,6 +392,15 @@ async def _window_notices(rt: Runtime) -> list[str]:
         return []
     told = f"Context window: {report.describe()}; set context_window to change it."
     return [told, report.warning] if report.warning else [told]
+
+
+def _checks_notice(rt: Runtime) -> list[str]:
+    """The project's own checks, said at the start beside the test command, each with why."""
+    checks = rt.options.declared_checks
+    if not checks:
+        return []
+    listed = "; ".join(f"{c.name} ({c.reason})" for c in checks)
+    return [f"The project's own checks run on each step with the tests: {listed}."]
 
 
 def _mode_notices(rt: Runtime) -> list[str]:

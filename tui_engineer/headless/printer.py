@@ -127,8 +127,6 @@ class ProgressPrinter:
             f"tui-engineer {e.session_id} · model {e.model} · tests: {tests}"
             f" · sandbox: {e.sandbox}{which}"
         )
-        for check in e.checks:  # the project's own checks, beside the tests
-            self._line(f"  check: {check}")
 
     def _on_session_resumed(self, e: ev.SessionResumed) -> None:
         self._line(e.message)
