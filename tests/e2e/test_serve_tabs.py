@@ -61,7 +61,8 @@ async def press(tab: Tab, key: str) -> None:
 
 async def accept(tab: Tab, repo: Path) -> None:
     """`a`, until step 1 is committed: the app takes no decision key in the first half second
-    a proposal is shown (tui/review_keys.py), and a tab cannot see when that half second began."""
+    a proposal is shown (tui/panes/diff_pane.py), and a tab cannot see when that half second
+    began."""
     for _ in range(20):
         await press(tab, "a")
         for _ in range(50):

@@ -168,7 +168,7 @@ def reviewing(app: TuiEngineerApp, count: int = 1) -> Callable[[], bool]:
         asked = (
             app.controller.reviewer.question == "review" and app.controller.proposals_seen >= count
         )
-        return asked and app.review_settled
+        return asked and app.diff.review_settled
 
     return check
 

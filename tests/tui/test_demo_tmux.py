@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_engineer.tui.review_keys import REVIEW_SETTLE
+from tui_engineer.tui.panes.diff_pane import REVIEW_SETTLE
 
 NO_TMUX = "tmux is not installed (.ci/run installs it): this test runs the app in a terminal"
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason=NO_TMUX)]

@@ -194,7 +194,7 @@ async def test_a_double_tapped_a_does_not_accept_the_step_that_just_appeared(
     said, and `a` pressed once the proposal was on screen a while accepts it."""
     repo = make_repo()
     app = sub_and_mul_app(repo, scripted_server, MUL_ON_SUB, pipeline=True)
-    app.review_settle = 5.0  # the second tap falls within it even on a loaded machine
+    app.diff.review_settle = 5.0  # the second tap falls within it even on a loaded machine
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))
         await wait_for(pilot, lambda: app.plan_pane.status_of(2) == "prepared")

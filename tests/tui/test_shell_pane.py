@@ -140,7 +140,7 @@ async def test_a_command_at_what_is_still_wrong_goes_with_the_answer(
         await type_text(pilot, "!python -c 'print(6*7)'")
         await pilot.press("enter")
         await wait_for(pilot, _finished(app, 1), timeout=20)
-        await wait_for(pilot, lambda: app.shell_attached is not None)
+        await wait_for(pilot, lambda: app.shell_pane.attached is not None)
         assert isinstance(app.screen, StillWrongScreen)  # still asking
         await type_text(pilot, "mul is missing")
         await pilot.press("enter")

@@ -34,15 +34,3 @@ class Say(Message):
         super().__init__()
         self.text = text
         self.error = error
-
-
-class Answering:
-    """A base of the review keys' mixin of `TuiEngineerApp` (before `App`)."""
-
-    controller: SessionController
-
-    def reviewing_now(self) -> bool:
-        return reviewing_now(self.controller, self)  # type: ignore[arg-type]
-
-    def answer(self, decision: object) -> None:
-        self.controller.answer(decision)  # type: ignore[arg-type]

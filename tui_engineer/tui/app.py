@@ -3,9 +3,9 @@
 The app holds no engine logic: it runs `prepare`/`run_prepared`, hands each engine event to
 the panes that own what it changes (`EngineEvent`, tui/engine_messages.py: each pane's
 `@on(heard(ev.X))` handlers, then the app's own below) and answers the engine's questions
-through `TuiReviewer` (review_keys.py). Start-up problems are screens (startup.py).
+through `TuiReviewer` (bridge.py). Start-up problems are screens (startup.py).
 Quitting, by key, signal or a closed browser tab, is in quitting.py. The panes, their layout
-and the keys that work on any pane are the session's screen's (screens/session.py).
+and the keys that work on any pane are the session's screen's (session_screen.py).
 """
 
 from __future__ import annotations
@@ -16,18 +16,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from platformdirs import user_downloads_path
-from textual import on, work
+from textual import messages, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Markdown
+from textual.worker import Worker, WorkerState
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
 from tui_engineer.session.options import RunOptions
 from tui_engineer.tui.answering import AFTER_DECISION
-from tui_engineer.tui.bridge import EngineEvent, event_poster
+from tui_engineer.tui.bridge import Asked, EngineEvent, event_poster
 from tui_engineer.tui.controller import Answered, SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
 from tui_engineer.tui.layout import layout_path
@@ -35,36 +36,29 @@ from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_pane import DiffPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
-from tui_engineer.tui.panes.shell import ShellPane
+from tui_engineer.tui.panes.shell import SHELL_PREFIX, ShellPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
-from tui_engineer.tui.quitting import QuitFlow
-from tui_engineer.tui.review_keys import ReviewActions
-from tui_engineer.tui.screens.session import SessionScreen
-from tui_engineer.tui.shell_keys import SHELL_PREFIX, ShellActions
-from tui_engineer.tui.startup import StartupFlow, load_engine
+from tui_engineer.tui.quitting import QuitAsked, Quitting
+from tui_engineer.tui.screens import StillWrongScreen, VerdictScreen
+from tui_engineer.tui.screens.timeout_choice import offer_timeout_choice
+from tui_engineer.tui.session_screen import SessionScreen
+from tui_engineer.tui.startup import StartUp, load_engine
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
-from tui_engineer.tui.worker_errors import STARTUP_FAILED, WorkerErrors
+from tui_engineer.tui.worker_errors import STARTUP_FAILED, report_worker_error
 
 if TYPE_CHECKING:  # the engine loads behind the first frame (startup.load_engine)
     from tui_engineer.engine.session import Session
 
 
-class TuiEngineerApp(
-    StartupFlow,
-    ReviewActions,
-    ShellActions,
-    QuitFlow,
-    WorkerErrors,
-    App[int],
-):
+class TuiEngineerApp(App[int]):
     """`options.request` empty: the app asks for a request in the chat box.
     `deterministic` (snapshots): no clock, no durations, no temp paths on screen."""
 
     CSS_PATH = "app.tcss"
     TITLE = "tui-engineer"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [  # the session's keys are its screen's (screens/session.py)
+    BINDINGS = [  # the session's keys are its screen's (session_screen.py)
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
@@ -89,8 +83,12 @@ class TuiEngineerApp(
         # Remembered pane sizes; pictures and tests use the defaults unless they set a file.
         self.layout_file: Path | None = None if deterministic else layout_path()
         self._session_screen: SessionScreen | None = None
+        self.quitter = Quitting(self, self.controller, self._say_busy)
 
     # ----- the session's screen: its panes, their layout and the keys that work on any pane
+
+    def _say_busy(self, text: str) -> None:
+        self.status.busy = text
 
     def get_default_screen(self) -> SessionScreen:
         return self.session_screen
@@ -101,7 +99,10 @@ class TuiEngineerApp(
         ended, for what its panes showed."""
         if self._session_screen is None:
             self._session_screen = SessionScreen(
-                self.controller, deterministic=self.deterministic, layout_file=self.layout_file
+                self.controller,
+                self.options.repo,
+                deterministic=self.deterministic,
+                layout_file=self.layout_file,
             )
         return self._session_screen
 
@@ -141,10 +142,15 @@ class TuiEngineerApp(
             self.diff.focus()
         else:
             self.chat_input.focus()
-        self.install_stop_handlers()  # SIGTERM, SIGHUP: quitting.py
+        self.quitter.install()  # SIGTERM, SIGHUP: quitting.py
         # The checks (git, settings, the model client with its SDK import) start once the first
         # frame is on the terminal: they would otherwise compete with it for the interpreter.
         self.call_after_refresh(self.startup)
+
+    def startup(self) -> None:
+        """The start-up checks, each problem a screen (startup.py)."""
+        checks = StartUp(self).run()
+        self.run_worker(checks, group="startup", exclusive=True, exit_on_error=False)
 
     def apply_layout(self) -> None:
         if self.screen_stack:
@@ -155,7 +161,28 @@ class TuiEngineerApp(
             self.session_screen.show_pane(key)
 
     def on_unmount(self) -> None:
-        self.remove_stop_handlers()
+        self.quitter.remove()
+
+    # ----- quitting: by key, by signal, by a closed browser tab (quitting.py)
+
+    async def action_quit(self) -> None:
+        await self.quitter.key()
+
+    async def on_quit_asked(self, message: QuitAsked) -> None:
+        message.stop()
+        await self.quitter.asked()
+
+    def on_exit_app(self, event: messages.ExitApp) -> None:
+        self.quitter.exit_app(event)  # runs before Textual's own handler, which it can prevent
+
+    @property
+    def quitting(self) -> bool:
+        """A stop is under way."""
+        return self.quitter.under_way
+
+    async def stop_work(self) -> None:
+        """Cancel the engine and any test run, and wait for their cleanup."""
+        await self.quitter.stop_work()
 
     # ----- the session worker
 
@@ -204,6 +231,16 @@ class TuiEngineerApp(
     def _got_session(self, session: Session) -> None:
         self.controller.got_session(session, self.status.approval)
 
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker's bug is said, with the way out, never swallowed (worker_errors.py)."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            await self.show_worker_error(event.worker)
+
+    async def show_worker_error(self, worker: Worker[object]) -> None:
+        """Also for a pane's own worker (the Files pane's listing): its state changes reach
+        only the pane."""
+        await report_worker_error(worker, self.notify, self.chat, self.status)
+
     # ----- the engine's events: the panes first, then what the app itself shows
 
     async def on_engine_event(self, message: EngineEvent) -> None:
@@ -225,6 +262,27 @@ class TuiEngineerApp(
     @on(heard(ev.PlanReady))
     def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
         self.apply_layout()  # the plan pane's height follows its steps
+
+    async def on_asked(self, message: Asked) -> None:
+        """The engine asks: a review is answered with the session screen's keys; the end of
+        the work with these dialogs."""
+        self.refresh_bindings()
+        if message.question == "still_wrong":
+            self.status.phase = "what is still wrong?"
+            summary = self.plan_pane.committed_summary()
+            last = self.plan_pane.last_accepted_title  # asked again after each undo
+            self.push_screen(
+                StillWrongScreen(summary, last, shell=self.session_screen), message.answer
+            )
+        elif message.question == "review" and self.controller.session is not None:
+            options = self.controller.session.rt.options  # a run cut by the timeout: ask
+            offer_timeout_choice(self, message.proposal, options.test_timeout,  # type: ignore[arg-type]
+                                 options.test_command, self.controller.answer)  # fmt: skip
+        elif message.question == "verdict":
+            # The work is over (also after a server error): no spinner, no step "in progress".
+            self.plan_pane.stop_active()
+            self.status.busy = ""
+            self.push_screen(VerdictScreen(self.controller.stopped_by), message.answer)
 
     def on_answered(self, message: Answered) -> None:
         """A key answered the review: until the engine's next event the status must not keep
@@ -279,10 +337,8 @@ class TuiEngineerApp(
 
     @on(heard(ev.StepUndone))
     def _step_undone(self, message: EngineMessage[ev.StepUndone]) -> None:
-        from tui_engineer.tui.screens import StillWrongScreen
-
         if isinstance(self.screen, StillWrongScreen):
-            self.screen.set_summary(self.committed_summary())
+            self.screen.set_summary(self.plan_pane.committed_summary())
 
     @on(heard(ev.UndoRefused))
     def _undo_refused(self, message: EngineMessage[ev.UndoRefused]) -> None:
@@ -332,8 +388,8 @@ class TuiEngineerApp(
         event.input.clear()
         if not text:
             return
-        if text.startswith(SHELL_PREFIX):  # the human's own command: tui/shell_keys.py
-            self.run_shell(text.removeprefix(SHELL_PREFIX))
+        if text.startswith(SHELL_PREFIX):  # the human's own command, in the Shell pane
+            self.session_screen.run_shell(text.removeprefix(SHELL_PREFIX))
             return
         if not self.controller.ready:
             if self.status.phase == STARTUP_FAILED:  # said in the chat: not "in a moment"
@@ -344,7 +400,9 @@ class TuiEngineerApp(
                 self.notify("Still starting up: send it again in a moment.", severity="warning")
             return
         running = self.controller.working
-        text, shown = self.with_attached(text)  # a command's output the human sent with `y`
+        text, shown = self.shell_pane.with_attached(
+            text
+        )  # a command's output the human sent with `y`
         await self.chat.user_message(shown, queued=running, sent=text)
         if running:
             self.controller.inbox.put_nowait(text)

@@ -10,12 +10,12 @@ import contextlib
 import signal
 from collections.abc import Callable
 
-from textual import messages, work
+from textual import messages
+from textual.app import App
 from textual.message import Message
 
 from tui_engineer.session.signals import add_stop_handlers
 from tui_engineer.tui.controller import SessionController
-from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.terminal_gone import write_nowhere
 
@@ -26,23 +26,26 @@ class QuitAsked(Message):
     app)."""
 
 
-class QuitFlow:
-    """Mixed into `TuiEngineerApp` before `App`: its `action_quit` replaces Textual's, and its
-    `on_exit_app` runs before Textual's own handler, which it can prevent. The app calls
-    `install_stop_handlers` on mount and `remove_stop_handlers` on unmount."""
+class Quitting:
+    """How the app stops, one per app: the app's `action_quit`, `on_quit_asked` and
+    `on_exit_app` hand over to `asked` and `now`; `install` and `remove` the stop signals'
+    handlers on mount and unmount."""
 
-    controller: SessionController
-    status: StatusBar
+    def __init__(
+        self, app: App[int], controller: SessionController, busy: Callable[[str], None]
+    ) -> None:
+        self.app = app
+        self.controller = controller
+        self.busy = busy  # says what is under way in the status bar
+        self.under_way = False  # a stop is under way (see `now`)
+        self._remove: Callable[[], None] = lambda: None
 
-    quitting = False  # a stop is under way (see _quit_now)
-    _remove_stop_handlers: Callable[[], None]
-
-    def install_stop_handlers(self) -> None:
+    def install(self) -> None:
         """A CI timeout or a closed terminal stops the work and removes the shadow, no question."""
-        self._remove_stop_handlers = add_stop_handlers(self._stop_signal)
+        self._remove = add_stop_handlers(self._stop_signal)
 
-    def remove_stop_handlers(self) -> None:
-        self._remove_stop_handlers()
+    def remove(self) -> None:
+        self._remove()
 
     @property
     def in_flight(self) -> str | None:
@@ -67,63 +70,58 @@ class QuitFlow:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await worker.wait()
 
-    async def action_quit(self) -> None:
+    async def key(self) -> None:
         """q, Ctrl+C, Ctrl+Q. Handled in line behind the keys pressed before it: Ctrl+C is the
         app's priority binding, seen at once, while a key pressed just before it (`a`, then
         Ctrl+C Ctrl+C within 10 ms) still makes its way from the focused widget up to the app,
         whose binding acts on it there; the quit follows that way behind it, so the accept it
         gives is kept (committed), not dropped."""
-        focused = self.focused  # type: ignore[attr-defined]
+        focused = self.app.focused
         if focused is None:
-            await self._quit_asked()
+            await self.asked()
         else:
             focused.post_message(QuitAsked())  # the path an unbound key takes, behind it
 
-    async def on_quit_asked(self, message: QuitAsked) -> None:
-        message.stop()
-        await self._quit_asked()
-
-    async def _quit_asked(self) -> None:
+    async def asked(self) -> None:
         doing = self.in_flight
         if doing is None:
             await self.stop_work()
-            self.exit(0)
+            self.app.exit(0)
             return
-        if isinstance(self.screen, QuitScreen):
+        if isinstance(self.app.screen, QuitScreen):
             # Asked twice (Ctrl+C, Ctrl+C): the human means it.
-            self.screen.dismiss(True)
+            self.app.screen.dismiss(True)
             return
 
         def answered(quit_now: bool | None) -> None:
             if quit_now:
-                self._quit_now()
+                self.now()
 
-        self.push_screen(QuitScreen(doing), answered)
+        self.app.push_screen(QuitScreen(doing), answered)
 
-    def on_exit_app(self, event: messages.ExitApp) -> None:
+    def exit_app(self, event: messages.ExitApp) -> None:
         # Under `tui-engineer serve` a closed browser tab (or the server stopping) arrives as a
         # bare ExitApp from Textual's web driver: no key, no signal, no exit() call (so no return
         # code yet). Stop as on a signal, so the session's cleanup ends before the app does.
-        if self.return_code is None:
+        if self.app.return_code is None:
             event.prevent_default()
-            self._quit_now()
+            self.now()
 
     def _stop_signal(self, sig: signal.Signals) -> None:
         if sig == signal.SIGHUP:  # the terminal closed: nothing can be shown or read any more
-            write_nowhere(self._driver)
-        self._quit_now()
+            write_nowhere(self.app._driver)
+        self.now()
 
-    def _quit_now(self) -> None:
+    def now(self) -> None:
         """Stop the work and exit, once. A second request (Ctrl+C at `serve` both signals the
         app and closes its tab) must not restart the stop: an exclusive worker would cancel the
         first one, and with it the engine's cleanup it awaits, leaving shadow worktrees."""
-        if self.quitting:
+        if self.under_way:
             return
-        self.quitting = True
-        self._stop_and_exit()
+        self.under_way = True
+        self.app.run_worker(self._stop_and_exit(), group="quit")
 
-    @work(group="quit")
     async def _stop_and_exit(self) -> None:
-        self.status.busy = "stopping: cleaning up the shadow worktree"
+        self.busy("stopping: cleaning up the shadow worktree")
         await self.stop_work()
-        self.exit(0)
+        self.app.exit(0)

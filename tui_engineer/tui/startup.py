@@ -1,15 +1,14 @@
-"""Start-up: the checks before a session can run, each problem shown as a screen
-(`StartupFlow`, mixed into the app), and the plain helpers behind those screens — a title per
-problem, the server URL a problem is about, and remembering the chosen theme."""
+"""Start-up: the checks before a session can run, each problem shown as a screen (`StartUp`,
+one per app, run as the app's "startup" worker), then the app made ready: the Files pane, the
+status bar's facts, the chosen theme remembered, and the request (or a resumed session)
+started."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 from types import ModuleType
-from typing import TYPE_CHECKING
-
-from textual import work
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.llm.usage import price_for
@@ -37,22 +36,43 @@ async def load_engine() -> ModuleType:
     return await asyncio.to_thread(importlib.import_module, "tui_engineer.session.run")
 
 
-class StartupFlow:
-    """Mixed into `TuiEngineerApp` (before `App`): prepares the session, turning each start-up
-    problem into a screen, until it is ready or the user gives up."""
+class StartingApp(Protocol):
+    """What of the app the start-up uses (tui/app.py's `TuiEngineerApp`; it is not imported
+    here, which it imports)."""
 
     options: RunOptions
+    controller: SessionController
+    status: StatusBar
+    chat: ChatPane
+    check_retries: int
+    check_timeout: float
     init_first: bool
     deterministic: bool
     opening_notes: tuple[str, ...]  # said once the checks pass (serve: why a tab is new)
-    controller: SessionController
-    check_retries: int
-    check_timeout: float
-    status: StatusBar
-    chat: ChatPane
+    theme: str
+    available_themes: dict[str, Any]
+    theme_changed_signal: Any
+    session_screen: Any
 
-    @work(group="startup", exclusive=True, exit_on_error=False)
-    async def startup(self) -> None:
+    def start_session(self, request: str) -> None: ...
+    def exit(self, result: int | None = None, return_code: int = 0) -> None: ...
+    def notify(self, message: str, *, title: str = "", timeout: float | None = None) -> None: ...
+    async def push_screen_wait(self, screen: Any) -> Any: ...
+
+
+class StartUp:
+    """Prepares the app's session, turning each start-up problem into a screen, until it is
+    ready or the user gives up."""
+
+    def __init__(self, app: StartingApp) -> None:
+        self.app = app
+        self.options: RunOptions = app.options
+        self.controller: SessionController = app.controller
+        self.status: StatusBar = app.status
+        self.chat: ChatPane = app.chat
+
+    async def run(self) -> None:
+        app = self.app
         self.status.phase = "checking the repository and settings"
         await load_engine()
         from tui_engineer.session.start import ServerCheck, start
@@ -61,13 +81,13 @@ class StartupFlow:
             prepared = await start(
                 self.options,
                 self._answer_problem,
-                server=ServerCheck(self.check_retries, self.check_timeout),
-                init_first=self.init_first,
+                server=ServerCheck(app.check_retries, app.check_timeout),
+                init_first=app.init_first,
                 busy=self._show_busy,
                 said=self._say_fix,
             )
         except UserError:
-            self.exit(2, return_code=2)
+            app.exit(2, return_code=2)
             return
         await self._became_ready(prepared)
 
@@ -77,16 +97,18 @@ class StartupFlow:
 
         if problem.kind == "not_a_repo":
             return (
-                "init" if await self.push_screen_wait(InitRepoScreen(self.options.repo)) else None
+                "init"
+                if await self.app.push_screen_wait(InitRepoScreen(self.options.repo))
+                else None
             )
         if problem.kind == "dirty":
-            return await self.push_screen_wait(DirtyTreeScreen(problem.files))
+            return await self.app.push_screen_wait(DirtyTreeScreen(problem.files))
         if problem.kind == "no_tests":
-            return await self.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
+            return await self.app.push_screen_wait(NoTestsScreen(WRITE_TESTS_COMMAND))
         if problem.kind == "elsewhere":
-            return await self.push_screen_wait(TakeOverScreen(problem.message))
+            return await self.app.push_screen_wait(TakeOverScreen(problem.message))
         screen = ProblemScreen(problem.title, problem.message, problem.url)
-        return "retry" if await self.push_screen_wait(screen) else None
+        return "retry" if await self.app.push_screen_wait(screen) else None
 
     def _show_busy(self, text: str) -> None:
         self.status.busy = text
@@ -95,16 +117,17 @@ class StartupFlow:
         title = "git init" if sentence.startswith("Created a git") else "Uncommitted changes"
         if sentence.startswith("Took over"):
             title = "Taken over"
-        self.notify(sentence, title=title, timeout=8)
+        self.app.notify(sentence, title=title, timeout=8)
         await self.chat.note(sentence)
 
     async def _became_ready(self, prepared: Prepared) -> None:
+        app = self.app
         self.controller.prepared = prepared
         self.controller.ready = True
-        if prepared.settings.theme in self.available_themes:
-            self.theme = prepared.settings.theme
-        self.theme_changed_signal.subscribe(self, self._theme_changed)
-        tree_slot = self.screen_stack[0].query_one("#pane-tree")
+        if prepared.settings.theme in app.available_themes:
+            app.theme = prepared.settings.theme
+        app.theme_changed_signal.subscribe(app, self._theme_changed)
+        tree_slot = app.session_screen.query_one("#pane-tree")
         await tree_slot.mount(RepoTree(prepared.root, id="tree"))
         self.status.model = prepared.settings.model
         # Nothing spent yet: $0 where the price is known, else the same words as later.
@@ -116,25 +139,25 @@ class StartupFlow:
         # `m` pressed during start-up already chose the mode: the settings do not undo it.
         self.status.approval = self.status.approval or prepared.settings.approval
         self.status.phase = "ready"
-        for sentence in self.opening_notes:  # e.g. serve: why this tab did not resume
+        for sentence in app.opening_notes:  # e.g. serve: why this tab did not resume
             await self.chat.note(sentence)
-        self.opening_notes = ()
+        app.opening_notes = ()
         for sentence in prepared.notices:  # e.g. an interrupted accept finished: say it now
             await self.chat.note(sentence)
         prepared.notices.clear()
         if prepared.resumed is not None:  # --resume: what happened before, then on from there
             from tui_engineer.tui.history import show_history
 
-            await show_history(self, prepared.resumed)
-            self.start_session(prepared.resumed.request)
+            await show_history(app, prepared.resumed)
+            app.start_session(prepared.resumed.request)
         elif self.options.request:
             await self.chat.user_message(self.options.request, queued=False)
-            self.start_session(self.options.request)
+            app.start_session(self.options.request)
         else:
             await self.chat.note("Type what you want done below and press Enter.")
 
     def _theme_changed(self, _theme: object) -> None:
-        if not self.deterministic:
+        if not self.app.deterministic:
             from tui_engineer.session.preferences import save_theme_choice
 
-            save_theme_choice(self.theme)
+            save_theme_choice(self.app.theme)

@@ -5,9 +5,10 @@ an empty chat and nothing. The app's workers all run with exit_on_error=False an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from tui_engineer.base.crash import internal_error_message
 
@@ -27,23 +28,17 @@ _OTHER = ("a background task", "The session goes on.")
 STARTUP_FAILED = "stopped: the start-up failed (internal error)"
 
 
-class WorkerErrors:
-    """Mixed into `TuiEngineerApp` (before `App`)."""
-
-    chat: ChatPane
-    status: StatusBar
-
-    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            await self.show_worker_error(event.worker)
-
-    async def show_worker_error(self, worker: Worker[object]) -> None:
-        during, way_out = _WORKERS.get(worker.group, _OTHER)
-        assert worker.error is not None
-        text = f"{internal_error_message(worker.error, during)} {way_out}"
-        self.notify(text, title="Internal error", severity="error", timeout=30)  # type: ignore[attr-defined]
-        if worker.group == "startup":
-            self.status.phase = STARTUP_FAILED
-        elif worker.group == "engine":
-            self.status.phase = "stopped: internal error"
-        await self.chat.note(text, error=True)
+async def report_worker_error(
+    worker: Worker[object], notify: Callable[..., None], chat: ChatPane, status: StatusBar
+) -> None:
+    """A worker of the app's that failed: said in a notification and the chat, with the way
+    out (the app's `on_worker_state_changed` calls this)."""
+    during, way_out = _WORKERS.get(worker.group, _OTHER)
+    assert worker.error is not None
+    text = f"{internal_error_message(worker.error, during)} {way_out}"
+    notify(text, title="Internal error", severity="error", timeout=30)
+    if worker.group == "startup":
+        status.phase = STARTUP_FAILED
+    elif worker.group == "engine":
+        status.phase = "stopped: internal error"
+    await chat.note(text, error=True)

@@ -1,13 +1,15 @@
-"""The Diff pane's keys that answer the review with what the pane holds: `i` comments on the
-line at the cursor, `o` edits the proposal by hand in your own editor (or in the app's own under
-a browser), and edits you made in your own tree are offered to the step. The marks themselves
-(kept and dropped hunks, comments) are diff_review.py's; the engine tests whatever is to be
-committed (engine/reviews/hand_edits.py)."""
+"""The Diff pane's keys that answer the review with what the pane holds: `a` accepts the kept
+hunks (asking why for the dropped ones), `r` rejects with a reason and the comments, `s`
+skips; `i` comments on the line at the cursor, `o` edits the proposal by hand in your own
+editor (or in the app's own under a browser), and edits you made in your own tree are offered
+to the step. The marks themselves (kept and dropped hunks, comments) are diff_review.py's; the
+engine tests whatever is to be committed (engine/reviews/hand_edits.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
+import time
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,18 +18,30 @@ from textual.binding import Binding, BindingType
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
-from tui_engineer.engine.reviews.review import Decision, LineComment
+from tui_engineer.engine.reviews.hunks import HunkRef, units
+from tui_engineer.engine.reviews.review import Decision, DroppedHunk, LineComment
 from tui_engineer.tui.answering import Say, reviewing_now
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.editor import editor_command
 from tui_engineer.tui.panes.diff_review import ReviewDiffView
-from tui_engineer.tui.screens.pair import CommentScreen, HandEditScreen, TakeEditsScreen
+from tui_engineer.tui.screens import RejectReasonScreen
+from tui_engineer.tui.screens.pair import (
+    CommentScreen,
+    HandEditScreen,
+    PartialAcceptScreen,
+    TakeEditsScreen,
+)
 
 PAIR_ACTIONS = {"edit_by_hand", "comment"}
+# Seconds a proposal is on screen before `a` or `s` decide it. A step prepared ahead is under
+# review a moment after the last accept: a double tap or a held key must not decide it unseen.
+REVIEW_SETTLE = 0.5
 
 
 class DiffPane(ReviewDiffView):
-    """The review's Diff pane, answering the engine through `controller`."""
+    """The review's Diff pane, answering the engine through `controller`. The decision keys
+    (`a`, `r`, `s`) are bound on the session's screen, so that they work whatever pane has the
+    focus; they call `accept`, `reject` and `skip` here."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "edit_by_hand", "Edit"),
@@ -38,6 +52,9 @@ class DiffPane(ReviewDiffView):
         super().__init__(**kwargs)
         self.controller = controller
         self._offering = False  # the dialog offering to take the user's own edits in is open
+        self.review_settle = REVIEW_SETTLE  # a test of a loaded machine may widen it
+        self._held_until = 0.0  # a press too soon keeps `a` and `s` waiting (a key held down)
+        self._said_for = -1.0  # the question (its `asked_at`) the wait was said for
 
     def reviewing_now(self) -> bool:
         return reviewing_now(self.controller, self.app)
@@ -46,6 +63,85 @@ class DiffPane(ReviewDiffView):
         if action in PAIR_ACTIONS:  # on a line of the diff under review (not a file's content)
             return self.reviewing_now() and self.showing_diff
         return super().check_action(action, parameters)
+
+    # -- decisions -----------------------------------------------------------------------
+
+    @property
+    def review_settled(self) -> bool:
+        """The proposal under review was on screen long enough for `a` and `s` to decide it
+        (counted from the engine's question, which opens as the proposal is shown)."""
+        opened = self.controller.reviewer.asked_at + self.review_settle
+        return time.monotonic() >= max(opened, self._held_until)
+
+    def _too_soon(self, key: str) -> bool:
+        """A decision key pressed as the proposal appeared: not taken, said once. Each such
+        press starts the wait again, so a key held down never decides."""
+        if self.review_settled:
+            return False
+        self._held_until = time.monotonic() + self.review_settle
+        reviewer = self.controller.reviewer
+        if self._said_for != reviewer.asked_at and reviewer.proposal is not None:
+            self._said_for = reviewer.asked_at
+            step = reviewer.proposal.step.index
+            self.notify(f"Step {step} just appeared: look it over, then press {key}.", timeout=4)
+        return True
+
+    def accept(self) -> None:
+        """`a`: accept; with hunks dropped, ask for reasons first, then the kept ones are tested
+        and committed (or the review goes on, saying they failed)."""
+        if self._too_soon("a"):
+            return
+        comments = tuple(self.comments)
+        kept_written = tuple(path for path in self.written() if path in self.kept_written)
+        if not self.dropped:
+            self.controller.answer(Decision("accept", comments=comments, kept_written=kept_written))
+            return
+        order = self.units()
+        dropped = [ref for ref in order if ref in self.dropped]
+        kept = len(order) - len(dropped)
+        if kept == 0:
+            self.notify(
+                "Every hunk is dropped: skip the step (s) or reject it (r) instead.",
+                severity="warning",
+            )
+            return
+        texts = self._hunk_texts()
+
+        def done(reasons: dict[HunkRef, str] | None) -> None:
+            if reasons is None:
+                return
+            left_out = tuple(
+                DroppedHunk(ref.path, ref.index, texts.get(ref, ""), reasons.get(ref, ""))
+                for ref in dropped
+            )
+            decision = Decision(
+                "accept", dropped=left_out, comments=comments, kept_written=kept_written
+            )
+            self.controller.answer(decision)
+
+        self.app.push_screen(PartialAcceptScreen(dropped, kept, len(order)), done)
+
+    def _hunk_texts(self) -> dict[HunkRef, str]:
+        proposal = self.controller.reviewer.proposal
+        if proposal is None:
+            return {}
+        return {unit.ref: unit.text for unit in units(proposal.diff)}
+
+    def skip(self) -> None:
+        if not self._too_soon("s"):
+            self.controller.answer(Decision("skip", "skipped by the human"))
+
+    def reject(self) -> None:
+        proposal = self.controller.reviewer.proposal
+        if proposal is None:
+            return
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                comments = tuple(self.comments)  # sent with the reason, as one review
+                self.controller.answer(Decision("reject", reason, comments=comments))
+
+        self.app.push_screen(RejectReasonScreen(proposal.step.title), done)
 
     # -- comments ------------------------------------------------------------------------
 

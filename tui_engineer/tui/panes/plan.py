@@ -1,8 +1,13 @@
-"""The plan pane: each step with its live status; the step being worked on is highlighted."""
+"""The plan pane: each step with its live status; the step being worked on is highlighted.
+Its keys (bound on the session's screen, so that they work whatever pane has the focus): `e`
+edits the plan of the step under review and those after it, `u` undoes the last accepted
+step; both answer the engine through the controller."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -10,10 +15,16 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from tui_engineer.base.errors import UserError
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.events import StepInfo
+from tui_engineer.engine.plans.plan import Step, edit_line, read_edit_line
 from tui_engineer.engine.plans.step_graph import waiting_on
+from tui_engineer.engine.reviews.review import Decision
+from tui_engineer.tui.answering import Say
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, heard
+from tui_engineer.tui.screens import EditPlanScreen
 
 # status -> (icon, style); theme variables ($success...) are resolved when drawn.
 _LOOK = {
@@ -120,6 +131,74 @@ class PlanPane(OptionList):
         elif highlighted is not None and highlighted < self.option_count:
             self.highlighted = highlighted
 
+    # ----- what the plan says of the steps accepted
+
+    def committed_summary(self) -> str:
+        """From the rows as they are now (an undo turns "accepted" into "undone")."""
+        done = sum(1 for row in self.rows.values() if row.status == "accepted")
+        return f"All steps are through: {done} committed."
+
+    def last_accepted_title(self) -> str | None:
+        """The step an undo takes back now (the last accepted one), None when there is none."""
+        accepted = [row for row in self.rows.values() if row.status == "accepted"]
+        return accepted[-1].info.title if accepted else None
+
+    # ----- keys: `e` edit the plan, `u` undo
+
+    def edit_plan(self, controller: SessionController) -> None:
+        """The step under review and the pending ones, one line each, to edit; the new plan
+        goes to the engine as the review's answer."""
+        proposal = controller.reviewer.proposal
+        if proposal is None:
+            return
+        steps = [proposal.step] + [s for s in proposal.plan if s.status == "pending"]
+        known = {s.title: s for s in steps}
+
+        def done(lines: list[str] | None) -> None:
+            if lines is not None:
+                new = [_step_for(*read_edit_line(line), known) for line in lines]
+                edited = Decision("edit_plan", "plan edited by the human", new_steps=new)
+                controller.answer(edited)
+
+        self.app.push_screen(EditPlanScreen([edit_line(s) for s in steps]), done)
+
+    def undo_possible(self, controller: SessionController) -> bool:
+        """Undo is offered while the engine waits for the human (or no session runs); in a
+        review only once a step of this session is accepted. Not while the model works: the
+        step it is making is built on the last commit."""
+        if controller.reviewing:
+            accepted = any(row.status == "accepted" for row in self.rows.values())
+            return accepted and len(self.app.screen_stack) == 1
+        return not controller.working or controller.reviewer.waiting
+
+    def undo(self, controller: SessionController, repo: Path) -> None:
+        if not self.undo_possible(controller):
+            self.notify("Wait until the engine asks you something.", severity="warning")
+            return
+        if controller.reviewing:
+            # The proposal under review is built on the commit to undo: the engine undoes it,
+            # drops the proposal and makes the step again (or says why it cannot, and the
+            # review goes on).
+            controller.answer(Decision("undo", "undo the last accepted step"))
+            return
+        # On the app: a worker's failure is said by the app's handler (tui/worker_errors.py).
+        undoing = self._undo(controller, repo)
+        self.app.run_worker(undoing, group="undo", exclusive=True, exit_on_error=False)
+
+    async def _undo(self, controller: SessionController, repo: Path) -> None:
+        try:
+            if controller.session is not None:
+                message = await controller.session.undo_last()
+            else:
+                from tui_engineer.session.repository import undo_last_step
+
+                message = await asyncio.to_thread(undo_last_step, repo)
+                self.post_message(Say(message))
+        except UserError as err:
+            self.notify(str(err), title="Cannot undo", severity="error", timeout=12)
+            return
+        self.notify(message, title="Undone")
+
     def _prompt(self, row: StepRow) -> Text:
         icon, style = _LOOK.get(row.status, ("·", ""))
         style = self._resolve(style)
@@ -223,3 +302,19 @@ class PlanPane(OptionList):
         """The step in hand is marked failed rather than left at "fixing 2/3"."""
         if self.current is not None and self.status_of(self.current) in ACTIVE:
             self.set_status(self.current, "failed")
+
+
+def _step_for(title: str, fixes: list[str], known: dict[str, Step]) -> Step:
+    """A step for the edited plan; a kept title keeps its description and files. `fixes`: the
+    line's `[fixes: …]`, as the human left it."""
+    old = known.get(title)
+    if old is None:
+        return Step(index=0, title=title, description=title, fixes=fixes)
+    return Step(
+        index=0,
+        title=title,
+        description=old.description,
+        files=list(old.files),
+        test_first=old.test_first,
+        fixes=fixes,
+    )

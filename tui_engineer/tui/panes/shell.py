@@ -1,6 +1,9 @@
 """The Shell pane: the human's `!command` runs here, its output live, its exit status on top.
 Hidden until the first command; then under the chat (wide) or a tab of its own (narrow).
-`x` stops the command, `y` sends it to the model with the next message, `!` types another."""
+`x` stops the command, `y` sends it to the model with the next message, `!` types another.
+The output sent waits here (`attached`) until the next message takes it: chat during a fix
+loop, a new request, or the answer to "What is still wrong?". A command the model suggests is
+never run: only what the human typed after `!` (the session's screen starts it)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from textual.widgets import Log, Static
 from tui_engineer.base.user_shell import ShellRun, UserShell, last_redraws
 
 MAX_LOG_LINES = 5_000  # older lines leave the pane (the model gets the tail anyway)
+SHELL_PREFIX = "!"
 
 
 class ShellPane(Vertical, can_focus=True):
@@ -28,7 +32,7 @@ class ShellPane(Vertical, can_focus=True):
     BINDINGS = [
         Binding("x", "stop_command", "Stop"),
         Binding("y", "send_output", "Send to model"),
-        Binding("exclamation_mark", "app.shell", "New command"),
+        Binding("exclamation_mark", "screen.shell", "New command"),
     ]
 
     class Finished(Message):
@@ -51,6 +55,8 @@ class ShellPane(Vertical, can_focus=True):
         self.last: ShellRun | None = None  # the last finished command
         self.sent = False  # `y` was pressed for `last`
         self._partial = ""  # output after its last line end
+        self.attached: ShellRun | None = None  # goes with the next message
+        self.attach_when_done = False  # typed at "What is still wrong?": goes with the answer
 
     def compose(self) -> ComposeResult:
         yield Static("", id="shell-head")
@@ -117,3 +123,27 @@ class ShellPane(Vertical, can_focus=True):
         self.sent = True
         self.refresh_bindings()
         self.post_message(self.SendAsked(self.last))
+
+    # -- the output sent with the next message ---------------------------------------------
+
+    def attached_line(self) -> str:
+        """What is attached to the next message ("" when nothing)."""
+        return attachment_line(self.attached) if self.attached else ""
+
+    def take_attached(self) -> str:
+        """The attachment's text for the model ("" when nothing), taken: it goes once."""
+        run, self.attached = self.attached, None
+        return run.attachment() if run is not None else ""
+
+    def with_attached(self, text: str) -> tuple[str, str]:
+        """(what the model gets, what the chat shows) for a message typed in the chat box."""
+        line = self.attached_line()
+        attachment = self.take_attached()
+        if not attachment:
+            return text, text
+        return f"{text}\n\n{attachment}", f"{text}\n{line}"
+
+
+def attachment_line(run: ShellRun) -> str:
+    lines = len(run.output.splitlines())
+    return f"📎 $ {run.command} ({run.outcome}, {lines} lines of output, the tail sent)"

@@ -1,5 +1,6 @@
 """The status bar: phase, approval mode, model, sandbox, tokens and cost against the budget,
-elapsed time, and a busy spinner."""
+elapsed time, and a busy spinner. Its keys (bound on the session's screen): `m` switches the
+approval mode it shows, `r` retries now while it says the model server is gone."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.reviews.approval import other
 from tui_engineer.engine.reviews.review import tests_result
 from tui_engineer.engine.waits import call_wait
 from tui_engineer.llm.usage import format_cost
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, heard
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -62,6 +65,24 @@ class StatusBar(Static):
         self._call: tuple[int | None, str] | None = None  # the model call under way
         self._just_committed = ""  # "committed <sha> · " until the next step starts
         self._baseline_running = False  # the suite on the starting commit
+
+    def switch_approval(self, controller: SessionController) -> None:
+        """`m`: ask ⇄ auto. From the next proposal on: one under review now stays yours."""
+        mode = other(self.approval or "ask")
+        self.approval = mode
+        if controller.session is not None:
+            controller.session.approval = mode
+        meaning = {
+            "auto": "a step whose tests pass is committed without asking",
+            "ask": "you review every step",
+        }
+        self.notify(f"Approval: {mode} — {meaning[mode]}.", timeout=4)
+
+    def retry(self, controller: SessionController) -> None:
+        """`r` while paused on a model server that went away: make the call again now."""
+        if controller.session is not None and controller.server_paused:
+            controller.session.retry_now()
+            self.phase = "retrying the model call"
 
     def on_mount(self) -> None:
         if not self.deterministic:

@@ -2,7 +2,7 @@
 
 Output can arrive thousands of lines a second, so lines are buffered and written to a bounded
 `Log` at most every `FLUSH_SECONDS`. After a run, each failing test is listed; selecting one
-shows its traceback in place of the log (escape goes back).
+shows its traceback in place of the log (escape goes back). `t` runs the tests again.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from textual.widgets import Log, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_engineer.engine import events as ev
+from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, heard
 from tui_engineer.tui.panes.test_labels import finished_label, run_label, scrubbed
 
@@ -84,6 +85,34 @@ class TestOutputPane(Vertical):
         yield OptionList(id="test-failures")
         yield Log(max_lines=self.max_lines, id="test-log")
         yield Log(id="test-traceback")
+
+    # -- `t`: run the tests again (bound on the session's screen: it works on any pane) -----
+
+    def run_tests(self, controller: SessionController) -> None:
+        """The suite again on the step under review, when the engine waits for the human;
+        otherwise it says why not."""
+        session = controller.session
+        if session is None:
+            self.notify("No session yet: the tests run once a request starts.", title="Tests")
+            return
+        if controller.tests_running:
+            self.notify("The tests are running now: their result shows in Tests.", title="Tests")
+            return
+        if not controller.reviewer.waiting:
+            self.notify(
+                "The model is working: the tests run on its step as soon as it is written. "
+                "Press t while the engine waits for you (a review) to run them again.",
+                title="Tests",
+            )
+            return
+        if session.rt.options.unverified:
+            self.notify("No test command: this session is unverified.", title="Tests")
+            return
+        controller.tests_running = True
+        controller.tests = self.app.run_worker(
+            session.rerun_tests(), group="tests", exit_on_error=False
+        )
+        self.app.refresh_bindings()
 
     # -- public API --------------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ from tui_engineer.tui.screens.dialog import Dialog
 
 
 class ShellAnswers(Protocol):
-    """The human's shell (tui/shell_keys.py): a `!command` typed in the box runs there, and
-    its output goes with the answer."""
+    """The human's shell (the session's screen, tui/session_screen.py): a `!command` typed in
+    the box runs there, and its output goes with the answer."""
 
     def run_shell(self, command: str, *, attach: bool = False) -> None: ...
     def attached_line(self) -> str: ...
@@ -98,14 +98,14 @@ class StillWrongScreen(Dialog[str]):
         title = self.last_accepted()
         if self.undone == 0 or title is None:
             self.undone += 1
-            self.app.action_undo()  # type: ignore[attr-defined]
+            self.app.screen_stack[0].action_undo()  # type: ignore[attr-defined]  # the session's screen
             box.focus()
             return
 
         def answered(sure: bool | None) -> None:
             if sure:
                 self.undone += 1
-                self.app.action_undo()  # type: ignore[attr-defined]
+                self.app.screen_stack[0].action_undo()  # type: ignore[attr-defined]  # the session's screen
             box.focus()
 
         self.app.push_screen(ConfirmUndoScreen(title), answered)

@@ -21,7 +21,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tab, Tabs
 
-from tui_engineer.tui.answering import Say
+from tui_engineer.base.user_shell import ShellRun
+from tui_engineer.tui.answering import Say, reviewing_now
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.footer import KeyFooter
 from tui_engineer.tui.layout import (
@@ -35,7 +36,7 @@ from tui_engineer.tui.layout import (
 from tui_engineer.tui.panes.chat import ChatInput, ChatPane
 from tui_engineer.tui.panes.diff_pane import DiffPane
 from tui_engineer.tui.panes.plan import PlanPane
-from tui_engineer.tui.panes.shell import ShellPane
+from tui_engineer.tui.panes.shell import SHELL_PREFIX, ShellPane, attachment_line
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 
@@ -73,36 +74,45 @@ FOOTER_DROP_ORDER = [
 ]
 
 
+REVIEW_ACTIONS = {"accept", "reject", "skip", "edit_plan"}
+
+
 class SessionScreen(Screen[None]):
     """The app's first screen, under every dialog. `layout_file`: where the pane sizes are
     remembered (None: the defaults, for pictures and tests)."""
 
     BINDINGS = [
-        Binding("a", "app.accept", "Accept"),
-        Binding("r", "app.reject", "Reject"),
-        Binding("s", "app.skip", "Skip"),
-        Binding("e", "app.edit_plan", "Edit plan"),
-        Binding("u", "app.undo", "Undo"),
+        Binding("a", "accept", "Accept"),
+        Binding("r", "reject", "Reject"),
+        Binding("s", "skip", "Skip"),
+        Binding("e", "edit_plan", "Edit plan"),
+        Binding("u", "undo", "Undo"),
         # Shown only while paused on a model server that went away (never with Reject).
-        Binding("r", "app.retry", "Retry now"),
-        Binding("t", "app.run_tests", "Run tests"),
+        Binding("r", "retry", "Retry now"),
+        Binding("t", "run_tests", "Run tests"),
         Binding("d", "toggle_split", "Split diff"),
         Binding("c", "focus_chat", "Chat"),
         Binding("f", "maximize_pane", "Full pane"),
         Binding("b", "toggle_files", "Files"),
-        Binding("m", "app.switch_approval", "Mode"),
+        Binding("m", "switch_approval", "Mode"),
         Binding("minus", "resize_side(-1)", "Narrower", show=False),
         Binding("plus,equals_sign", "resize_side(1)", "Wider", show=False),
         Binding("less_than_sign", "switch_pane(-1)", "Prev pane"),
         Binding("greater_than_sign", "switch_pane(1)", "Next pane"),
-        Binding("exclamation_mark", "app.shell", "Shell", show=False),  # tui/shell_keys.py
+        Binding("exclamation_mark", "shell", "Shell", show=False),
     ]
 
     def __init__(
-        self, controller: SessionController, *, deterministic: bool, layout_file: Path | None
+        self,
+        controller: SessionController,
+        repo: Path,
+        *,
+        deterministic: bool,
+        layout_file: Path | None,
     ) -> None:
         super().__init__(id="_default")
         self.controller = controller
+        self.repo = repo  # undone in when no session runs
         self.deterministic = deterministic
         self.layout_file = layout_file
         self.sizes = PaneSizes()
@@ -161,7 +171,50 @@ class SessionScreen(Screen[None]):
     def narrow(self) -> bool:
         return self.has_class("-narrow")
 
+    # ----- the keys that answer the engine: each is done by the pane it changes
+
+    def action_accept(self) -> None:
+        self.diff.accept()
+
+    def action_reject(self) -> None:
+        self.diff.reject()
+
+    def action_skip(self) -> None:
+        self.diff.skip()
+
+    def action_edit_plan(self) -> None:
+        self.plan_pane.edit_plan(self.controller)
+
+    def action_undo(self) -> None:
+        self.plan_pane.undo(self.controller, self.repo)
+
+    def action_run_tests(self) -> None:
+        self.test_pane.run_tests(self.controller)
+
+    def action_switch_approval(self) -> None:
+        self.status.switch_approval(self.controller)
+
+    def action_retry(self) -> None:
+        self.status.retry(self.controller)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys the footer shows, and which of them are dimmed (None)."""
+        controller = self.controller
+        if action == "retry":
+            return controller.server_paused
+        if action in REVIEW_ACTIONS and controller.server_paused:
+            return False  # `r` is Retry meanwhile
+        if action in REVIEW_ACTIONS:
+            return True if reviewing_now(controller, self.app) else None
+        if action == "undo":
+            return self.plan_pane.undo_possible(controller)
+        if action == "switch_approval":
+            return True if controller.ready else None  # the settings' mode is known once ready
+        if action == "run_tests":  # pressable in a session: when it cannot run now, it says why
+            return True if controller.session is not None else None
+        return self._check_layout(action)
+
+    def _check_layout(self, action: str) -> bool | None:
         # Layout keys show in the footer only where they do something: tabs when narrow,
         # column sizes when wide.
         if action == "switch_pane":
@@ -178,6 +231,7 @@ class SessionScreen(Screen[None]):
         key = (event.tab.id or "").removeprefix("tab-")
         for pane_key, _ in PANES:
             self.query_one(f"#pane-{pane_key}").set_class(pane_key == key, "-active")
+        self.shell_pane.set_class(key == "shell", "-active")
 
     def show_pane(self, key: str) -> None:
         """Narrow terminals show one pane at a time (the tabs); wide ones show them all."""
@@ -228,3 +282,73 @@ class SessionScreen(Screen[None]):
         self.chat_input.focus()
         if self.narrow:
             self.show_pane("chat")
+
+    # ----- the human's shell: `!command` runs in the Shell pane, as the user, never sandboxed
+
+    def run_shell(self, command: str, *, attach: bool = False) -> None:
+        """Run what the human typed after `!`; `attach`: its output goes with the next answer
+        without `y` (typed at the question, as headless does)."""
+        command = command.strip()
+        if not command:
+            self.notify("Type a command after !, e.g. !python -m pytest -x", severity="warning")
+            return
+        if self.shell_pane.running:
+            self.notify("A command is running: x in the Shell pane stops it.", severity="warning")
+            return
+        self.shell_pane.attach_when_done = attach
+        self._show_shell()
+        self.shell_pane.start(command, self.repo)
+
+    def _show_shell(self) -> None:
+        """The pane appears under the chat (wide) or as a tab of its own (narrow)."""
+        self.add_class("-shell")
+        self.shell_pane.border_title = "Shell"
+        tabs = self.query_one("#pane-tabs", Tabs)
+        if not tabs.query("#tab-shell"):
+            tabs.add_tab(Tab("Shell", id="tab-shell"))
+        if self.narrow:
+            tabs.active = "tab-shell"
+        if self.app.screen is self:  # not under a dialog
+            self.shell_pane.focus()
+
+    def action_shell(self) -> None:
+        """`!`: the chat box, a `!` typed in it, for a command."""
+        if self.narrow:
+            self.show_pane("chat")
+        self.chat_input.focus()
+        # After the focus, which selects the box's text (a typed key would replace the `!`).
+        self.call_after_refresh(self._type_prefix)
+
+    def _type_prefix(self) -> None:
+        self.chat_input.value = SHELL_PREFIX
+        self.chat_input.cursor_position = len(SHELL_PREFIX)
+
+    async def on_shell_pane_finished(self, message: ShellPane.Finished) -> None:
+        run = message.run
+        if self.shell_pane.attach_when_done:
+            self.shell_pane.attach_when_done = False
+            await self._attach_run(run)
+            return
+        lines = len(run.output.splitlines())
+        await self.chat.note(
+            f"$ {run.command} — {run.outcome}, {lines} lines: y in the Shell pane sends it "
+            "to the model."
+        )
+
+    async def on_shell_pane_send_asked(self, message: ShellPane.SendAsked) -> None:
+        await self._attach_run(message.run)
+        self.chat_input.focus()
+
+    async def _attach_run(self, run: ShellRun) -> None:
+        self.shell_pane.attached = run
+        line = attachment_line(run)
+        await self.chat.note(f"{line} — goes to the model with your next message.")
+        said = getattr(self.app.screen, "shell_said", None)
+        if said is not None:  # "What is still wrong?" is open: it says what goes with it
+            said(line)
+
+    def attached_line(self) -> str:
+        return self.shell_pane.attached_line()
+
+    def take_attached(self) -> str:
+        return self.shell_pane.take_attached()
