@@ -16,8 +16,7 @@ k's tests fail, none is begun.
 
 Reviewed one at a time, in plan order, and stacked honestly: a prepared step whose base is not
 what it lands on (a fix, a hand edit, hunks left out, an earlier step accepted or rejected since)
-is moved onto those files with a three-way merge (engine/ahead/stacked.py `restack`) and tested
-again
+is moved onto those files with a three-way merge (engine/ahead/restacking.py) and tested again
 there, the affected tests then the full suite, before it is shown: the step reviewed next is
 moved onto the proposal under review while the human reads it (so that an accept of it as it is
 shows that step at once), and again at its turn if what it lands on changed meanwhile. A conflict,
@@ -72,10 +71,10 @@ from tui_engineer.engine.ahead.prepared import (
     prepare_failed,
     ready_steps,
 )
+from tui_engineer.engine.ahead.restacking import move_early, restacked
 from tui_engineer.engine.ahead.stacked import (
     base_tree,
     pending_commit,
-    restack,
     stacked_shadow,
     transplant,
 )
@@ -87,12 +86,8 @@ from tui_engineer.engine.reviews.chat_target import about_step_ahead
 from tui_engineer.engine.reviews.review import Proposal
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.step_runner import propose_step
-from tui_engineer.engine.steps.verification import start_probe, verify_attempt
+from tui_engineer.engine.steps.verification import start_probe
 from tui_engineer.vcs.shadow import Shadow
-
-
-class _NotRestacked(Exception):
-    """A prepared step could not be moved onto the tree it now lands on (said why)."""
 
 
 class Pipeline:
@@ -159,56 +154,11 @@ class Pipeline:
 
     async def _restack_next(self, plan: Sequence[Step], current: Step, tree: str) -> None:
         """The step reviewed after `current`, prepared on other files: moved onto `current`'s
-        proposal now (and tested there) while the human reads, so that an accept of it as it is
-        shows that step at once."""
+        proposal now (restacking.py)."""
         after = next((s for s in plan if s.status == "pending" and s is not current), None)
         ahead = self._ahead.get(after.index) if after is not None else None
-        if ahead is None or ahead.tree == tree or ahead.task is None or ahead.shadow is None:
-            return
-        if prepare_failed(ahead.task) or ahead.restacking:
-            return
-        base = (await asyncio.to_thread(pending_commit, self.rt.shadow))[0]  # of `tree`
-        if ahead.rt is not None:
-            ahead.rt.next_up = True
-        before = ahead.task
-        ahead.restacking = True
-
-        async def moved() -> Proposal:
-            try:
-                proposal = await before
-                return await self._restack(ahead, proposal, base, tree)
-            finally:
-                ahead.restacking = False
-
-        ahead.task = asyncio.create_task(moved())
-
-    async def _restack(self, ahead: Ahead, proposal: Proposal, base: str, tree: str) -> Proposal:
-        """`ahead`'s proposal moved onto `base` (whose files are `tree`) and tested there: the
-        affected tests, then the full suite. A conflict, or tests that fail there, raise
-        _NotRestacked: the step is proposed again when its turn comes."""
-        index = ahead.step.index
-        assert ahead.shadow is not None and ahead.rt is not None
-        moved = await asyncio.to_thread(restack, ahead.shadow, ahead.base, base, self.rt.shadow)
-        if not moved:
-            raise self._not_restacked(ahead, "its changes conflict with the files it lands on")
-        ahead.base, ahead.tree = base, tree
-        # Said when its turn comes (held until then), before its test runs there.
-        ahead.held(ev.Notice(message=f"Step {index} was prepared on other files: moved onto "
-                             "the new ones and tested again there."))  # fmt: skip
-        diff = await asyncio.to_thread(ahead.shadow.diff)
-        if self.rt.options.unverified:
-            return replace(proposal, diff=diff)
-        verified = await verify_attempt(ahead.rt, index)
-        again = replace(proposal, diff=diff, report=verified.report, test_runs=verified.summaries())
-        if not again.tests_ok:
-            raise self._not_restacked(ahead, "its tests fail on the files it lands on")
-        return again
-
-    def _not_restacked(self, ahead: Ahead, why: str) -> _NotRestacked:
-        message = f"Step {ahead.step.index}'s prepared proposal is not used ({why}): it is "
-        message += "proposed again when its turn comes."
-        self.rt.emit(ev.Notice(message=message))
-        return _NotRestacked(message)
+        if ahead is not None:
+            await move_early(self.rt, ahead, tree)
 
     def _watch(self, event: ev.Event) -> None:
         """The session's events pass here first: a passing first test run of the files a
@@ -392,7 +342,7 @@ class Pipeline:
             landing = await asyncio.to_thread(base_tree, self.rt.shadow)
             if proposal is not None and ahead.tree != landing:
                 base = self.rt.shadow.baseline
-                proposal = await self._restack(ahead, proposal, base, landing)
+                proposal = await restacked(self.rt, ahead, proposal, base, landing)
         except Exception:  # noqa: BLE001 - a failed preparation is redone in the foreground
             proposal = None
         if proposal is None or ahead.shadow is None:

@@ -87,7 +87,7 @@ class Ahead:
     # then may it diagnose and fix failures of its own.
     base_passed: asyncio.Event = field(default_factory=asyncio.Event)
     base_changed: bool = False  # a fix changed those files after it began
-    restacking: bool = False  # being moved onto the next files it lands on (Pipeline._restack)
+    restacking: bool = False  # being moved onto the next files it lands on (restacking.py)
 
     @property
     def base_step(self) -> int:
