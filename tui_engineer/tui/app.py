@@ -32,11 +32,12 @@ from tui_engineer.tui.bridge import Asked, EngineEvent, event_poster
 from tui_engineer.tui.controller import Answered, SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
 from tui_engineer.tui.layout import layout_path
-from tui_engineer.tui.panes.chat import ChatInput, ChatPane
+from tui_engineer.tui.panes.chat import ChatPane
+from tui_engineer.tui.panes.chat_input import SHELL_PREFIX, ChatInput
 from tui_engineer.tui.panes.diff_pane import DiffPane
 from tui_engineer.tui.panes.file_tree import RepoTree
 from tui_engineer.tui.panes.plan import PlanPane
-from tui_engineer.tui.panes.shell import SHELL_PREFIX, ShellPane
+from tui_engineer.tui.panes.shell import ShellPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitAsked, Quitting

@@ -33,10 +33,11 @@ from tui_engineer.tui.layout import (
     plan_rows,
     save_sizes,
 )
-from tui_engineer.tui.panes.chat import ChatInput, ChatPane
+from tui_engineer.tui.panes.chat import ChatPane
+from tui_engineer.tui.panes.chat_input import ChatInput
 from tui_engineer.tui.panes.diff_pane import DiffPane
 from tui_engineer.tui.panes.plan import PlanPane
-from tui_engineer.tui.panes.shell import SHELL_PREFIX, ShellPane, attachment_line
+from tui_engineer.tui.panes.shell import ShellPane, attachment_line
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 
@@ -317,11 +318,7 @@ class SessionScreen(Screen[None]):
             self.show_pane("chat")
         self.chat_input.focus()
         # After the focus, which selects the box's text (a typed key would replace the `!`).
-        self.call_after_refresh(self._type_prefix)
-
-    def _type_prefix(self) -> None:
-        self.chat_input.value = SHELL_PREFIX
-        self.chat_input.cursor_position = len(SHELL_PREFIX)
+        self.call_after_refresh(self.chat_input.start_command)
 
     async def on_shell_pane_finished(self, message: ShellPane.Finished) -> None:
         run = message.run

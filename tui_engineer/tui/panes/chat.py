@@ -1,5 +1,6 @@
 """The chat pane: the model's replies stream in as Markdown; the human's messages show whether
-they were delivered to a model call yet. The input box lives apart (always on screen)."""
+they were delivered to a model call yet. The input box lives apart (always on screen):
+chat_input.py."""
 
 from __future__ import annotations
 
@@ -7,10 +8,9 @@ import asyncio
 
 from rich.markup import escape
 from textual import on
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.timer import Timer
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from tui_engineer.base.names import readable
@@ -28,33 +28,6 @@ MAX_ENTRIES = 300  # older entries are dropped: a long session must not grow the
 # Streamed text reaches the Markdown at most this often. Each append re-lays-out the pane; fed
 # per token at 1,000 tokens/s, appends would run back to back and starve the keyboard.
 FLUSH_SECONDS = 0.1
-
-
-class ChatInput(Input):
-    """The message box. Escape leaves it so the review keys (a, r, s...) work again. While it
-    has focus the footer hides the letter keys (they type), so it shows how to get them back."""
-
-    BINDINGS = [Binding("escape", "leave", "Leave the box (keys)")]
-
-    # The `!` the `!` key types for a command is kept when the focus lands after it: an Input
-    # selects its text on focus, and in a real terminal the focus can come after the `!` is in,
-    # so the command typed next replaced it and went to the model as chat (tmux walk:
-    # tests/tui/test_shell_tmux.py).
-    @property
-    def select_on_focus(self) -> bool:
-        return self._select_on_focus and self.value != "!"
-
-    @select_on_focus.setter
-    def select_on_focus(self, value: bool) -> None:
-        self._select_on_focus = value
-
-    def action_leave(self) -> None:
-        # Back to the diff, where a review happens (next in focus order if it is hidden).
-        diff = self.screen.query("#pane-diff")
-        if diff and diff.first().display and diff.first().can_focus:
-            diff.first().focus()
-        else:
-            self.app.action_focus_next()
 
 
 class ChatPane(VerticalScroll):

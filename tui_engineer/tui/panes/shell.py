@@ -19,7 +19,6 @@ from textual.widgets import Log, Static
 from tui_engineer.base.user_shell import ShellRun, UserShell, last_redraws
 
 MAX_LOG_LINES = 5_000  # older lines leave the pane (the model gets the tail anyway)
-SHELL_PREFIX = "!"
 
 
 class ShellPane(Vertical, can_focus=True):
