@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from tui_engineer.engine import events as ev
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.engine_messages import EngineMessage, heard
+from tui_engineer.tui.panes.check_rows import CheckRows
 from tui_engineer.tui.panes.test_labels import finished_label, run_label, scrubbed
 
 FLUSH_SECONDS = 0.05
@@ -82,6 +83,7 @@ class TestOutputPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(self.header_text, id="test-header")
         yield Static("", id="test-runs")
+        yield CheckRows(id="test-checks")  # a row per check of the project's (check_rows.py)
         yield OptionList(id="test-failures")
         yield Log(max_lines=self.max_lines, id="test-log")
         yield Log(id="test-traceback")
@@ -260,6 +262,12 @@ class TestOutputPane(Vertical):
             tail=self.scrub(event.output_tail),
         )
 
+    @on(heard(ev.CheckFinished))
+    def _check_finished(self, message: EngineMessage[ev.CheckFinished]) -> None:
+        theme = self.app.current_theme
+        colours = (theme.success or "green", theme.error or "red")
+        self.query_one(CheckRows).show(message.event, colours, timed=not self.deterministic)
+
     @on(heard(ev.ProposalReady))
     def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
         """Affected tests first, then the full suite: the review shows both runs (and a
@@ -272,6 +280,7 @@ class TestOutputPane(Vertical):
     def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
         if message.event.decision not in ("edited", "retest"):  # tested and shown again
             self.show_runs(())
+            self.query_one(CheckRows).clear_rows()
 
 
 _PYTEST_NOISE = re.compile(
