@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tui_engineer.config.settings import Settings
+from tui_engineer.session.prepare import project_checks
 from tui_engineer.verify.checks.declared import chosen, find_checks
 from tui_engineer.verify.checks.findings import judge
 from tui_engineer.verify.checks.fixers import end_of_file, trailing_whitespace
@@ -178,3 +180,13 @@ def test_a_ci_workflows_python_tools_come_last(tmp_path: Path) -> None:
         ("mypy", "a CI workflow runs mypy"),
     ]
     assert "black is declared (a CI workflow runs black)" in found.missing[0]
+
+
+@pytest.mark.usefixtures("bare_path")
+def test_the_docker_sandbox_says_the_checks_are_not_run_there(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n")
+    _venv_with(tmp_path, "ruff")
+    assert [c.id for c in project_checks(tmp_path, Settings())[0]] == ["ruff"]
+    checks, said = project_checks(tmp_path, Settings(sandbox="docker"))
+    assert checks == [] and "local sandbox only" in said[0]
+    assert project_checks(tmp_path, Settings(project_checks="none")) == ([], [])

@@ -244,4 +244,9 @@ def project_checks(root: Path, settings: Settings) -> tuple[list[Check], list[st
         return [], []
     found = find_checks(root)
     checks, unknown = chosen(found, settings.project_checks)
+    if checks and settings.sandbox == "docker":
+        # Their tools were found on this machine (the repository's .venv, PATH): not in the image.
+        names = ", ".join(c.name for c in checks)
+        return [], [f"The project's own checks ({names}) run with the local sandbox only: not "
+                    "run in the docker sandbox."]  # fmt: skip
     return checks, [*found.missing, *unknown]
