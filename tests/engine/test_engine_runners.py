@@ -283,7 +283,8 @@ async def test_a_runner_that_cannot_be_narrowed_is_said_once(
     said = [n.message for n in seen.of(ev.Notice) if "cannot be narrowed" in n.message]
     assert said == [
         "`make test` cannot be narrowed to the tests a change affects: every attempt runs it "
-        "whole (pytest, cargo test, go test, jest, node --test and unittest can be; see "
+        "whole (pytest, cargo test, go test, jest, node --test, unittest and runtests.py can "
+        "be; see "
         "docs/configuration.md)."
     ]
     assert [e.scope for e in seen.of(ev.TestsStarted)] == ["full"]
