@@ -1,6 +1,6 @@
 """The engine: plans a request into steps and works each through propose → test → fix → review.
 
-Plain asyncio, no UI imports. It speaks through events (events.py) and asks the human through a
+Plain asyncio, no UI imports. It speaks through events (events/) and asks the human through a
 Reviewer (reviews/review.py). Its parts, by what they do in the loop:
 - plans/: the plan, asking for it, keeping it right, the graph of which step waits for which;
 - steps/: a step's life: propose, apply, verify (baseline, reach, test-first, the commit hook,

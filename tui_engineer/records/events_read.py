@@ -1,4 +1,4 @@
-"""A run record's lines back as typed engine events (engine/events.py), in order.
+"""A run record's lines back as typed engine events (engine/events/), in order.
 
 What a front end replays to show a session it did not see live (a resumed session's chat and
 plan, an editor's `session/load`) goes through the same handlers as live events. A line of a
