@@ -17,10 +17,18 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine.ahead.test_queue import TestQueue
 from tui_engineer.engine.editor_buffers import BufferReader
 from tui_engineer.engine.inbox import Inbox
+from tui_engineer.engine.options import EngineOptions
 from tui_engineer.engine.prompts import Message, feedback_message, review_notes_message
 from tui_engineer.engine.steps import reach
 from tui_engineer.engine.steps.test_writes import bracketed
 from tui_engineer.engine.tool_use import SessionTools, shown_tools
+from tui_engineer.engine.usage import (
+    LiveReply,
+    budget_warnings,
+    estimate,
+    exchange_event,
+    usage_event,
+)
 from tui_engineer.llm.errors import ServerUnreachable
 from tui_engineer.llm.reply_watch import Expected, OffTrackReply
 from tui_engineer.verify.report import tail_lines
@@ -31,7 +39,6 @@ if TYPE_CHECKING:
     from tui_engineer.vcs.shadow import Shadow
     from tui_engineer.verify import TestReport
     from tui_engineer.verify.baseline import Baseline
-    from tui_engineer.verify.checks.found import Check
     from tui_engineer.verify.selection import TestSelection
     from tui_engineer.verify.targets import StepAim
 
@@ -61,62 +68,7 @@ class Stuck:
     since: float = 0.0
 
 
-DEFAULT_REPLY_TOKENS = {"plan": 2048, "propose": 8192, "diagnose": 1024, "fix": 8192}
-# Calls named otherwise are sized like the kind they do the work of.
-REPLY_KIND = {
-    "plan": "plan",
-    "replan": "plan",
-    "check": "diagnose",  # the plan check (engine/plans/plan_check.py): a few short lines
-    "diagnose": "diagnose",
-    "fix": "fix",
-}
-
-
-@dataclass
-class EngineOptions:
-    test_command: str
-    test_timeout: float = 300.0
-    max_fix_attempts: int = 3
-    plan: bool = True
-    diagnose: bool = True  # False: fixes go straight from the test report (bench configs)
-    commit_hook_check: bool = True  # the user's pre-commit hook on each step (commit_check.py)
-    # The project's declared checks run on each step (engine/steps/project_checks.py).
-    declared_checks: tuple[Check, ...] = ()
-    check_timeout: float = 120.0  # seconds each declared check may take
-    max_tokens: int | None = None
-    max_usd: float | None = None
-    full_tests_always: bool = False  # every attempt runs the whole test command
-    pipeline: bool = True  # prepare the next step while the human reviews this one
-    # at most this many later steps prepared at once (engine/ahead/pipeline.py)
-    parallel_steps: int = 3
-    test_first: bool = True  # honour the plan's test_first steps (engine/steps/test_first.py)
-    unverified: bool = False  # no test command: no tests run, every step is marked unverified
-    write_tests: bool = False  # the repo has no tests yet: the first step writes them, test-first
-    # Reply limit per kind of call: plan, propose, diagnose, fix (config reply_tokens_*).
-    reply_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_REPLY_TOKENS))
-    context_budget: int | None = None  # tokens of file contents per prompt; None: the default
-    show_rounds: int = 3  # SHOW rounds the model may ask before each edit reply (0: none)
-    show_lines: int = 400  # lines one SHOW answer may hold (the context window may allow fewer)
-    # Seconds to wait, paused, for a model server that stopped answering (None: until the
-    # human retries or quits); engine/server_wait.py.
-    server_wait: float | None = 300.0
-    baseline: bool = True  # run the suite on the starting commit: old failures are not a step's
-    # A fix request's first calls wait this long at most for that run's list of failures.
-    fix_list_wait: float = 30.0
-    # after an accept, is the rest still needed? (engine/plans/plan_check.py)
-    plan_check: bool = False
-    # The repository's AGENTS.md, as a block of the system message of every call (prompts.py).
-    conventions: str = ""
-    approval: str = "ask"  # "auto": a passing step is accepted unasked (engine/reviews/approval.py)
-    read_only: tuple[str, ...] = ()  # repo-relative files whose edits are refused
-
-    def reply_limit(self, purpose: str) -> int:
-        kind = REPLY_KIND.get(purpose, "propose")
-        return self.reply_tokens.get(kind, DEFAULT_REPLY_TOKENS[kind])
-
-
 FAILED_TAIL_LINES = 12  # lines of a failing run's output its TestsFinished event carries
-LIVE_USAGE_EVERY = 0.25  # seconds between live token-count updates while a reply streams
 
 
 @dataclass
@@ -201,10 +153,10 @@ class Runtime:
             for text in feedback:
                 self.emit(ev.FeedbackDelivered(text=text, purpose=purpose, step=step))
         cap = self.options.reply_limit(purpose)
-        prompt = _estimate(sum(len(str(m.get("content", ""))) for m in messages))
+        prompt = estimate(sum(len(str(m.get("content", ""))) for m in messages))
         stuck = Stuck()
         while True:
-            live = _LiveReply(self, prompt)
+            live = LiveReply(lambda tokens: self.emit_usage(tokens, live=True), prompt)
             self.emit(
                 ev.ModelCallStarted(
                     purpose=purpose, step=step, prompt_tokens=prompt, max_output_tokens=cap
@@ -232,7 +184,7 @@ class Runtime:
         messages: list[Message],
         called: tuple[str, int | None],
         cap: int,
-        live: _LiveReply,
+        live: LiveReply,
         expect: Expected | None,
     ) -> Completion:
         purpose, step = called
@@ -263,7 +215,7 @@ class Runtime:
                 step=step,
                 prompt_tokens=prompt,
                 partial_reply=partial,
-                completion_tokens=err.tokens if stopped else _estimate(len(partial)),
+                completion_tokens=err.tokens if stopped else estimate(len(partial)),
                 error=str(err),
                 stopped=stopped,
                 stop_reason=err.reason if isinstance(err, OffTrackReply) else "",
@@ -272,56 +224,16 @@ class Runtime:
         self.emit_usage()
 
     def emit_usage(self, in_flight: tuple[int, int] = (0, 0), *, live: bool = False) -> None:
-        """The session's usage so far, plus the (prompt, reply) tokens of a call still
-        streaming (estimated, so the update says so)."""
-        ledger = self.model.ledger
-        self.emit(
-            ev.UsageUpdated(
-                prompt_tokens=ledger.prompt_tokens + in_flight[0],
-                completion_tokens=ledger.completion_tokens + in_flight[1],
-                usd=ledger.usd,
-                max_tokens=self.options.max_tokens,
-                max_usd=self.options.max_usd,
-                estimated=live or bool(getattr(ledger, "estimated", False)),
-            )
-        )
+        """The session's usage so far, plus the tokens of a call still streaming."""
+        self.emit(usage_event(self.model.ledger, self.options, in_flight, live))
 
     def _report_usage(
         self, messages: Sequence[Message], completion: Completion, purpose: str, step: int | None
     ) -> None:
-        usage = completion.usage
-        self.emit(
-            ev.ModelExchange(
-                purpose=purpose,
-                step=step,
-                messages=tuple(dict(m) for m in messages),
-                reply=completion.text,
-                finish_reason=completion.finish_reason,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                usd=usage.usd,
-                estimated=bool(getattr(usage, "estimated", False)),
-                retries=getattr(completion, "retries", 0),
-            )
-        )
-        self._warn_near_budget(self.model.ledger)
+        self.emit(exchange_event(messages, completion, purpose, step))
+        for warning in budget_warnings(self.model.ledger, self.options, self._warned):
+            self.emit(warning)
         self.emit_usage()
-
-    def _warn_near_budget(self, ledger: UsageLedger) -> None:
-        """Warn once per budget when 80% of it is spent, so the human can wrap up."""
-        spent = {
-            "tokens": (ledger.prompt_tokens + ledger.completion_tokens, self.options.max_tokens),
-            "USD": (ledger.usd, self.options.max_usd),
-        }
-        for name, (used, cap) in spent.items():
-            if cap and used is not None and used >= 0.8 * cap and name not in self._warned:
-                self._warned.add(name)
-                self.emit(
-                    ev.BudgetWarning(
-                        message=f"{used:,.4g} of the {cap:,.4g} {name} budget used; "
-                        "the session stops before a call that would exceed it."
-                    )
-                )
 
     def test_rank(self) -> int:
         """Where its test runs stand in the session's queue (engine/ahead/test_queue.py): the step
@@ -409,35 +321,3 @@ class Runtime:
         unread = await asyncio.to_thread(judged)
         if unread:
             self.emit(ev.Notice(message=reach.unknown_notice(unread)))
-
-
-def _estimate(chars: int) -> int:
-    return (chars + 3) // 4  # the same chars / 4 as the model layer's estimate
-
-
-class _LiveReply:
-    """The reply streaming now: its text (for the record if the call fails) and a live,
-    estimated token count in the status bar, at most every LIVE_USAGE_EVERY seconds."""
-
-    def __init__(self, rt: Runtime, prompt_tokens: int) -> None:
-        self.rt = rt
-        self.prompt_tokens = prompt_tokens
-        self.parts: list[str] = []
-        self.chars = 0
-        self.last = time.monotonic()
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    def add(self, chunk: str) -> None:
-        self.parts.append(chunk)
-        self.chars += len(chunk)
-        now = time.monotonic()
-        if now - self.last >= LIVE_USAGE_EVERY:
-            self.last = now
-            self.rt.emit_usage((self.prompt_tokens, _estimate(self.chars)), live=True)
-
-    def reset(self) -> None:
-        self.parts.clear()
-        self.chars = 0

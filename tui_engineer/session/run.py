@@ -16,8 +16,9 @@ from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.cleanup import to_the_end
 from tui_engineer.engine.events import EventSink
+from tui_engineer.engine.options import EngineOptions
 from tui_engineer.engine.reviews.review import Reviewer
-from tui_engineer.engine.runtime import EngineOptions, Model, Runtime
+from tui_engineer.engine.runtime import Model, Runtime
 from tui_engineer.engine.session import Session, SessionResult
 from tui_engineer.records.recorder import Recorder
 from tui_engineer.sandbox.base import Sandbox
