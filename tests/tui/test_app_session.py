@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import git
 from tests.engine_support import edit, plan_reply
-from tests.scripted_server import Reply
+from tests.scripted_server import Gate, Reply
 from tests.tiers import whole_session
 from tests.timing_support import titles
 from tests.tui.app_support import (
@@ -141,16 +141,17 @@ async def test_chat_message_during_a_fix_loop_reaches_the_fix_call(
     make_repo, scripted_server
 ) -> None:
     repo = make_repo()
+    diagnosis = Gate()  # held while the human types: a delay was outlasted at load 15+
     scripted_server.script(
-        Reply(text=MUL_BUGGY),
-        Reply(text="mul adds.", delay=4),  # the diagnosis: time to type during the loop (slow CI)
-        Reply(text=MUL_FIX),
+        Reply(text=MUL_BUGGY), Reply(text="mul adds.", hold=diagnosis), Reply(text=MUL_FIX)
     )
     app = make_app(repo, scripted_server.base_url, "add mul", plan=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.status.busy == "model: diagnose")
+        await diagnosis.arrived()
         await send_chat(pilot, "multiply")
         assert app.controller.inbox.qsize() == 1  # queued: the diagnosis call is still out
+        diagnosis.open()
         await wait_for(pilot, reviewing(app, 1))
         propose, diagnose, fix = scripted_server.chat_requests
         assert any("multiply" in m["content"] for m in fix.messages)
