@@ -123,16 +123,21 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
     def _make(
         files: dict[str, str] | None = None, *, name: str = "repo", commit: bool = True
     ) -> Path:
-        root = tmp_path / name
-        root.mkdir()
-        git(root, "init", "-q", "-b", "main")
-        write_files(root, SAMPLE_FILES if files is None else files)
-        if commit:
-            git(root, "add", "-A")
-            git(root, "commit", "-q", "-m", "initial")
-        return root
+        return repo_at(tmp_path / name, files, commit=commit)
 
     return _make
+
+
+def repo_at(root: Path, files: dict[str, str] | None = None, *, commit: bool = True) -> Path:
+    """A real git repo made at `root` (a new folder) with `files` committed (default: a tiny calc
+    project): make_repo's, for a repository that must live elsewhere (a small disk)."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_files(root, SAMPLE_FILES if files is None else files)
+    if commit:
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "initial")
+    return root
 
 
 # Shared fixtures from helper modules: `scripted_server` (a real OpenAI-compatible HTTP server on

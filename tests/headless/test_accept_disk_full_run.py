@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import SAMPLE_FILES, git, write_files, write_hook
+from tests.conftest import git, repo_at, write_hook
 from tests.engine_support import SUB
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
@@ -19,12 +19,7 @@ from tests.timing_support import run_to_the_end
 def test_a_disk_that_fills_during_the_accept_stops_named_and_resume_commits(
     small_disk: Path, scripted_server: ScriptedServer
 ) -> None:
-    repo = small_disk / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    write_files(repo, SAMPLE_FILES)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    repo = repo_at(small_disk / "repo")
     filler = small_disk / "filler"
     # Something else on the machine takes the last byte while the accept runs: the step's
     # objects are in, the commit's tree and the commit are not.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SAMPLE_FILES, git, write_files
+from tests.conftest import git, repo_at
 from tests.tiers import whole_session
 from tests.tui.app_support import SIZE, add_sub_app, diff_text, finish_session, reviewing, wait_for
 
@@ -29,12 +29,7 @@ def fill(disk: Path) -> Path:
 async def test_an_accept_on_a_full_disk_is_told_keeps_the_step_and_is_made_once_freed(
     small_disk: Path, scripted_server
 ) -> None:
-    repo = small_disk / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    write_files(repo, SAMPLE_FILES)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "initial")
+    repo = repo_at(small_disk / "repo")
     app = add_sub_app(repo, scripted_server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, reviewing(app, 1))

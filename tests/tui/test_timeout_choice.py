@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import git
-from tests.engine.test_test_timeout import GIVE_UP
-from tests.engine_support import edit
+from tests.engine.test_test_timeout import FILES as RETRY_FILES
+from tests.engine.test_test_timeout import WAIT
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.tui.app_support import (
@@ -27,23 +27,12 @@ from tests.tui.app_support import (
 from tui_engineer.tui.screens.timeout_choice import FewerTestsScreen, TimeoutChoiceScreen
 
 TIMEOUT = 15  # seconds: the starting commit's suite fails at once, the fixed one waits 20 s
+# The retry project of the headless timeout test, and a quick test the human can narrow to.
 FILES = {
-    "retry.py": (
-        "import time\n\n\ndef retry(action, times, delay):\n"
-        "    for attempt in range(times):\n        try:\n            return action()\n"
-        f"        except OSError:\n{GIVE_UP}"
-    ),
-    "tests/test_retry.py": (
-        "import time\n\nfrom retry import retry\n\n\ndef test_waits_between_attempts():\n"
-        "    calls = []\n\n    def flaky():\n        calls.append(time.monotonic())\n"
-        "        if len(calls) < 3:\n            raise OSError('busy')\n        return 'ok'\n\n"
-        "    assert retry(flaky, times=3, delay=10) == 'ok'\n"
-        "    assert calls[2] - calls[0] >= 20\n"
-    ),
+    **RETRY_FILES,
     "tests/test_quick.py": "from retry import retry\n\n\ndef test_once():\n"
     "    assert retry(lambda: 1, times=1, delay=0) == 1\n",
 }
-WAIT = edit("retry.py", GIVE_UP, f"{GIVE_UP}            time.sleep(delay)\n")
 REQUEST = "retry does not wait between attempts; fix it"
 
 pytestmark = pytest.mark.usefixtures("api_key")
