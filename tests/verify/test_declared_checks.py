@@ -190,3 +190,30 @@ def test_the_docker_sandbox_says_the_checks_are_not_run_there(tmp_path: Path) ->
     checks, said = project_checks(tmp_path, Settings(sandbox="docker"))
     assert checks == [] and "local sandbox only" in said[0]
     assert project_checks(tmp_path, Settings(project_checks="none")) == ([], [])
+
+
+@pytest.mark.usefixtures("bare_path")
+def test_djangos_tox_lint_environments_declare_black_and_flake8(tmp_path: Path) -> None:
+    data = Path(__file__).parent.parent / "data" / "tox" / "django-5.2.ini"
+    (tmp_path / "tox.ini").write_text(data.read_text())
+    _venv_with(tmp_path, "black", "flake8")
+    found = find_checks(tmp_path)
+    assert sorted((c.id, c.reason.split(";")[0]) for c in found.checks) == [
+        ("black", "tox.ini runs black"),
+        ("flake8", "tox.ini runs flake8"),
+    ]
+
+
+@pytest.mark.usefixtures("bare_path")
+def test_agents_md_and_a_noxfile_name_their_tools_agents_md_first(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("# Checks\n\nBefore a commit run `mypy src` and tests.\n")
+    (tmp_path / "noxfile.py").write_text(
+        'import nox\n\n\n@nox.session\ndef lint(session):\n    session.install("ruff", "mypy")\n'
+        '    session.run("ruff", "check", ".")\n    session.run("mypy", "src")\n'
+    )
+    _venv_with(tmp_path, "ruff", "mypy")
+    found = find_checks(tmp_path)
+    assert [(c.id, c.reason.split(";")[0]) for c in found.checks] == [
+        ("mypy", "AGENTS.md says to run mypy"),
+        ("ruff", "noxfile.py runs ruff check"),
+    ]

@@ -96,11 +96,45 @@ _CI_RUNS += (("black", "black "), ("flake8", "flake8"))
 def _ci_python(root: Path) -> Found:
     """The Python tools a CI workflow runs (`ruff check .`, `mypy src`), from the user's
     environment like the rest."""
-    found, said = Found(), _workflow_text(root)
-    for check_id, words in _CI_RUNS:
-        if words in said:
-            found.merge(python_check(root, check_id, f"a CI workflow runs {words.strip()}"))
+    return _python_tools_named(root, _workflow_text(root), "a CI workflow runs")
+
+
+# The environments tox or nox make for lint and type checks name the tools they run (Django's
+# tox.ini: `[testenv:black] commands = black --check --diff .`), with how the reason says it.
+_TOX_NOX = (
+    ("tox.ini", "tox.ini runs"),
+    ("tox.toml", "tox.toml runs"),
+    ("noxfile.py", "noxfile.py runs"),
+)
+
+
+def _agents_python(root: Path) -> Found:
+    """The Python tools the repository's AGENTS.md tells an agent to run: the most specific
+    source, said to us."""
+    return _python_tools_named(root, _read(root / "AGENTS.md"), "AGENTS.md says to run")
+
+
+def _tox_nox_python(root: Path) -> Found:
+    found = Found()
+    for name, how in _TOX_NOX:
+        found.merge(_python_tools_named(root, _read(root / name), how))
     return found
+
+
+def _python_tools_named(root: Path, text: str, how: str) -> Found:
+    found = Found()
+    words_of = text.replace('", "', " ").replace("', '", " ")  # nox: session.run("ruff", "check")
+    for check_id, words in _CI_RUNS:
+        if words in words_of:
+            found.merge(python_check(root, check_id, f"{how} {words.strip()}"))
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    except OSError:
+        return ""
 
 
 def _go(root: Path) -> Found:
@@ -132,7 +166,10 @@ def find_checks(root: Path) -> Found:
     """Every check the project declares, most specific source first (a tool declared twice
     runs once, as its first source says)."""
     found = Found()
-    sources = (precommit.checks, _pyproject_checks, _package_json, _cargo, _go, _ci_python)
+    sources = (
+        _agents_python, precommit.checks, _pyproject_checks, _package_json, _cargo, _go,
+        _tox_nox_python, _ci_python,
+    )  # fmt: skip
     for source in sources:
         found.merge(source(root))
     return found
