@@ -194,10 +194,12 @@ class Session:
         )
         for event in self._resumed:  # SessionResumed, and commits made as it was killed
             rt.emit(event)
-        for sentence in await start_notices(rt):
-            rt.emit(ev.Notice(message=sentence))
         tried = True
         try:
+            # Inside: asking a slow server its context window may meet a stop signal, and the
+            # record must still say the session was stopped ("quit"), not "crashed?".
+            for sentence in await start_notices(rt):
+                rt.emit(ev.Notice(message=sentence))
             result = await self._run(request)
         except StopSession as stop:
             result = SessionResult(stop.outcome, self.commits, str(stop))
