@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.reviews.review import Decision, Proposal
-from tui_engineer.engine.steps.step_runner import TIMED_OUT, timed_out_note
+from tui_engineer.engine.steps.run_verdicts import TIMED_OUT, timed_out_note
 from tui_engineer.engine.steps.verification import verify_attempt
 
 if TYPE_CHECKING:

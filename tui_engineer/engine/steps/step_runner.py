@@ -6,7 +6,6 @@ row, the same refused edit twice, or a fix that changes nothing)."""
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -33,6 +32,7 @@ from tui_engineer.engine.steps.project_checks import (
 )
 from tui_engineer.engine.steps.reach import reach_hint
 from tui_engineer.engine.steps.repo_context import context_for, failing_code
+from tui_engineer.engine.steps.run_verdicts import TIMED_OUT, failure_signature, timed_out_note
 from tui_engineer.engine.steps.seeing_more import reply_after_show
 from tui_engineer.engine.steps.test_first import BeforeRun, is_test_path, run_before
 from tui_engineer.engine.steps.verification import verify_attempt
@@ -45,36 +45,6 @@ from tui_engineer.verify.setup_failures import (
     ignored_paths,
     missing_files,
 )
-
-_VOLATILE = re.compile(r"0x[0-9a-fA-F]+|\d+(\.\d+)?s\b")
-
-
-def _stable(text: str) -> str:
-    """Drop what differs between two runs of the same failure (object addresses, timings)."""
-    return _VOLATILE.sub("#", text)
-
-
-def failure_signature(report: TestReport) -> tuple[object, ...]:
-    """What makes two failing runs 'the same failure' for stuck detection."""
-    if report.structured:
-        return tuple(sorted((f.test_id, _stable(f.message)) for f in report.failures))
-    tail = report.output_tail.strip().splitlines()[-5:]
-    return (report.exit_code, report.timed_out, tuple(_stable(line) for line in tail))
-
-
-TIMED_OUT = "not verified: the tests ran out of time"
-
-
-def timed_out_note(report: TestReport, timeout: float) -> str:
-    """What the human reads when the step's run was stopped by the test timeout."""
-    return (
-        f"{TIMED_OUT} ({report.summary()}, the test_timeout of {timeout:g}s), so the change "
-        "is kept as it is and not sent to the model as a failure. To wait longer, raise "
-        "test_timeout (--test-timeout, TUI_ENGINEER_TEST_TIMEOUT or test_timeout in "
-        ".tui-engineer.toml); to run fewer tests, narrow test_command (--test-cmd); or "
-        "accept the step untested."
-    )
-
 
 REPLAN_HINT = (
     "suggestion: reject with a reason that points the model elsewhere, or edit the plan "
