@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tui_engineer.base.shell_command import tokens as shell_tokens
 from tui_engineer.base.shell_command import words
-from tui_engineer.config import declared, nox_and_workflows, tox_ini, tox_toml
+from tui_engineer.config import declared, nox_and_workflows, tox_ini, tox_setenv, tox_toml
 
 PYTEST = "python -m pytest"
 # Folders that hold other people's code or build output: never evidence of the repo's tests.
@@ -104,7 +104,7 @@ def _declared(
         if not (root / venv / "bin" / tokens[0]).exists():
             return command, reason
         tokens[0] = f"{venv}/bin/{tokens[0]}"
-        prefix = tox_ini.assignments(_assigned(command))  # tox's setenv stays with it
+        prefix = tox_setenv.assignments(_assigned(command))  # tox's setenv stays with it
         joined = f"{prefix} {shlex.join(tokens)}" if prefix else shlex.join(tokens)
         return joined, f"{reason}; the repository's own {venv}/"
 

@@ -24,7 +24,6 @@ import configparser
 import itertools
 import os
 import re
-import shlex
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from tui_engineer.base.shell_command import words
 from tui_engineer.config.declared import NOT_TESTS, Found, cleaned, runs_tests
+from tui_engineer.config.tox_setenv import UNREAD, assignments, exported
 
 # Names of environments that do something other than run the tests (beyond NOT_TESTS).
 _NOT_TESTS_TOO = re.compile(
@@ -41,7 +41,6 @@ _TEST_FACTORS = {"tests", "test", "unit", "unittests", "unittest", "pytest"}
 _PYTHON_FACTOR = re.compile(r"^(?:py|pypy|python)(?P<version>\d(?:\.?\d+)?)?t?$")
 _BRACES = re.compile(r"\{([^{}]*)\}")
 _COMMENT = re.compile(r"\s*(?<!\\)#.*")
-_UNREAD = "\x00"  # stands for a substitution only tox can make
 _INSTALLS = ("pip", "uv", "pip3")
 _MAX_DEPTH = 8  # nested substitutions followed
 
@@ -131,7 +130,7 @@ def expand(value: str) -> list[str]:
             else:
                 choices.append([part])
         names += ["".join(p).strip() for p in itertools.product(*choices)]
-    return [n for n in dict.fromkeys(names) if n and _UNREAD not in n]
+    return [n for n in dict.fromkeys(names) if n and UNREAD not in n]
 
 
 def _top_level_split(value: str) -> list[str]:
@@ -155,7 +154,7 @@ def _alternatives(inside: str) -> list[str]:
         elif span[2]:
             found += [str(n) for n in range(int(span[1]), int(span[2]) + 1)]
         else:
-            found.append(_UNREAD)  # `{10-}`: to the newest Python tox knows
+            found.append(UNREAD)  # `{10-}`: to the newest Python tox knows
     return found
 
 
@@ -281,10 +280,10 @@ class _Reader:
         factors = set(env.split("-"))
         for written in for_env(raw, factors):
             for line in self._expanded(written, env, factors):
-                command = cleaned(line.replace(_UNREAD, "X")) if not _installs(line) else None
+                command = cleaned(line.replace(UNREAD, "X")) if not _installs(line) else None
                 if not command or not runs_tests(command) or words(command)[0].endswith(":"):
                     continue
-                if _UNREAD in line:
+                if UNREAD in line:
                     return NotRead(
                         f"`{written}` of [{section}] in {self.where}: {_braces(written)} "
                         "has no meaning outside tox"
@@ -327,13 +326,13 @@ class _Reader:
         setting = self._setting(env, "changedir", "change_dir")
         lines = self._lines(setting[1], env, factors) if setting else []
         folder = lines[0] if lines else ""
-        if folder in ("", ".") or _UNREAD in folder or folder.startswith("/"):
+        if folder in ("", ".") or UNREAD in folder or folder.startswith("/"):
             return ""  # a temporary folder of tox's: the commands name the repo's paths
         return folder if re.fullmatch(r"[\w./-]+", folder) else ""
 
     def _substitute(self, text: str, env: str, factors: set[str], depth: int) -> str:
         if depth > _MAX_DEPTH:
-            return _UNREAD
+            return UNREAD
         text = re.sub(r"(?<!\S)\[\](?!\S)", "", text)  # tox 3's `[]`: the posargs
         text = re.sub(r"\{toxinidir\}/|\{tox_root\}/", "", text)
         text = re.sub(r"\{envbindir\}/|\{env_bin_dir\}/", "", text)
@@ -364,7 +363,7 @@ class _Reader:
             if value is not None:
                 lines = for_env(value, factors)
                 return "\n".join(self._substitute(v, env, factors, depth + 1) for v in lines)
-        return _UNREAD
+        return UNREAD
 
     def _setenv(self, env: str, factors: set[str], depth: int) -> dict[str, str]:
         setting = self._setting(env, "setenv", "set_env")
@@ -376,37 +375,6 @@ class _Reader:
         if depth >= _MAX_DEPTH:
             return found
         return {k: self._substitute(v, env, factors, depth + 1) for k, v in found.items()}
-
-
-# Set by the sandbox for the run (or the machine's): never from a project's setenv.
-_NOT_EXPORTED = frozenset(
-    {"PATH", "HOME", "VIRTUAL_ENV", "PYTHONHOME", "LD_PRELOAD", "LD_LIBRARY_PATH", "TMPDIR",
-     "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"}
-)  # fmt: skip
-_TOX_PLACES = re.compile(
-    r"\{(?:toxinidir|tox_root|toxworkdir|work_dir|envdir|env_dir|envtmpdir|env_tmp_dir|"
-    r"envlogdir|env_log_dir|envsitepackagesdir|temp_dir|homedir)"
-)
-
-
-def exported(values: dict[str, str], raw: dict[str, str], used: set[str]) -> dict[str, str]:
-    """The setenv variables passed to the test command: named plainly, not the sandbox's own,
-    not empty, not naming a folder of tox's (`{toxinidir}`: a path on your machine, not in
-    the sandbox's copy), not used only to build the commands (`{env:X}`)."""
-    found = {}
-    for name, value in values.items():
-        written = raw.get(name, "")
-        if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in _NOT_EXPORTED or name in used:
-            continue
-        if not value or _UNREAD in value or _TOX_PLACES.search(written) or "|" in name:
-            continue
-        found[name] = value
-    return found
-
-
-def assignments(variables: dict[str, str]) -> str:
-    """`A=1 B='two words'`: the variables as a command's prefix."""
-    return " ".join(f"{name}={shlex.quote(value)}" for name, value in variables.items())
 
 
 def _braces(line: str) -> str:

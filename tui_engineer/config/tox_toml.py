@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from tui_engineer.config.declared import NOT_TESTS, Found, cleaned, runs_tests
-from tui_engineer.config.tox_ini import NotRead, assignments, env_rank, exported, not_tests
+from tui_engineer.config.tox_ini import NotRead, env_rank, not_tests
+from tui_engineer.config.tox_setenv import UNREAD, assignments, exported
 
-_UNREAD = "\x00"
 _FIXED = {"tox_root": ".", "toxinidir": ".", "env_python": "python", "envpython": "python",
           "/": "/", ":": ":"}  # fmt: skip
 _MAX_DEPTH = 8
@@ -97,10 +97,10 @@ class _Reader:
             if parts is None or not parts:
                 continue
             line = shlex.join(parts)
-            command = cleaned(line.replace(_UNREAD, "X"))
+            command = cleaned(line.replace(UNREAD, "X"))
             if not command or not runs_tests(command) or _installs(parts):
                 continue
-            if _UNREAD in line:
+            if UNREAD in line:
                 return NotRead(f"a command of [{table}] in {self.where} has a substitution "
                                "that has no meaning outside tox")  # fmt: skip
             return self._found(command, env, table, set_env)
@@ -121,7 +121,7 @@ class _Reader:
         if setting is None:
             return ""
         folder = self._text(setting[1], set_env, 0)
-        if not folder or folder in (".", _UNREAD) or _UNREAD in folder or folder.startswith("/"):
+        if not folder or folder in (".", UNREAD) or UNREAD in folder or folder.startswith("/"):
             return ""
         return folder if re.fullmatch(r"[\w./-]+", folder) else ""
 
@@ -176,7 +176,7 @@ class _Reader:
         default = item.get("default", [])
         if kind == "posargs":  # its default may hold replacements of its own
             words = self._words(default if isinstance(default, list) else [default], set_env, depth)
-            return words if words is not None else [_UNREAD]
+            return words if words is not None else [UNREAD]
         if kind == "env":
             value = set_env.get(str(item.get("name")))
             return [value if value is not None else str(default or "")]
@@ -187,7 +187,7 @@ class _Reader:
                 return [
                     w for entry in value for w in (self._words(entry, set_env, depth + 1) or [])
                 ]
-        return [_UNREAD]
+        return [UNREAD]
 
     def _lookup(self, path: Any) -> Any:
         value: Any = self.config
@@ -211,7 +211,7 @@ class _Reader:
             if name == "env":
                 variable, _, fallback = default.partition(":")
                 return set_env.get(variable, fallback)
-            return _UNREAD
+            return UNREAD
 
         return re.sub(r"\{([^{}]*)\}", one, text)
 
