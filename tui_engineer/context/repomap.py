@@ -17,7 +17,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -26,16 +25,12 @@ from hashlib import sha1
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
-import platformdirs
-
 from tui_engineer.base.names import exact
 from tui_engineer.base.safe_git import shadow_git_full_env
+from tui_engineer.context.map_cache import MapCache, cache_file
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
-# 3: rows packed per file; keyed by git's blob id; marshal's format may change between versions
-CACHE_VERSION = (3, sys.version_info[:2])
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
-KEPT_TREES = 4  # folders whose file stats the cache keeps (the repo and recent shadows)
 NAMED_MAX = 200  # files the request names that a bounded build reads whatever the bound
 BATCH = 500  # files read and parsed between looks at a build's time bound (in this process)
 POOL_THRESHOLD = 1_500  # files to parse before a build uses worker processes
@@ -163,80 +158,6 @@ def unchanged_blobs(root: Path, blobs: dict[str, str]) -> dict[str, str]:
     return {path: blob for path, blob in blobs.items() if path not in changed}
 
 
-def cache_file(root: Path) -> Path:
-    """Where the map of the repository at `root` is cached: one file per repository, not per
-    folder, so a second clone (of the first, or of the same remote) reuses what the first
-    parsed (its entries are keyed by blob id; each folder keeps stats of its own)."""
-    origin = repository_origin(root.resolve())
-    key = sha1(origin.encode()).hexdigest()[:10]
-    name = origin.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "repo"
-    return platformdirs.user_cache_path("tui-engineer") / "repomap" / f"{name}-{key}.json"
-
-
-def _origin_url(root: Path) -> str:
-    """The repository's own `remote.origin.url`, read from its config file (no git process:
-    a one-edit session's git calls are counted, tests/session/test_session_cost.py)."""
-    import git  # here: GitPython's import is not paid by whoever imports the map alone
-
-    try:
-        with git.Repo(root) as repo:
-            reader = repo.config_reader("repository")
-            return str(reader.get_value('remote "origin"', "url", default=""))
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, OSError, ValueError):
-        return ""
-
-
-def repository_origin(root: Path) -> str:
-    """What names the repository at `root` across clones: its origin remote's URL (a local one
-    as the folder it names, so a clone of a folder meets the folder's own), else its folder."""
-    url = _origin_url(root)
-    if not url:
-        return str(root)
-    url = url.removeprefix("file://")
-    if "://" not in url and not re.match(r"^[^/]+:", url):  # a folder, not user@host:path
-        local = (root / url).resolve()
-        url = str(local.parent if local.name == ".git" else local)
-    return url.rstrip("/").removesuffix(".git").rstrip("/")
-
-
-class _Cache:
-    """symbols by content hash, and per folder: path -> (size, mtime_ns, content hash)."""
-
-    def __init__(self, path: Path, tree: str) -> None:
-        self.path, self.tree = path, tree
-        self.entries: dict[str, tuple[int, bytes]] = {}  # blob id -> (lines, packed rows)
-        self.trees: dict[str, dict[str, tuple[int, int, str]]] = {}
-        self.changed = False
-        try:
-            version, entries, trees = marshal.loads(path.read_bytes())
-            if version == CACHE_VERSION and isinstance(entries, dict) and isinstance(trees, dict):
-                self.entries, self.trees = entries, trees
-        except (OSError, ValueError, EOFError, TypeError):
-            pass  # no cache yet, or a broken one: build from scratch
-        self.old_stats = self.trees.get(tree, {})
-        self.stats: dict[str, tuple[int, int, str]] = {}
-
-    def save(self) -> None:
-        if not self.changed and self.stats.keys() == self.old_stats.keys():
-            return
-        # Stats of folders gone since (an ended session's shadow) are never looked up again:
-        # kept, they would be loaded (memory, time) by every build of a big repository.
-        trees = {k: v for k, v in self.trees.items() if k != self.tree and os.path.isdir(k)}
-        trees = dict(list(trees.items())[-(KEPT_TREES - 1) :]) if KEPT_TREES > 1 else {}
-        trees[self.tree] = self.stats
-        used = {stat[2] for stats in trees.values() for stat in stats.values()}
-        entries = {key: value for key, value in self.entries.items() if key in used}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Unique per thread: a session maps the next step while the human reviews this one.
-            unique = f"{os.getpid()}.{threading.get_ident()}"
-            temporary = self.path.with_name(f"{self.path.name}.{unique}.tmp")
-            temporary.write_bytes(marshal.dumps((CACHE_VERSION, entries, trees)))
-            os.replace(temporary, self.path)
-        except OSError:
-            pass  # a read-only cache folder costs speed, never correctness
-
-
 def _read_source(full: str) -> bytes | None:
     try:
         with open(full, "rb") as handle:
@@ -314,7 +235,7 @@ def build_map(
     the next build, which finds the rest in the cache, goes on with them)."""
     root = root.resolve()
     base = str(root)
-    cache = _Cache(cache_file(cache_root or root), base)
+    cache = MapCache(cache_file(cache_root or root), base)
     files: dict[str, FileMap] = {}
     unknown: list[tuple[str, os.stat_result]] = []  # changed or new since the cache saw them
     names, index = listed_with_blobs(root)
@@ -382,7 +303,7 @@ def reading_order(
 
 
 def _map_unknown(
-    base: str, unknown: list[tuple[str, os.stat_result]], files: dict[str, FileMap], cache: _Cache
+    base: str, unknown: list[tuple[str, os.stat_result]], files: dict[str, FileMap], cache: MapCache
 ) -> int:
     """Read and hash the files the stats did not vouch for; parse those whose bytes are new.
     Returns how many were parsed."""
