@@ -155,6 +155,9 @@ from tests.docker_support import (  # noqa: E402, F401
 from tests.llama_support import llama_server  # noqa: E402, F401
 from tests.scripted_server import scripted_server  # noqa: E402, F401
 
+# A test stuck on an await that nothing resolves fails after 10 min with every task's stack.
+from tests.stuck_tasks import pytest_runtest_call  # noqa: E402, F401
+
 # The slow tier (tests/tiers.py: skipped unless asked for with --slow or -m; CONTRIBUTING.md says
 # how long each takes): the whole-process tests under tests/e2e/, and every test that starts a real
 # Docker container or llama.cpp server. Tests starting tmux or a Ray cluster are marked where they
