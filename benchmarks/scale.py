@@ -21,7 +21,10 @@ Sizes 1k and 10k files by default; `--big` adds 40k and 200k. The machine may be
 `--runs 2` keeps the lower of each.
 
 `--shadows` times only a shadow made and removed, in this process: a fresh checkout (deleted
-after), then one made from the spare the last one left (vcs/spare.py) after a one-file commit.
+after), then one made from the spare the last one left (vcs/spare.py) after a one-file
+commit; then a session's shadow and three steps prepared side by side (made as the pipeline
+makes them), twice: the first session, then the next one (times, what was written anew, the
+disk they hold and what stays after them).
 
 Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1] [--shadows]
 """
@@ -251,6 +254,59 @@ def shadow_times(repo: Path, cache: Path) -> str:
     )
 
 
+def side_by_side(repo: Path, cache: Path, width: int = 3) -> str:
+    """A session's shadow, then `width` steps prepared beside it (a shadow each, made in
+    threads as engine/ahead/pipeline.py makes them), all removed at the end: the first session
+    on `repo` (no spare yet), then the next one after a one-file commit. For the next one:
+    the session's shadow and the prepared steps' times, CPU, what was written anew (files not
+    brought by a spare), the disk the shadows hold while they live and what stays after."""
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    from concurrent.futures import ThreadPoolExecutor
+    from functools import partial
+
+    from tui_engineer.engine.ahead.stacked import stacked_shadow
+    from tui_engineer.vcs.shadow import Shadow
+
+    for run in ("first", "next"):
+        brought = set(_files(cache))  # what the spares hold: not written again if reused
+        made, cpu = time.perf_counter(), _cpu()
+        session = Shadow.create(repo, session_id=f"side-{run}")
+        own, own_cpu = time.perf_counter() - made, _cpu() - cpu
+        made, cpu = time.perf_counter(), _cpu()
+        names = [f"side-{run}-next{k}" for k in range(width)]
+        with ThreadPoolExecutor(width) as threads:
+            ahead = list(
+                threads.map(partial(stacked_shadow, session), names, [session.baseline] * width)
+            )
+        steps, steps_cpu = time.perf_counter() - made, _cpu() - cpu
+        live = _files(cache)
+        anew = sum(size for key, size in live.items() if key not in brought)
+        for shadow in [session, *ahead]:
+            shadow.remove()
+        kept = sum(_files(cache).values())
+        if run == "first":
+            (repo / "pkg" / "core.py").write_text(CORE + "\n")
+            subprocess.run(["git", "commit", "-qam", "a change"], cwd=repo, check=True)
+    subprocess.run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=repo, check=True)
+    mib = 1024 * 1024
+    return (
+        f"next session's shadow {own:.2f} s ({own_cpu:.2f} s CPU); {width} prepared side by "
+        f"side {steps:.2f} s ({steps_cpu:.2f} s CPU); written anew {anew / mib:.0f} MiB, "
+        f"held {sum(live.values()) / mib:.0f} MiB, kept after {kept / mib:.0f} MiB"
+    )
+
+
+def _files(folder: Path) -> dict[tuple[int, int], int]:
+    """Each file under `folder` (by device and inode, so a file moved is the same file) with
+    the disk it takes."""
+    found: dict[tuple[int, int], int] = {}
+    for path, _, names in os.walk(folder):
+        for name in names:
+            info = os.lstat(os.path.join(path, name))
+            found[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+    return found
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (the git processes)."""
     own = os.times()
@@ -278,6 +334,9 @@ def main() -> None:
                 repo = make_repo(Path(tmp), files)
                 rows.append(f"| {files:,} | shadow | {shadow_times(repo, Path(tmp) / 'cache')} |")
                 print("  " + rows[-1], flush=True)
+                shutil.rmtree(Path(tmp) / "cache")
+                rows.append(f"| {files:,} | side by side | {side_by_side(repo, Path(tmp) / 'c')} |")
+                print("  " + rows[-1], flush=True)
             continue
         for kind, m in zip(("cold", "warm"), measure(files, args.runs), strict=True):
             state = "" if m.committed else " NOT COMMITTED"
@@ -287,7 +346,7 @@ def main() -> None:
                 f"{m.context or '(not said)'}{state} |"
             )
             print("  " + rows[-1], flush=True)
-    print(f"\nload {os.getloadavg()[0]:.1f}\n{header}\n|{'---|' * 9}")
+    print(f"\nload {os.getloadavg()[0]:.1f} at {time.strftime('%H:%M')}\n{header}\n|{'---|' * 9}")
     print("\n".join(rows))
 
 
