@@ -5,9 +5,15 @@ Each command is one `bash -c` that ends by writing its `pwd` and `env -0` to a s
 the next command starts there, so `cd` and `export` persist as in a terminal, while a command
 that hangs or is stopped never leaves a shell process in a broken state behind it (a
 persistent shell would need its prompt parsed back out of its output). Shell variables that
-are not exported, aliases and functions do not carry over. stdin is /dev/null: a program that
-asks for input reads end of file. What goes to the model is the output's tail, with the values
-of secret-named variables (and the API key) masked.
+are not exported, aliases and functions do not carry over. What goes to the model is the
+output's tail, with the values of secret-named variables (and the API key) masked.
+
+Given a `TerminalScreen` (the TUI's Shell pane), the command runs on a pseudo-terminal of that
+screen's size (pty_run.py): a program sees a terminal, reads what the human types (`write`),
+and its output is emulated on the screen (terminal_screen.py, pyte); what the run keeps is the
+screen's text at the end (scrollback and screen, escape-free). Without one (`run`'s `!`, ACP,
+where nobody types into the program) output goes through a pipe and stdin is /dev/null: a
+program that asks for input reads end of file.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_engineer.base.escapes import without_escapes
+from tui_engineer.base.pty_run import PtyCommand
 from tui_engineer.base.secrets import mask_values, secret_values
+from tui_engineer.base.terminal_screen import TerminalScreen
 
 KEPT_CHARS = 200_000  # of a command's output kept on screen and for the model's tail
 TAIL_CHARS = 6_000  # of the output's tail that goes to the model
@@ -104,6 +112,8 @@ class UserShell:
         self.env = dict(os.environ if env is None else env)
         self._extra_secrets = tuple(s for s in secrets if s)
         self._process: asyncio.subprocess.Process | None = None
+        self._terminal: PtyCommand | None = None  # the running command's, on a terminal
+        self._screen: TerminalScreen | None = None  # and what it shows
         self._stopped = False
         self._state: tempfile.TemporaryDirectory[str] | None = None  # removed at exit
 
@@ -111,8 +121,15 @@ class UserShell:
     def running(self) -> bool:
         return self._process is not None
 
-    async def run(self, command: str, on_output: Callable[[str], object] = print) -> ShellRun:
-        """Run `command` to its end (or `stop()`), each chunk of output given to `on_output`."""
+    async def run(
+        self,
+        command: str,
+        on_output: Callable[[str], object] = print,
+        *,
+        terminal: TerminalScreen | None = None,
+    ) -> ShellRun:
+        """Run `command` to its end (or `stop()`), each chunk of output given to `on_output`
+        (escapes taken out); on a pseudo-terminal emulated by `terminal` when one is given."""
         if self._process is not None:
             raise RuntimeError("a command is already running")
         if self._state is None:
@@ -123,22 +140,32 @@ class UserShell:
                 os.unlink(state + suffix)
         cwd = self.cwd if os.path.isdir(self.cwd) else os.path.expanduser("~")
         self._stopped = False
-        self._process = await asyncio.create_subprocess_exec(
-            "bash", "-c", _SCRIPT, "bash", state, command,
-            cwd=cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop reaches its children
-        )  # fmt: skip
+        argv = ("bash", "-c", _SCRIPT, "bash", state, command)
+        if terminal is not None:
+            self._terminal = await PtyCommand.start(
+                argv, cwd=cwd, env=self.env, columns=terminal.columns, lines=terminal.lines
+            )
+            self._process, self._screen = self._terminal.process, terminal
+        else:
+            self._process = await asyncio.create_subprocess_exec(
+                *argv, cwd=cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # its own process group: stop reaches its children
+            )  # fmt: skip
         kept = ""
         try:
-            kept = await self._read(self._process, on_output)
-            code = await self._process.wait()
+            if self._terminal is not None and terminal is not None:
+                code = await self._terminal.run(_shown_on(terminal, on_output))
+                kept = terminal.text()[-KEPT_CHARS:]
+            else:
+                kept = await self._read(self._process, on_output)
+                code = await self._process.wait()
         except asyncio.CancelledError:  # the session stopped (Ctrl-C): the command stops too
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGTERM)
             raise
         finally:
-            self._process = None
+            self._process = self._terminal = self._screen = None
         self._take_state(state)
         secrets = secret_values(self.env, self._extra_secrets)
         status = None if self._stopped else code
@@ -154,6 +181,17 @@ class UserShell:
             kept = (kept + text)[-KEPT_CHARS:]
             on_output(text)
         return kept
+
+    def write(self, data: bytes) -> None:
+        """Typed into the running command (on a terminal only)."""
+        if self._terminal is not None:
+            self._terminal.write(data)
+
+    def resize(self, columns: int, lines: int) -> None:
+        """The running command's terminal and its screen take a new size (the pane's)."""
+        if self._terminal is not None and self._screen is not None:
+            self._screen.resize(columns, lines)
+            self._terminal.resize(self._screen.columns, self._screen.lines)
 
     def _take_state(self, state: str) -> None:
         """The folder and environment the command left, for the next one."""
@@ -176,6 +214,14 @@ class UserShell:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
         asyncio.get_running_loop().call_later(STOP_GRACE, _kill, process)
+
+
+def _shown_on(terminal: TerminalScreen, on_output: Callable[[str], object]):
+    def shown(data: bytes) -> None:
+        terminal.feed(data)
+        on_output(without_escapes(data.decode("utf-8", errors="replace").replace("\r\n", "\n")))
+
+    return shown
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

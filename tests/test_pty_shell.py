@@ -1,0 +1,137 @@
+"""The Shell pane's commands on a pseudo-terminal: a program sees a terminal (isatty), reads
+what the human types, draws with cursor movement as a terminal shows it, stops with its
+children, and `cd`/`export` still persist. Real bash on a real PTY, emulated by pyte."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+from tui_engineer.base.terminal_screen import TerminalScreen
+from tui_engineer.base.user_shell import ShellRun, UserShell
+
+
+def _run(shell: UserShell, command: str, screen: TerminalScreen | None = None) -> ShellRun:
+    screen = screen or TerminalScreen(80, 24)
+    return asyncio.run(shell.run(command, lambda _: None, terminal=screen))
+
+
+def test_a_command_has_a_terminal_sized_to_the_screen_with_term_set(tmp_path: Path) -> None:
+    command = '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo "a terminal"; stty size; echo "$TERM"'
+    run = _run(UserShell(tmp_path), command, TerminalScreen(72, 19))
+    assert run.output.splitlines() == ["a terminal", "19 72", "xterm-256color"]
+    assert run.status == 0
+
+
+def test_what_the_human_types_reaches_the_program(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path)
+    screen = TerminalScreen(80, 24)
+
+    async def scenario() -> ShellRun:
+        task = asyncio.create_task(
+            shell.run('read -p "name? " name; echo "hello $name"', lambda _: None, terminal=screen)
+        )
+        while "name?" not in screen.text():
+            await asyncio.sleep(0.02)
+        shell.write(b"Ada\r")
+        return await asyncio.wait_for(task, 10)
+
+    run = asyncio.run(scenario())
+    # The terminal echoes what was typed, as a terminal does.
+    assert run.output.splitlines() == ["name? Ada", "hello Ada"]
+    assert run.status == 0
+
+
+def test_ctrl_c_typed_interrupts_the_program(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path)
+    screen = TerminalScreen(80, 24)
+
+    async def scenario() -> ShellRun:
+        task = asyncio.create_task(
+            shell.run("echo waiting; sleep 30; echo never", lambda _: None, terminal=screen)
+        )
+        while "waiting" not in screen.text():
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        shell.write(b"\x03")
+        return await asyncio.wait_for(task, 10)
+
+    run = asyncio.run(scenario())
+    assert run.status == 130 and "never" not in run.output
+
+
+def test_cursor_movement_and_a_progress_bar_end_as_the_screen_shows_them(tmp_path: Path) -> None:
+    draw = (
+        r"printf 'get 10%%\rget 60%%\rget 100%%\n'; "
+        r"printf 'line one\nline two\n\033[2A\033[2Kfirst\033[2B\r'; "  # up two, redraw, down
+        r"printf '\033[?1049h\033[Hfull screen\033[?1049l'; "  # an alternate screen leaves
+        r"printf 'done\n\n\n'"
+    )
+    run = _run(UserShell(tmp_path), draw)
+    assert run.output.splitlines() == ["get 100%", "first", "line two", "done"]
+
+
+def test_a_long_line_the_screen_wraps_is_one_line_again(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path, {"PATH": os.environ["PATH"], "MY_API_TOKEN": "tok-1234567890abc"})
+    run = _run(
+        shell, 'echo "$(printf "x%.0s" $(seq 1 30)) token $MY_API_TOKEN end"', TerminalScreen(20, 5)
+    )
+    assert run.output == "x" * 30 + " token tok-1234567890abc end"
+    assert "token [masked] end" in run.attachment()
+
+
+def test_scrollback_keeps_what_scrolled_off_the_screen(tmp_path: Path) -> None:
+    run = _run(UserShell(tmp_path), "seq 1 500", TerminalScreen(40, 10))
+    assert run.output.splitlines() == [str(n) for n in range(1, 501)]
+
+
+def test_stop_ends_the_command_and_a_child_in_its_background(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path)
+    marker = tmp_path / "child-alive"
+
+    async def scenario() -> tuple[ShellRun, float]:
+        started = time.monotonic()
+        command = f"(sleep 3; touch {marker}) & sleep 30; echo never"
+        task = asyncio.create_task(
+            shell.run(command, lambda _: None, terminal=TerminalScreen(80, 24))
+        )
+        await asyncio.sleep(0.5)
+        shell.stop()
+        return await asyncio.wait_for(task, 10), time.monotonic() - started
+
+    run, took = asyncio.run(scenario())
+    assert run.status is None and run.outcome == "stopped" and took < 5
+    time.sleep(3.5)
+    assert not marker.exists()  # the child in the background was stopped too
+
+
+def test_cd_and_export_persist_on_the_terminal(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    shell = UserShell(tmp_path)
+    _run(shell, "cd sub && export GREETING=hello-there")
+    run = _run(shell, 'pwd; echo "$GREETING"; exit 3')
+    assert run.output.splitlines() == [str(tmp_path / "sub"), "hello-there"]
+    assert run.status == 3
+    assert _run(shell, "pwd").output == str(tmp_path / "sub")
+
+
+def test_the_terminal_follows_the_pane_when_it_resizes(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path)
+    screen = TerminalScreen(80, 24)
+
+    async def scenario() -> ShellRun:
+        command = "trap 'stty size' WINCH; echo ready; sleep 5 & wait; sleep 5 & wait"
+        task = asyncio.create_task(shell.run(command, lambda _: None, terminal=screen))
+        while "ready" not in screen.text():
+            await asyncio.sleep(0.02)
+        shell.resize(50, 12)
+        while "12 50" not in screen.text():
+            await asyncio.sleep(0.02)
+        shell.stop()
+        return await asyncio.wait_for(task, 10)
+
+    run = asyncio.run(scenario())
+    assert (screen.columns, screen.lines) == (50, 12)
+    assert "12 50" in run.output
