@@ -6,6 +6,7 @@ scripted server answering as llama-cpp-python does), real git and pytest."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
@@ -18,6 +19,7 @@ from tests.engine_support import (
     MUL_ON_SUB,
     SUB,
     Collector,
+    StepReviewer,
     edit,
     plan_reply,
     run_headless,
@@ -25,6 +27,8 @@ from tests.engine_support import (
 from tests.scripted_server import Reply, ScriptedServer, unused_base_url
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
+from tui_engineer.engine.reviews.approval import AutoReviewer
+from tui_engineer.engine.reviews.review import Decision, Proposal
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.llm.client import CONTINUE_PROMPT
 
@@ -178,21 +182,50 @@ async def test_a_stopped_edit_reply_is_told_why_and_a_good_one_goes_on(make_repo
     assert len(fix[-2]["content"]) < 2000  # the stopped reply, not 800 lines of it
 
 
+class AfterItsPreparation(StepReviewer):
+    """`--yes`, except that step 1 is accepted only once step 2's preparation has ended (made
+    or not), as when a human reads step 1 for a while: else, on a loaded machine, step 1 can be
+    committed before step 2's preparation has made its call, and step 2 is proposed in its
+    turn instead."""
+
+    def __init__(self) -> None:
+        self.prepared = asyncio.Event()
+        self.auto = AutoReviewer()
+
+    def sink(self, event: ev.Event) -> None:
+        failed = isinstance(event, ev.Notice) and "could not be prepared ahead" in event.message
+        if failed or isinstance(event, ev.NextStepPrepared):
+            self.prepared.set()
+
+    async def review(self, proposal: Proposal) -> Decision:
+        if proposal.step.index == 1:
+            await asyncio.wait_for(self.prepared.wait(), 60)
+        return await self.auto.review(proposal)
+
+
 async def run_then_replay(
     repo: Path, server: ScriptedServer, copy: Path, *replies: Reply, **flags: object
 ) -> tuple[SessionResult, SessionResult, Collector]:
     """A session with `replies`, then its record replayed (`run --replay`, as `bench --replay`
     does) on `copy`, the same starting commit, with no server listening at its base URL: both
-    results, and the replay's events."""
+    results, and the replay's events. With a pipeline, step 1 waits for step 2's preparation
+    in both runs (AfterItsPreparation)."""
     shutil.copytree(repo, copy)
     server.script(*replies)
-    result, _ = await run_headless(repo, "add sub", server.base_url, model="gemma", **flags)
+
+    async def run(where: Path, base_url: str, **more: object) -> tuple[SessionResult, Collector]:
+        if not flags.get("pipeline"):
+            return await run_headless(where, "add sub", base_url, model="gemma", **flags, **more)
+        human = AfterItsPreparation()
+        return await run_headless(
+            where, "add sub", base_url, model="gemma", reviewer=human, sink=human.sink,
+            **flags, **more,
+        )  # fmt: skip
+
+    result, _ = await run(repo, server.base_url)
     [record] = (repo / ".tui-engineer" / "runs").glob("*.jsonl")
     asked = len(server.chat_requests)
-    nowhere = unused_base_url()
-    again, seen = await run_headless(
-        copy, "add sub", nowhere, model="gemma", replay=record, **flags
-    )
+    again, seen = await run(copy, unused_base_url(), replay=record)
     assert len(server.chat_requests) == asked  # no model server was asked
     return result, again, seen
 
