@@ -1,7 +1,7 @@
-"""A shadow is made from the last one's files (issue 47): removing a shadow keeps its checkout
-as the repository's spare, and the next shadow (the next session, a step prepared ahead) takes
-it and rewrites only what differs from its baseline, exactly as a fresh checkout would have it
-(real git repositories)."""
+"""A shadow is made from a removed one's files (issue 47): removing a shadow keeps its checkout
+as one of the repository's spares, and the next shadow (the next session, a step prepared
+ahead) takes one and rewrites only what differs from its baseline, exactly as a fresh checkout
+would have it (real git repositories). The pool of spares: test_spare_pool.py."""
 
 from __future__ import annotations
 
@@ -12,12 +12,19 @@ import subprocess
 from tests.conftest import git
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import Shadow, shadow_home
-from tui_engineer.vcs.spare import spare_for
+from tui_engineer.vcs.spare import pool_for, slots
+
+
+def _pool(root):
+    with open_repo(root) as repo:
+        return pool_for(shadow_home(repo))
 
 
 def _spare(root):
-    with open_repo(root) as repo:
-        return spare_for(shadow_home(repo))
+    """The repository's one spare (these tests keep one at a time)."""
+    kept = slots(_pool(root))
+    assert len(kept) == 1, kept
+    return _pool(root) / kept[0]
 
 
 def _tree_listing(folder):
@@ -47,7 +54,7 @@ def test_a_second_shadow_reuses_the_first_ones_unchanged_files(make_repo):
     try:
         # The same file, not a new copy: making the shadow wrote nothing it did not change.
         assert (second.path / "tests" / "test_calc.py").stat().st_ino == unchanged
-        assert not _spare(root).exists()  # taken: one shadow holds it at a time
+        assert slots(_pool(root)) == []  # taken: one shadow holds it at a time
     finally:
         second.remove()
 
@@ -107,15 +114,14 @@ def test_what_a_test_planted_in_the_spares_git_folder_is_gone(make_repo):
         second.remove()
 
 
-def test_only_one_spare_is_kept(make_repo):
+def test_no_more_spares_are_kept_than_the_pool_holds(make_repo):
     root = make_repo()
-    one = Shadow.create(root, session_id="s1")
-    two = Shadow.create(root, session_id="s2")
-    one.remove()
-    two.remove()  # a spare is there already: this one is deleted
-    assert _spare(root).is_dir() and not two.path.exists()
-    listed = subprocess.run(["ls", _spare(root).parent], capture_output=True, text=True).stdout
-    assert listed.split() == [_spare(root).name]
+    made = [Shadow.create(root, session_id=f"s{n}", spares=2) for n in range(3)]
+    for shadow in made:
+        shadow.remove()  # the third finds the two slots full: it is deleted
+    assert not any(shadow.path.exists() for shadow in made)
+    listed = subprocess.run(["ls", _pool(root)], capture_output=True, text=True).stdout
+    assert listed.split() == ["0", "1"]
 
 
 def test_a_broken_spare_is_replaced_by_a_fresh_checkout(make_repo):

@@ -34,7 +34,9 @@ from tui_engineer.session.tool_servers import (
 )
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.one_session import make_shadow_alone
-from tui_engineer.vcs.shadow import Shadow, empty_submodules_notice
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.spare_prune import prune_in_background
+from tui_engineer.vcs.submodules import empty_submodules_notice
 from tui_engineer.verify.runners import known_runner, narrowable
 from tui_engineer.verify.runners.pytest import is_pytest_command
 from tui_engineer.verify.selection import TestSelection
@@ -52,6 +54,12 @@ def _cleanup(root: Path, settings: Settings) -> list[str]:
 
         sentences += cleanup_containers()
     return sentences
+
+
+def _spares(settings: Settings) -> int:
+    """How many spare shadows the repository keeps (vcs/spare.py): one for the session's own,
+    one for each step it prepares side by side."""
+    return 1 + (settings.parallel_steps if settings.pipeline else 0)
 
 
 def _sinks(
@@ -152,6 +160,7 @@ async def run_prepared(
     kept = prepared.kept_tools  # an editor's session keeps them across its requests
     # Beside the shadow's creation.
     servers = (prepared.mcp_servers, prepared.root, prepared.settings)
+    spares = _spares(prepared.settings)
     tools = kept.start(*servers) if kept is not None else start_session_tools(*servers)
     try:
         sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
@@ -162,9 +171,12 @@ async def run_prepared(
         # Another session started since this one's start-up checks (a TUI waits for its
         # request, or two started in the same second): said now, before any model call.
         shadow = await to_the_end(
-            asyncio.to_thread(make_shadow_alone, prepared.root, session_id, prepared.include_dirty),
+            asyncio.to_thread(
+                make_shadow_alone, prepared.root, session_id, prepared.include_dirty, spares
+            ),
             keep=made.append,  # a quit meanwhile still removes it
         )
+        prune_in_background(spares)  # the spares no session would take: off the way to the model
         if making is not None:
             model = await making
         else:

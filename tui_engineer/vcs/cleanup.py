@@ -26,13 +26,7 @@ import git
 from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import (
-    LOCK_PREFIX,
-    owner_file,
-    remove_worktree,
-    session_reason,
-    shadow_home,
-)
+from tui_engineer.vcs.shadow import LOCK_PREFIX, owner_file, session_reason, shadow_home
 
 _REASON = re.compile(
     rf"^{LOCK_PREFIX} (?P<session>\S+) pid (?P<pid>\d+) host (?P<host>\S+) started (?P<started>\S+)"
@@ -174,3 +168,14 @@ def _clean_shadow(folder: Path) -> str | None:
     return (
         f"removed leftover worktree from session {match['session']} (crashed; it started on {when})"
     )
+
+
+def remove_worktree(repo: git.Repo, path: Path) -> None:
+    """Remove a shadow left by an older version (a linked worktree of the user's repository):
+    `git worktree remove` even if locked or dirty (it is ours), then prune stale records."""
+    # A locked worktree whose folder is gone is never pruned, so unlock it first.
+    repo.git.worktree("unlock", str(path), with_exceptions=False)
+    if path.exists():
+        repo.git.worktree("remove", "--force", "--force", str(path), with_exceptions=False)
+    repo.git.worktree("prune")
+    shutil.rmtree(path, ignore_errors=True)

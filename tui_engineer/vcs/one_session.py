@@ -110,12 +110,14 @@ def starting(root: Path) -> Iterator[None]:
         release(fd)
 
 
-def make_shadow_alone(root: Path, session_id: str, include_dirty: bool) -> Shadow:
+def make_shadow_alone(root: Path, session_id: str, include_dirty: bool, spares: int) -> Shadow:
     """Make this session's shadow if no other process's session works on `root`; raise
-    SessionElsewhere, naming it, if one does."""
+    SessionElsewhere, naming it, if one does. `spares`: how many its repository keeps."""
     with starting(root):
         refuse_second_session(root)
-        return Shadow.create(root, session_id=session_id, include_dirty=include_dirty)
+        return Shadow.create(
+            root, session_id=session_id, include_dirty=include_dirty, spares=spares
+        )
 
 
 def wait_for_exit(pid: int, timeout: float) -> bool:

@@ -4,8 +4,8 @@ Location: `<user cache>/tui-engineer/worktrees/<repo>-<hash>/<session_id>`, outs
 repository on purpose. Tools search *upward* for their configuration (pytest's rootdir and
 conftest.py files, ruff, mypy, node_modules, .env loaders); a shadow nested inside the user's
 repo (e.g. under .git/) would pick up the user's untracked files from there. Outside, it behaves
-like a fresh clone. A removed shadow's checkout is kept as the repository's spare, and the next
-shadow is made from it by rewriting only what differs (vcs/spare.py).
+like a fresh clone. A removed shadow's checkout is kept as one of the repository's spares, and
+the next shadow is made from one by rewriting only what differs (vcs/spare.py).
 
 The shadow is a repository of its own (`git init`, no hooks) that reads the user's objects
 through git's alternates, read-only: it never shares the user's refs, config, hooks or index, so
@@ -116,10 +116,15 @@ class Shadow:
     owner: int | None = field(default=None, repr=False, compare=False)  # the held owner lock
     # Which changes the test runs wrote, not the step's authors (vcs/written.py).
     written: Written = field(default_factory=Written)
+    spares: int = field(default=spare.DEFAULT_POOL, repr=False, compare=False)  # pool kept
 
     @classmethod
-    def create(cls, root: Path, *, session_id: str, include_dirty: bool = False) -> Shadow:
-        """Make the shadow repository at the baseline (see the module docstring)."""
+    def create(
+        cls, root: Path, *, session_id: str, include_dirty: bool = False,
+        spares: int = spare.DEFAULT_POOL,
+    ) -> Shadow:  # fmt: skip
+        """Make the shadow repository at the baseline (see the module docstring); `spares`:
+        how many spares its repository keeps (the session's shadow and its steps side by side)."""
         if not _SESSION_ID.match(session_id):
             raise ValueError(f"session id {session_id!r} must be letters, digits, '.', '_', '-'")
         root = Path(root).resolve()
@@ -135,10 +140,10 @@ class Shadow:
         owner = hold(owner_file(path))  # before the folder: no moment it is there unowned
         if owner is None:
             raise GitRefused(f"A live process already holds session {session_id}'s shadow.")
-        shadow = cls(path, root, session_id, baseline, include_dirty, owner=owner)
+        shadow = cls(path, root, session_id, baseline, include_dirty, owner=owner, spares=spares)
         reason = lock_reason(session_id)
         try:
-            # The last shadow's files, where git rewrites only what differs (vcs/spare.py).
+            # A removed shadow's files, where git rewrites only what differs (vcs/spare.py).
             if not (spare.take(path) and shadow._fill(objects, reason, reused=True)):
                 spare.clear(path)
                 shadow._fill(objects, reason, reused=False)
@@ -351,9 +356,9 @@ class Shadow:
         return done.returncode == 0
 
     def remove(self) -> None:
-        """Delete the shadow repository (kept as the spare when there is none: one rename),
+        """Delete the shadow repository (kept as a spare while the pool has room: one rename),
         then its owner lock. Safe to call more than once."""
-        if not spare.park(self.path):
+        if not spare.park(self.path, self.spares):
             shutil.rmtree(self.path, ignore_errors=True)
         release(self.owner, owner_file(self.path))
         self.owner = None
@@ -362,18 +367,6 @@ class Shadow:
 def owner_file(path: Path) -> Path:
     """The lock a shadow's session holds while it lives (beside the shadow's folder)."""
     return path.with_name(path.name + ".owner")
-
-
-def empty_submodules_notice(paths: tuple[str, ...]) -> str | None:
-    """A sentence naming submodules the tests will find empty, else None."""
-    if not paths:
-        return None
-    names = ", ".join(paths)
-    return (
-        f"Submodule{'s' if len(paths) > 1 else ''} {names} not checked out in your repository, "
-        "so empty where the tests run (nothing is fetched). If tests need them, quit and run "
-        "`git submodule update --init --recursive` first."
-    )
 
 
 def init_shadow_repo(path: Path, objects: Path, reason: str) -> None:
@@ -398,14 +391,3 @@ def session_reason(path: Path) -> str | None:
         return (path / ".git" / SESSION_FILE).read_text().strip()
     except OSError:
         return None
-
-
-def remove_worktree(repo: git.Repo, path: Path) -> None:
-    """Remove a shadow left by an older version (a linked worktree of the user's repository):
-    `git worktree remove` even if locked or dirty (it is ours), then prune stale records."""
-    # A locked worktree whose folder is gone is never pruned, so unlock it first.
-    repo.git.worktree("unlock", str(path), with_exceptions=False)
-    if path.exists():
-        repo.git.worktree("remove", "--force", "--force", str(path), with_exceptions=False)
-    repo.git.worktree("prune")
-    shutil.rmtree(path, ignore_errors=True)

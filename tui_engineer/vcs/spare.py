@@ -1,18 +1,25 @@
-"""The spare shadow: the last removed shadow's checkout, kept to make the next one (issue 47).
+"""Spare shadows: removed shadows' checkouts, kept to make the next ones (issue 47).
 
 A fresh shadow writes every file of the repository (seconds and hundreds of MB at 40,000
-files); removing it deletes them all again. Instead, removing a shadow moves its folder aside
-(one rename) as its repository's spare, and the next shadow (the next session, a step prepared
-ahead) takes it (one rename) and lets git rewrite only what differs from its new baseline: the
-spare's index still knows every unchanged file, so `reset --hard` stats them and leaves them.
+files); removing it deletes them all again. Instead, removing a shadow moves its folder (one
+rename) into its repository's pool of spares, and the next shadow (the next session, a step
+prepared side by side) takes one (one rename) and lets git rewrite only what differs from its
+new baseline: the spare's index still knows every unchanged file, so `reset --hard` stats them
+and leaves them.
+
+The pool: `<user cache>/tui-engineer/spares/<repo>-<hash>/<slot>`, slots 0 to n-1, n the
+session's shadow plus the steps it prepares side by side (`parallel_steps`: 4 by default). A
+rename onto a slot that holds a spare fails, so the bound holds with no lock, and a spare is
+taken by renaming it away: of two takers (two threads, two sessions) only one's rename succeeds.
+Whatever is deleted there is first renamed to a name that is not a slot, so a kill mid-deletion
+leaves nothing a session would take (the next prune deletes it). Deleting the pool is always safe.
 
 Exactness: the taken spare gets fresh git metadata (everything in its .git but the objects and
 the index is deleted, then `git init` again), so nothing a test wrote there (config, hooks,
 excludes) survives; `reset --hard` and `clean -ffdx` then leave the files exactly the baseline's,
 with no file a test run wrote, ignored ones included. A spare git cannot use is deleted and the
-shadow made fresh. One spare per repository, beside the shadows' folder (not in it: that folder
-goes with its last shadow); deleting it is always safe. Not kept for repositories with
-submodules (their checkouts are nested repositories of their own).
+shadow made fresh. Not kept for repositories with submodules (their checkouts are nested
+repositories of their own). Pruning (which spares go, and when): vcs/spare_prune.py.
 """
 
 from __future__ import annotations
@@ -21,45 +28,61 @@ import os
 import shutil
 from pathlib import Path
 
-SPARES = "spare-worktrees"
+SPARES = "spares"
+DEFAULT_POOL = 4  # the session's shadow and `parallel_steps` (3 by default) prepared beside it
 _KEPT = {"objects", "index"}  # the only parts of a spare's .git that are reused
 
 
-def spare_for(home: Path) -> Path:
-    """The spare of the repository whose shadows live in `home` (vcs/shadow.shadow_home)."""
+def pool_for(home: Path) -> Path:
+    """The spares of the repository whose shadows live in `home` (vcs/shadow.shadow_home)."""
     return home.parent.parent / SPARES / home.name
 
 
-def park(path: Path) -> bool:
-    """Keep the shadow at `path` as its repository's spare; False when it is not kept (a spare
-    is there already, it has submodules, or it is not a whole shadow): delete it then."""
+def slots(pool: Path) -> list[str]:
+    """The spares in `pool` now, lowest slot first (any other name there is being deleted)."""
+    try:
+        names = os.listdir(pool)
+    except OSError:
+        return []
+    return sorted((name for name in names if name.isdigit()), key=int)
+
+
+def park(path: Path, size: int = DEFAULT_POOL) -> bool:
+    """Keep the shadow at `path` as a spare of its repository; False when it is not kept (the
+    pool's `size` slots are full, it has submodules, or it is not a whole shadow): delete it."""
     if not (path / ".git" / "index").is_file() or (path / ".gitmodules").exists():
         return False
-    spare = spare_for(path.parent)
-    if spare.exists():
-        return False
+    pool = pool_for(path.parent)
     try:
-        spare.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(path, spare)  # not onto an existing folder: a spare taken meanwhile
+        pool.mkdir(parents=True, exist_ok=True)
+        os.utime(path)  # when it was last used: a spare unused for long is pruned
     except OSError:
         return False
-    return True
+    for slot in range(size):
+        try:
+            os.rename(path, pool / str(slot))  # fails onto a slot that holds a spare
+        except OSError:
+            continue
+        return True
+    return False
 
 
 def take(path: Path) -> bool:
-    """Move the spare (if any) to `path`, with fresh git metadata to come: whether there was
-    one. Only one taker gets it (a rename)."""
-    spare = spare_for(path.parent)
-    try:
-        os.rename(spare, path)
-    except OSError:
-        return False
-    dot = path / ".git"
-    _empty(dot, keep=_KEPT)
-    # Its own objects (the last session's proposals, what its runs staged) are needed no more:
-    # its refs are gone, and the index's entries are rewritten from the user's objects.
-    _empty(dot / "objects", keep={"info"})
-    return True
+    """Move a spare (if any) to `path`, with fresh git metadata to come: whether there was
+    one. Only one taker gets each (a rename)."""
+    pool = pool_for(path.parent)
+    for slot in slots(pool):
+        try:
+            os.rename(pool / slot, path)
+        except OSError:
+            continue  # taken meanwhile, or pruned
+        dot = path / ".git"
+        _empty(dot, keep=_KEPT)
+        # Its own objects (the last session's proposals, what its runs staged) are needed no
+        # more: its refs are gone, and the index's entries are rewritten from the user's objects.
+        _empty(dot / "objects", keep={"info"})
+        return True
+    return False
 
 
 def _empty(folder: Path, keep: set[str]) -> None:

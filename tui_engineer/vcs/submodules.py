@@ -127,3 +127,15 @@ def local_submodule_objects(user_top: Path, user_git: Path) -> list[Path]:
         if source is not None:
             found.append(source / "objects")
     return sorted(set(found))
+
+
+def empty_submodules_notice(paths: tuple[str, ...]) -> str | None:
+    """A sentence naming submodules the tests will find empty, else None."""
+    if not paths:
+        return None
+    names = ", ".join(paths)
+    return (
+        f"Submodule{'s' if len(paths) > 1 else ''} {names} not checked out in your repository, "
+        "so empty where the tests run (nothing is fetched). If tests need them, quit and run "
+        "`git submodule update --init --recursive` first."
+    )

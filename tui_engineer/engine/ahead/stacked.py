@@ -36,11 +36,13 @@ def stacked_shadow(
     pending: Shadow, session_id: str, base: str, spare: Shadow | None = None
 ) -> Shadow:
     """A shadow worktree whose baseline is `base`, a pending commit of `pending`: `spare` (the
-    last prepared step's, whose files differ from it in a few places) or a new one (a checkout of
-    every file: seconds on a large repository)."""
+    last prepared step's, whose files differ from it in a few places) or a new one, made from
+    one of the repository's spares (vcs/spare.py: the session keeps one for each step prepared
+    side by side), else a checkout of every file (seconds on a large repository)."""
     ahead = spare or Shadow.create(
-        pending.root, session_id=session_id, include_dirty=pending.include_dirty
-    )
+        pending.root, session_id=session_id, include_dirty=pending.include_dirty,
+        spares=pending.spares,
+    )  # fmt: skip
     # `base` lives in the pending shadow's own object store. Forced: a spare's old base is not
     # an ancestor of the new one.
     _git(pending, "push", "-q", str(ahead.path), f"+{base}:refs/tui-engineer/base")
