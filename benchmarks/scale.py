@@ -239,7 +239,7 @@ def shadow_times(repo: Path, cache: Path) -> str:
             subprocess.run(["git", "commit", "-qam", "a change"], cwd=repo, check=True)
         park, removing = spare.park, time.perf_counter()
         if not keep:
-            spare.park = lambda path: False  # type: ignore[assignment]  # deleted, as before
+            spare.park = lambda *args: False  # type: ignore[assignment]  # deleted, as before
         try:
             shadow.remove()
         finally:
