@@ -13,6 +13,7 @@ from tests.conftest import start_conflicting_merge
 from tests.engine_support import KEY
 from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import ScriptedServer
+from tui_engineer.vcs.shadow import Shadow
 
 
 def doctor(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -32,12 +33,16 @@ def line(out: str, topic: str) -> str:
 
 def test_a_ready_repo_passes_every_check(make_repo, scripted_server: ScriptedServer) -> None:
     repo = make_repo()
+    Shadow.create(repo, session_id="last").remove()  # a session's shadow, kept as a spare
     url = scripted_server.base_url
     done = doctor(repo, "--base-url", url, "--model", "test-model", OPENAI_API_KEY=KEY)
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert line(out, "git").startswith("✓") and "Test Author" in line(out, "git")
     assert line(out, "repository").startswith("✓") and "clean" in line(out, "repository")
+    spares = line(out, "spares")
+    assert spares.startswith("✓ spares: 1 for this repository (0 MiB), 1 in all (0 MiB), in ")
+    assert spares.endswith("tui-engineer/spares (safe to delete when no session runs)"), spares
     assert "bwrap" in line(out, "sandbox") and line(out, "network").startswith("✓ network: off")
     assert line(out, "model server") == f"✓ model server: {url} answers and serves test-model"
     tests = line(out, "tests")

@@ -61,6 +61,10 @@ def run_doctor(start: Path, flags: dict[str, object]) -> Report:
     report = Report()
     check_git(report)
     root = check_repo(report, start)
+    if root is not None:  # what makes the shadows quick, and the disk it takes
+        from tui_engineer.vcs.spare_prune import summary
+
+        report.add("spares", OK, summary(root))
     loaded = check_config(report, root, flags)
     if loaded is None:
         return report

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.vcs.repo import open_repo
+from tui_engineer.vcs.shadow import shadow_home
 from tui_engineer.vcs.spare import DEFAULT_POOL, SPARES, pool_for, slots
 
 STALE_DAYS = 14
@@ -115,16 +117,17 @@ def _entries(folder: Path) -> list[Path]:
         return []
 
 
-def summary(repo_home: Path) -> str:
-    """How many spares there are and the disk they take: this repository's (whose shadows
-    live in `repo_home`) and every one's (tui-engineer doctor)."""
+def summary(repo_root: Path) -> str:
+    """How many spares there are and the disk they take, this repository's and every one's
+    (tui-engineer doctor)."""
+    with open_repo(repo_root) as repo:
+        here = pool_for(shadow_home(repo))
     root = spares_root()
-    here = pool_for(repo_home)
     mine = [here / name for name in slots(here)]
     every = [pool / name for pool in _entries(root) for name in slots(pool)]
     return (
-        f"{len(mine)} kept for this repository ({_mib(mine)}); {len(every)} for every "
-        f"repository ({_mib(every)}) in {root}"
+        f"{len(mine)} for this repository ({_mib(mine)}), {len(every)} in all "
+        f"({_mib(every)}), in {root} (safe to delete when no session runs)"
     )
 
 
