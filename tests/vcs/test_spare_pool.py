@@ -141,6 +141,7 @@ def test_pruning_deletes_spares_unused_for_days_beyond_the_pool_or_left_half_del
     long_ago = time.time() - 15 * 86400
     os.utime(pool / "1", (long_ago, long_ago))
     (pool / "deleting-0-0123abcd" / "pkg").mkdir(parents=True)  # a kill mid-deletion
+    assert slots(pool) == ["0", "1", "2"]  # what is being deleted is never taken
     old = spares_root().parent / OLD_LAYOUT / "repo-0123456789"  # the one-spare layout
     (old / ".git").mkdir(parents=True)
 
