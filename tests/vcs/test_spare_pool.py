@@ -37,7 +37,8 @@ for round in range(int(sys.argv[4])):
         got = spare.take(mine) and (mine / "which").read_text()
     else:
         got = spare.park(mine, 2)
-    (home / f"said-{me}-{round}").write_text(json.dumps(got))
+    (home / f"saying-{me}-{round}").write_text(json.dumps(got))
+    os.rename(home / f"saying-{me}-{round}", home / f"said-{me}-{round}")  # whole when seen
 """
 
 
@@ -64,8 +65,13 @@ def _race(home: Path, mode: str, before_round) -> list[list[object]]:
                 time.sleep(0.01)
             said.append([json.loads(f.read_text()) for f in files])
     finally:
-        for racer in racers:
-            assert racer.wait(timeout=120) == 0
+        for racer in racers:  # each ends after its last round; on a failure here, stopped
+            try:
+                racer.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                racer.kill()
+                racer.wait()
+    assert [racer.returncode for racer in racers] == [0] * RACERS
     return said
 
 
