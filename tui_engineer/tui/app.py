@@ -169,6 +169,13 @@ class TuiEngineerApp(App[int]):
     async def action_quit(self) -> None:
         await self.quitter.key()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the human types into the Shell pane's program, the priority keys seen before
+        any widget (Ctrl-C, Ctrl-Q, Ctrl-P) are the program's: Ctrl-C interrupts it."""
+        shell = self._session_screen.shell_pane if self._session_screen else None
+        typing = shell is not None and shell.typing and self.screen is self._session_screen
+        return not (typing and action in ("quit", "command_palette"))
+
     async def on_quit_asked(self, message: QuitAsked) -> None:
         message.stop()
         await self.quitter.asked()

@@ -200,6 +200,8 @@ class SessionScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Which keys the footer shows, and which of them are dimmed (None)."""
+        if self.shell_pane.typing:  # every key goes to its program: only the way out is shown
+            return False
         controller = self.controller
         if action == "retry":
             return controller.server_paused
