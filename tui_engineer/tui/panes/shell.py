@@ -44,6 +44,8 @@ class ShellPane(Vertical, can_focus=True):
     ShellPane > TerminalView { display: none; }
     ShellPane.-running > TerminalView { display: block; }
     ShellPane.-running > Log { display: none; }
+    /* One line while a command runs: the rows are its terminal's. */
+    ShellPane.-running > #shell-head { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ShellPane.-typing { border: round $accent; }
     """
     BINDINGS = [
@@ -102,7 +104,7 @@ class ShellPane(Vertical, can_focus=True):
         if self.shell is None:
             self.shell = UserShell(repo)
         self.query_one(Log).write_line(f"$ {command}")
-        self._head(f"running in {escape(self.shell.cwd)} — i types into it, x stops it")
+        self._head(self._running_head())
         self.terminal = TerminalScreen()
         self.query_one(TerminalView).show(self.terminal)
         self.add_class("-running")
@@ -185,9 +187,13 @@ class ShellPane(Vertical, can_focus=True):
         self.query_one(TerminalView).refresh()
         self.remove_class("-typing")
         self.border_title = "Shell"
-        if self.running and self.shell is not None:
-            self._head(f"running in {escape(self.shell.cwd)} — i types into it, x stops it")
+        if self.running:
+            self._head(self._running_head())
         self.refresh_bindings()
+
+    def _running_head(self) -> str:
+        cwd = escape(self.shell.cwd) if self.shell is not None else ""
+        return f"i types into it, x stops it — running in {cwd}"
 
     def _head_typing(self) -> None:
         self._head("typing into the program (Ctrl-C and Ctrl-D go to it) — Ctrl+] leaves")
