@@ -8,11 +8,13 @@ new baseline: the spare's index still knows every unchanged file, so `reset --ha
 and leaves them.
 
 The pool: `<user cache>/tui-engineer/spares/<repo>-<hash>/<slot>`, slots 0 to n-1, n the
-session's shadow plus the steps it prepares side by side (`parallel_steps`: 4 by default). A
-rename onto a slot that holds a spare fails, so the bound holds with no lock, and a spare is
-taken by renaming it away: of two takers (two threads, two sessions) only one's rename succeeds.
-Whatever is deleted there is first renamed to a name that is not a slot, so a kill mid-deletion
-leaves nothing a session would take (the next prune deletes it). Deleting the pool is always safe.
+session's shadow plus the steps it prepares side by side (1 + `parallel_steps`: 4 by default).
+A rename onto a slot that holds a spare fails, so the bound holds with no lock, and a spare is
+taken by renaming it away: of two takers (two threads, two sessions) only one's rename
+succeeds. What is deleted there is first renamed to a name that is not a slot, so a kill
+mid-deletion leaves nothing a session would take (the next prune deletes it). Deleting the
+pool by hand is safe while no session runs (a `rm -rf` racing a take would go on deleting
+inside the shadow that took it).
 
 Exactness: the taken spare gets fresh git metadata (everything in its .git but the objects and
 the index is deleted, then `git init` again), so nothing a test wrote there (config, hooks,
