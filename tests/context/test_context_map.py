@@ -350,3 +350,17 @@ def test_the_cache_keeps_no_stats_of_a_folder_that_is_gone(make_repo, tmp_path) 
     build_map(repo)
     _, _, trees = marshal.loads(repomap.cache_file(repo).read_bytes())
     assert set(trees) == {shadows[1], str(repo.resolve())}
+
+
+def test_a_map_no_longer_waited_for_reads_only_what_git_and_the_request_name(make_repo) -> None:
+    """Issue 47: once the baseline's result is in, the first model call does not wait for the
+    map (`enough`): the file the request names and the one changed in the tree (a step's own
+    edit) are read whatever the bound, the rest left for later."""
+    files = {f"pkg/mod{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(600)}
+    repo = make_repo({**files, "pkg/core.py": "def add(a, b):\n    return a - b\n"})
+    (repo / "pkg" / "mod7.py").write_text("def seven(x):\n    return 7\n")
+    cut = build_map(repo, text="fix add in pkg/core.py", seconds=60.0, enough=lambda: True)
+    assert (cut.read, cut.left) == (2, 599)
+    assert [s.name for s in cut.files["pkg/mod7.py"].symbols] == ["seven"]
+    assert [s.name for s in cut.files["pkg/core.py"].symbols] == ["add"]
+    assert cut.files["pkg/mod5.py"].rows == ()

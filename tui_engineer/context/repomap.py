@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from hashlib import sha1
@@ -225,14 +225,21 @@ def _listed(root: str, rel: str) -> tuple[os.stat_result | None, bool]:
 
 
 def build_map(
-    root: Path, *, cache_root: Path | None = None, text: str = "", seconds: float | None = None
+    root: Path,
+    *,
+    cache_root: Path | None = None,
+    text: str = "",
+    seconds: float | None = None,
+    enough: Callable[[], bool] | None = None,
 ) -> RepoMap:
     """The map of every file git sees under `root`. `cache_root`: the repository the cache
     belongs to (a session's shadow shares its user repository's cache). `seconds`: a time
     bound on reading the files the cache does not know (counted once they are listed: the look
-    at the rest is not bounded); the files `text` (a request, a step) names
-    are read first and always, the rest until the bound (those left are counted in `left`;
-    the next build, which finds the rest in the cache, goes on with them)."""
+    at the rest is not bounded); what git and the request already name are read first and
+    always (the files `text`, a request or a step, names, and those git says are new or
+    changed: the session's own edits), the rest until the bound or until `enough()` says the
+    map is no longer worth waiting for (those left are counted in `left`; the next build,
+    which finds the rest in the cache, goes on with them)."""
     root = root.resolve()
     base = str(root)
     cache = MapCache(cache_file(cache_root or root), base)
@@ -266,10 +273,10 @@ def build_map(
         # From here: a build on a loaded machine, whose listing alone took the bound, still
         # reads a share, so the next builds go on (they find what this one read in the cache).
         deadline = time.monotonic() + seconds
-        unknown, rest = reading_order(unknown, text)
+        unknown, rest = reading_order(unknown, text, index if blobs is None else blobs)
         parsed = _map_unknown(base, unknown, files, cache)
         done = 0
-        while done < len(rest) and time.monotonic() < deadline:
+        while done < len(rest) and time.monotonic() < deadline and not (enough and enough()):
             batch = rest[done : done + BATCH]
             parsed += _map_unknown(base, batch, files, cache)
             unknown += batch
@@ -282,17 +289,19 @@ def build_map(
 
 
 def reading_order(
-    unknown: list[tuple[str, os.stat_result]], text: str
+    unknown: list[tuple[str, os.stat_result]], text: str, vouched: Mapping[str, str] = {}
 ) -> tuple[list[tuple[str, os.stat_result]], list[tuple[str, os.stat_result]]]:
-    """(the files `text` names, by path or name, or by a word that is their stem: read
-    whatever the bound; the rest, those in a folder `text` names first)."""
+    """(what is read whatever the bound: the files `text` names, by path or name, or by a word
+    that is their stem, and those git does not vouch for (`vouched`: path -> blob id of the
+    files git says are as committed; the rest are new or changed, as a step's edits are);
+    the rest, those in a folder `text` names first)."""
     words = set(re.findall(r"[A-Za-z0-9_]+", text))
     named: list[tuple[str, os.stat_result]] = []
     near: list[tuple[str, os.stat_result]] = []
     rest: list[tuple[str, os.stat_result]] = []
     for item in unknown:
         folder, _, name = item[0].rpartition("/")
-        if name in text or name.split(".", 1)[0] in words:
+        if name in text or name.split(".", 1)[0] in words or item[0] not in vouched:
             named.append(item)
         elif words.intersection(folder.split("/")):
             near.append(item)

@@ -87,6 +87,8 @@ class Runtime:
     on_unreachable: OnUnreachable | None = None
     # The repository map's first build, beside the baseline (engine/steps/repo_context.py).
     map_task: asyncio.Task[RepoMap] | None = None
+    # What reads the rest of a map cut short, in the background (context/fill.py).
+    map_filler: asyncio.subprocess.Process | None = None
     # The suite on the starting commit (engine/steps/baseline.py): its run, and its outcome once
     # known.
     baseline_task: asyncio.Task[Baseline] | None = None

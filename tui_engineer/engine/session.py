@@ -25,7 +25,7 @@ from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
 from tui_engineer.engine.start_notices import start_notices
 from tui_engineer.engine.steps.baseline import BaselineFailed, start_baseline
-from tui_engineer.engine.steps.repo_context import start_map
+from tui_engineer.engine.steps.repo_context import start_map, stop_map_filler
 from tui_engineer.engine.steps.step_runner import propose_step
 from tui_engineer.engine.steps.verification import probe_early
 from tui_engineer.llm import BudgetExceeded, ModelReplyError
@@ -249,6 +249,7 @@ class Session:
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
+            await to_the_end(stop_map_filler(self.rt))
 
     def _say_undelivered(self) -> None:
         """Chat the model never got goes into the record: a resumed session delivers it."""

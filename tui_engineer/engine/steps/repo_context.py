@@ -7,9 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import threading
 import time
+from collections.abc import Callable
 
 from tui_engineer.context import Context, RepoMap, build_map, frame_regions, gather_context
+from tui_engineer.context.fill import start_filling, stop_filling
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.editor_buffers import unsaved_buffers
@@ -46,8 +49,12 @@ def start_map(rt: Runtime) -> asyncio.Task[None]:
 
 async def _first_map(rt: Runtime) -> RepoMap:
     started = time.monotonic()
-    build = functools.partial(build_map, rt.workdir, cache_root=rt.root, seconds=MAP_SECONDS)
+    build = functools.partial(
+        build_map, rt.workdir, cache_root=rt.root, seconds=MAP_SECONDS, enough=_baseline_in(rt)
+    )
     built = await asyncio.to_thread(build)
+    if built.left:  # the rest is read in the background, for the later prompts
+        rt.map_filler = await start_filling(rt.workdir, rt.root)
     rt.emit(
         ev.ContextReady(
             seconds=round(time.monotonic() - started, 3),
@@ -59,6 +66,29 @@ async def _first_map(rt: Runtime) -> RepoMap:
         )
     )
     return built
+
+
+async def stop_map_filler(rt: Runtime) -> None:
+    """At the session's end: the background reading stops (what it saved stays cached)."""
+    filler, rt.map_filler = rt.map_filler, None
+    await stop_filling(filler)
+
+
+def _baseline_in(rt: Runtime) -> Callable[[], bool] | None:
+    """Once the baseline's result is in, the first model call no longer waits for it: nor
+    does it wait for the map's reading of files that neither git nor the request names."""
+    task = rt.baseline_task
+    if task is None:
+        return None
+    known = threading.Event()
+    task.add_done_callback(lambda _: known.set())
+    return known.is_set
+
+
+def _map_seconds(rt: Runtime) -> float:
+    """A prompt's own build reads what it names; the rest only while nothing else reads it."""
+    filler = rt.map_filler
+    return 0.0 if filler is not None and filler.returncode is None else MAP_SECONDS
 
 
 async def first_map(rt: Runtime) -> RepoMap | None:
@@ -88,7 +118,7 @@ async def context_for(
         budget_chars=budget,
         cache_root=rt.root,
         repo_map=repo_map,
-        seconds=MAP_SECONDS,
+        seconds=_map_seconds(rt),
     )
     context = await asyncio.to_thread(gather)
     roots = (rt.root, rt.workdir)
