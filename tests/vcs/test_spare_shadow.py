@@ -155,3 +155,36 @@ def test_a_spare_that_cannot_be_deleted_is_moved_aside_not_built_on(make_repo, m
         assert aside and (second.path.parent / aside[0] / "left.txt").exists()
     finally:
         second.remove()
+
+
+def test_a_shadow_whose_files_a_thread_still_stages_is_kept_only_after_it(make_repo):
+    """A step prepared ahead, cancelled while a thread staged its shadow (`git add -A` takes
+    seconds at 40,000 files), is removed at once: its shadow must not reach the pool of spares,
+    where the next shadow takes it, while that thread's git still writes its index."""
+    import threading
+
+    from tui_engineer.base.safe_git import index_lock
+
+    root = make_repo()
+    shadow = Shadow.create(root, session_id="s1")
+    staging, done = threading.Event(), threading.Event()
+
+    def stage() -> None:
+        with index_lock(shadow.path):
+            staging.set()
+            done.wait(10)
+
+    stager = threading.Thread(target=stage)
+    stager.start()
+    staging.wait(10)
+    remover = threading.Thread(target=shadow.remove)
+    remover.start()
+    remover.join(0.5)
+    try:
+        assert remover.is_alive() and shadow.path.is_dir()  # waits: still the shadow's
+        assert slots(_pool(root)) == []
+    finally:
+        done.set()
+        stager.join()
+        remover.join(10)
+    assert not shadow.path.exists() and len(slots(_pool(root))) == 1  # then kept as a spare

@@ -357,9 +357,13 @@ class Shadow:
 
     def remove(self) -> None:
         """Delete the shadow repository (kept as a spare while the pool has room: one rename),
-        then its owner lock. Safe to call more than once."""
-        if not spare.park(self.path, self.spares):
-            shutil.rmtree(self.path, ignore_errors=True)
+        then its owner lock. Safe to call more than once. Not while a thread still stages its
+        files: a step prepared ahead that was cancelled in `git add -A` leaves that thread running
+        (a thread cannot be cancelled), and its git would go on writing in a spare that the next
+        shadow has taken."""
+        with index_lock(self.path):
+            if not spare.park(self.path, self.spares):
+                shutil.rmtree(self.path, ignore_errors=True)
         release(self.owner, owner_file(self.path))
         self.owner = None
 
