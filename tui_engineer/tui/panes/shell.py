@@ -196,7 +196,8 @@ class ShellPane(Vertical, can_focus=True):
         return f"i types into it, x stops it — running in {cwd}"
 
     def _head_typing(self) -> None:
-        self._head("typing into the program (Ctrl-C and Ctrl-D go to it) — Ctrl+] leaves")
+        # The way out first: a narrow pane cuts the line's end.
+        self._head("Ctrl+] leaves — every key goes to the program, Ctrl-C too")
 
     def on_key(self, event: events.Key) -> None:
         if not self.typing:
