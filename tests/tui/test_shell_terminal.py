@@ -75,10 +75,13 @@ async def test_ctrl_bracket_leaves_typing_and_x_stops_again(make_repo, scripted_
         await send_chat(pilot, '!read -p "go? " answer; echo "got $answer"')
         pane = app.shell_pane
         await wait_for(pilot, lambda: "go?" in pane.output_lines, timeout=20)
-        await pilot.press("i", "x", "y")  # typed into the program, not stop nor send
+        await pilot.click("#shell-terminal")  # a click on its screen types into it too
+        assert pane.typing
+        await pilot.press("x", "tab", "y")  # typed into the program: not stop, focus, send
+        assert pane.has_focus
         await pilot.press("ctrl+right_square_bracket")
         assert not pane.typing and pane.running
-        await wait_for(pilot, lambda: "go? xy" in pane.output_lines)
+        await wait_for(pilot, lambda: "go? x   y" in pane.output_lines)  # the tab echoed
         await pilot.press("x")
         await wait_for(pilot, lambda: "[stopped]" in pane.output_lines, timeout=10)
         assert not any(line.startswith("got") for line in pane.output_lines)

@@ -7,9 +7,9 @@ never run: only what the human typed after `!` (the session's screen starts it).
 
 A command runs on a pseudo-terminal the size of the pane: while it runs the pane shows its
 emulated screen (shell_terminal.py), so a REPL, `read`, a pager or a progress bar look as in
-a terminal; when it ends, its text (scrollback and screen) joins the log above. `i` or Enter
-types into the program: every key goes to it (Ctrl-C and Ctrl-D too, Esc for vim) until
-Ctrl-] leaves, the pane loses focus, or the command ends."""
+a terminal; when it ends, its text (scrollback and screen) joins the log above. `i`, Enter or
+a click on its screen types into the program: every key goes to it (Ctrl-C and Ctrl-D too,
+Esc for vim) until Ctrl-] leaves, the pane loses focus, or the command ends."""
 
 from __future__ import annotations
 
@@ -223,6 +223,13 @@ class ShellPane(Vertical, can_focus=True):
 
     def on_blur(self) -> None:
         self._leave_typing()
+
+    @on(events.Click, "TerminalView")
+    def _clicked(self) -> None:
+        """A click on the running command's screen types into it, as in a terminal."""
+        if self.running:
+            self.focus()
+            self.action_type_into()
 
     def action_stop_command(self) -> None:
         if self.shell is not None:
