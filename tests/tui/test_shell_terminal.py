@@ -7,8 +7,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.app_support import SIZE, chat_text, make_app, send_chat, type_text, wait_for
+from tests.engine_support import SUB
+from tests.scripted_server import Reply
+from tests.tiers import whole_session
+from tests.tui.app_support import (
+    SIZE,
+    add_sub_app,
+    chat_text,
+    make_app,
+    reviewing,
+    send_chat,
+    type_text,
+    wait_for,
+    wait_for_screen,
+)
 from tui_engineer.tui.app import TuiEngineerApp
+from tui_engineer.tui.screens import StillWrongScreen
 
 pytestmark = pytest.mark.usefixtures("api_key")
 
@@ -103,3 +117,23 @@ async def test_the_terminal_is_the_panes_size_and_follows_it(make_repo, scripted
         assert (pane.terminal.columns, pane.terminal.lines) == (view.size.width, view.size.height)
         await pilot.press("x")
         await wait_for(pilot, lambda: "[stopped]" in pane.output_lines, timeout=10)
+
+
+@whole_session
+async def test_a_command_typed_at_the_question_reads_no_input_and_never_waits(
+    make_repo, scripted_server
+) -> None:
+    # The dialog keeps the keys: nobody could type into the command, so it runs as `run`'s `!`
+    # does (no terminal, empty input) instead of waiting for ever under the dialog.
+    app = add_sub_app(make_repo(), scripted_server, Reply(text=SUB))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, reviewing(app, 1))
+        await pilot.press("a")
+        await wait_for_screen(pilot, app, StillWrongScreen)
+        await type_text(pilot, '!read -p "name? " name; echo "read $? [$name]"')
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "[exit status 0]" in app.shell_pane.output_lines, timeout=20)
+        assert "read 1 []" in app.shell_pane.output_lines
+        await wait_for(pilot, lambda: app.shell_pane.attached is not None)
+        assert isinstance(app.screen, StillWrongScreen)
+        await app.stop_work()

@@ -300,7 +300,7 @@ class SessionScreen(Screen[None]):
             return
         self.shell_pane.attach_when_done = attach
         self._show_shell()
-        self.shell_pane.start(command, self.repo)
+        self.shell_pane.start(command, self.repo, terminal=not attach)  # a dialog keeps the keys
 
     def _show_shell(self) -> None:
         """The pane appears under the chat (wide) or as a tab of its own (narrow)."""

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.widgets import Log, Static
 
 from tui_engineer.base.terminal_screen import TerminalScreen
-from tui_engineer.base.user_shell import ShellRun, UserShell
+from tui_engineer.base.user_shell import ShellRun, UserShell, last_redraws
 from tui_engineer.tui.panes.shell_terminal import TerminalView
 from tui_engineer.tui.panes.terminal_keys import key_bytes
 
@@ -78,6 +78,8 @@ class ShellPane(Vertical, can_focus=True):
         self.last: ShellRun | None = None  # the last finished command
         self.sent = False  # `y` was pressed for `last`
         self.terminal: TerminalScreen | None = None  # the running command's screen
+        self._busy = False  # from `start` to the command's end
+        self._partial = ""  # without a terminal: output after its last line end
         self.typing = False  # keys go to the running program
         self.attached: ShellRun | None = None  # goes with the next message
         self.attach_when_done = False  # typed at "What is still wrong?": goes with the answer
@@ -89,7 +91,7 @@ class ShellPane(Vertical, can_focus=True):
 
     @property
     def running(self) -> bool:
-        return self.terminal is not None  # from `start` to the command's end
+        return self._busy
 
     @property
     def output_lines(self) -> list[str]:
@@ -99,36 +101,47 @@ class ShellPane(Vertical, can_focus=True):
             lines += self.terminal.text().split("\n")
         return lines
 
-    def start(self, command: str, repo: Path) -> None:
-        """Run `command` in the user's shell (made in `repo` the first time)."""
+    def start(self, command: str, repo: Path, *, terminal: bool = True) -> None:
+        """Run `command` in the user's shell (made in `repo` the first time); on a terminal
+        the pane's size, or (`terminal` False: typed in a dialog, which keeps the keys) with
+        its output streamed to the log and no input, as `run`'s `!` does."""
         if self.shell is None:
             self.shell = UserShell(repo)
+        self._busy = True
         self.query_one(Log).write_line(f"$ {command}")
-        self._head(self._running_head())
-        self.terminal = TerminalScreen()
-        self.query_one(TerminalView).show(self.terminal)
-        self.add_class("-running")
+        if terminal:
+            self._head(self._running_head())
+            self.terminal = TerminalScreen()
+            self.query_one(TerminalView).show(self.terminal)
+            self.add_class("-running")
+        else:
+            self._head(f"running in {escape(self.shell.cwd)}, without input — x stops it")
         self.run_worker(self._run(command, self.terminal), group="shell", exit_on_error=False)
         self.refresh_bindings()
 
-    async def _run(self, command: str, terminal: TerminalScreen) -> None:
+    async def _run(self, command: str, terminal: TerminalScreen | None) -> None:
         assert self.shell is not None
-        view = self.query_one(TerminalView)
-        laid_out = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: laid_out.done() or laid_out.set_result(None))
-        await laid_out  # the pane just shown: the command starts with the view's size
-        if view.size.area:
-            terminal.resize(view.size.width, view.size.height)
+        view, log = self.query_one(TerminalView), self.query_one(Log)
+        if terminal is not None:
+            laid_out = asyncio.get_running_loop().create_future()
+            self.call_after_refresh(lambda: laid_out.done() or laid_out.set_result(None))
+            await laid_out  # the pane just shown: the command starts with the view's size
+            if view.size.area:
+                terminal.resize(view.size.width, view.size.height)
+        shown = self._write if terminal is None else lambda _text: view.refresh()
         try:
-            run = await self.shell.run(command, lambda _text: view.refresh(), terminal=terminal)
+            run = await self.shell.run(command, shown, terminal=terminal)
         finally:  # ended, stopped, or it could not start: the pane is the log's again
+            self._busy = False
             self.terminal = None
             self._leave_typing()
             self.remove_class("-running")
             view.show(None)
             self.refresh_bindings()
-        log = self.query_one(Log)
-        if run.output:
+        if terminal is None and self._partial:
+            log.write_line(last_redraws(self._partial))
+            self._partial = ""
+        elif terminal is not None and run.output:
             log.write_lines(run.output.split("\n"))
         self.last, self.sent = run, False
         failed = run.status != 0
@@ -136,6 +149,13 @@ class ShellPane(Vertical, can_focus=True):
         self._head(f"{run.outcome} — y sends it to the model", failed=failed)
         self.refresh_bindings()
         self.post_message(self.Finished(run))
+
+    def _write(self, text: str) -> None:
+        """Whole lines to the log as they come (a line's end may come in the next chunk)."""
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        if lines:
+            self.query_one(Log).write_lines(last_redraws(line) for line in lines)
 
     @on(TerminalView.Resized)
     def _resized(self, message: TerminalView.Resized) -> None:
@@ -157,7 +177,9 @@ class ShellPane(Vertical, can_focus=True):
             return self.typing
         if self.typing:  # every key goes to the program: only the way out is shown
             return False
-        if action in ("stop_command", "type_into"):
+        if action == "type_into":
+            return self.terminal is not None
+        if action == "stop_command":
             return self.running
         if action == "send_output":  # shown once per command
             return None if self.running or self.last is None or self.sent else True
@@ -166,7 +188,7 @@ class ShellPane(Vertical, can_focus=True):
     # -- typing into the running program ---------------------------------------------------
 
     def action_type_into(self) -> None:
-        if not self.running or self.typing:
+        if self.terminal is None or self.typing:
             return
         self.typing = True
         self.query_one(TerminalView).show_cursor = True
