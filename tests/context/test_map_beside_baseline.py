@@ -53,6 +53,9 @@ async def test_the_map_is_built_beside_the_baseline_and_reused_by_the_next_sessi
     assert kinds.index(ev.ContextReady) < kinds.index(ev.BaselineReady)
     assert kinds.index(ev.BaselineReady) < kinds.index(ev.ModelCallStarted)
     assert ready[0].files_read == SOURCES and ready[0].parsed == SOURCES  # a cold cache
+    # The wait before the session started is said too: the first shadow is a full checkout.
+    (shadow,) = seen.of(ev.ShadowReady)
+    assert not shadow.from_spare and kinds.index(ev.ShadowReady) < kinds.index(ev.ContextReady)
 
     scripted_server.script(Reply(text=edit("pkg/mod0.py", "    return x + 0\n", "    return x\n")))
     result, seen = await run_headless(repo, "simplify f0 in pkg/mod0.py",
@@ -63,6 +66,7 @@ async def test_the_map_is_built_beside_the_baseline_and_reused_by_the_next_sessi
     # for the rest, whose symbols come from the first session's cache.
     assert (again.files_read, again.parsed) == (1, 1)
     assert again.files_reused == SOURCES - 1
+    assert [e.from_spare for e in seen.of(ev.ShadowReady)] == [True]  # the first one's files
 
 
 @whole_session

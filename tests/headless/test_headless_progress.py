@@ -68,3 +68,19 @@ def test_other_write_errors_are_still_raised() -> None:
 
     with pytest.raises(OSError):
         ProgressPrinter(Full())(ev.StepStarted(index=1, title="Add sub"))
+
+
+def test_a_slow_shadow_is_said_with_what_it_was() -> None:
+    """Issue 47: the wait before a session starts on a big repository is explained: a first
+    shadow is a full checkout (the next ones come from a spare); a quick one is not worth a
+    line."""
+    out = io.StringIO()
+    printer = ProgressPrinter(out)
+    printer(ev.ShadowReady(seconds=9.6, from_spare=False))
+    printer(ev.ShadowReady(seconds=0.3, from_spare=True))
+    printer(ev.ShadowReady(seconds=1.4, from_spare=True))
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "  shadow worktree: a full checkout (the next ones reuse it), 9.6 s",
+        "  shadow worktree: from a spare, 1.4 s",
+    ]

@@ -192,6 +192,8 @@ class Session:
                 checks=tuple(f"{c.name} ({c.reason})" for c in rt.options.declared_checks),
             )
         )
+        if rt.shadow.made_in is not None:  # the wait before the start, said
+            rt.emit(ev.ShadowReady(seconds=rt.shadow.made_in, from_spare=rt.shadow.from_spare))
         for event in self._resumed:  # SessionResumed, and commits made as it was killed
             rt.emit(event)
         tried = True

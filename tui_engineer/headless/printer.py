@@ -253,6 +253,11 @@ class ProgressPrinter:
         for line in _last_lines(e.output):
             self._line(f"    │ {line}")
 
+    def _on_shadow_ready(self, e: ev.ShadowReady) -> None:
+        if e.seconds >= MAP_SAID_AFTER:  # a wait noticed: said what it was
+            how = "from a spare" if e.from_spare else "a full checkout (the next ones reuse it)"
+            self._line(f"  shadow worktree: {how}, {e.seconds:.1f} s")
+
     def _on_context_ready(self, e: ev.ContextReady) -> None:
         if e.seconds >= MAP_SAID_AFTER or e.files_left:  # a wait noticed, or a map not whole
             left = f", cut short: {e.files_left:,} not read yet" if e.files_left else ""

@@ -170,12 +170,14 @@ async def run_prepared(
             emit(ev.Notice(message=sentence))
         # Another session started since this one's start-up checks (a TUI waits for its
         # request, or two started in the same second): said now, before any model call.
+        making_shadow = time.monotonic()
         shadow = await to_the_end(
             asyncio.to_thread(
                 make_shadow_alone, prepared.root, session_id, prepared.include_dirty, spares
             ),
             keep=made.append,  # a quit meanwhile still removes it
         )
+        shadow.made_in = round(time.monotonic() - making_shadow, 3)  # said once it starts
         prune_in_background(spares)  # the spares no session would take: off the way to the model
         if making is not None:
             model = await making

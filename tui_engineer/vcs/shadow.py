@@ -117,6 +117,8 @@ class Shadow:
     # Which changes the test runs wrote, not the step's authors (vcs/written.py).
     written: Written = field(default_factory=Written)
     spares: int = field(default=spare.DEFAULT_POOL, repr=False, compare=False)  # pool kept
+    from_spare: bool = field(default=False, repr=False, compare=False)  # not a full checkout
+    made_in: float | None = field(default=None, repr=False, compare=False)  # seconds
 
     @classmethod
     def create(
@@ -144,7 +146,8 @@ class Shadow:
         reason = lock_reason(session_id)
         try:
             # A removed shadow's files, where git rewrites only what differs (vcs/spare.py).
-            if not (spare.take(path) and shadow._fill(objects, reason, reused=True)):
+            shadow.from_spare = spare.take(path) and shadow._fill(objects, reason, reused=True)
+            if not shadow.from_spare:
                 spare.clear(path)
                 shadow._fill(objects, reason, reused=False)
         except git.GitCommandError as err:

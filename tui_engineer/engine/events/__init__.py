@@ -51,6 +51,7 @@ from tui_engineer.engine.events.session import (
     SessionFinished,
     SessionResumed,
     SessionStarted,
+    ShadowReady,
     VerdictRecorded,
 )
 from tui_engineer.engine.events.step import (
@@ -82,6 +83,7 @@ __all__ = [
     "BudgetWarning",
     "CheckFinished",
     "ContextReady",
+    "ShadowReady",
     "DecisionMade",
     "Diagnosis",
     "EditRefused",

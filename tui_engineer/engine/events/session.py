@@ -47,6 +47,18 @@ class BaselineStarted(Event):
 
 
 @dataclass(frozen=True)
+class ShadowReady(Event):
+    """How long the session's shadow worktree took to make, before the session started (said
+    right after `SessionStarted`, which a run record begins with), and whether it came from a
+    spare (only what differs rewritten: vcs/spare.py) or was a full checkout (the first session
+    on a repository, or no spare free)."""
+
+    type: ClassVar[str] = "shadow_ready"
+    seconds: float
+    from_spare: bool
+
+
+@dataclass(frozen=True)
 class ContextReady(Event):
     """The repository map is ready, built beside the baseline's tests (context/repomap.py):
     how long it took, how many source files it read, and how many it took from the cache
