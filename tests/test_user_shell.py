@@ -7,7 +7,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from tui_engineer.base.user_shell import MASKED, UserShell
+from tui_engineer.base.user_shell import MASKED, ShellRun, UserShell, own_words
 from tui_engineer.bench.dataset import export
 
 
@@ -73,3 +73,10 @@ def test_a_secret_the_shell_masks_is_masked_in_the_bench_export_too(
     out = tmp_path / "rows.jsonl"
     export([{"source": "session", "request": f"deploy with {value}", "events": []}], out)
     assert value not in out.read_text() and "deploy with [redacted]" in out.read_text()
+
+
+def test_an_answer_is_named_by_the_humans_words_not_the_output_sent_with_it() -> None:
+    run = ShellRun("pytest -x", "1 failed\nE   assert 5 == -1\n", 1, "/repo")
+    assert own_words(f"mul is missing\n\n{run.attachment()}") == "mul is missing"
+    assert own_words(run.attachment()) == "$ pytest -x"  # the output alone: its command
+    assert own_words("  mul is missing\n") == "mul is missing"

@@ -4,6 +4,7 @@ real CLI on a real repo, answering on stdin, the model over HTTP."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,3 +40,6 @@ def test_a_command_at_the_question_goes_with_the_answer(
     assert "token [masked]" in plan_call and TOKEN not in plan_call
     (record,) = runs_dir(repo).glob("*.jsonl")
     assert "The human ran this command in the repository" in record.read_text()
+    # Where the answer is named (the Plan pane's "you:" line), the human's words alone.
+    plans = [json.loads(line) for line in record.read_text().splitlines() if '"plan_ready"' in line]
+    assert plans[-1]["steps"][-1]["asked"] == "mul is missing"

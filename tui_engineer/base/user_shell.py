@@ -89,6 +89,25 @@ def attachment_text(
     return mask_secrets(f"{head}\n{cut}{output or '(no output)'}", secrets)
 
 
+# How every attachment of a command's output begins (here, and acp/shell.py's from an editor's
+# terminal): what precedes it in an answer are the human's own words.
+ATTACHMENT_STARTS = ("The human ran this command", "The human attached this")
+
+
+def own_words(answer: str) -> str:
+    """The human's words in an answer that may carry a command's output after them (shown
+    where the answer is named: the Plan pane's "you:" line, the record's steps); only the
+    command line, when the output went alone."""
+    cut = min((i for h in ATTACHMENT_STARTS if (i := answer.find(h)) >= 0), default=-1)
+    if cut < 0:
+        return answer.strip()
+    words = answer[:cut].strip()
+    if words:
+        return words
+    command = next((ln for ln in answer[cut:].splitlines() if ln.startswith("$ ")), "")
+    return command or "(a command's output)"
+
+
 def last_redraws(text: str) -> str:
     """Each line as a terminal leaves it: a progress bar redrawn after `\r` keeps its last."""
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))

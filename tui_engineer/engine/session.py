@@ -8,6 +8,7 @@ import contextlib
 from dataclasses import dataclass, field
 
 from tui_engineer.base.errors import UserError
+from tui_engineer.base.user_shell import own_words
 from tui_engineer.engine import events as ev
 from tui_engineer.engine import prompts
 from tui_engineer.engine.ahead.pipeline import Pipeline
@@ -280,7 +281,8 @@ class Session:
             if not answer or answer.strip().lower() in {"done", "nothing", "no"}:
                 break
             request = prompts.still_wrong_request(answer)
-            await self._extend_plan(request, planned=True, asked=answer.strip())
+            # The Plan pane names the human's words; the model gets the output too.
+            await self._extend_plan(request, planned=True, asked=own_words(answer))
         final_ok = not self.progress.unfinished and self._final_ok()
         message = f"{len(self.commits)} step(s) committed"
         if self.rt.options.unverified:
