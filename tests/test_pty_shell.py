@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import time
 from pathlib import Path
 
@@ -20,8 +21,10 @@ def _run(shell: UserShell, command: str, screen: TerminalScreen | None = None) -
 
 def test_a_command_has_a_terminal_sized_to_the_screen_with_term_set(tmp_path: Path) -> None:
     command = '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo "a terminal"; stty size; echo "$TERM"'
-    run = _run(UserShell(tmp_path), command, TerminalScreen(72, 19))
-    assert run.output.splitlines() == ["a terminal", "19 72", "xterm-256color"]
+    command += "; python3 -c 'import shutil; print(*shutil.get_terminal_size())'"
+    env = {**os.environ, "COLUMNS": "80", "LINES": "24"}  # as tmux hands them to the app
+    run = _run(UserShell(tmp_path, env), command, TerminalScreen(72, 19))
+    assert run.output.splitlines() == ["a terminal", "19 72", "xterm-256color", "72 19"]
     assert run.status == 0
 
 
@@ -38,7 +41,7 @@ def test_what_the_human_types_reaches_the_program(tmp_path: Path) -> None:
         shell.write(b"Ada\r")
         return await asyncio.wait_for(task, 10)
 
-    run = asyncio.run(scenario())
+    run = asyncio.run(asyncio.wait_for(scenario(), 30))
     # The terminal echoes what was typed, as a terminal does.
     assert run.output.splitlines() == ["name? Ada", "hello Ada"]
     assert run.status == 0
@@ -58,7 +61,7 @@ def test_ctrl_c_typed_interrupts_the_program(tmp_path: Path) -> None:
         shell.write(b"\x03")
         return await asyncio.wait_for(task, 10)
 
-    run = asyncio.run(scenario())
+    run = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert run.status == 130 and "never" not in run.output
 
 
@@ -101,7 +104,7 @@ def test_stop_ends_the_command_and_a_child_in_its_background(tmp_path: Path) -> 
         shell.stop()
         return await asyncio.wait_for(task, 10), time.monotonic() - started
 
-    run, took = asyncio.run(scenario())
+    run, took = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert run.status is None and run.outcome == "stopped" and took < 5
     time.sleep(3.5)
     assert not marker.exists()  # the child in the background was stopped too
@@ -122,16 +125,23 @@ def test_the_terminal_follows_the_pane_when_it_resizes(tmp_path: Path) -> None:
     screen = TerminalScreen(80, 24)
 
     async def scenario() -> ShellRun:
-        command = "trap 'stty size' WINCH; echo ready; sleep 5 & wait; sleep 5 & wait"
+        # A program that is told of the resize (SIGWINCH) and asks for the size again.
+        program = (
+            "import shutil, signal, time\n"
+            "signal.signal(signal.SIGWINCH, lambda *_: print(*shutil.get_terminal_size()))\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(10)\n"
+        )
+        command = f"stty size; python3 -c {shlex.quote(program)}"
         task = asyncio.create_task(shell.run(command, lambda _: None, terminal=screen))
         while "ready" not in screen.text():
             await asyncio.sleep(0.02)
         shell.resize(50, 12)
-        while "12 50" not in screen.text():
+        while "50 12" not in screen.text():
             await asyncio.sleep(0.02)
         shell.stop()
         return await asyncio.wait_for(task, 10)
 
-    run = asyncio.run(scenario())
+    run = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert (screen.columns, screen.lines) == (50, 12)
-    assert "12 50" in run.output
+    assert run.output.splitlines() == ["24 80", "ready", "50 12"]

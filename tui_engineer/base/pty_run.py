@@ -54,12 +54,14 @@ class PtyCommand:
     async def start(
         cls, argv: Sequence[str], *, cwd: str, env: Mapping[str, str], columns: int, lines: int
     ) -> PtyCommand:
+        # The size is the terminal's alone: COLUMNS or LINES inherited (a terminal's tmux hands
+        # them out) would win over it in many programs, and be wrong after the first resize.
+        env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")} | {"TERM": TERM}
         master, slave = os.openpty()
         try:
             set_size(slave, columns, lines)
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-I", "-S", "-c", _TAKE_TERMINAL, *argv,
-                cwd=cwd, env={**env, "TERM": TERM, "COLUMNS": str(columns), "LINES": str(lines)},
+                sys.executable, "-I", "-S", "-c", _TAKE_TERMINAL, *argv, cwd=cwd, env=env,
                 stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
             )  # fmt: skip
         except BaseException:
