@@ -145,3 +145,30 @@ def test_the_terminal_follows_the_pane_when_it_resizes(tmp_path: Path) -> None:
     run = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert (screen.columns, screen.lines) == (50, 12)
     assert run.output.splitlines() == ["24 80", "ready", "50 12"]
+
+
+def test_a_curses_program_draws_on_the_screen_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    shell = UserShell(tmp_path)
+    screen = TerminalScreen(60, 12)
+    program = (
+        "import curses\n"
+        "def main(win):\n"
+        "    win.addstr(3, 10, 'drawn by curses')\n"
+        "    win.refresh()\n"
+        "    win.getch()\n"
+        "curses.wrapper(main)\n"
+        "print('after curses')\n"
+    )
+
+    async def scenario() -> tuple[list[str], ShellRun]:
+        command = f"echo before; python3 -c {shlex.quote(program)}"
+        task = asyncio.create_task(shell.run(command, lambda _: None, terminal=screen))
+        while "drawn by curses" not in screen.text():
+            await asyncio.sleep(0.02)
+        drawn = list(screen.screen.display)
+        shell.write(b"q")  # any key ends it
+        return drawn, await asyncio.wait_for(task, 10)
+
+    drawn, run = asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert drawn[3][10:25] == "drawn by curses"  # where it put it, on its own screen
+    assert run.output.splitlines() == ["before", "after curses"]
