@@ -13,11 +13,19 @@ from collections.abc import Callable
 from textual import messages
 from textual.app import App
 from textual.message import Message
+from textual.worker import Worker
 
 from tui_engineer.session.signals import add_stop_handlers
 from tui_engineer.tui.controller import SessionController
 from tui_engineer.tui.screens import QuitScreen
 from tui_engineer.tui.terminal_gone import write_nowhere
+
+STOP_BOUND = 60.0  # seconds a quit waits for the engine's cleanup (a shadow's removal: ~1 s)
+
+
+async def _ended(worker: Worker[object]) -> None:
+    with contextlib.suppress(Exception):  # its own failure or cancellation is said elsewhere
+        await worker.wait()
 
 
 class QuitAsked(Message):
@@ -58,7 +66,9 @@ class Quitting:
 
     async def stop_work(self) -> None:
         """Cancel the engine and any test run, and wait for their cleanup (the engine's
-        finally-blocks kill test processes and remove the shadow worktree)."""
+        finally-blocks kill test processes and remove the shadow worktree), for at most
+        STOP_BOUND: a quit never hangs; what a cleanup cut there leaves, the next start
+        removes."""
         workers = [
             w
             for w in (self.controller.tests, self.controller.engine)
@@ -66,9 +76,14 @@ class Quitting:
         ]
         for worker in workers:
             worker.cancel()
-        for worker in workers:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await worker.wait()
+        if not workers:
+            return
+        waits = [asyncio.ensure_future(_ended(worker)) for worker in workers]
+        _, late = await asyncio.wait(waits, timeout=STOP_BOUND)
+        for waiting in late:
+            waiting.cancel()
+        if late:
+            self.busy(f"the work did not stop within {STOP_BOUND:g} s: quitting anyway")
 
     async def key(self) -> None:
         """q, Ctrl+C, Ctrl+Q. Handled in line behind the keys pressed before it: Ctrl+C is the
