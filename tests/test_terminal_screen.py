@@ -32,6 +32,15 @@ def test_a_line_erased_and_redrawn_short_is_not_joined_to_the_next() -> None:
     assert screen.text() == "short\nabc\nnext"
 
 
+def test_a_programs_questions_are_answered_and_private_forms_ignored() -> None:
+    screen = TerminalScreen(20, 4)
+    answers: list[bytes] = []
+    screen.answer = answers.append
+    screen.feed(b"ab\x1b[>4;2mcd\x1b[?4mef\x1b[6n")  # vim's modifyOtherKeys; where is the cursor
+    assert screen.text() == "abcdef"
+    assert answers == [b"\x1b[1;7R"]
+
+
 @pytest.mark.parametrize(
     ("key", "character", "cursor_keys", "sent"),
     [

@@ -8,12 +8,18 @@ only what the Shell pane needs beside pyte's screen:
 - soft wraps: a line the screen wrapped at its right edge is one line again in `text()`, so
   what is kept and sent to the model (and the secrets masked in it) are the program's lines;
 - the alternate screen (xterm's private modes 1049/1047/47), which pyte lacks: a full-screen
-  program draws there, and the screen before it comes back when it leaves.
+  program draws there, and the screen before it comes back when it leaves;
+- answers to a program's questions (where is the cursor, what terminal is this), which pyte
+  makes but leaves unsent: they go back to the program (`answer`);
+- a private form of a sequence that pyte would pass to a handler that takes none (vim's
+  `CSI > 4;2 m`, which crashed pyte's parser and lost the rest of the output) is ignored.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import pyte
@@ -21,7 +27,10 @@ from pyte.screens import Margins
 
 SCROLLBACK = 5_000  # lines kept above the screen
 _ALTERNATE = {1049, 1047, 47}  # private modes that switch to the alternate screen
-APPLICATION_CURSOR = 1 << 5  # DECCKM (private mode 1, as pyte keeps it): arrows send ESC O x
+# Private modes as pyte keeps them (shifted by 5): DECCKM, arrows send ESC O x; and 2004,
+# the program tells a paste from typing.
+APPLICATION_CURSOR = 1 << 5
+BRACKETED_PASTE = 2004 << 5
 
 
 class _Screen(pyte.Screen):
@@ -29,7 +38,12 @@ class _Screen(pyte.Screen):
         self.scrollback: deque[Any] = deque(maxlen=SCROLLBACK)
         self._drawing = False
         self._saved: tuple[dict[int, Any], Any] | None = None  # the main screen, when alternate
+        self.answer: Callable[[bytes], object] | None = None  # to the program's input
         super().__init__(columns, lines)
+
+    def write_process_input(self, data: str) -> None:
+        if self.answer is not None:
+            self.answer(data.encode())
 
     @property
     def alternate(self) -> bool:
@@ -85,6 +99,24 @@ class _Screen(pyte.Screen):
         super().reset_mode(*modes, **kwargs)
 
 
+def _ignoring_private(handler: Callable[..., None]) -> Callable[..., None]:
+    def handle(self: _Screen, *params: int, private: bool = False) -> None:
+        if not private:
+            handler(self, *params)
+
+    return handle
+
+
+def _takes_private(handler: Callable[..., None]) -> bool:
+    parameters = inspect.signature(handler).parameters.values()
+    return any(p.name == "private" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+for _name in set(pyte.Stream.csi.values()):
+    if not _takes_private(getattr(_Screen, _name)):
+        setattr(_Screen, _name, _ignoring_private(getattr(_Screen, _name)))
+
+
 class TerminalScreen:
     """A terminal's screen of `columns` × `lines`, fed a command's bytes as they come."""
 
@@ -104,8 +136,24 @@ class TerminalScreen:
     def application_cursor(self) -> bool:
         return APPLICATION_CURSOR in self.screen.mode
 
+    @property
+    def bracketed_paste(self) -> bool:
+        return BRACKETED_PASTE in self.screen.mode
+
+    @property
+    def answer(self) -> Callable[[bytes], object] | None:
+        """Where the terminal's answers to the program go (its pseudo-terminal's input)."""
+        return self.screen.answer
+
+    @answer.setter
+    def answer(self, send: Callable[[bytes], object] | None) -> None:
+        self.screen.answer = send
+
     def feed(self, data: bytes) -> None:
-        self._stream.feed(data)
+        try:
+            self._stream.feed(data)
+        except Exception:  # noqa: BLE001  # a sequence pyte mishandles costs the rest of this
+            pass  # chunk (pyte resets its parser), never the command's run
 
     def resize(self, columns: int, lines: int) -> None:
         """A new size (the pane's). Fewer lines: those on top go to the scrollback so that the

@@ -165,6 +165,7 @@ class UserShell:
                 argv, cwd=cwd, env=self.env, columns=terminal.columns, lines=terminal.lines
             )
             self._process, self._screen = self._terminal.process, terminal
+            terminal.answer = self._terminal.write  # e.g. where the cursor is, when asked
         else:
             self._process = await asyncio.create_subprocess_exec(
                 *argv, cwd=cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL,
@@ -184,6 +185,8 @@ class UserShell:
                 os.killpg(self._process.pid, signal.SIGTERM)
             raise
         finally:
+            if terminal is not None:
+                terminal.answer = None
             self._process = self._terminal = self._screen = None
         self._take_state(state)
         secrets = secret_values(self.env, self._extra_secrets)
