@@ -57,7 +57,8 @@ async def test_a_command_runs_in_the_repo_and_cd_and_export_persist(
         lines = app.shell_pane.output_lines
         assert lines[-3:] == [str(repo / "sub"), "kept", "[exit status 4]"]
         assert "exit status 4 — y sends it" in str(app.shell_pane.query_one("#shell-head").render())
-        assert "exit status 4, 2 lines" in chat_text(app)
+        # Said in the chat once the pane's message about the command's end is handled.
+        await wait_for(pilot, lambda: "exit status 4, 2 lines" in chat_text(app), timeout=20)
         assert not scripted_server.chat_requests  # nothing went to the model
 
 
