@@ -252,7 +252,10 @@ class TuiEngineerApp(App[int]):
     # ----- the engine's events: the panes first, then what the app itself shows
 
     async def on_engine_event(self, message: EngineEvent) -> None:
-        await self.deliver(message.event)
+        # Not once the app is shutting down: Textual removes the panes' widgets first, then
+        # handles what is still queued (the engine's last events, as its stop cleaned up).
+        if self._running:
+            await self.deliver(message.event)
 
     async def deliver(self, event: ev.Event) -> None:
         """One engine event to the panes that own what it changes, in a fixed order, each by
