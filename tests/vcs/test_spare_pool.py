@@ -155,3 +155,16 @@ def test_pruning_deletes_spares_unused_for_days_beyond_the_pool_or_left_half_del
     assert sorted(prune(spares_root(), size=2, days=14)) == [pool / "1", pool / "2"]
     assert sorted(p.name for p in pool.iterdir()) == ["0"]
     assert not old.parent.exists()
+
+
+def test_a_session_with_a_smaller_pool_leaves_other_repositories_spares(make_repo):
+    """`parallel_steps` is a repository's own setting: a session kept to one spare (e.g.
+    --no-pipeline) prunes its own repository's pool to one, never another's."""
+    mine, theirs = make_repo(), make_repo(name="theirs")
+    for root in (mine, theirs):
+        for shadow in [Shadow.create(root, session_id=f"s{n}", spares=3) for n in range(3)]:
+            shadow.remove()
+    own = pool_for(_home(mine))
+    prune(spares_root(), size=1, own=own)
+    assert slots(own) == ["0"]
+    assert slots(pool_for(_home(theirs))) == ["0", "1", "2"]

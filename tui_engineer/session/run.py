@@ -35,6 +35,7 @@ from tui_engineer.session.tool_servers import (
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.one_session import make_shadow_alone
 from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.spare import pool_for
 from tui_engineer.vcs.spare_prune import prune_in_background
 from tui_engineer.vcs.submodules import empty_submodules_notice
 from tui_engineer.verify.runners import known_runner, narrowable
@@ -178,7 +179,8 @@ async def run_prepared(
             keep=made.append,  # a quit meanwhile still removes it
         )
         shadow.made_in = round(time.monotonic() - making_shadow, 3)  # said once it starts
-        prune_in_background(spares)  # the spares no session would take: off the way to the model
+        # The spares no session would take: off the way to the model.
+        prune_in_background(spares, own=pool_for(shadow.path.parent))
         if making is not None:
             model = await making
         else:

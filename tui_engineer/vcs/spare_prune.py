@@ -36,9 +36,12 @@ def spares_root() -> Path:
     return platformdirs.user_cache_path("tui-engineer") / SPARES
 
 
-def prune(root: Path, size: int = DEFAULT_POOL, days: float = STALE_DAYS) -> list[Path]:
+def prune(
+    root: Path, size: int = DEFAULT_POOL, days: float = STALE_DAYS, own: Path | None = None
+) -> list[Path]:
     """Delete the spares under `root` (spares_root) that no session would take (see the module
-    docstring); the spares deleted."""
+    docstring); the spares deleted. `size` is the pool of the session's own repository (`own`,
+    every pool when None): another repository's sessions may keep more (its own settings)."""
     gone: list[Path] = []
     old = root.parent / OLD_LAYOUT
     if old.is_dir():
@@ -48,16 +51,21 @@ def prune(root: Path, size: int = DEFAULT_POOL, days: float = STALE_DAYS) -> lis
         for entry in _entries(pool):
             if not entry.name.isdigit():  # being deleted: a kill stopped it, or another prune
                 _remove(entry)
-            elif _stale(entry, size, days) and _delete(entry, _aside(entry)):
+            elif _stale(entry, size if own in (None, pool) else None, days) and _delete(
+                entry, _aside(entry)
+            ):
                 gone.append(entry)
         with contextlib.suppress(OSError):  # not empty: spares kept
             pool.rmdir()
     return gone
 
 
-def prune_in_background(size: int = DEFAULT_POOL, days: float = STALE_DAYS) -> threading.Thread:
+def prune_in_background(
+    size: int = DEFAULT_POOL, days: float = STALE_DAYS, own: Path | None = None
+) -> threading.Thread:
     """Prune in a thread of its own, at the lowest priority: the session goes on at once. The
-    folder is read now (the user cache as this process sees it at the start)."""
+    folder is read now (the user cache as this process sees it at the start). `own`: the
+    session's repository's pool, the only one `size` bounds."""
     root = spares_root()
 
     def work() -> None:
@@ -66,7 +74,7 @@ def prune_in_background(size: int = DEFAULT_POOL, days: float = STALE_DAYS) -> t
         try:
             if sys.platform == "linux":  # a nice value is a thread's own there
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-            prune(root, size, days)
+            prune(root, size, days, own)
         except OSError:
             pass  # a spare it could not delete is there at the next start
         finally:
@@ -77,8 +85,8 @@ def prune_in_background(size: int = DEFAULT_POOL, days: float = STALE_DAYS) -> t
     return thread
 
 
-def _stale(spare: Path, size: int, days: float) -> bool:
-    if int(spare.name) >= size:
+def _stale(spare: Path, size: int | None, days: float) -> bool:
+    if size is not None and int(spare.name) >= size:
         return True
     try:
         alternates = (spare / ".git" / "objects" / "info" / "alternates").read_text()
