@@ -196,6 +196,9 @@ class TuiEngineerApp(App[int]):
 
     def start_session(self, request: str) -> None:
         self.options.request = request
+        # Until the session says it started: on a big repository its first shadow (a checkout
+        # of every file) takes seconds, and "ready" would say nothing happens.
+        self.status.phase = "starting the session"
         self.chat_input.placeholder = "Message the model (sent with its next call)"
         self.diff.focus()  # the request is sent: the review keys work; `c` comes back here
         self.controller.engine = self.run_worker(
