@@ -91,19 +91,18 @@ def gather_context(
     budget = max(0, budget_chars - MAP_MIN)
     contents, shown, whole = _contents(repo, relevant(ranked), budget, named, buffers or {})
     room = min(map_budget, max(MAP_MIN, budget_chars - len(contents)))
-    listing = _listing(repo, ranked, whole, room) + cut_short(repo, seconds)
+    listing = _listing(repo, ranked, whole, room) + cut_short(repo)
     # Names (and contents) the model reads: a byte that is not UTF-8 shows as U+FFFD.
     return Context(readable(listing), readable(contents), shown, ranked)
 
 
-def cut_short(repo: RepoMap, seconds: float | None) -> str:
+def cut_short(repo: RepoMap) -> str:
     """The map's own word that it is not whole (never cut silently), else nothing."""
     if not repo.left:
         return ""
     return (
-        f"\n(The map was cut short: {repo.left:,} source files were not read within its "
-        f"{seconds or 0:g} s bound, so their symbols are not listed above; their names are. "
-        "A SHOW line shows any of them.)"
+        f"\n(The map was cut short: {repo.left:,} source files were not read in time, so "
+        "their symbols are not listed above; their names are. A SHOW line shows any of them.)"
     )
 
 
