@@ -333,23 +333,32 @@ def test_a_map_cut_short_by_its_time_bound_reads_what_the_request_names_and_says
     assert "cut short" not in again.listing
 
 
-def test_the_cache_keeps_no_stats_of_a_folder_that_is_gone(make_repo, tmp_path) -> None:
-    """Issue 47 (memory): each session maps a shadow of its own; once it is gone its files'
-    stats are of no use, and every later build would load them (4 x 42,000 at 42k files)."""
+def test_the_cache_keeps_symbols_only_and_a_build_that_reads_nothing_new_writes_nothing(
+    make_repo, tmp_path
+) -> None:
+    """Issue 47 (memory, time): which blob each file holds comes from git, so the cache keeps
+    no stats per folder (each session maps a shadow of its own: 4 x 42,000 of them were loaded
+    by every build), and a build that parsed nothing new does not write it again (17 MB at
+    42,000 files)."""
     import marshal
-    import shutil
 
     repo = make_repo({f"mod{i}.py": f"def f{i}():\n    pass\n" for i in range(5)})
-    shadows = []
-    for n in range(2):
-        shadow = tmp_path / f"shadow{n}"
-        git(tmp_path, "clone", "-q", str(repo), str(shadow))
-        build_map(shadow, cache_root=repo)
-        shadows.append(str(shadow.resolve()))
-    shutil.rmtree(shadows[0])
-    build_map(repo)
-    _, _, trees = marshal.loads(repomap.cache_file(repo).read_bytes())
-    assert set(trees) == {shadows[1], str(repo.resolve())}
+    shadow = tmp_path / "shadow"
+    git(tmp_path, "clone", "-q", str(repo), str(shadow))
+    first = build_map(shadow, cache_root=repo)
+    assert first.parsed == 5
+    cache = repomap.cache_file(repo)
+    version, entries = marshal.loads(cache.read_bytes())
+    assert len(entries) == 5
+    written = cache.stat().st_mtime_ns
+    again = build_map(repo)  # another folder, the same blobs: nothing read, nothing written
+    assert (again.read, again.reused, again.parsed) == (0, 5, 0)
+    assert cache.stat().st_mtime_ns == written
+    (repo / "mod1.py").write_text("def g1():\n    pass\n")  # not committed: git does not vouch
+    changed = build_map(repo)
+    assert (changed.read, changed.parsed) == (1, 1)
+    assert [s.name for s in changed.files["mod1.py"].symbols] == ["g1"]
+    assert len(marshal.loads(cache.read_bytes())[1]) == 6  # the old mod1 kept beside the new
 
 
 def test_a_map_no_longer_waited_for_reads_only_what_git_and_the_request_name(make_repo) -> None:

@@ -87,6 +87,7 @@ async def test_a_map_cut_short_by_its_bound_still_shows_the_named_file_and_says_
     assert result.exit_code == 0, result.message
     (ready,) = seen.of(ev.ContextReady)
     assert ready.files_left > 0 and ready.files_read < SOURCES
+    assert ready.files_read == 1  # the file the request names, read by the first map itself
     prompt = "\n".join(str(m["content"]) for m in scripted_server.chat_requests[0].messages)
     assert "def add(a, b):\n    return a - b" in prompt
     assert "The map was cut short" in prompt

@@ -1,6 +1,6 @@
 """Where the repository map's cache lives (one file per repository, found from its origin so a
-second clone reuses the first's) and what it holds: symbols by git blob id, and each folder's
-file stats (context/repomap.py builds with it)."""
+second clone reuses the first's) and what it holds: symbols by git blob id (context/repomap.py
+builds with it)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import platformdirs
 
-# 3: rows packed per file; keyed by git's blob id; marshal's format may change between versions
-CACHE_VERSION = (3, sys.version_info[:2])
-KEPT_TREES = 4  # folders whose file stats the cache keeps (the repo and recent shadows)
+# 4: no stats per folder (git vouches); 3: rows packed per file; keyed by git's blob id;
+# marshal's format may change between Python versions
+CACHE_VERSION = (4, sys.version_info[:2])
 
 
 def cache_file(root: Path) -> Path:
@@ -56,38 +56,39 @@ def repository_origin(root: Path) -> str:
 
 
 class MapCache:
-    """symbols by content hash, and per folder: path -> (size, mtime_ns, content hash)."""
+    """Symbols by content: git's blob id -> (lines, packed rows). Nothing per folder: which
+    blob each file holds comes from git (its index, and its own stat check for the files
+    changed since), so a new shadow, a checkout or a second clone finds them with no stats of
+    its own to load or save."""
 
-    def __init__(self, path: Path, tree: str) -> None:
-        self.path, self.tree = path, tree
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.entries: dict[str, tuple[int, bytes]] = {}  # blob id -> (lines, packed rows)
-        self.trees: dict[str, dict[str, tuple[int, int, str]]] = {}
-        self.changed = False
+        self.used: set[str] = set()  # the blobs this build found
+        self.changed = False  # new entries: saved
         try:
-            version, entries, trees = marshal.loads(path.read_bytes())
-            if version == CACHE_VERSION and isinstance(entries, dict) and isinstance(trees, dict):
-                self.entries, self.trees = entries, trees
+            version, entries = marshal.loads(path.read_bytes())
+            if version == CACHE_VERSION and isinstance(entries, dict):
+                self.entries = entries
         except (OSError, ValueError, EOFError, TypeError):
             pass  # no cache yet, or a broken one: build from scratch
-        self.old_stats = self.trees.get(tree, {})
-        self.stats: dict[str, tuple[int, int, str]] = {}
 
     def save(self) -> None:
-        if not self.changed and self.stats.keys() == self.old_stats.keys():
+        """Written when this build parsed something new: the entries it used, then as many of
+        the others (the most recent first) as it used, so a branch switched to and back, or the
+        files a session's steps changed, are still found, and the cache stays near the size of
+        one tree."""
+        if not self.changed:
             return
-        # Stats of folders gone since (an ended session's shadow) are never looked up again:
-        # kept, they would be loaded (memory, time) by every build of a big repository.
-        trees = {k: v for k, v in self.trees.items() if k != self.tree and os.path.isdir(k)}
-        trees = dict(list(trees.items())[-(KEPT_TREES - 1) :]) if KEPT_TREES > 1 else {}
-        trees[self.tree] = self.stats
-        used = {stat[2] for stats in trees.values() for stat in stats.values()}
-        entries = {key: value for key, value in self.entries.items() if key in used}
+        others = [key for key in reversed(self.entries) if key not in self.used]
+        kept = set(others[: len(self.used)]) | self.used
+        entries = {key: value for key, value in self.entries.items() if key in kept}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Unique per thread: a session maps the next step while the human reviews this one.
             unique = f"{os.getpid()}.{threading.get_ident()}"
             temporary = self.path.with_name(f"{self.path.name}.{unique}.tmp")
-            temporary.write_bytes(marshal.dumps((CACHE_VERSION, entries, trees)))
+            temporary.write_bytes(marshal.dumps((CACHE_VERSION, entries)))
             os.replace(temporary, self.path)
         except OSError:
             pass  # a read-only cache folder costs speed, never correctness

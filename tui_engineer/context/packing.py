@@ -33,7 +33,7 @@ from tui_engineer.context.regions import (
     split_lines,
     symbol_span,
 )
-from tui_engineer.context.repomap import FileMap, RepoMap, build_map
+from tui_engineer.context.repomap import FileMap, RepoMap, build_map, names_unread
 from tui_engineer.context.symbols import Symbol
 
 MAX_TOTAL_CHARS = 120_000  # the default budget: context_budget's 30,000 tokens
@@ -74,12 +74,11 @@ def gather_context(
 ) -> Context:
     """The map and contents for a prompt about `request` (and a step), within `budget_chars`.
     `buffers`: files' text as an editor holds it (unsaved changes), shown instead of the
-    saved file. `seconds`: the map's time bound (build_map) when it is built here; when the
-    one given was cut short, this build reads only the files the request names (the files
-    it has read come from the cache: a look at their stats)."""
+    saved file. `seconds`: the map's time bound (build_map) when it is built here; one given
+    cut short is built again only to read a file the text names that it did not read."""
     repo = repo_map
-    if repo is None or repo.left:
-        text = "\n".join([request, step_text, *step_files])
+    text = "\n".join([request, step_text, *step_files])
+    if repo is None or (repo.left and names_unread(repo, text)):
         bound = seconds if repo is None else 0.0
         repo = build_map(root, cache_root=cache_root, text=text, seconds=bound)
     focus = Focus(f"{request}\n{step_text}", step_files, failures)

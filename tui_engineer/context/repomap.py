@@ -1,10 +1,11 @@
 """The repository map: every file git sees, and the symbols of each source file.
 
 Symbols are cached by content in the per-user cache folder (one file per repository), keyed by
-git's blob id, with each file's size and modification time, so a warm build stats the files and
-parses only those whose bytes changed. A file git says is unchanged from its index entry is not
-even read: its blob id comes from `git ls-files -s`, so a session's fresh shadow, a checkout, a
-branch switch or a reverted change reuses what an earlier session parsed.
+git's blob id, so a warm build parses only the files whose bytes are new. A file git says is
+unchanged from its index entry (`git ls-files -s`, less what git's own stat check,
+`ls-files -m`, finds changed) is not even read: a session's fresh shadow, a checkout, a branch
+switch or a reverted change reuses what an earlier session parsed. Only the files git does not
+vouch for (new, changed: a step's own edits) are read and hashed.
 
 The cache is `marshal` data: it loads several times faster than JSON (a warm build of 10,000
 files must take well under 0.3 s) and, like the .pyc files Python keeps beside the code, it
@@ -242,11 +243,11 @@ def build_map(
     which finds the rest in the cache, goes on with them)."""
     root = root.resolve()
     base = str(root)
-    cache = MapCache(cache_file(cache_root or root), base)
+    cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
     unknown: list[tuple[str, os.stat_result]] = []  # changed or new since the cache saw them
     names, index = listed_with_blobs(root)
-    blobs: dict[str, str] | None = None  # git's stat check, asked only when ours does not vouch
+    blobs = unchanged_blobs(root, index)  # git's own stat check: what is as committed
     reused = 0
     for rel in names:
         stat, parse = _listed(base, rel)
@@ -255,16 +256,11 @@ def build_map(
         files[rel] = FileMap(rel)
         if not parse:
             continue
-        known = cache.old_stats.get(rel)
-        if not (known and known[0] == stat.st_size and known[1] == stat.st_mtime_ns):
-            if blobs is None:
-                blobs = unchanged_blobs(root, index)
-            known = (stat.st_size, stat.st_mtime_ns, blobs[rel]) if rel in blobs else None
-        entry = cache.entries.get(known[2]) if known else None
-        if known and entry is not None:
+        blob = blobs.get(rel)
+        entry = cache.entries.get(blob) if blob is not None else None
+        if entry is not None:
             files[rel] = FileMap(rel, entry[0], entry[1], True)
-            cache.changed |= cache.old_stats.get(rel) != known
-            cache.stats[rel] = known
+            cache.used.add(blob)  # type: ignore[arg-type]  # not None: it found an entry
             reused += 1
             continue
         unknown.append((rel, stat))
@@ -273,7 +269,7 @@ def build_map(
         # From here: a build on a loaded machine, whose listing alone took the bound, still
         # reads a share, so the next builds go on (they find what this one read in the cache).
         deadline = time.monotonic() + seconds
-        unknown, rest = reading_order(unknown, text, index if blobs is None else blobs)
+        unknown, rest = reading_order(unknown, text, blobs)
         parsed = _map_unknown(base, unknown, files, cache)
         done = 0
         while done < len(rest) and time.monotonic() < deadline and not (enough and enough()):
@@ -311,6 +307,17 @@ def reading_order(
     return named[:NAMED_MAX], named[NAMED_MAX:] + near + rest
 
 
+def names_unread(repo: RepoMap, text: str) -> bool:
+    """Whether `text` names (as `reading_order` does) a source file this map has not read."""
+    words = set(re.findall(r"[A-Za-z0-9_]+", text))
+    for rel, mapped in repo.files.items():
+        name = rel.rpartition("/")[2]
+        named = name in text or name.split(".", 1)[0] in words
+        if named and not mapped.parsed and language_of(rel) is not None:
+            return True
+    return False
+
+
 def _map_unknown(
     base: str, unknown: list[tuple[str, os.stat_result]], files: dict[str, FileMap], cache: MapCache
 ) -> int:
@@ -318,22 +325,20 @@ def _map_unknown(
     Returns how many were parsed."""
     to_parse: list[tuple[str, bytes]] = []
     digests: dict[str, str] = {}
-    for rel, stat in unknown:
+    for rel, _ in unknown:
         data = _read_source(f"{base}/{rel}")
         if data is None:
             continue
         digest = digests[rel] = blob_id(data)
-        cache.stats[rel] = (stat.st_size, stat.st_mtime_ns, digest)
-        cache.changed = True
         if digest not in cache.entries:
             to_parse.append((rel, data))
     for (rel, _), result in zip(to_parse, _parse_all(to_parse), strict=True):
-        if result is None:
-            cache.stats.pop(rel, None)
-        else:
+        if result is not None:
             cache.entries[digests[rel]] = (result[0], marshal.dumps(result[1]))
-    for rel in digests:
-        entry = cache.entries.get(digests[rel])
+            cache.changed = True
+    for rel, digest in digests.items():
+        entry = cache.entries.get(digest)
         if entry is not None:
             files[rel] = FileMap(rel, entry[0], entry[1], True)
+            cache.used.add(digest)
     return len(to_parse)

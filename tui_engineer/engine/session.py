@@ -236,7 +236,7 @@ class Session:
     async def _run(self, request: str) -> SessionResult:
         probe_early(self.rt)
         baseline = start_baseline(self.rt)
-        start_map(self.rt)  # beside the baseline's tests, not after them
+        start_map(self.rt, request)  # beside the baseline's tests, not after them
         work = asyncio.ensure_future(self._work(request))
         try:
             if baseline is not None:

@@ -38,20 +38,23 @@ async def _room(rt: Runtime, messages: list[prompts.Message], purpose: str) -> i
     return max(0, room)
 
 
-def start_map(rt: Runtime) -> asyncio.Task[None]:
+def start_map(rt: Runtime, request: str = "") -> asyncio.Task[None]:
     """Build the repository map at session start, beside the baseline's tests: the first
     prompt then finds it ready (its own build only stats the files), and the time spent is
     said (`context_ready`) rather than a gap before the first model call."""
     if rt.map_task is None:
-        rt.map_task = asyncio.ensure_future(_first_map(rt))
+        rt.map_task = asyncio.ensure_future(_first_map(rt, request))
     return rt.map_task
 
 
-async def _first_map(rt: Runtime) -> RepoMap:
+async def _first_map(rt: Runtime, request: str) -> RepoMap:
+    """The files `request` names are read whatever the bound: the first prompt need not list
+    the repository again to read them."""
     started = time.monotonic()
     build = functools.partial(
-        build_map, rt.workdir, cache_root=rt.root, seconds=MAP_SECONDS, enough=_baseline_in(rt)
-    )
+        build_map, rt.workdir, cache_root=rt.root, text=request, seconds=MAP_SECONDS,
+        enough=_baseline_in(rt),
+    )  # fmt: skip
     built = await asyncio.to_thread(build)
     if built.left:  # the rest is read in the background, for the later prompts
         rt.map_filler = await start_filling(rt.workdir, rt.root)
