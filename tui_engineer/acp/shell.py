@@ -32,6 +32,7 @@ from acp.schema import (
 
 from tui_engineer.base.secrets import secret_values
 from tui_engineer.base.user_shell import (
+    ATTACHED,
     KEPT_CHARS,
     TAIL_CHARS,
     ShellRun,
@@ -71,15 +72,9 @@ def terminal_attachment(text: str, secrets: tuple[str, ...] | None = None) -> st
     first, _, rest = text.lstrip("\n").partition("\n")
     found = _PROMPT_LINE.match(first)
     if found:
-        head = (
-            "The human attached this from the editor's terminal (its exit status not given):\n"
-            f"$ {found.group(1).strip()}"
-        )
+        head = f"{ATTACHED} (its exit status not given):\n$ {found.group(1).strip()}"
         return attachment_text(head, rest, secrets)
-    head = (
-        "The human attached this from the editor's terminal "
-        "(the command and its exit status not given):"
-    )
+    head = f"{ATTACHED} (the command and its exit status not given):"
     return attachment_text(head, text, secrets)
 
 

@@ -71,7 +71,7 @@ class ShellRun:
 
     def attachment(self, tail_chars: int = TAIL_CHARS) -> str:
         """The command line, its exit status and its output's tail, secrets masked."""
-        head = f"The human ran this command in the repository ({self.outcome}):\n$ {self.command}"
+        head = f"{RAN} ({self.outcome}):\n$ {self.command}"
         return attachment_text(head, self.output, self.secrets, tail_chars)
 
 
@@ -89,9 +89,11 @@ def attachment_text(
     return mask_secrets(f"{head}\n{cut}{output or '(no output)'}", secrets)
 
 
-# How every attachment of a command's output begins (here, and acp/shell.py's from an editor's
-# terminal): what precedes it in an answer are the human's own words.
-ATTACHMENT_STARTS = ("The human ran this command", "The human attached this")
+# How every attachment of a command's output begins (ShellRun's, and acp/shell.py's from an
+# editor's terminal): what precedes it in an answer are the human's own words.
+RAN = "The human ran this command in the repository"
+ATTACHED = "The human attached this from the editor's terminal"
+ATTACHMENT_STARTS = (RAN, ATTACHED)
 
 
 def own_words(answer: str) -> str:
