@@ -31,40 +31,31 @@ def test_a_command_has_a_terminal_sized_to_the_screen_with_term_set(tmp_path: Pa
     assert run.status == 0
 
 
-def test_what_the_human_types_reaches_the_program(tmp_path: Path) -> None:
+def _typed(tmp_path: Path, command: str, shown: str, keys: bytes) -> ShellRun:
+    """`command` run on a terminal; once the screen shows `shown`, `keys` typed into it."""
     shell = UserShell(tmp_path)
     screen = TerminalScreen(80, 24)
 
     async def scenario() -> ShellRun:
-        task = asyncio.create_task(
-            shell.run('read -p "name? " name; echo "hello $name"', lambda _: None, terminal=screen)
-        )
-        while "name?" not in screen.text():
+        task = asyncio.create_task(shell.run(command, lambda _: None, terminal=screen))
+        while shown not in screen.text():
             await asyncio.sleep(0.02)
-        shell.write(b"Ada\r")
+        await asyncio.sleep(0.1)  # the program waits for input now, not just printed
+        shell.write(keys)
         return await asyncio.wait_for(task, 10)
 
-    run = asyncio.run(asyncio.wait_for(scenario(), 30))
+    return asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+def test_what_the_human_types_reaches_the_program(tmp_path: Path) -> None:
+    run = _typed(tmp_path, 'read -p "name? " name; echo "hello $name"', "name?", b"Ada\r")
     # The terminal echoes what was typed, as a terminal does.
     assert run.output.splitlines() == ["name? Ada", "hello Ada"]
     assert run.status == 0
 
 
 def test_ctrl_c_typed_interrupts_the_program(tmp_path: Path) -> None:
-    shell = UserShell(tmp_path)
-    screen = TerminalScreen(80, 24)
-
-    async def scenario() -> ShellRun:
-        task = asyncio.create_task(
-            shell.run("echo waiting; sleep 30; echo never", lambda _: None, terminal=screen)
-        )
-        while "waiting" not in screen.text():
-            await asyncio.sleep(0.02)
-        await asyncio.sleep(0.1)
-        shell.write(b"\x03")
-        return await asyncio.wait_for(task, 10)
-
-    run = asyncio.run(asyncio.wait_for(scenario(), 30))
+    run = _typed(tmp_path, "echo waiting; sleep 30; echo never", "waiting", b"\x03")
     assert run.status == 130 and "never" not in run.output
 
 
