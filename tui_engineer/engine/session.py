@@ -81,7 +81,7 @@ class Session:
         # A model server gone mid-step pauses the session (engine/server_wait.py).
         self.pause = ServerPause(runtime, runtime.options.server_wait, self._steps_left)
         # A session resumed from its run record (session/resume.py): see `restore`.
-        self._resumed: list[ev.Event] = []  # said after SessionStarted
+        self._after_start: list[ev.Event] = []  # said right after SessionStarted
         self._rejected: dict[int, list[str]] = {}  # reasons a step got before, per step
         self._shown: dict[int, str] = {}  # the diff under review when it stopped, per step
         self._earlier_ok = False  # the last step accepted before the resume passed its tests
@@ -134,8 +134,14 @@ class Session:
         self.progress.plan, self.progress.commits = plan, list(commits)
         self._rejected = dict(rejections)
         self.progress.unfinished = any(s.status in {"skipped", "failed", "undone"} for s in plan)
-        self._earlier_ok, self._resumed = last_ok, said
+        self._earlier_ok = last_ok
+        self._after_start += said
         self._shown = dict(shown or {})  # engine/reviews/shown_again.py
+
+    def say_after_start(self, event: ev.Event) -> None:
+        """`event` is said right after SessionStarted (which a run record begins with): what
+        happened before the session could start (its shadow made, a recorded one resumed)."""
+        self._after_start.append(event)
 
     def send_feedback(self, text: str) -> None:
         """The human's chat message; delivered with the next model call."""
@@ -193,9 +199,7 @@ class Session:
                 checks=tuple(f"{c.name} ({c.reason})" for c in rt.options.declared_checks),
             )
         )
-        if rt.shadow.made_in is not None:  # the wait before the start, said
-            rt.emit(ev.ShadowReady(seconds=rt.shadow.made_in, from_spare=rt.shadow.from_spare))
-        for event in self._resumed:  # SessionResumed, and commits made as it was killed
+        for event in self._after_start:  # how its start went: its shadow, what it resumed
             rt.emit(event)
         tried = True
         try:

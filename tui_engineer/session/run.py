@@ -178,7 +178,7 @@ async def run_prepared(
             ),
             keep=made.append,  # a quit meanwhile still removes it
         )
-        shadow.made_in = round(time.monotonic() - making_shadow, 3)  # said once it starts
+        made_in = round(time.monotonic() - making_shadow, 3)
         # The spares no session would take: off the way to the model.
         prune_in_background(spares, own=pool_for(shadow.path.parent))
         if making is not None:
@@ -198,6 +198,7 @@ async def run_prepared(
         if inbox is not None:
             runtime.inbox = inbox
         session = Session(runtime, reviewer, session_id=session_id)
+        session.say_after_start(ev.ShadowReady(seconds=made_in, from_spare=shadow.from_spare))
         await _starting_point(session, prepared, runtime.inbox)
         if on_session is not None:
             on_session(session)  # a UI keeps it for undo, test runs and chat

@@ -118,7 +118,6 @@ class Shadow:
     written: Written = field(default_factory=Written)
     spares: int = field(default=spare.DEFAULT_POOL, repr=False, compare=False)  # pool kept
     from_spare: bool = field(default=False, repr=False, compare=False)  # not a full checkout
-    made_in: float | None = field(default=None, repr=False, compare=False)  # seconds
 
     @classmethod
     def create(
