@@ -16,7 +16,8 @@ from tui_engineer.context import (
     repomap,
     symbol_region,
 )
-from tui_engineer.context.ranking import Focus, rank
+from tui_engineer.context.map_cache import cached_count
+from tui_engineer.context.ranking import Focus, rank, recent_changes
 from tui_engineer.edits import apply_edits, parse_edits
 
 pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
@@ -86,6 +87,23 @@ def test_a_file_name_in_the_text_does_not_name_symbols(make_repo) -> None:
     ranked = {r.path: r for r in rank(build_map(repo), focus)}
     assert "other.py" not in ranked
     assert ranked["more.py"].score > ranked["tests/test_more.py"].score
+
+
+def test_a_commit_that_touched_every_file_ranks_only_those_something_else_points_at(
+    make_repo,
+) -> None:
+    """A broad commit gives each of its files too little to outline it in the map: those
+    files are not ranked at all (at 40,000 files, one entry each held ~13 MiB per prompt)."""
+    files = {f"pkg/m{n}.py": f"def scale_{n}():\n    return {n}\n" for n in range(40)}
+    repo = make_repo({**files, "pkg/core.py": "def add(a, b):\n    return a - b\n"})
+    (repo / "pkg/m1.py").write_text("def scale_1():\n    return -1\n")
+    git(repo, "commit", "-qam", "one file")
+    focus = Focus("make add call scale_7")
+    ranked = {r.path: r for r in rank(build_map(repo), focus, recent_changes(repo))}
+    assert set(ranked) == {"pkg/m1.py", "pkg/m7.py"}  # changed alone; named (and broad)
+    assert ranked["pkg/m7.py"].reasons == ["defines scale_7", "changed recently"]
+    assert ranked["pkg/m7.py"].recent == pytest.approx(6.0 / 2 * 10 / 41)
+    assert ranked["pkg/m1.py"].recent == pytest.approx(6.0 + 6.0 / 2 * 10 / 41)
 
 
 def test_a_type_stub_beside_the_module_does_not_dilute_the_definition(make_repo) -> None:
@@ -340,25 +358,68 @@ def test_the_cache_keeps_symbols_only_and_a_build_that_reads_nothing_new_writes_
     no stats per folder (each session maps a shadow of its own: 4 x 42,000 of them were loaded
     by every build), and a build that parsed nothing new does not write it again (17 MB at
     42,000 files)."""
-    import marshal
-
     repo = make_repo({f"mod{i}.py": f"def f{i}():\n    pass\n" for i in range(5)})
     shadow = tmp_path / "shadow"
     git(tmp_path, "clone", "-q", str(repo), str(shadow))
     first = build_map(shadow, cache_root=repo)
     assert first.parsed == 5
     cache = repomap.cache_file(repo)
-    version, entries = marshal.loads(cache.read_bytes())
-    assert len(entries) == 5
-    written = cache.stat().st_mtime_ns
+    assert cached_count(cache) == 5
+    written = _written(cache)
     again = build_map(repo)  # another folder, the same blobs: nothing read, nothing written
     assert (again.read, again.reused, again.parsed) == (0, 5, 0)
-    assert cache.stat().st_mtime_ns == written
+    assert _written(cache) == written
     (repo / "mod1.py").write_text("def g1():\n    pass\n")  # not committed: git does not vouch
     changed = build_map(repo)
     assert (changed.read, changed.parsed) == (1, 1)
     assert [s.name for s in changed.files["mod1.py"].symbols] == ["g1"]
-    assert len(marshal.loads(cache.read_bytes())[1]) == 6  # the old mod1 kept beside the new
+    assert cached_count(cache) == 6  # the old mod1 kept beside the new
+
+
+def test_a_broken_cache_file_is_made_again(make_repo) -> None:
+    """A cache file that is no database (a disk fault, a copy cut short) costs one build's
+    parsing: the build makes it again, and the next one reuses what that one parsed."""
+    repo = make_repo({f"mod{i}.py": f"def f{i}():\n    pass\n" for i in range(5)})
+    cache = repomap.cache_file(repo)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(b"not a database" * 512)
+    assert build_map(repo).parsed == 5
+    again = build_map(repo)
+    assert (again.parsed, again.reused) == (0, 5)
+    assert [s.name for s in again.files["mod3.py"].symbols] == ["f3"]
+
+
+def _written(cache: Path) -> list[tuple[int, int]]:
+    """When and how much the cache's files (the database and its write-ahead log) were written."""
+    files = [cache, cache.with_name(cache.name + "-wal")]
+    return [(f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.exists()]
+
+
+def test_a_warm_prompt_reads_from_the_cache_only_the_symbols_it_looks_at(make_repo) -> None:
+    """Issue 47 (memory): the cache is queried, not loaded whole. A warm build holds a blob id
+    per file, and a prompt reads the rows of the files it shows or whose rows hold a name it
+    looks for: its peak stays well under the size of every file's symbols (loaded whole, they
+    were ~20 MiB at 40,000 files, and the file read ~15 MiB more)."""
+    import tracemalloc
+
+    body = "".join(
+        f"def handler_{{n}}_{k}(request, *, retries=3, timeout=30.0):\n    return {k}\n\n"
+        for k in range(30)
+    )
+    files = {f"pkg/mod{n}.py": body.format(n=n) for n in range(600)}
+    repo = make_repo({**files, "pkg/core.py": "def add(a, b):\n    return a - b\n"})
+    cold = build_map(repo)
+    symbols = sum(len(mapped.packed) for mapped in cold.files.values())
+    del cold
+    tracemalloc.start()
+    try:
+        context = gather_context(repo, "fix add in pkg/core.py, which handler_7_3 calls")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert context.shown[:2] == ["pkg/core.py", "pkg/mod7.py"]
+    assert "def handler_7_3(request" in context.contents
+    assert peak < symbols / 3, (peak, symbols)
 
 
 def test_a_map_no_longer_waited_for_reads_only_what_git_and_the_request_name(make_repo) -> None:

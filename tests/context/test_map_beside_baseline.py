@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import marshal
 import subprocess
 import time
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 from tests.engine_support import KEY, edit, run_headless
 from tests.scripted_server import Gate, Reply, ScriptedServer
 from tests.tiers import whole_session
-from tui_engineer.context.map_cache import cache_file
+from tui_engineer.context.map_cache import cache_file, cached_count
 from tui_engineer.engine import events as ev
 
 pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
@@ -140,10 +139,7 @@ async def _no_filler(root: Path, cache_root: Path) -> None:
 
 def _cached(cache: Path) -> int:
     """How many files' symbols the map's cache holds."""
-    try:
-        return len(marshal.loads(cache.read_bytes())[1])
-    except (OSError, ValueError, EOFError):
-        return 0
+    return cached_count(cache)
 
 
 def _fillers(repo: Path) -> list[str]:

@@ -183,6 +183,73 @@ def test_without_coverage_data_tests_named_like_or_importing_the_change_are_chos
     assert related_tests(tmp_path, ["tests/test_other.py"], files) == ["tests/test_other.py"]
 
 
+def test_narrowing_by_name_lists_the_tree_without_holding_its_fingerprint(make_repo) -> None:
+    """Issue 47 (memory): the affected run without coverage data needs the tree's names, not
+    each file's blob id: the same names (untracked ones too, a deleted one gone), in a share
+    of the memory (at 40,000 files the fingerprint was the session's peak)."""
+    import tracemalloc
+
+    from tui_engineer.verify.selection import TestSelection, tree_files, tree_fingerprint
+
+    files = {f"pkg/deep/folder/module_{n}.py": "" for n in range(3000)}
+    repo = make_repo({**files, "pkg/calc.py": "", "tests/test_calc.py": "", "gone.py": ""})
+    (repo / "new.py").write_text("")
+    (repo / "gone.py").unlink()
+    assert tree_files(repo) == list(tree_fingerprint(repo))
+    assert "new.py" in tree_files(repo) and "gone.py" not in tree_files(repo)
+    selection = TestSelection("python -m pytest", repo / ".home", testmon=False)
+    tracemalloc.start()
+    try:
+        run = selection.affected_run(repo, ["pkg/calc.py"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (run.command, run.scope) == ("python -m pytest tests/test_calc.py", "affected")
+    assert peak < 3000 * 250, peak  # the fingerprint's dict and its output: ~500 bytes a file
+
+
+def test_the_selection_data_is_found_stale_without_a_second_fingerprint(
+    make_repo, tmp_path: Path
+) -> None:
+    """Issue 47 (memory): the coverage data's record keeps the tree as git lists it, and
+    whether files changed outside since is found by walking that listing beside git's listing
+    now (changed, new and gone files, as two fingerprints found them), in git's order by bytes
+    even where a name is not UTF-8, not by holding two fingerprints of the tree (~20 MiB at
+    40,000 files)."""
+    import tracemalloc
+
+    from tui_engineer.verify.selection import (
+        TestSelection,
+        changed_since,
+        differing,
+        tree_fingerprint,
+        tree_listing,
+    )
+
+    names = ["\U0001f600.py", os.fsdecode(b"\xffz.py"), "\u00e9.py"]  # by bytes: F0, FF, C3
+    files = {f"pkg/deep/folder/module_{n}.py": "" for n in range(3000)}
+    repo = make_repo({**files, **{name: "" for name in names}, "a.py": "A = 1\n", "b.py": "B\n"})
+    listing, before = tree_listing(repo), tree_fingerprint(repo)
+    (repo / "a.py").write_text("A = 2\n")
+    (repo / "b.py").unlink()
+    (repo / "c.py").write_text("")
+    (repo / names[1]).write_text("changed\n")
+    expected = {"a.py", "b.py", "c.py", names[1]}
+    assert changed_since(repo, listing) == expected == differing(before, tree_fingerprint(repo))
+    selection = TestSelection("python -m pytest", tmp_path / "home", testmon=True)
+    selection.home.mkdir()
+    selection._data_file.write_text("")  # testmon's database: only its presence counts here
+    selection._record(listing, {names[1]})
+    tracemalloc.start()
+    try:
+        run = selection.affected_run(repo, ["c.py"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert run.scope == "full" and "(a.py, b.py changed outside)" in run.reason
+    assert peak < 3000 * 350, peak  # two fingerprints: ~500 bytes a file
+
+
 @whole_session
 @pytest.mark.parametrize("flag", [None, "--full-tests-always"])
 def test_the_headless_output_shows_the_affected_run_then_the_full_suite(

@@ -1,22 +1,36 @@
 """Where the repository map's cache lives (one file per repository, found from its origin so a
 second clone reuses the first's) and what it holds: symbols by git blob id (context/repomap.py
-builds with it)."""
+builds with it).
+
+The cache is an SQLite database (stdlib `sqlite3`), queried as a build and a prompt need it:
+a build asks which of the files' blobs it knows (their line counts), a prompt the rows of the
+few files it shows and of those whose rows hold a name it looks for. Loading it whole cost
+the size of every file's symbols in memory (~30 MiB at 40,000 files) for each build."""
 
 from __future__ import annotations
 
-import marshal
-import os
+import contextlib
 import re
+import sqlite3
 import sys
 import threading
+from collections.abc import Iterable, Iterator, Sequence
 from hashlib import sha1
 from pathlib import Path
 
 import platformdirs
 
-# 4: no stats per folder (git vouches); 3: rows packed per file; keyed by git's blob id;
-# marshal's format may change between Python versions
-CACHE_VERSION = (4, sys.version_info[:2])
+# 5: SQLite; 4: no stats per folder (git vouches); 3: rows packed per file; keyed by git's
+# blob id; the rows are marshalled, whose format may change between Python versions
+CACHE_VERSION = 5_00_00 + sys.version_info[0] * 100 + sys.version_info[1]  # user_version
+LOOKUP = 500  # blob ids per query (well under SQLite's limit on a statement's parameters)
+SCAN = 4_000  # more blob ids than this are found by one pass over the table (~4x faster)
+_BROKEN = (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT)  # made again, not given up on
+_SCHEMA = (
+    "CREATE TABLE symbols (blob TEXT PRIMARY KEY, lines INTEGER NOT NULL,"
+    " packed BLOB NOT NULL, seen INTEGER NOT NULL)",
+    "CREATE INDEX symbols_seen ON symbols (seen)",
+)
 
 
 def cache_file(root: Path) -> Path:
@@ -26,7 +40,7 @@ def cache_file(root: Path) -> Path:
     origin = repository_origin(root.resolve())
     key = sha1(origin.encode()).hexdigest()[:10]
     name = origin.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1] or "repo"
-    return platformdirs.user_cache_path("tui-engineer") / "repomap" / f"{name}-{key}.json"
+    return platformdirs.user_cache_path("tui-engineer") / "repomap" / f"{name}-{key}.sqlite"
 
 
 def _origin_url(root: Path) -> str:
@@ -56,39 +70,153 @@ def repository_origin(root: Path) -> str:
 
 
 class MapCache:
-    """Symbols by content: git's blob id -> (lines, packed rows). Nothing per folder: which
-    blob each file holds comes from git (its index, and its own stat check for the files
-    changed since), so a new shadow, a checkout or a second clone finds them with no stats of
-    its own to load or save."""
+    """Symbols by content: git's blob id -> (lines, packed rows), in the database at `path`,
+    plus what this build parsed and has not saved. Nothing per folder: which blob each file
+    holds comes from git (its index, and its own stat check for the files changed since), so
+    a new shadow, a checkout or a second clone finds them with no stats of its own. Without a
+    database (a read-only cache folder, a broken file) it holds only what this build parsed:
+    that costs speed, never correctness."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.entries: dict[str, tuple[int, bytes]] = {}  # blob id -> (lines, packed rows)
-        self.used: set[str] = set()  # the blobs this build found
-        self.changed = False  # new entries: saved
-        try:
-            version, entries = marshal.loads(path.read_bytes())
-            if version == CACHE_VERSION and isinstance(entries, dict):
-                self.entries = entries
-        except (OSError, ValueError, EOFError, TypeError):
-            pass  # no cache yet, or a broken one: build from scratch
+        self.new: dict[str, tuple[int, bytes]] = {}  # parsed by this build, not yet saved
+        self._lock = threading.Lock()  # one connection, used by whichever thread asks
+        self._db = _open(path)
 
-    def save(self) -> None:
-        """Written when this build parsed something new: the entries it used, then as many of
-        the others (the most recent first) as it used, so a branch switched to and back, or the
-        files a session's steps changed, are still found, and the cache stays near the size of
-        one tree."""
-        if not self.changed:
+    def lines_of(self, blobs: Sequence[str]) -> dict[str, int]:
+        """blob id -> lines, for those of `blobs` the cache holds."""
+        found = {blob: self.new[blob][0] for blob in blobs if blob in self.new}
+        rest = [blob for blob in blobs if blob not in found]
+        if len(rest) > SCAN:
+            # Keyed by the caller's own strings: the database's copies go as they are read.
+            wanted = {blob: blob for blob in rest}
+            with self._lock:  # row by row: not every entry's id at once
+                for blob, lines in _each(self._db, "SELECT blob, lines FROM symbols"):
+                    if (ours := wanted.get(blob)) is not None:
+                        found[ours] = lines
+            return found
+        for start in range(0, len(rest), LOOKUP):
+            chunk = rest[start : start + LOOKUP]
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                self._query(f"SELECT blob, lines FROM symbols WHERE blob IN ({marks})", chunk)
+            )
+        return found
+
+    def packed(self, blob: str) -> bytes:
+        """The packed rows of `blob`; empty when the cache no longer holds it (another
+        session's save pruned it: the file is shown without its symbols)."""
+        if blob in self.new:
+            return self.new[blob][1]
+        found = self._query("SELECT packed FROM symbols WHERE blob = ?", (blob,))
+        return found[0][0] if found else b""
+
+    def holding(self, words: Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
+        """(blob id, packed rows) of the entries whose rows may hold any of `words` (names are
+        UTF-8 in the packed bytes: a yes is checked on the rows)."""
+        for blob, (_, packed) in self.new.items():
+            if any(word in packed for word in words):
+                yield blob, packed
+        if not words:
             return
-        others = [key for key in reversed(self.entries) if key not in self.used]
-        kept = set(others[: len(self.used)]) | self.used
-        entries = {key: value for key, value in self.entries.items() if key in kept}
+        where = " OR ".join("instr(packed, ?) > 0" for _ in words)
+        for blob, packed in self._query(f"SELECT blob, packed FROM symbols WHERE {where}", words):
+            if blob not in self.new:
+                yield blob, packed
+
+    def add(self, blob: str, lines: int, packed: bytes) -> None:
+        self.new[blob] = (lines, packed)
+
+    def save(self, used: Iterable[str]) -> None:
+        """Written when this build parsed something new: its new entries; then the cache keeps
+        the entries this build used (`used`), and as many of the others (the most recently
+        used first) as it used, so a branch switched to and back, or the files a session's
+        steps changed, are still found, and the cache stays near the size of one tree."""
+        if not self.new or self._db is None:
+            return
+        used = set(used)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Unique per thread: a session maps the next step while the human reviews this one.
-            unique = f"{os.getpid()}.{threading.get_ident()}"
-            temporary = self.path.with_name(f"{self.path.name}.{unique}.tmp")
-            temporary.write_bytes(marshal.dumps((CACHE_VERSION, entries)))
-            os.replace(temporary, self.path)
-        except OSError:
-            pass  # a read-only cache folder costs speed, never correctness
+            with self._lock, self._db:  # one transaction: another session sees all or nothing
+                seen = self._db.execute("SELECT coalesce(max(seen), 0) + 1 FROM symbols")
+                now = seen.fetchone()[0]
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO symbols VALUES (?, ?, ?, ?)",
+                    ((blob, lines, packed, now) for blob, (lines, packed) in self.new.items()),
+                )
+                self._db.executemany(
+                    "UPDATE symbols SET seen = ? WHERE blob = ?", ((now, b) for b in used)
+                )
+                self._db.execute(
+                    "DELETE FROM symbols WHERE seen < ?1 AND blob NOT IN (SELECT blob FROM"
+                    " symbols WHERE seen < ?1 ORDER BY seen DESC LIMIT ?2)",
+                    (now, len(used)),
+                )
+        except sqlite3.Error:
+            return  # busy past the timeout, a full disk: the next build saves them
+        self.new = {}
+
+    def _query(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
+        if self._db is None:
+            return []
+        try:
+            with self._lock:
+                return self._db.execute(sql, parameters).fetchall()
+        except sqlite3.Error:
+            return []  # busy past the timeout, a broken file: as if not cached
+
+
+def _each(db: sqlite3.Connection | None, sql: str) -> Iterator[tuple]:
+    """The rows of a query, one at a time; none past an error (as if not cached)."""
+    if db is None:
+        return
+    try:
+        yield from db.execute(sql)
+    except sqlite3.Error:
+        return
+
+
+def cached_count(path: Path) -> int:
+    """How many blobs' symbols the cache at `path` holds (0 when there is none)."""
+    if not path.is_file():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+            return db.execute("SELECT count(*) FROM symbols").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _open(path: Path) -> sqlite3.Connection | None:
+    """The cache's database, made (or made again, for another version, or in place of a
+    broken file) when needed; None where it cannot be opened."""
+    try:
+        return _connect(path)
+    except sqlite3.Error as error:
+        if getattr(error, "sqlite_errorcode", None) not in _BROKEN:
+            return None  # busy past the timeout, a read-only folder: no cache this time
+    try:
+        for part in (path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")):
+            part.unlink(missing_ok=True)
+        return _connect(path)
+    except (OSError, sqlite3.Error):
+        return None
+
+
+def _connect(path: Path) -> sqlite3.Connection | None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.with_suffix(".json").unlink(missing_ok=True)  # the whole-file cache it replaced
+        db = sqlite3.connect(path, timeout=10, check_same_thread=False)
+        # Readers go on while another session (or the background reader) writes.
+        db.execute("PRAGMA journal_mode=WAL")
+        if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
+            with db:
+                db.execute("BEGIN IMMEDIATE")  # two sessions starting at once make it once
+                if db.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
+                    db.execute("DROP TABLE IF EXISTS symbols")
+                    for statement in _SCHEMA:
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {CACHE_VERSION}")
+        return db
+    except OSError:
+        return None

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tui_engineer.base.names import readable
 from tui_engineer.context.ranking import (
+    RECENT_ALONE,
     Focus,
     Ranked,
     frames,
@@ -40,8 +41,7 @@ MAX_TOTAL_CHARS = 120_000  # the default budget: context_budget's 30,000 tokens
 MAX_FILE_CHARS = 24_000  # a file up to this size is shown whole when the budget allows
 MAP_SHARE = 4  # the map gets at most 1/MAP_SHARE of the budget ...
 MAP_MIN, MAP_MAX = 1_500, 30_000  # ... within these bounds
-MAP_FILES = 30  # ranked files outlined in the map
-MAP_SCORE = 2.0  # ... when they rank at least this (a file in a broad commit does not)
+MAP_FILES = 30  # ranked files outlined in the map, those scoring RECENT_ALONE or more
 MAP_SYMBOLS = 12  # symbols per outlined file
 OUTLINE_CHARS = 3_000  # the outline of a large file beside its regions
 HEAD_LINES = 40  # lines from the top of a large file (its imports) when there is room
@@ -301,7 +301,7 @@ def _listing(repo: RepoMap, ranked: Sequence[Ranked], whole: set[str], budget: i
         return "(the repository has no files yet)"
     lines: list[str] = []
     used = 0
-    top = [r for r in ranked if r.path in repo.files and r.score >= MAP_SCORE][:MAP_FILES]
+    top = [r for r in ranked if r.path in repo.files and r.score >= RECENT_ALONE][:MAP_FILES]
     for entry in top:
         block = _map_entry(repo.files[entry.path], entry, entry.path in whole)
         if used + len(block) > budget // 2:

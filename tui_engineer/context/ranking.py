@@ -27,6 +27,10 @@ CHANGED_NOW = 12.0  # uncommitted changes (in a session's shadow: the step's own
 CHANGED_RECENTLY = 6.0  # in the last RECENT_COMMITS commits, less for older ones
 RECENT_COMMITS = 10
 BROAD_CHANGE = 10  # a change to more files than this counts less for each
+# The least score of a file outlined in the map (context/packing.py); a file only changed
+# recently, scoring less, is not ranked at all (a file in a broad commit does not score it: one
+# that touched 40,000 files made 40,000 entries, ~13 MiB).
+RECENT_ALONE = 2.0
 SHOWN_SCORE = 20.0  # files below this are listed in the map, their contents not shown
 STUB_SUFFIXES = (".pyi", ".d.ts")
 MAX_DEFINITIONS = 8  # a name defined in more files than this is too common to point anywhere
@@ -90,16 +94,25 @@ def rank(repo: RepoMap, focus: Focus, changes: Sequence[Sequence[str]] = ()) -> 
         ranked.add(FRAME_LAST if last else FRAME_OTHER, f"traceback line {line}")
         if line not in ranked.lines:
             ranked.lines.append(line)
+    for path, weight in _recency(repo, changes).items():
+        if path in table or weight >= RECENT_ALONE:
+            ranked = entry(path)
+            ranked.add(weight, "changed recently")
+            ranked.recent += weight
+    return sorted(table.values(), key=lambda r: (-r.score, r.path))
+
+
+def _recency(repo: RepoMap, changes: Sequence[Sequence[str]]) -> dict[str, float]:
+    """path -> the weight of its recent changes (summed over the commits that touched it)."""
+    weights: dict[str, float] = {}
     for age, changed in enumerate(changes):
         weight = CHANGED_NOW if age == 0 else CHANGED_RECENTLY / age
         # A commit that touched everything (an import, a reformat) says little about any file.
         weight *= min(1.0, BROAD_CHANGE / max(1, len(changed)))
         for path in changed:
             if path in repo.files:
-                ranked = entry(path)
-                ranked.add(weight, "changed recently")
-                ranked.recent += weight
-    return sorted(table.values(), key=lambda r: (-r.score, r.path))
+                weights[path] = weights.get(path, 0.0) + weight
+    return weights
 
 
 def _named_files(repo: RepoMap, text: str, entry, step_files: set[str]) -> None:

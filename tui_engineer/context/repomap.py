@@ -7,9 +7,11 @@ unchanged from its index entry (`git ls-files -s`, less what git's own stat chec
 switch or a reverted change reuses what an earlier session parsed. Only the files git does not
 vouch for (new, changed: a step's own edits) are read and hashed.
 
-The cache is `marshal` data: it loads several times faster than JSON (a warm build of 10,000
-files must take well under 0.3 s) and, like the .pyc files Python keeps beside the code, it
-lives in the user's own folder and is only ever read back by the same Python version."""
+The cache is an SQLite database (context/map_cache.py): a build asks it which blobs it knows,
+and a file's symbols are read from it when a prompt asks for them, so a map holds a blob id per
+file, not every file's symbols. Each file's rows are `marshal` data: they load several times
+faster than JSON and, like the .pyc files Python keeps beside the code, they live in the user's
+own folder and are only ever read back by the same Python version."""
 
 from __future__ import annotations
 
@@ -21,14 +23,14 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from hashlib import sha1
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
 from tui_engineer.base.names import exact
 from tui_engineer.base.safe_git import shadow_git_full_env
-from tui_engineer.context.map_cache import MapCache, cache_file
+from tui_engineer.context.map_cache import LOOKUP, MapCache, cache_file
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
@@ -45,23 +47,25 @@ Row = tuple[str, str, int, int, str]  # a Symbol as cached (marshalled per file:
 class FileMap:
     path: str
     lines: int = 0  # 0 for files not parsed
-    # The symbol rows as cached, marshalled: unpacked only when asked (a prompt looks at a few
-    # files' rows; holding every file's as tuples cost ~60 MiB at 42,000 files).
-    packed: bytes = b""
+    # Where its symbol rows are: read from the cache when asked (a prompt looks at a few
+    # files' rows; holding every file's cost ~20 MiB at 40,000 files, as tuples ~60 MiB).
+    blob: str = ""  # git's blob id of the bytes parsed; "" for files not parsed
     parsed: bool = False  # a grammar read it (symbols may still be empty)
+    cache: MapCache | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def packed(self) -> bytes:
+        """The symbol rows as cached, marshalled."""
+        return self.cache.packed(self.blob) if self.cache is not None and self.blob else b""
 
     @property
     def rows(self) -> tuple[Row, ...]:
-        return marshal.loads(self.packed) if self.packed else ()
+        packed = self.packed
+        return marshal.loads(packed) if packed else ()
 
     @property
     def symbols(self) -> list[Symbol]:
         return [Symbol._make(row) for row in self.rows]
-
-    def may_name(self, words: Iterable[bytes]) -> bool:
-        """Whether any of `words` may be among its symbols' names (a look at the packed
-        bytes, where names are UTF-8; a yes is checked on the rows)."""
-        return any(word in self.packed for word in words)
 
 
 @dataclass
@@ -74,6 +78,7 @@ class RepoMap:
     # Source files not read within the build's time bound (listed by name, no symbols yet):
     # the map was cut short, and the prompt says so (context/packing.py).
     left: int = 0
+    cache: MapCache | None = field(default=None, repr=False)  # where the files' rows are
 
     def defining(self, name: str) -> list[tuple[str, Symbol]]:
         """(path, symbol) for every definition of `name`: a bare name ("windowed"), a
@@ -84,12 +89,10 @@ class RepoMap:
         """`defining` for several names in one pass over the map (no index is kept: a request
         names a few words, and indexing 100,000 symbols would cost more than the pass)."""
         wanted = set(names)
-        encoded = [name.rsplit(".", 1)[-1].encode() for name in wanted]
+        encoded = sorted({name.rsplit(".", 1)[-1].encode() for name in wanted})
         found: dict[str, list[tuple[str, Symbol]]] = {}
-        for path, entry in self.files.items():
-            if not entry.may_name(encoded):
-                continue
-            for row in entry.rows:
+        for path, packed in self._holding(encoded):
+            for row in marshal.loads(packed):
                 name = row[0]
                 short = name[name.rfind(".") + 1 :]
                 if name in wanted or short in wanted:
@@ -103,6 +106,14 @@ class RepoMap:
         for path, entry in self.files.items():
             for row in entry.rows:
                 yield path, Symbol._make(row)
+
+    def _holding(self, words: list[bytes]) -> list[tuple[str, bytes]]:
+        """(path, packed rows) of the files whose rows may hold any of `words`, by path (one
+        query of the cache, not a look at every file's rows)."""
+        if not words or self.cache is None:
+            return []
+        hits = dict(self.cache.holding(words))
+        return [(p, hits[e.blob]) for p, e in self.files.items() if e.blob in hits]
 
 
 def repo_file_names(root: Path) -> list[str]:
@@ -123,12 +134,19 @@ def blob_id(data: bytes) -> str:
     return sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _git_lines(root: Path, *args: str) -> list[str]:
+def _git_lines(root: Path, *args: str) -> Iterator[str]:
+    """The NUL-ended entries git prints, one at a time (at 40,000 files a list of them held
+    ~5 MiB more while a build went through them)."""
     done = subprocess.run(
         ["git", *args, "-z"], cwd=root, capture_output=True, check=False,
         env=shadow_git_full_env(),
     )  # fmt: skip
-    return [n for n in exact(done.stdout).split("\0") if n] if done.returncode == 0 else []
+    text = exact(done.stdout) if done.returncode == 0 else ""
+    del done  # its bytes, once decoded
+    return (entry.group() for entry in _ENTRY.finditer(text))
+
+
+_ENTRY = re.compile(r"[^\0]+")
 
 
 _STAGED = re.compile(r"(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)", re.DOTALL)
@@ -245,26 +263,11 @@ def build_map(
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
-    unknown: list[tuple[str, os.stat_result]] = []  # changed or new since the cache saw them
     names, index = listed_with_blobs(root)
     blobs = unchanged_blobs(root, index)  # git's own stat check: what is as committed
-    reused = 0
-    for rel in names:
-        stat, parse = _listed(base, rel)
-        if stat is None:
-            continue
-        files[rel] = FileMap(rel)
-        if not parse:
-            continue
-        blob = blobs.get(rel)
-        entry = cache.entries.get(blob) if blob is not None else None
-        if entry is not None:
-            files[rel] = FileMap(rel, entry[0], entry[1], True)
-            cache.used.add(blob)  # type: ignore[arg-type]  # not None: it found an entry
-            reused += 1
-            continue
-        unknown.append((rel, stat))
-    left: list[tuple[str, os.stat_result]] = []
+    del index
+    unknown, reused = _reuse(base, names, blobs, files, cache)
+    left: list[str] = []
     if seconds is not None:
         # From here: a build on a loaded machine, whose listing alone took the bound, still
         # reads a share, so the next builds go on (they find what this one read in the cache).
@@ -280,24 +283,54 @@ def build_map(
         left = rest[done:]
     else:
         parsed = _map_unknown(base, unknown, files, cache)
-    cache.save()
-    return RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
+    cache.save(mapped.blob for mapped in files.values() if mapped.blob)
+    built = RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
+    built.cache = cache
+    return built
+
+
+def _reuse(
+    base: str,
+    names: list[str],
+    blobs: Mapping[str, str],
+    files: dict[str, FileMap],
+    cache: MapCache,
+) -> tuple[list[str], int]:
+    """Map into `files` every file git names, those the cache knows by blob with their
+    symbols; (the source files it does not know, how many it knew)."""
+    listed: list[tuple[str, str | None]] = []  # the source files, and their blob if vouched
+    for rel in names:
+        stat, parse = _listed(base, rel)
+        if stat is None:
+            continue
+        files[rel] = FileMap(rel)
+        if parse:
+            listed.append((rel, blobs.get(rel)))
+    known = cache.lines_of([blob for _, blob in listed if blob is not None])
+    unknown: list[str] = []
+    for rel, blob in listed:
+        lines = known.get(blob) if blob is not None else None
+        if lines is None:
+            unknown.append(rel)
+            continue
+        files[rel] = FileMap(rel, lines, blob, True, cache)  # type: ignore[arg-type]
+    return unknown, len(listed) - len(unknown)
 
 
 def reading_order(
-    unknown: list[tuple[str, os.stat_result]], text: str, vouched: Mapping[str, str] = {}
-) -> tuple[list[tuple[str, os.stat_result]], list[tuple[str, os.stat_result]]]:
+    unknown: list[str], text: str, vouched: Mapping[str, str] = {}
+) -> tuple[list[str], list[str]]:
     """(what is read whatever the bound: the files `text` names, by path or name, or by a word
     that is their stem, and those git does not vouch for (`vouched`: path -> blob id of the
     files git says are as committed; the rest are new or changed, as a step's edits are);
     the rest, those in a folder `text` names first)."""
     words = set(re.findall(r"[A-Za-z0-9_]+", text))
-    named: list[tuple[str, os.stat_result]] = []
-    near: list[tuple[str, os.stat_result]] = []
-    rest: list[tuple[str, os.stat_result]] = []
+    named: list[str] = []
+    near: list[str] = []
+    rest: list[str] = []
     for item in unknown:
-        folder, _, name = item[0].rpartition("/")
-        if name in text or name.split(".", 1)[0] in words or item[0] not in vouched:
+        folder, _, name = item.rpartition("/")
+        if name in text or name.split(".", 1)[0] in words or item not in vouched:
             named.append(item)
         elif words.intersection(folder.split("/")):
             near.append(item)
@@ -318,27 +351,27 @@ def names_unread(repo: RepoMap, text: str) -> bool:
     return False
 
 
-def _map_unknown(
-    base: str, unknown: list[tuple[str, os.stat_result]], files: dict[str, FileMap], cache: MapCache
-) -> int:
+def _map_unknown(base: str, unknown: list[str], files: dict[str, FileMap], cache: MapCache) -> int:
     """Read and hash the files the stats did not vouch for; parse those whose bytes are new.
     Returns how many were parsed."""
     to_parse: list[tuple[str, bytes]] = []
     digests: dict[str, str] = {}
-    for rel, _ in unknown:
-        data = _read_source(f"{base}/{rel}")
-        if data is None:
-            continue
-        digest = digests[rel] = blob_id(data)
-        if digest not in cache.entries:
-            to_parse.append((rel, data))
+    known: dict[str, int] = {}  # blob id -> lines, of those the cache knows
+    for start in range(0, len(unknown), LOOKUP):  # the cache asked a share at a time, so
+        read: list[tuple[str, bytes]] = []  # only the bytes of files it does not know are held
+        for rel in unknown[start : start + LOOKUP]:
+            data = _read_source(f"{base}/{rel}")
+            if data is not None:
+                digests[rel] = blob_id(data)
+                read.append((rel, data))
+        known.update(cache.lines_of([digests[rel] for rel, _ in read]))
+        to_parse += [(rel, data) for rel, data in read if digests[rel] not in known]
     for (rel, _), result in zip(to_parse, _parse_all(to_parse), strict=True):
         if result is not None:
-            cache.entries[digests[rel]] = (result[0], marshal.dumps(result[1]))
-            cache.changed = True
+            cache.add(digests[rel], result[0], marshal.dumps(result[1]))
+            known[digests[rel]] = result[0]
     for rel, digest in digests.items():
-        entry = cache.entries.get(digest)
-        if entry is not None:
-            files[rel] = FileMap(rel, entry[0], entry[1], True)
-            cache.used.add(digest)
+        lines = known.get(digest)
+        if lines is not None:
+            files[rel] = FileMap(rel, lines, digest, True, cache)
     return len(to_parse)

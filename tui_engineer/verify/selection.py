@@ -22,17 +22,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import shlex
 import sqlite3
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from hashlib import sha1
 from pathlib import Path
 
 import platformdirs
 
-from tui_engineer.base.names import EXACT
+from tui_engineer.base.names import EXACT, exact
 from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.verify import runners
 from tui_engineer.verify.related import related_tests
@@ -44,6 +45,8 @@ from tui_engineer.verify.runners.base import Runner
 # registered twice when autoloading is on. testmon needs pytest's cache plugin, so the cache is
 # moved out of the worktree instead of switched off (it would show up in the step's diff).
 _TESTMON_PLUGIN = "-p pytest-testmon"
+RECORD_FORMAT = 2  # the tree as git lists it (1: a fingerprint per file, in JSON)
+_ENTRY = re.compile(rb"[^\0]+")
 
 
 @dataclass(frozen=True)
@@ -76,14 +79,61 @@ def _git(workdir: Path, *args: str) -> str:
 def tree_fingerprint(workdir: Path) -> dict[str, str]:
     """path → git blob id of every file git sees in `workdir` (ignored files left out). Stages
     everything: only for the shadow, whose index is private to the session."""
+    return {exact(path): blob.decode() for path, blob in _staged(tree_listing(workdir))}
+
+
+def tree_listing(workdir: Path) -> bytes:
+    """`tree_fingerprint` as git prints it (`ls-files -s -z`), as the selection data's record
+    keeps it: one bytes object in git's order (a dict of 40,000 files held ~9 MiB, this ~4)."""
+    env = shadow_git_full_env()  # workdir is a shadow
     with index_lock(workdir):  # the baseline stages this shadow too, from another thread
         _git(workdir, "add", "-A")
-        out = _git(workdir, "ls-files", "-s", "-z")
-    prints: dict[str, str] = {}
-    for entry in filter(None, out.split("\0")):
-        meta, _, path = entry.partition("\t")
-        prints[path] = meta.split()[1]
-    return prints
+        command = ["git", "ls-files", "-s", "-z"]
+        return subprocess.run(command, cwd=workdir, capture_output=True, check=True, env=env).stdout
+
+
+def _staged(out: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """(path, blob id) of each file in `ls-files -s -z` output, one at a time; a conflict's
+    stages (adjacent: the index is sorted by path, then stage) once, the last one's blob."""
+    path, blob = b"", b""
+    for entry in _ENTRY.finditer(out):
+        meta, _, name = entry.group().partition(b"\t")
+        if path and name != path:
+            yield path, blob
+        path, blob = name, meta.split()[1]
+    if path:
+        yield path, blob
+
+
+def changed_since(workdir: Path, recorded: bytes) -> set[str]:
+    """The files whose blob differs between `recorded` (a `tree_listing` of before) and the
+    tree now: changed, new and gone, as `differing` finds them in two fingerprints. Both
+    listings are in git's order (by the names' bytes), so they are walked side by side, an
+    entry of each at a time (the two fingerprints held ~20 MiB at 40,000 files)."""
+    old, new = _staged(recorded), _staged(tree_listing(workdir))
+    changed: set[str] = set()
+    a, b = next(old, None), next(new, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a[0] < b[0]):
+            changed.add(exact(a[0]))  # type: ignore[index]  # a is not None here
+            a = next(old, None)
+        elif a is None or b[0] < a[0]:
+            changed.add(exact(b[0]))
+            b = next(new, None)
+        else:
+            if a[1] != b[1]:
+                changed.add(exact(a[0]))
+            a, b = next(old, None), next(new, None)
+    return changed
+
+
+def tree_files(workdir: Path) -> list[str]:
+    """The paths of `tree_fingerprint`, without their blob ids: what narrowing by name and
+    import needs (at 40,000 files the fingerprint held ~17 MiB for a list of names)."""
+    with index_lock(workdir):
+        _git(workdir, "add", "-A")
+        out = _git(workdir, "ls-files", "-z")
+    return list(dict.fromkeys(filter(None, out.split("\0"))))  # a conflict's stages: once
 
 
 # pytest's exit codes: 3 internal error (a plugin raised), 4 usage error (an option or plugin it
@@ -163,7 +213,7 @@ class TestSelection:
 
     @property
     def _print_file(self) -> Path:
-        return self.home / "fingerprint.json"
+        return self.home / "tree-record"
 
     @property
     def _suite_file(self) -> Path:
@@ -218,7 +268,7 @@ class TestSelection:
         changed = set(changed)
         self.touched |= changed
         if self.runner is not None:
-            files = lambda: list(tree_fingerprint(workdir))  # noqa: E731 (only when asked)
+            files = lambda: tree_files(workdir)  # noqa: E731 (only when asked)
             command = self.runner.narrowed(self.test_command, changed, workdir, files)
             return TestRun(command, "affected") if command else self.full_run()
         if self.testmon is not True:
@@ -226,15 +276,15 @@ class TestSelection:
         recorded = self._recorded()
         if recorded is None:
             return self.full_run()  # the first run here: it collects the data
-        prints, since = recorded
-        outside = sorted(differing(prints, tree_fingerprint(workdir)) - since - self.touched)
+        listing, since = recorded
+        outside = sorted(changed_since(workdir, listing) - since - self.touched)
         if outside:
             shown = ", ".join(outside[:3]) + (" …" if len(outside) > 3 else "")
             return self.full_run(f"the test selection data is stale ({shown} changed outside)")
         return TestRun(self._testmon_command("--testmon"), "affected")
 
     def _related_run(self, workdir: Path, changed: set[str]) -> TestRun:
-        files = lambda: list(tree_fingerprint(workdir))  # noqa: E731
+        files = lambda: tree_files(workdir)  # noqa: E731
         command = pytest.narrowed(self.test_command, changed, workdir, files)
         return TestRun(command, "affected") if command else self.full_run()
 
@@ -287,19 +337,24 @@ class TestSelection:
         if _TESTMON_PLUGIN not in run.command:
             self._remember_touched()
         elif report.structured and not report.timed_out:
-            self._record(tree_fingerprint(workdir), set())
+            self._record(tree_listing(workdir), set())
         else:
             # A run cut short may have left testmon's data half written: trust it no more.
             self._print_file.unlink(missing_ok=True)
 
-    def _recorded(self) -> tuple[dict[str, str], set[str]] | None:
-        """(the tree at the last collecting run, files the tool wrote since), if usable."""
+    def _recorded(self) -> tuple[bytes, set[str]] | None:
+        """(the tree at the last collecting run, a `tree_listing`; files the tool wrote since),
+        if usable (an earlier version's record, a fingerprint per file, is not: the next run
+        collects the data again). The file: a line of JSON, then the listing's bytes."""
         if not self._data_file.exists():
             return None
         try:
-            data = json.loads(self._print_file.read_text(encoding="utf-8"))
-            return dict(data["tree"]), set(data["since"])
-        except (OSError, ValueError, KeyError, TypeError):
+            head, _, listing = self._print_file.read_bytes().partition(b"\n")
+            data = json.loads(head)
+            if data.get("format") != RECORD_FORMAT:
+                return None
+            return listing, set(data["since"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def _remember_touched(self) -> None:
@@ -309,8 +364,9 @@ class TestSelection:
         if recorded is not None and not self.touched <= recorded[1]:
             self._record(recorded[0], recorded[1] | self.touched)
 
-    def _record(self, prints: dict[str, str], since: set[str]) -> None:
+    def _record(self, listing: bytes, since: set[str]) -> None:
         # `touched` is kept: a rejected proposal's files go back to the baseline, which then
         # differs from this record in files this session wrote, not in files changed outside.
-        data = {"tree": prints, "since": sorted(since)}
-        self._print_file.write_text(json.dumps(data), encoding="utf-8")
+        head = json.dumps({"format": RECORD_FORMAT, "since": sorted(since)})  # ASCII: no \n
+        self._print_file.write_bytes(head.encode() + b"\n" + listing)
+        (self.home / "fingerprint.json").unlink(missing_ok=True)  # the first format's record
