@@ -208,6 +208,12 @@ class Shadow:
             self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
             self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
 
+    def starting_tree(self) -> str:
+        """The tree id the shadow started from: its baseline commit's. Read from the commit, not
+        by staging the files (which stats, and on a fresh checkout hashes, every one of them):
+        nothing is written in a shadow before its baseline's suite has run."""
+        return self._git.rev_parse(f"{self.baseline}^{{tree}}")
+
     def _tree_now(self) -> str:
         """The tree id of every file now (the caller holds the index lock)."""
         self._stage_all()
