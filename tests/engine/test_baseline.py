@@ -156,6 +156,26 @@ async def test_a_second_session_on_the_same_tree_reuses_the_baseline(
     assert baseline.recorded and baseline.failing == ("tests/test_calc.py::test_add", MUL_ID)
 
 
+async def test_the_baseline_starts_while_the_server_is_still_asked_its_context_window(
+    command,
+) -> None:
+    """A server slow to tell its window (a remote one, a local one loading) holds back only
+    the first prompt, which needs it, not the starting commit's suite."""
+    repo, test_command = command(FILES)
+    with ScriptedServer(context_window=8192) as server:
+        # The start-up check's model list answers at once; the window's asking takes 3 s.
+        server.script_models(Reply(), Reply(delay=3))
+        server.script(Reply(text=FIX_ADD))
+        result, seen = await _session(repo, server, test_command, "fix add")
+    assert result.exit_code == 0
+    told = next(
+        i for i, e in enumerate(seen.events)
+        if isinstance(e, ev.Notice) and e.message.startswith("Context window: 8,192")
+    )  # fmt: skip
+    started = seen.events.index(seen.of(ev.BaselineStarted)[0])
+    assert started < told < seen.events.index(seen.of(ev.ModelCallStarted)[0])
+
+
 TAKE_TEST = "tests/test_recipes.py::TakeTests::test_simple_take"
 
 

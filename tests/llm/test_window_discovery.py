@@ -4,6 +4,7 @@ with that server's own shapes (tests/server_flavours.py). Real openai client, re
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -41,6 +42,16 @@ async def test_vllm_window_is_max_model_len_in_its_model_list(clients):
         assert await client.learn_context_window() == 8192
     assert "max_model_len" in client.window_report.describe()
     assert paths(server) == ["GET /v1/models"]  # its own list says it: nothing else asked
+
+
+async def test_callers_asking_at_once_share_one_asking_of_the_server(clients):
+    """The session's start notice and its first prompt ask side by side: the server is asked
+    once."""
+    with ScriptedServer(flavour="vllm", context_window=8192, models=["Qwen/Qwen2.5-7B"]) as server:
+        client = make(clients, server)
+        both = await asyncio.gather(client.learn_context_window(), client.learn_context_window())
+    assert both == [8192, 8192]
+    assert paths(server) == ["GET /v1/models"]
 
 
 async def test_lm_studio_window_is_the_loaded_length_not_the_models_maximum(clients):

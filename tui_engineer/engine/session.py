@@ -24,7 +24,7 @@ from tui_engineer.engine.reviews.review import UNVERIFIED, Proposal, Reviewer
 from tui_engineer.engine.reviews.shown_again import proposal_shown_again
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.server_wait import ServerPause
-from tui_engineer.engine.start_notices import start_notices
+from tui_engineer.engine.start_notices import say_window, start_notices
 from tui_engineer.engine.steps.baseline import BaselineFailed, start_baseline
 from tui_engineer.engine.steps.repo_context import start_map, stop_map_filler
 from tui_engineer.engine.steps.step_runner import propose_step
@@ -203,9 +203,7 @@ class Session:
             rt.emit(event)
         tried = True
         try:
-            # Inside: asking a slow server its context window may meet a stop signal, and the
-            # record must still say the session was stopped ("quit"), not "crashed?".
-            for sentence in await start_notices(rt):
+            for sentence in start_notices(rt):
                 rt.emit(ev.Notice(message=sentence))
             result = await self._run(request)
         except StopSession as stop:
@@ -239,6 +237,8 @@ class Session:
 
     async def _run(self, request: str) -> SessionResult:
         probe_early(self.rt)
+        # Asked beside the baseline and the map, not before them: the first prompt waits for it.
+        window = asyncio.ensure_future(say_window(self.rt))
         baseline = start_baseline(self.rt)
         start_map(self.rt, request)  # beside the baseline's tests, not after them
         work = asyncio.ensure_future(self._work(request))
@@ -251,7 +251,7 @@ class Session:
                     raise baseline.exception()  # type: ignore[misc]
             return await work
         finally:
-            for task in (work, baseline, self.rt.map_task):
+            for task in (work, baseline, self.rt.map_task, window):
                 if task is not None and not task.done():
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -3,18 +3,31 @@
 
 from __future__ import annotations
 
+import contextlib
+
+from tui_engineer.engine import events as ev
 from tui_engineer.engine.reviews.review import UNVERIFIED
 from tui_engineer.engine.runtime import Runtime
 
 
-async def start_notices(rt: Runtime) -> list[str]:
-    return _mode_notices(rt) + _checks_notice(rt) + await _window_notices(rt)
+def start_notices(rt: Runtime) -> list[str]:
+    """Said at once: how steps are verified, the project's own checks."""
+    return _mode_notices(rt) + _checks_notice(rt)
 
 
-async def _window_notices(rt: Runtime) -> list[str]:
+async def say_window(rt: Runtime) -> None:
+    """`window_notices`, said when the server has told. A failure to ask is not said here: the
+    first prompt waits for the same asking and stops the session with it."""
+    with contextlib.suppress(Exception):
+        for sentence in await window_notices(rt):
+            rt.emit(ev.Notice(message=sentence))
+
+
+async def window_notices(rt: Runtime) -> list[str]:
     """The context window the server told (with where it said it, and its warning: Ollama cuts
     longer prompts silently), when the config sets none. An assumed one is not news: doctor and
-    the errors about it say to set context_window."""
+    the errors about it say to set context_window. Asked beside the session's start (the
+    baseline, the map): the first prompt waits for the same asking, nothing else does."""
     learn = getattr(rt.model, "learn_context_window", None)
     if learn is None:
         return []  # a replayed run: no server

@@ -27,6 +27,7 @@ What it adds on top of the SDK, and where each part lives:
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +118,8 @@ class ModelClient:
                 context_window, "context_window in the config", origin="config"
             )
         self._window_assumed = False  # True when neither the config nor the server said
+        # The server being asked its window: one asking shared by every caller meanwhile.
+        self._learning: asyncio.Future[None] | None = None
         self._key = api_key
         self._sdk = openai.AsyncOpenAI(
             api_key=api_key,
@@ -302,7 +305,20 @@ class ModelClient:
     async def learn_context_window(self) -> int:
         """The context window: from the config, else what the server tells (llm/discovery.py:
         llama.cpp, vLLM, LM Studio, Ollama, llama-cpp-python), else DEFAULT_CONTEXT_WINDOW,
-        assumed. Asked once; `window_report` says where it came from."""
+        assumed. Asked once, whoever asks meanwhile (the session's start notice beside its
+        first prompt); `window_report` says where it came from."""
+        if self.window_report is None:
+            learning = self._learning
+            if learning is None or learning.get_loop() is not asyncio.get_running_loop():
+                learning = self._learning = asyncio.ensure_future(self._learn_window())
+            try:  # a caller cancelled does not cancel the asking the others wait for
+                await asyncio.shield(learning)
+            finally:
+                if learning.done() and self.window_report is None:
+                    self._learning = None  # it failed: the next caller asks again
+        return self.context_window or DEFAULT_CONTEXT_WINDOW
+
+    async def _learn_window(self) -> None:
         if self.window_report is None:
             learned = await self.reported_window()
             self._window_assumed = learned is None
@@ -315,7 +331,6 @@ class ModelClient:
                 origin="assumed",
             )
             self.context_window = self.window_report.tokens
-        return self.context_window or DEFAULT_CONTEXT_WINDOW
 
     def _learn_window_from_cut(self, usage: CallUsage) -> None:
         """With the window unknown, the server ended a reply short of its cap: its window is
@@ -328,6 +343,8 @@ class ModelClient:
         )
 
     async def aclose(self) -> None:
+        if self._learning is not None and not self._learning.done():
+            self._learning.cancel()  # no one waits for it any more
         await self._sdk.close()
 
     # ----- results
