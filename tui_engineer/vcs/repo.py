@@ -189,6 +189,18 @@ def read_state(repo: git.Repo) -> RepoState:
     )
 
 
+def head_state(repo: git.Repo) -> RepoState:
+    """Where HEAD is and whether a merge, rebase (...) is in progress, without the uncommitted
+    paths: no `git status`, which reads every file's stat and every folder (0.2-0.3 s at 40,000
+    files), for callers that need no more."""
+    return RepoState(
+        root=Path(repo.working_tree_dir or ".").resolve(),
+        branch=_branch(repo),
+        head=head_sha(repo),
+        in_progress=_in_progress(Path(repo.git_dir)),
+    )
+
+
 def repo_state(root: Path) -> RepoState:
     with open_repo(root) as repo:
         return read_state(repo)

@@ -45,6 +45,7 @@ from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
+    head_state,
     literal,
     open_repo,
     read_state,
@@ -130,7 +131,8 @@ class Shadow:
             raise ValueError(f"session id {session_id!r} must be letters, digits, '.', '_', '-'")
         root = Path(root).resolve()
         with open_repo(root) as repo:
-            state = read_state(repo)
+            # Uncommitted paths matter only when they are brought along.
+            state = read_state(repo) if include_dirty else head_state(repo)
             refuse_in_progress(state, "start a session")
             baseline = snapshot_commit(repo, include_dirty=include_dirty, state=state)
             path = shadow_home(repo) / session_id
