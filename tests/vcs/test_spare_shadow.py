@@ -10,9 +10,11 @@ import stat
 import subprocess
 
 from tests.conftest import git
+from tui_engineer.vcs.one_session import live_sessions
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import Shadow, shadow_home
 from tui_engineer.vcs.spare import pool_for, slots
+from tui_engineer.vcs.spare_ahead import AHEAD
 
 
 def _pool(root):
@@ -188,3 +190,14 @@ def test_a_shadow_whose_files_a_thread_still_stages_is_kept_only_after_it(make_r
         stager.join()
         remover.join(10)
     assert not shadow.path.exists() and len(slots(_pool(root))) == 1  # then kept as a spare
+
+
+def test_a_spare_being_made_ahead_is_no_session_another_process_is_told_of(make_repo):
+    repo = make_repo()
+    ahead = Shadow.create(repo, session_id=f"{AHEAD}4242")
+    session = Shadow.create(repo, session_id="20261129-120000-abcd")
+    try:
+        assert [s.session_id for s in live_sessions(repo)] == ["20261129-120000-abcd"]
+    finally:
+        ahead.remove()
+        session.remove()

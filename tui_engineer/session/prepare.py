@@ -4,6 +4,7 @@ session/run.py's `run_prepared` runs."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
@@ -141,6 +142,9 @@ class Prepared:
     kept_tools: KeptTools | None = None
     # The project's own checks run on each step (verify/checks/declared.py), as chosen.
     checks: list[Check] = field(default_factory=list)
+    # The repository's first spare shadow being made while the human types (session/
+    # spare_ahead.py): done when it is. None: no such spare is being made.
+    spare_ahead: asyncio.Future[bool] | None = None
 
 
 def load_model_client() -> None:

@@ -27,6 +27,7 @@ from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.prepare import Prepared, make_model, start_loading_model_client
 from tui_engineer.session.resume_match import restore, where_to_go_on
+from tui_engineer.session.spare_ahead import spares_kept
 from tui_engineer.session.tool_servers import (
     close_session_tools,
     session_tools,
@@ -55,12 +56,6 @@ def _cleanup(root: Path, settings: Settings) -> list[str]:
 
         sentences += cleanup_containers()
     return sentences
-
-
-def _spares(settings: Settings) -> int:
-    """How many spare shadows the repository keeps (vcs/spare.py): one for the session's own,
-    one for each step it prepares side by side."""
-    return 1 + (settings.parallel_steps if settings.pipeline else 0)
 
 
 def _sinks(
@@ -161,7 +156,7 @@ async def run_prepared(
     kept = prepared.kept_tools  # an editor's session keeps them across its requests
     # Beside the shadow's creation.
     servers = (prepared.mcp_servers, prepared.root, prepared.settings)
-    spares = _spares(prepared.settings)
+    spares = spares_kept(prepared.settings)
     tools = kept.start(*servers) if kept is not None else start_session_tools(*servers)
     try:
         sandbox = make_sandbox(prepared.settings, prepared.root, session_id)
@@ -172,6 +167,8 @@ async def run_prepared(
         # Another session started since this one's start-up checks (a TUI waits for its
         # request, or two started in the same second): said now, before any model call.
         making_shadow = time.monotonic()
+        if prepared.spare_ahead is not None:  # its checkout, not a second one beside it
+            await asyncio.wait({prepared.spare_ahead})
         shadow = await to_the_end(
             asyncio.to_thread(
                 make_shadow_alone, prepared.root, session_id, prepared.include_dirty, spares

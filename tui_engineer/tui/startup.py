@@ -121,7 +121,10 @@ class StartUp:
         await self.chat.note(sentence)
 
     async def _became_ready(self, prepared: Prepared) -> None:
+        from tui_engineer.session.spare_ahead import start_spare_ahead
+
         app = self.app
+        start_spare_ahead(prepared)  # while the human types the first request
         self.controller.prepared = prepared
         self.controller.ready = True
         if prepared.settings.theme in app.available_themes:

@@ -30,6 +30,7 @@ from tui_engineer.vcs.cleanup import _REASON, _live, _when
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import Shadow, session_reason, shadow_home
+from tui_engineer.vcs.spare_ahead import AHEAD
 
 _POLL = 0.05  # seconds between looks while waiting for a session to end
 # Held with flock, so the file stays: not named *.lock, which in .git reads as a lock git or
@@ -65,6 +66,8 @@ def live_sessions(root: Path) -> list[LiveSession]:
     found = []
     for folder in sorted(p for p in home.iterdir() if p.is_dir()):
         match = _REASON.match(session_reason(folder) or "")
+        if match is not None and match["session"].startswith(AHEAD):
+            continue  # a spare being made (vcs/spare_ahead.py), no session
         if match is not None and _live(folder, match):
             started = _when(match["started"])
             found.append(LiveSession(match["session"], int(match["pid"]), started, match["host"]))
