@@ -4,17 +4,23 @@ protocol only on stdout, and no Textual in the process."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+import time
 
 import pytest
 from acp import RequestError
 
 from tests.acp.acp_support import agent_command, agent_env, running_agent, session_new_error
-from tests.conftest import start_conflicting_merge
+from tests.conftest import SAMPLE_FILES, start_conflicting_merge
 from tests.sandbox_support import APPARMOR, path_without, stand_in_bwrap
 from tests.scripted_server import ScriptedServer, unused_base_url
 from tests.tiers import whole_session
+from tui_engineer.vcs import spare
+from tui_engineer.vcs.repo import open_repo
+from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.spare_ahead import WORTH_FROM
 
 
 @whole_session
@@ -31,6 +37,25 @@ async def test_initialize_offers_load_and_new_session_offers_the_approval_modes(
         assert made.session_id
         assert made.modes.current_mode_id == "ask"
         assert [m.id for m in made.modes.available_modes] == ["ask", "auto"]
+
+
+@whole_session
+async def test_a_big_repository_gets_its_first_spare_while_the_editor_waits_for_a_prompt(
+    make_repo, scripted_server: ScriptedServer, tmp_path
+) -> None:
+    """The first shadow's checkout of every file is made between session/new and the first
+    prompt, as a spare the prompt's session takes (vcs/spare_ahead.py)."""
+    files = {f"data/part_{n}.txt": f"{n}\n" for n in range(WORTH_FROM)}
+    repo = make_repo({**SAMPLE_FILES, **files})
+    with open_repo(repo) as git_repo:
+        pool = spare.pool_for(shadow_home(git_repo))
+    async with running_agent(tmp_path, scripted_server.base_url) as agent:
+        await agent.conn.initialize(protocol_version=1)
+        await agent.conn.new_session(cwd=str(repo), mcp_servers=[])
+        deadline = time.monotonic() + 60
+        while not spare.slots(pool):
+            assert time.monotonic() < deadline, "no spare was made before the first prompt"
+            await asyncio.sleep(0.1)
 
 
 @whole_session

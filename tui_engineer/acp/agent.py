@@ -184,12 +184,14 @@ class EngineerAgent:
     ) -> NewSessionResponse:
         await self._engine()
         from tui_engineer.session.run import new_session_id
+        from tui_engineer.session.spare_ahead import start_spare_ahead
 
         session_id = new_session_id()
         try:
             prepared = await self._prepare(cwd, session_id=session_id, mcp_servers=mcp_servers)
         except UserError as err:
             raise user_error(err) from None
+        start_spare_ahead(prepared)  # while the editor waits for the first prompt
         session = await self._open(session_id, cwd, prepared, mcp_servers)
         session.offer_commands()  # sent once this answer is (the client knows the id then)
         return NewSessionResponse(session_id=session_id, modes=modes(session.approval))
