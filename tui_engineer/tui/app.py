@@ -2,8 +2,9 @@
 
 The app holds no engine logic: it runs `prepare`/`run_prepared`, hands each engine event to
 the panes that own what it changes (`EngineEvent`, tui/engine_messages.py: each pane's
-`@on(heard(ev.X))` handlers, then the app's own below) and answers the engine's questions
-through `TuiReviewer` (bridge.py). Start-up problems are screens (startup.py).
+`@on(heard(ev.X))` handlers, then the app's own, app_engine_events.py, which also shows the
+engine's questions asked through `TuiReviewer`, bridge.py). Start-up problems are screens
+(startup.py).
 Quitting, by key, signal or a closed browser tab, is in quitting.py. The panes, their layout
 and the keys that work on any pane are the session's screen's (session_screen.py).
 """
@@ -27,10 +28,10 @@ from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import readable
 from tui_engineer.engine import events as ev
 from tui_engineer.session.options import RunOptions
-from tui_engineer.tui.answering import AFTER_DECISION
+from tui_engineer.tui.app_engine_events import AppEngineEvents
 from tui_engineer.tui.bridge import Asked, EngineEvent, event_poster
 from tui_engineer.tui.controller import Answered, SessionController
-from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message, heard
+from tui_engineer.tui.engine_messages import EngineMessage, deliver, engine_message
 from tui_engineer.tui.layout import layout_path
 from tui_engineer.tui.panes.chat import ChatPane
 from tui_engineer.tui.panes.chat_input import SHELL_PREFIX, ChatInput
@@ -41,8 +42,6 @@ from tui_engineer.tui.panes.shell import ShellPane
 from tui_engineer.tui.panes.status import StatusBar
 from tui_engineer.tui.panes.test_output import TestOutputPane
 from tui_engineer.tui.quitting import QuitAsked, Quitting
-from tui_engineer.tui.screens import StillWrongScreen, VerdictScreen
-from tui_engineer.tui.screens.timeout_choice import offer_timeout_choice
 from tui_engineer.tui.session_screen import SessionScreen
 from tui_engineer.tui.startup import StartUp, load_engine
 from tui_engineer.tui.themes import DEFAULT_THEME, register_themes
@@ -85,6 +84,7 @@ class TuiEngineerApp(App[int]):
         self.layout_file: Path | None = None if deterministic else layout_path()
         self._session_screen: SessionScreen | None = None
         self.quitter = Quitting(self, self.controller, self._say_busy)
+        self.engine_events = AppEngineEvents(self)  # what the app itself shows of them
 
     # ----- the session's screen: its panes, their layout and the keys that work on any pane
 
@@ -157,7 +157,7 @@ class TuiEngineerApp(App[int]):
         if self.screen_stack:
             self.session_screen.apply_layout()
 
-    def _show_pane(self, key: str) -> None:
+    def show_pane(self, key: str) -> None:
         if self.screen_stack:
             self.session_screen.show_pane(key)
 
@@ -267,132 +267,16 @@ class TuiEngineerApp(App[int]):
         owners = (self.plan_pane, self.diff, self.test_pane, self.status, self.chat, self)
         await deliver(engine_message(event), owners)
 
-    @on(heard(ev.SessionStarted))
-    def _session_started(self, message: EngineMessage[ev.SessionStarted]) -> None:
-        self.controller.stopped_by = ""
-        self.status.phase = "planning" if self.options.plan else "working"
-        self.status.start_clock()
+    @on(EngineMessage)
+    def _heard(self, message: EngineMessage[ev.Event]) -> None:
+        """Every engine event, after its panes: what the app itself shows of it."""
+        self.engine_events.hear(message.event)
 
-    @on(heard(ev.PlanReady))
-    def _plan_ready(self, message: EngineMessage[ev.PlanReady]) -> None:
-        self.apply_layout()  # the plan pane's height follows its steps
-
-    async def on_asked(self, message: Asked) -> None:
-        """The engine asks: a review is answered with the session screen's keys; the end of
-        the work with these dialogs."""
-        self.refresh_bindings()
-        if message.question == "still_wrong":
-            self.status.phase = "what is still wrong?"
-            summary = self.plan_pane.committed_summary()
-            last = self.plan_pane.last_accepted_title  # asked again after each undo
-            self.push_screen(
-                StillWrongScreen(summary, last, shell=self.session_screen), message.answer
-            )
-        elif message.question == "review" and self.controller.session is not None:
-            options = self.controller.session.rt.options  # a run cut by the timeout: ask
-            offer_timeout_choice(self, message.proposal, options.test_timeout,  # type: ignore[arg-type]
-                                 options.test_command, self.controller.answer)  # fmt: skip
-        elif message.question == "verdict":
-            # The work is over (also after a server error): no spinner, no step "in progress".
-            self.plan_pane.stop_active()
-            self.status.busy = ""
-            self.push_screen(VerdictScreen(self.controller.stopped_by), message.answer)
+    def on_asked(self, message: Asked) -> None:
+        self.engine_events.asked(message)
 
     def on_answered(self, message: Answered) -> None:
-        """A key answered the review: until the engine's next event the status must not keep
-        saying "review"."""
-        phase = AFTER_DECISION.get(message.decision.kind)
-        if phase is not None:
-            self.status.phase = phase
-        self.refresh_bindings()
-
-    @on(heard(ev.ServerPaused))
-    def _server_paused(self, message: EngineMessage[ev.ServerPaused]) -> None:
-        self.controller.server_paused = True
-        self.notify(
-            "The model server does not answer: paused. r retries now; it also goes on by itself "
-            "when the server is back.",
-            title="Model server gone",
-            severity="warning",
-            timeout=12,
-        )
-        self.refresh_bindings()
-
-    @on(heard(ev.ServerResumed))
-    def _server_resumed(self, message: EngineMessage[ev.ServerResumed]) -> None:
-        self.controller.server_paused = False
-        self.refresh_bindings()
-
-    @on(heard(ev.EditsApplied))
-    def _edits_applied(self, message: EngineMessage[ev.EditsApplied]) -> None:
-        if message.event.diff.strip():  # the Diff pane shows it: its files are marked
-            self.mark_changes({file.path: file.status for file in self.diff.files})
-
-    @on(heard(ev.ProposalReady))
-    def _proposal_ready(self, message: EngineMessage[ev.ProposalReady]) -> None:
-        self.controller.proposals_seen += 1
-        self.mark_changes({path: letter[:1] for letter, path in message.event.changes})
-        self._show_pane("diff")
-        if not self.chat_input.value and self.focused is self.chat_input:
-            self.diff.focus()  # the review keys work at once; a half-typed message keeps focus
-
-    @on(heard(ev.DecisionMade))
-    def _decision(self, message: EngineMessage[ev.DecisionMade]) -> None:
-        if message.event.decision != "edited":  # tested again, then reviewed again: marks stay
-            self.mark_changes({})
-
-    def mark_changes(self, marks: dict[str, str]) -> None:
-        """The files the step changes, marked in the Files pane (its edits by the user are
-        offered to the step: _files_changed)."""
-        self.controller.changes = set(marks)
-        if self.screen_stack:
-            for tree in self.screen_stack[0].query(RepoTree):
-                tree.mark_changes(marks)
-
-    @on(heard(ev.StepUndone))
-    def _step_undone(self, message: EngineMessage[ev.StepUndone]) -> None:
-        if isinstance(self.screen, StillWrongScreen):
-            self.screen.set_summary(self.plan_pane.committed_summary())
-
-    @on(heard(ev.UndoRefused))
-    def _undo_refused(self, message: EngineMessage[ev.UndoRefused]) -> None:
-        """The review goes on, with the same proposal."""
-        current = self.plan_pane.current
-        self.status.phase = f"review step {current} (undo refused)" if current else "review"
-        self.notify(message.event.message, title="Cannot undo", severity="error", timeout=12)
-
-    @on(heard(ev.AcceptRefused))
-    def _accept_refused(self, message: EngineMessage[ev.AcceptRefused]) -> None:
-        self.notify(message.event.message, title="Not committed", severity="error", timeout=20)
-
-    @on(heard(ev.BudgetWarning))
-    def _budget_warning(self, message: EngineMessage[ev.BudgetWarning]) -> None:
-        self.notify(message.event.message, title="Budget", severity="warning", timeout=10)
-
-    @on(heard(ev.ErrorEvent))
-    def _error(self, message: EngineMessage[ev.ErrorEvent]) -> None:
-        self.controller.stopped_by = message.event.message  # for the verdict dialog
-        self.notify(message.event.message, title="Error", severity="error", timeout=15)
-
-    @on(heard(ev.TestsStarted))
-    def _tests_started(self, message: EngineMessage[ev.TestsStarted]) -> None:
-        self.controller.tests_running = True
-
-    @on(heard(ev.TestsFinished))
-    def _tests_finished(self, message: EngineMessage[ev.TestsFinished]) -> None:
-        self.controller.tests_running = False
-
-    @on(heard(ev.BaselineFailed))
-    def _baseline_failed(self, message: EngineMessage[ev.BaselineFailed]) -> None:
-        """The suite cannot run on the starting commit: a start-up screen says why and what
-        to do (the session has stopped; "Try again" leaves the app open for a new request)."""
-        from tui_engineer.tui.screens import ProblemScreen
-
-        def chosen(retry: bool | None) -> None:
-            if not retry:
-                self.exit()
-
-        self.push_screen(ProblemScreen("The tests cannot run", message.event.message), chosen)
+        self.engine_events.answered(message)
 
     # ----- chat
 
@@ -427,7 +311,7 @@ class TuiEngineerApp(App[int]):
 
     @on(RepoTree.FileSelected)
     def _file_selected(self, event: RepoTree.FileSelected) -> None:
-        self._show_pane("diff")
+        self.show_pane("diff")
         if not self.diff.focus_file(event.path):
             self._show_file(event.path)
 
@@ -465,7 +349,7 @@ class TuiEngineerApp(App[int]):
         """An "edited `calc.py`" link in the chat: that file's part of the diff."""
         if event.href.startswith("diff:"):
             event.stop()
-            self._show_pane("diff")
+            self.show_pane("diff")
             self.diff.focus_file(event.href.removeprefix("diff:"))
             self.diff.focus()
 

@@ -11,6 +11,7 @@ from tui_engineer.engine import events as ev
 
 if TYPE_CHECKING:
     from tui_engineer.session.resume import Resumed
+    from tui_engineer.tui.app_engine_events import AppEngineEvents
     from tui_engineer.tui.panes.chat import ChatPane
     from tui_engineer.tui.panes.diff_review import ReviewDiffView
 
@@ -20,10 +21,9 @@ class ShowsEvents(Protocol):
 
     chat: ChatPane
     diff: ReviewDiffView
+    engine_events: AppEngineEvents  # its Files pane's marks
 
     async def deliver(self, event: ev.Event) -> None: ...
-
-    def mark_changes(self, marks: dict[str, str]) -> None: ...
 
 
 # Events delivered to the panes as live ones are (app.deliver): shown just as they were then.
@@ -60,7 +60,7 @@ async def show_history(app: ShowsEvents, resumed: Resumed) -> None:
     # it were still there.
     app.diff.show_diff("")
     app.diff.border_title = "Diff"
-    app.mark_changes({})
+    app.engine_events.mark_changes({})
     for text in resumed.queued:  # sent before it stopped; the next model call takes them
         await chat.user_message(text, queued=True)
 
