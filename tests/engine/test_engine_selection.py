@@ -91,6 +91,36 @@ async def test_a_change_to_alpha_runs_alphas_tests_first_then_the_full_suite_onc
     assert git(repo, "log", "--format=%s").splitlines()[:2] == ["Touch alpha", "Touch beta"]
 
 
+# A narrowed run that starts slowly, as pytest-testmon's does on a big repository (it checks
+# every file it knows): 2 s more than the whole suite of this small project takes.
+SLOW_NARROWING = {
+    **FILES,
+    "conftest.py": (
+        "import time\n\n\ndef pytest_configure(config):\n"
+        "    if config.getoption('testmon', default=False):\n        time.sleep(2)\n"
+    ),
+}
+
+
+@whole_session
+async def test_narrowed_runs_that_cost_half_the_suite_or_more_stop_going_first(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    repo = make_repo(SLOW_NARROWING)
+    plan = plan_reply("Touch beta", "Touch alpha", "Touch beta again", "Touch alpha again")
+    beta_again = edit("beta.py", "    return x + x + x\n", "    return 3 * x\n")
+    alpha_again = edit("alpha.py", "    return x + x\n", "    return 2 * x\n")
+    seen = await session(
+        repo, scripted_server, plan, BETA_CHANGE, ALPHA_CHANGE, beta_again, alpha_again,
+        affected_after_seconds=0.01,
+    )  # fmt: skip
+    # Steps 1 and 2 learn the suite's time and collect the coverage data; step 3 narrows.
+    assert [scope for scope, _, _ in runs(seen, 3)] == ["affected", "full"]
+    assert runs(seen, 4) == [("full", True, 5)]  # the narrowed run took 2 s more than it
+    (said,) = [n.message for n in seen.of(ev.Notice) if "narrowed run took" in n.message]
+    assert said.startswith("Each attempt runs the whole suite")
+
+
 @whole_session
 async def test_a_failure_in_the_affected_tests_is_diagnosed_before_any_full_run(
     make_repo, scripted_server: ScriptedServer

@@ -38,6 +38,7 @@ from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.verify import runners
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport
+from tui_engineer.verify.run_timings import RunTimings
 from tui_engineer.verify.runners import pytest
 from tui_engineer.verify.runners.base import Runner
 
@@ -216,21 +217,21 @@ class TestSelection:
         return self.home / "tree-record"
 
     @property
-    def _suite_file(self) -> Path:
-        return self.home / "suite.json"
+    def timings(self) -> RunTimings:
+        return RunTimings(self.home / "suite.json")
 
     def worth_narrowing(self) -> bool:
         """True once the full suite was seen taking `min_full_seconds` or more here: below
-        that, the extra runs (each a pytest start-up) cost more than narrowing saves."""
+        that, the extra runs (each a pytest start-up) cost more than narrowing saves. Nor
+        while a narrowed run costs half the full suite or more (RunTimings.narrowing_costs)."""
         if self.off:
             return False
         if self.min_full_seconds <= 0:
             return True
-        try:
-            seconds = json.loads(self._suite_file.read_text(encoding="utf-8"))["full_seconds"]
-        except (OSError, ValueError, KeyError, TypeError):
+        seconds = self.timings.full_seconds()
+        if seconds is None or seconds < self.min_full_seconds:
             return False
-        return isinstance(seconds, int | float) and seconds >= self.min_full_seconds
+        return self.timings.narrowing_costs() is None
 
     def _testmon_command(self, mode: str) -> str:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -330,10 +331,7 @@ class TestSelection:
 
     def after_run(self, run: TestRun, report: TestReport, workdir: Path) -> None:
         """Keep the selection data's bookkeeping in step with a finished run."""
-        if run.scope == "full" and report.structured and not report.timed_out:
-            self.home.mkdir(parents=True, exist_ok=True)
-            data = json.dumps({"full_seconds": round(report.duration, 3)})
-            self._suite_file.write_text(data, encoding="utf-8")
+        self.timings.keep(run.scope, report)
         if _TESTMON_PLUGIN not in run.command:
             self._remember_touched()
         elif report.structured and not report.timed_out:

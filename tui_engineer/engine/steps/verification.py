@@ -105,6 +105,21 @@ def _turn_off(rt: Runtime, selection: TestSelection, run: TestRun, reason: str) 
         )
 
 
+def _say_costs(rt: Runtime, selection: TestSelection) -> None:
+    """Once a session: narrowed runs cost half the full suite or more here, so none runs."""
+    costs = selection.timings.narrowing_costs()
+    if costs is None or not selection.turn_off("narrowed runs cost too much here"):
+        return
+    narrowed, full = costs
+    rt.emit(
+        ev.Notice(
+            message=f"Each attempt runs the whole suite: a narrowed run took {narrowed:.1f} s "
+            f"here, half or more of the whole suite's {full:.1f} s, so running the affected "
+            "tests first would slow every passing step down."
+        )
+    )
+
+
 async def verify_attempt(rt: Runtime, step: int, failing: Sequence[str] = ()) -> Verified:
     """Run the attempt's tests. `failing`: test ids that failed in the previous attempt and
     whose coverage the fix stayed inside (they run first)."""
@@ -136,6 +151,7 @@ async def _verify(rt: Runtime, step: int, failing: Sequence[str]) -> Verified:
         report = await rt.run_tests(step)
         return Verified(report, [("full", report)])
     if not selection.worth_narrowing():
+        _say_costs(rt, selection)
         report = await _run(rt, step, selection, selection.plain_full_run())
         return Verified(report, [("full", report)])
     await ensure_probed(rt, selection)
