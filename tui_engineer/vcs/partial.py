@@ -44,6 +44,13 @@ def save_tree(shadow: Shadow) -> str:
         return _git(shadow, "write-tree")
 
 
+def starting_tree(shadow: Shadow) -> str:
+    """The tree id the shadow started from: its baseline commit's. Read from the commit, not by
+    staging the files (which stats, and on a fresh checkout hashes, every one of them): nothing
+    is written in a shadow before its baseline's suite has run."""
+    return _git(shadow, "rev-parse", f"{shadow.baseline}^{{tree}}")
+
+
 def staged_tree(shadow: Shadow) -> str:
     """The git tree id of the shadow's index: the files as last staged (listing the changes
     stages them all), not as they are now. After a hand edit, the proposal as it was."""

@@ -210,12 +210,6 @@ class Shadow:
             self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
             self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
 
-    def starting_tree(self) -> str:
-        """The tree id the shadow started from: its baseline commit's. Read from the commit, not
-        by staging the files (which stats, and on a fresh checkout hashes, every one of them):
-        nothing is written in a shadow before its baseline's suite has run."""
-        return self._git.rev_parse(f"{self.baseline}^{{tree}}")
-
     def _tree_now(self) -> str:
         """The tree id of every file now (the caller holds the index lock)."""
         self._stage_all()
@@ -384,11 +378,9 @@ def owner_file(path: Path) -> Path:
 
 
 def init_shadow_repo(path: Path, objects: Path, reason: str) -> None:
-    """An empty repository of its own at `path` that reads the user's objects (alternates).
-
-    No template (so no hooks), its own refs, config and index: nothing a test does to it can
-    reach the user's repository. New objects (proposals, snapshots) are written here only.
-    """
+    """An empty repository of its own at `path` that reads the user's objects (alternates). No
+    template (so no hooks), its own refs, config and index: nothing a test does to it can reach
+    the user's repository. New objects (proposals, snapshots) are written here only."""
     path.parent.mkdir(parents=True, exist_ok=True)
     git.Git().execute(
         ["git", "-c", "init.defaultBranch=shadow", "init", "-q", "--template=", str(path)]

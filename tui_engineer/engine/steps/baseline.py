@@ -15,6 +15,7 @@ from tui_engineer.context.repomap import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.test_writes import bracketed
+from tui_engineer.vcs.partial import starting_tree
 from tui_engineer.verify import CommandNotFound
 from tui_engineer.verify.baseline import (
     JUNIT_NOT_UTF8,
@@ -67,7 +68,7 @@ async def _baseline(rt: Runtime) -> Baseline:
     command = rt.options.test_command
     started = time.monotonic()
     # The starting commit, plus uncommitted changes brought along: what the shadow holds now.
-    tree = await asyncio.to_thread(rt.shadow.starting_tree)
+    tree = await asyncio.to_thread(starting_tree, rt.shadow)
     kept = await asyncio.to_thread(recorded, rt.root, command, tree)
     if kept is not None:
         _ready(rt, kept, "", started, recorded_before=True)
