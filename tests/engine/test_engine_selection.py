@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,15 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.verify.related import related_tests
+from tui_engineer.verify.selection import (
+    TestRun,
+    TestSelection,
+    changed_since,
+    differing,
+    tree_files,
+    tree_fingerprint,
+    tree_listing,
+)
 
 # The interpreter running this suite has pytest-testmon (the dev extra); plain `python` on PATH
 # may be another one.
@@ -49,6 +60,15 @@ ALPHA_FIXED = edit("alpha.py", "    return 2 + x\n", "    return x * 2\n")
 SELECTING = {"test_command": TEST_CMD, **AFFECTED_AT_ONCE}
 
 pytestmark = pytest.mark.usefixtures("api_key")
+
+
+def _traced(call: Callable[[], TestRun]) -> tuple[TestRun, int]:
+    """What `call` returns, and the peak of the memory it allocated (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        return call(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def runs(seen, step: int) -> list[tuple[str, bool, int]]:
@@ -217,10 +237,6 @@ def test_narrowing_by_name_lists_the_tree_without_holding_its_fingerprint(make_r
     """Issue 47 (memory): the affected run without coverage data needs the tree's names, not
     each file's blob id: the same names (untracked ones too, a deleted one gone), in a share
     of the memory (at 40,000 files the fingerprint was the session's peak)."""
-    import tracemalloc
-
-    from tui_engineer.verify.selection import TestSelection, tree_files, tree_fingerprint
-
     files = {f"pkg/deep/folder/module_{n}.py": "" for n in range(3000)}
     repo = make_repo({**files, "pkg/calc.py": "", "tests/test_calc.py": "", "gone.py": ""})
     (repo / "new.py").write_text("")
@@ -228,12 +244,7 @@ def test_narrowing_by_name_lists_the_tree_without_holding_its_fingerprint(make_r
     assert tree_files(repo) == list(tree_fingerprint(repo))
     assert "new.py" in tree_files(repo) and "gone.py" not in tree_files(repo)
     selection = TestSelection("python -m pytest", repo / ".home", testmon=False)
-    tracemalloc.start()
-    try:
-        run = selection.affected_run(repo, ["pkg/calc.py"])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    run, peak = _traced(lambda: selection.affected_run(repo, ["pkg/calc.py"]))
     assert (run.command, run.scope) == ("python -m pytest tests/test_calc.py", "affected")
     assert peak < 3000 * 250, peak  # the fingerprint's dict and its output: ~500 bytes a file
 
@@ -246,16 +257,6 @@ def test_the_selection_data_is_found_stale_without_a_second_fingerprint(
     now (changed, new and gone files, as two fingerprints found them), in git's order by bytes
     even where a name is not UTF-8, not by holding two fingerprints of the tree (~20 MiB at
     40,000 files)."""
-    import tracemalloc
-
-    from tui_engineer.verify.selection import (
-        TestSelection,
-        changed_since,
-        differing,
-        tree_fingerprint,
-        tree_listing,
-    )
-
     names = ["\U0001f600.py", os.fsdecode(b"\xffz.py"), "\u00e9.py"]  # by bytes: F0, FF, C3
     files = {f"pkg/deep/folder/module_{n}.py": "" for n in range(3000)}
     repo = make_repo({**files, **{name: "" for name in names}, "a.py": "A = 1\n", "b.py": "B\n"})
@@ -270,12 +271,7 @@ def test_the_selection_data_is_found_stale_without_a_second_fingerprint(
     selection.home.mkdir()
     selection._data_file.write_text("")  # testmon's database: only its presence counts here
     selection._record(listing, {names[1]})
-    tracemalloc.start()
-    try:
-        run = selection.affected_run(repo, ["c.py"])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    run, peak = _traced(lambda: selection.affected_run(repo, ["c.py"]))
     assert run.scope == "full" and "(a.py, b.py changed outside)" in run.reason
     assert peak < 3000 * 350, peak  # two fingerprints: ~500 bytes a file
 
