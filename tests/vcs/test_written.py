@@ -65,6 +65,23 @@ def test_what_only_a_test_run_wrote_is_listed_apart(shadow: Shadow) -> None:
     assert "+version = 4" in shadow.written_diff()
 
 
+def test_a_reviews_listing_is_the_three_lists_from_one_staging(shadow: Shadow) -> None:
+    """What a review shows (the changes, what the tests wrote, its diff) comes from one
+    staging of the files, and is what each of the three says apart."""
+    assert shadow.listing() == ([], [], "")
+    a_run(shadow, baseline_run)
+    fix(shadow.path)
+    (shadow.path / "new.py").write_text("x = 1\n")
+    changes, written, diff = shadow.listing()
+    assert paths(changes) == [("M", "calc.py"), ("A", "new.py")]
+    assert (changes, written, diff) == (
+        shadow.changes(),
+        shadow.written_changes(),
+        shadow.written_diff(),
+    )
+    assert paths(written)[0] == ("M", "Cargo.lock") and "+version = 4" in diff
+
+
 def test_a_file_an_author_wrote_stays_theirs_whatever_a_test_does_to_it(shadow: Shadow) -> None:
     a_run(shadow, baseline_run)
     fix(shadow.path)

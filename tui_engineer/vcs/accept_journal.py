@@ -33,6 +33,7 @@ from pathlib import Path
 import git
 
 from tui_engineer.base.disk import disk_trouble
+from tui_engineer.vcs.changes import Change
 from tui_engineer.vcs.commit_objects import (
     TRAILER_KEY,
     TRAILER_TOOL,
@@ -68,7 +69,7 @@ from tui_engineer.vcs.repo import (
     read_state,
     refuse_in_progress,
 )
-from tui_engineer.vcs.shadow import Change, Shadow
+from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.vcs.tree_update import write_step
 
 # Points an accepted commit at the content its files had before the accept, for undo.

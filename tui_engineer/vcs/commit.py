@@ -17,11 +17,12 @@ from pathlib import Path
 import git
 
 from tui_engineer.vcs.accept_journal import UNDO_REFS, commit_decided, decide
+from tui_engineer.vcs.changes import Change
 from tui_engineer.vcs.commit_objects import TRAILER_KEY, TRAILER_TOOL
 from tui_engineer.vcs.file_blobs import tree_blobs
 from tui_engineer.vcs.journal import Journal
 from tui_engineer.vcs.repo import GitRefused, literal, open_repo, read_state, refuse_in_progress
-from tui_engineer.vcs.shadow import Change, Shadow
+from tui_engineer.vcs.shadow import Shadow
 
 
 def accept(

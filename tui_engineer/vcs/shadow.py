@@ -40,6 +40,7 @@ import platformdirs
 from tui_engineer.base.disk import no_room
 from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
 from tui_engineer.vcs import spare
+from tui_engineer.vcs.changes import Change, parse_name_status
 from tui_engineer.vcs.dirty import snapshot_commit
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import (
@@ -78,29 +79,6 @@ def lock_reason(session_id: str) -> str:
     started = datetime.now().astimezone().isoformat(timespec="seconds")
     host = socket.gethostname()
     return f"{LOCK_PREFIX} {session_id} pid {os.getpid()} host {host} started {started}"
-
-
-@dataclass(frozen=True)
-class Change:
-    status: str  # A, M, D, R (T, a type change, is reported as M)
-    path: str
-    old_path: str | None = None  # for renames
-
-
-def _parse_name_status(out: str) -> list[Change]:
-    fields = [f for f in out.split("\0") if f]
-    changes: list[Change] = []
-    i = 0
-    while i < len(fields):
-        status = fields[i][0]
-        if status in "RC":
-            old, new = fields[i + 1], fields[i + 2]
-            i += 3
-            changes.append(Change("R", new, old) if status == "R" else Change("A", new))
-            continue
-        changes.append(Change("M" if status == "T" else status, fields[i + 1]))
-        i += 2
-    return changes
 
 
 @dataclass
@@ -253,9 +231,10 @@ class Shadow:
         changed = self._between(self.baseline, tree)
         return sorted(self.written.by_tests(changed))
 
-    def _step_only(self) -> list[str]:
-        """Pathspecs leaving out what the tests wrote (none: the whole tree)."""
-        wrote = self._by_tests()
+    def _step_only(self, wrote: list[str] | None = None) -> list[str]:
+        """Pathspecs leaving out what the tests wrote (none: the whole tree); `wrote`: those
+        files, when the caller has just listed them (else they are, which stages the files)."""
+        wrote = self._by_tests() if wrote is None else wrote
         return ["--", *(f":(exclude,literal){path}" for path in wrote)] if wrote else []
 
     def _diff(self, *args: str) -> str:
@@ -275,7 +254,7 @@ class Shadow:
     def changes(self) -> list[Change]:
         """The proposal's changes, with rename sources (not what its test runs wrote)."""
         with index_lock(self.path):
-            return _parse_name_status(self._diff("-M", "--name-status", "-z", *self._step_only()))
+            return parse_name_status(self._diff("-M", "--name-status", "-z", *self._step_only()))
 
     def changed_files(self) -> list[tuple[str, str]]:
         """(status letter A/M/D/R, path) per changed file; a rename gives its new path."""
@@ -288,7 +267,20 @@ class Shadow:
             if not wrote:
                 return []
             out = self._diff("--no-renames", "--name-status", "-z", "--", *literal(wrote))
-            return _parse_name_status(out)
+            return parse_name_status(out)
+
+    def listing(self) -> tuple[list[Change], list[Change], str]:
+        """`changes`, `written_changes` and `written_diff` from one staging of the files (each
+        apart stages them again: 0.06-0.3 s at 40,000 files): what a review shows."""
+        with index_lock(self.path):
+            wrote = self._by_tests()
+            step = self._diff("-M", "--name-status", "-z", *self._step_only(wrote))
+            if not wrote:
+                return parse_name_status(step), [], ""
+            paths = literal(wrote)
+            written = self._diff("--no-renames", "--name-status", "-z", "--", *paths)
+            diff = self._diff("--no-renames", "--", *paths)
+            return parse_name_status(step), parse_name_status(written), diff
 
     def written_diff(self) -> str:
         """The diff of what the test runs wrote (shown apart from the proposal's)."""

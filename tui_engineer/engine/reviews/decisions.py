@@ -21,9 +21,10 @@ from tui_engineer.engine.reviews.approval import auto_decision, by_tests
 from tui_engineer.engine.reviews.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.reviews.review_notes import commit_lines
 from tui_engineer.vcs.accept_journal import NoRoomToAccept, decide
+from tui_engineer.vcs.changes import Change
 from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused
-from tui_engineer.vcs.shadow import Change, Shadow
+from tui_engineer.vcs.shadow import Shadow
 
 if TYPE_CHECKING:
     from tui_engineer.engine.plans.plan import Step

@@ -20,8 +20,8 @@ from tui_engineer.engine.reviews.partial import verify_kept
 from tui_engineer.engine.reviews.retest import retested
 from tui_engineer.engine.reviews.review import Decision, Proposal
 from tui_engineer.engine.reviews.review_notes import comments_note, comments_text, dropped_note
+from tui_engineer.vcs.changes import Change
 from tui_engineer.vcs.partial import staged_tree
-from tui_engineer.vcs.shadow import Change
 
 if TYPE_CHECKING:
     from tui_engineer.engine.ahead.pipeline import Pipeline
@@ -55,9 +55,12 @@ class PairReview:
         while True:
             # Listing the changes stages them: the index holds this proposal's files until a
             # hand edit is answered (a front end answers at once), so nothing more is saved.
-            changes = await asyncio.to_thread(self.rt.shadow.changes)
-            # What the tests wrote, shown apart (a run since the last round may have written).
-            fresh = await _with_written(self.rt, proposal)
+            # What the tests wrote is shown apart (a run since the last round may have written).
+            changes, written, written_diff = await asyncio.to_thread(self.rt.shadow.listing)
+            fresh = replace(
+                proposal, written=tuple((c.status, c.path) for c in written),
+                written_diff=written_diff,
+            )  # fmt: skip
             whole = fresh if whole is proposal else whole
             proposal = fresh
             reruns = self.reruns
@@ -135,13 +138,6 @@ class PairReview:
                 written_diff=proposal.written_diff,
             )
         )
-
-
-async def _with_written(rt: Runtime, proposal: Proposal) -> Proposal:
-    """`proposal` naming the files its shadow's test runs wrote (vcs/written.py)."""
-    written = await asyncio.to_thread(rt.shadow.written_changes)
-    diff = await asyncio.to_thread(rt.shadow.written_diff) if written else ""
-    return replace(proposal, written=tuple((c.status, c.path) for c in written), written_diff=diff)
 
 
 def _passed(proposal: Proposal) -> bool:

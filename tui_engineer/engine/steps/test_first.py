@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tui_engineer.engine.runtime import Runtime
-from tui_engineer.vcs.shadow import Change, Shadow
+from tui_engineer.vcs.changes import Change
+from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.verify import TestReport
 from tui_engineer.verify.runners import files_command
 from tui_engineer.verify.runners import pytest as pytest_runner
