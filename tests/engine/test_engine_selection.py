@@ -25,7 +25,6 @@ from tui_engineer.verify.selection import (
     TestRun,
     TestSelection,
     changed_since,
-    differing,
     tree_files,
     tree_fingerprint,
     tree_listing,
@@ -69,6 +68,11 @@ def _traced(call: Callable[[], TestRun]) -> tuple[TestRun, int]:
         return call(), tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def differing(old: dict[str, str], new: dict[str, str]) -> set[str]:
+    """The paths whose blob differs between two fingerprints: what `changed_since` must find."""
+    return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
 
 
 def runs(seen, step: int) -> list[tuple[str, bool, int]]:

@@ -108,7 +108,7 @@ def _staged(out: bytes) -> Iterator[tuple[bytes, bytes]]:
 
 def changed_since(workdir: Path, recorded: bytes) -> set[str]:
     """The files whose blob differs between `recorded` (a `tree_listing` of before) and the
-    tree now: changed, new and gone, as `differing` finds them in two fingerprints. Both
+    tree now: changed, new and gone, as two fingerprints compared would find them. Both
     listings are in git's order (by the names' bytes), so they are walked side by side, an
     entry of each at a time (the two fingerprints held ~20 MiB at 40,000 files)."""
     old, new = _staged(recorded), _staged(tree_listing(workdir))
@@ -166,10 +166,6 @@ def _reason(lines: list[str], report: TestReport) -> str:
     said = [line for line in lines if line.startswith(("ERROR", "ImportError", "E "))]
     last = (said or lines or [f"exit code {report.exit_code}"])[-1]
     return last.removeprefix("ERROR:").strip()[:200]
-
-
-def differing(old: dict[str, str], new: dict[str, str]) -> set[str]:
-    return {p for p in old.keys() | new.keys() if old.get(p) != new.get(p)}
 
 
 @dataclass

@@ -38,7 +38,7 @@ from tui_engineer.engine.steps.test_first import BeforeRun, is_test_path, run_be
 from tui_engineer.engine.steps.verification import verify_attempt
 from tui_engineer.llm.reply_watch import OffTrackReply, unusable
 from tui_engineer.verify import TestReport
-from tui_engineer.verify.selection import tree_fingerprint
+from tui_engineer.verify.selection import tree_files
 from tui_engineer.verify.setup_failures import (
     DISK_FULL,
     environment_problem,
@@ -193,7 +193,7 @@ async def _environment_problem(rt: Runtime, state: _Attempts) -> str | None:
     report = state.report
     if report is None or report.ok:
         return None
-    files = await asyncio.to_thread(tree_fingerprint, rt.workdir)
+    files = await asyncio.to_thread(tree_files, rt.workdir)  # the names alone
     missing = missing_files(report, rt.workdir)
     ignored = await asyncio.to_thread(ignored_paths, rt.root, missing) if missing else []
     return environment_problem(report, files, ignored, rt.workdir)
