@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import git
 from tui_engineer.base.errors import UserError
-from tui_engineer.vcs.accept_journal import recover_interrupted_accept
+from tui_engineer.vcs.accept_recovery import recover_interrupted_accept
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.journal import JOURNAL
 from tui_engineer.vcs.shadow import Shadow

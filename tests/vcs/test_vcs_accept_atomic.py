@@ -16,7 +16,7 @@ import git as git_errors
 import pytest
 
 from tests.conftest import git, write_hook
-from tui_engineer.vcs.accept_journal import recover_interrupted_accept
+from tui_engineer.vcs.accept_recovery import recover_interrupted_accept
 from tui_engineer.vcs.commit import accept
 from tui_engineer.vcs.journal import JOURNAL, take_accept_lock
 from tui_engineer.vcs.owner import release

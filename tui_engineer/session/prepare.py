@@ -21,7 +21,7 @@ from tui_engineer.engine.runtime import Model
 from tui_engineer.sandbox.bwrap_program import Bwrap, require_bwrap
 from tui_engineer.session.options import RunOptions
 from tui_engineer.session.resume import Resumed, load_run
-from tui_engineer.vcs.accept_journal import recover_interrupted_accept
+from tui_engineer.vcs.accept_recovery import recover_interrupted_accept
 from tui_engineer.vcs.cleanup import running_session
 from tui_engineer.vcs.dirty import DirtyTree
 from tui_engineer.vcs.one_session import refuse_second_session

@@ -13,11 +13,11 @@ Accept is atomic, in this order:
    removed, and post-commit run.
 A kill before 4 leaves the user's files, index and branch untouched, and the next start makes
 the commit from the journal (a decision is never lost: DESIGN.md invariant 8); a kill after 4 is
-finished by `recover_interrupted_accept` at the next start. The user's index.lock is never taken.
-Other uncommitted changes (staged or not) stay as they were. A file the step edits that also
-held uncommitted user changes ("include" mode) is committed whole: the step was written and
-tested on top of those changes. On a detached HEAD the commit is made there, like `git commit`
-would (callers can tell from `RepoState.branch is None` and say so).
+finished by `recover_interrupted_accept` (accept_recovery.py) at the next start. The user's
+index.lock is never taken. Other uncommitted changes (staged or not) stay as they were. A file
+the step edits that also held uncommitted user changes ("include" mode) is committed whole: the
+step was written and tested on top of those changes. On a detached HEAD the commit is made
+there, like `git commit` would (callers can tell from `RepoState.branch is None` and say so).
 
 The journal that makes this so, and what the next start does with it: journal.py.
 """
@@ -48,19 +48,16 @@ from tui_engineer.vcs.commit_objects import (
 from tui_engineer.vcs.file_blobs import conflicts
 from tui_engineer.vcs.identity import commit_config, config_bool, require_identity
 from tui_engineer.vcs.journal import (
-    JOURNAL,
     Journal,
-    journal_time,
     read_journal,
     release_accept_lock,
     remove_journal,
-    stale_locks,
     take_accept_lock,
     write_journal,
 )
 from tui_engineer.vcs.merge_in import edits_included
 from tui_engineer.vcs.owner import release
-from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, rev, run_git
+from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
     RepoState,
@@ -345,7 +342,7 @@ def commit_decided(root: Path, journal: Journal) -> str:
                     + git_output(err)
                 ) from None
             raise
-        _finish(root, gitdir, journal, sha)
+        finish(root, gitdir, journal, sha)
     finally:
         release_accept_lock(journal)  # the journal is gone, or left to the next start
     with contextlib.suppress(GitRefused):  # like git: after the commit; its status is ignored
@@ -353,7 +350,7 @@ def commit_decided(root: Path, journal: Journal) -> str:
     return sha
 
 
-def _finish(
+def finish(
     root: Path, gitdir: Path, journal: Journal, sha: str, keep: frozenset[str] = frozenset()
 ) -> None:
     """After the branch moved: files, index entries and the undo ref; then the journal goes.
@@ -362,83 +359,3 @@ def _finish(
     with open_repo(root) as repo:
         _remember_for_undo(repo, sha, journal.baseline)
     remove_journal(gitdir)
-
-
-def _edited_since(root: Path, journal: Journal, new: str) -> frozenset[str]:
-    """Paths that are neither as before the accept nor as committed: the user edited them after
-    the crash, so finishing must not overwrite them."""
-    with open_repo(root) as repo:
-        unlike_before = set(conflicts(repo, root, journal.baseline, journal.paths))
-        unlike_commit = set(conflicts(repo, root, new, journal.paths))
-    return frozenset(unlike_before & unlike_commit)
-
-
-def recover_interrupted_accept(root: Path) -> str | None:
-    """Finish or roll back an accept a crash interrupted (see accept_journal); say which."""
-    gitdir = git_dir(root)
-    if not (gitdir / JOURNAL).exists():
-        return None
-    lock = take_accept_lock(gitdir)
-    if lock is None:
-        return None  # another session is accepting right now
-    journal = read_journal(gitdir)  # read under the lock: its owner may have just finished
-    if journal is None:
-        remove_journal(gitdir)  # none, or an unreadable or half-written one
-        release(lock)
-        return None
-    journal.lock = lock
-    try:
-        return _recover(root, gitdir, journal)
-    finally:
-        release_accept_lock(journal)
-
-
-def _recover(root: Path, gitdir: Path, journal: Journal) -> str:
-    """Finish or roll back the journal of a session that is gone (its lock is ours now)."""
-    common = Path(git_text(root, "rev-parse", "--path-format=absolute", "--git-common-dir"))
-    for lock in stale_locks(gitdir, common, journal.ref, journal_time(gitdir)):
-        lock.unlink(missing_ok=True)
-    now = rev(root, journal.ref)
-    step = f"'{journal.subject}'"
-    if journal.new is not None and now == journal.new:
-        edited = _edited_since(root, journal, journal.new)
-        _finish(root, gitdir, journal, journal.new, edited)
-        kept = f" Kept your edits to {', '.join(sorted(edited))} (see git diff)." if edited else ""
-        return (
-            f"An accept of {step} was interrupted after its commit ({journal.new[:8]}) was made; "
-            f"its files are now written too.{kept}"
-        )
-    if now == journal.old and journal.entries:
-        return _commit_interrupted(root, journal, step)
-    remove_journal(gitdir)
-    if now == journal.old:
-        return (
-            f"An accept of {step} was interrupted before its commit was made; rolled back: "
-            "your files and branch are as they were before it."
-        )
-    return f"An accept of {step} was interrupted, and {journal.ref} has moved since; left as it is."
-
-
-def _commit_interrupted(root: Path, journal: Journal, step: str) -> str:
-    """The decision was made, the commit not (a stop during the pre-commit hook, say): make it
-    now, unless the user edited the step's files since or git refuses; then roll back."""
-    with open_repo(root) as repo:
-        edited = conflicts(repo, root, journal.baseline, journal.paths)
-    rolled_back = "rolled back: your files and branch are as they were before it"
-    if edited:
-        remove_journal(git_dir(root))
-        return (
-            f"An accept of {step} was interrupted before its commit was made, and you edited "
-            f"{', '.join(edited)} since; {rolled_back}."
-        )
-    try:
-        sha = commit_decided(root, journal)
-    except GitRefused as err:
-        return (
-            f"An accept of {step} was interrupted before its commit was made; making it now "
-            f"failed, so {rolled_back}.\n{err}"
-        )
-    return (
-        f"An accept of {step} was interrupted before its commit was made; it is committed now "
-        f"({sha[:8]}), as you decided."
-    )
