@@ -15,6 +15,7 @@ from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import GitRefused, open_repo
 from tui_engineer.vcs.shadow import Shadow, owner_file, shadow_home
+from tui_engineer.vcs.spare_ahead import AHEAD
 
 
 def shadow_home_of(root: Path) -> Path:
@@ -188,6 +189,19 @@ def test_cleanup_removes_a_crashed_sessions_worktree_only(make_repo, tmp_path):
     assert cleanup_leftovers(root, active_session="current") == []
     current.remove()
 
+
+def test_a_spare_left_half_made_by_a_quit_is_removed_without_calling_it_a_crash(make_repo):
+    """The TUI quit while it made the first spare ahead (vcs/spare_ahead.py): no session
+    crashed, so none is named; the folder goes all the same."""
+    root = make_repo()
+    ahead = Shadow.create(root, session_id=f"{AHEAD}4242")
+    crash(ahead)
+    half = shadow_home_of(root) / f"{AHEAD}4343"  # quit before its repository was made
+    half.mkdir()
+
+    assert cleanup_leftovers(root) == []
+    assert not ahead.path.exists() and not owner_file(ahead.path).exists()
+    assert not half.exists()
 
 def test_a_live_sessions_shadow_is_told_by_its_lock_not_its_process_id(make_repo):
     """Kept while its session lives, though the id in its reason names no process; removed

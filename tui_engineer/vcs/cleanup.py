@@ -27,6 +27,7 @@ from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import LOCK_PREFIX, owner_file, session_reason, shadow_home
+from tui_engineer.vcs.spare_ahead import AHEAD
 
 _REASON = re.compile(
     rf"^{LOCK_PREFIX} (?P<session>\S+) pid (?P<pid>\d+) host (?P<host>\S+) started (?P<started>\S+)"
@@ -162,6 +163,8 @@ def _clean_shadow(folder: Path) -> str | None:
         return None
     shutil.rmtree(folder, ignore_errors=True)
     owner_file(folder).unlink(missing_ok=True)
+    if folder.name.startswith(AHEAD):
+        return None  # a spare a quit cut short (vcs/spare_ahead.py): no session to name
     if match is None:  # a kill while it was made, or while it was removed
         return f"removed leftover folder of session {folder.name} ({folder})"
     when = _when(match["started"])
