@@ -203,6 +203,7 @@ def test_a_spare_left_half_made_by_a_quit_is_removed_without_calling_it_a_crash(
     assert not ahead.path.exists() and not owner_file(ahead.path).exists()
     assert not half.exists()
 
+
 def test_a_live_sessions_shadow_is_told_by_its_lock_not_its_process_id(make_repo):
     """Kept while its session lives, though the id in its reason names no process; removed
     at once when the session is killed, though that id now names a live unrelated one."""
