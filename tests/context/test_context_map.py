@@ -302,6 +302,23 @@ def test_a_fresh_checkout_reads_only_the_files_git_does_not_vouch_for(make_repo,
     assert [s.name for s in shadow.files["mod4.py"].symbols] == ["f4"]
 
 
+def test_a_committed_file_too_big_or_gone_is_never_parsed_though_git_vouches_for_the_rest(
+    make_repo, monkeypatch
+) -> None:
+    """A warm build takes git's word that a committed file is as committed (no stat of its
+    own): a file over the size bound is still listed unparsed, and one deleted from the tree
+    is not listed."""
+    monkeypatch.setattr(repomap, "MAX_PARSED_BYTES", 200)
+    big = "".join(f"def f{i}():\n    pass\n" for i in range(40))
+    repo = make_repo({"big.py": big, "small.py": "def s():\n    pass\n", "gone.py": "x = 1\n"})
+    (repo / "gone.py").unlink()
+    for built in (build_map(repo), build_map(repo)):
+        assert "big.py" in built.files and built.files["big.py"].symbols == []
+        assert [s.name for s in built.files["small.py"].symbols] == ["s"]
+        assert "gone.py" not in built.files
+    assert (built.read, built.reused) == (0, 1)
+
+
 def test_a_second_clone_of_the_repository_reads_no_file_to_map_it(make_repo, tmp_path) -> None:
     """Issue 47: the map's cache is the repository's, not one folder's: a user's second clone
     (of the first one, or of the same remote) maps every file it has in common from it."""

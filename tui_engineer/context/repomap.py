@@ -170,11 +170,10 @@ def listed_with_blobs(root: Path) -> tuple[list[str], dict[str, str]]:
     return sorted(names), blobs
 
 
-def unchanged_blobs(root: Path, blobs: dict[str, str]) -> dict[str, str]:
-    """`blobs` less the files whose bytes in the tree may differ from the index's: git
-    compares its stats (`ls-files -m`; those are read and hashed instead)."""
-    changed = set(_git_lines(root, "ls-files", "-m"))
-    return {path: blob for path, blob in blobs.items() if path not in changed}
+def modified(root: Path) -> set[str]:
+    """The files whose bytes in the tree may differ from the index's: git compares its stats
+    (`ls-files -m`; those are read and hashed instead)."""
+    return set(_git_lines(root, "ls-files", "-m"))
 
 
 def _read_source(full: str) -> bytes | None:
@@ -228,19 +227,26 @@ def _parse_all(items: list[tuple[str, bytes]]) -> list[tuple[int, tuple[Row, ...
     return results
 
 
-def _listed(root: str, rel: str) -> tuple[os.stat_result | None, bool]:
-    """(stat, whether to parse) of a file git names; no stat for what is not a regular file
-    (deleted from the tree, a folder); a symlink is listed but never followed, since it may
-    point out of the repository."""
+def _listed(root: str, rel: str) -> tuple[bool, bool]:
+    """(whether it is listed, whether to parse it) of a file git names: what is not a regular
+    file (deleted from the tree, a folder) is not; a symlink is listed but never parsed,
+    since it may point out of the repository."""
     try:
         stat = os.lstat(f"{root}/{rel}")
     except OSError:
-        return None, False
+        return False, False
     if S_ISLNK(stat.st_mode):
-        return stat, False
+        return True, False
     if not S_ISREG(stat.st_mode):
-        return None, False
-    return stat, language_of(rel) is not None and stat.st_size <= MAX_PARSED_BYTES
+        return False, False
+    return True, language_of(rel) is not None and stat.st_size <= MAX_PARSED_BYTES
+
+
+def _small_enough(root: str, rel: str) -> bool:
+    try:
+        return os.stat(f"{root}/{rel}").st_size <= MAX_PARSED_BYTES
+    except OSError:
+        return False
 
 
 def build_map(
@@ -263,9 +269,11 @@ def build_map(
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
-    names, index = listed_with_blobs(root)
-    blobs = unchanged_blobs(root, index)  # git's own stat check: what is as committed
-    del index
+    with ThreadPoolExecutor(1) as pool:  # git's own stat check beside its listing
+        changed = pool.submit(modified, root)
+        names, blobs = listed_with_blobs(root)
+        for path in changed.result():  # what is left is as committed
+            blobs.pop(path, None)
     unknown, reused = _reuse(base, names, blobs, files, cache)
     left: list[str] = []
     if seconds is not None:
@@ -300,21 +308,29 @@ def _reuse(
     symbols; (the source files it does not know, how many it knew)."""
     listed: list[tuple[str, str | None]] = []  # the source files, and their blob if vouched
     for rel in names:
-        stat, parse = _listed(base, rel)
-        if stat is None:
+        blob = blobs.get(rel)
+        if blob is not None:  # git's stat check vouched for a regular file as committed
+            files[rel] = FileMap(rel)
+            if language_of(rel) is not None:
+                listed.append((rel, blob))
+            continue
+        kept, parse = _listed(base, rel)
+        if not kept:
             continue
         files[rel] = FileMap(rel)
         if parse:
-            listed.append((rel, blobs.get(rel)))
+            listed.append((rel, None))
     known = cache.lines_of([blob for _, blob in listed if blob is not None])
     unknown: list[str] = []
+    reused = 0
     for rel, blob in listed:
         lines = known.get(blob) if blob is not None else None
-        if lines is None:
+        if lines is not None:  # parsed before, so small enough then: the same bytes now
+            files[rel] = FileMap(rel, lines, blob, True, cache)  # type: ignore[arg-type]
+            reused += 1
+        elif blob is None or _small_enough(base, rel):
             unknown.append(rel)
-            continue
-        files[rel] = FileMap(rel, lines, blob, True, cache)  # type: ignore[arg-type]
-    return unknown, len(listed) - len(unknown)
+    return unknown, reused
 
 
 def reading_order(
