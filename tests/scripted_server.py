@@ -225,8 +225,10 @@ class ScriptedServer:
         flavour: str | Flavour | None = None,
         html_page: bool = False,
         tools: bool = True,
+        answer_delay: float = 0.0,
     ) -> None:
         self.models = list(models)
+        self.answer_delay = answer_delay  # every GET waits this long: a remote server's RTT
         # False: a request offering tools is refused with 400, as servers and models without
         # tool support do (Ollama: "... does not support tools").
         self.tools = tools
@@ -395,6 +397,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         request = self._read_request()
+        if not self.scripted._wait(self.scripted.answer_delay):
+            return None
         if self.scripted.html_page:
             return self._send_html()
         flavour = self.scripted.flavour

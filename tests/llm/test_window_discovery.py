@@ -5,6 +5,7 @@ with that server's own shapes (tests/server_flavours.py). Real openai client, re
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -128,6 +129,18 @@ async def test_a_hosted_api_that_tells_nothing_leaves_the_default_assumed(client
         assert await client.learn_context_window() == 16_384
     assert client.window_report.source.startswith("assumed")
     assert "Set context_window" in client.window_report.warning
+
+
+async def test_a_remote_server_that_tells_nothing_is_asked_in_one_round_not_one_by_one(clients):
+    """Each request to a hosted API is a round trip; the first prompt waits for the asking."""
+    with ScriptedServer(report_window=False, answer_delay=0.8) as server:
+        client = make(clients, server)
+        started = time.monotonic()
+        assert await client.learn_context_window() == 16_384
+        took = time.monotonic() - started
+    asked = {r.path for r in server.requests}
+    assert {"/props", "/api/version", "/api/v0/models"} <= asked  # each server's own endpoint
+    assert took < 2.6  # the list, then the three at once (1.6 s); one by one: 3.2 s
 
 
 async def test_a_configured_window_asks_the_server_nothing(clients):

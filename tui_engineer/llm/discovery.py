@@ -16,13 +16,15 @@ Servers say it in different places, and some not at all:
   completion with a prompt longer than any window it could have answers that at the cost of
   tokenizing it. Its `/v1/models` entries say `owned_by: "me"`.
 
-Which server it is comes from the `owned_by` of the model list; an unknown one is asked in the
-cheapest order. Every request is quick (no retries, a short timeout); a server that answers none
-leaves the window unknown (the client then assumes a default and says so).
+Which server it is comes from the `owned_by` of the model list; an unknown one is asked at
+each server's own endpoint at once, and the first in the cheapest order that answers wins.
+Every request is quick (no retries, a short timeout); a server that answers none leaves the
+window unknown (the client then assumes a default and says so).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -84,21 +86,23 @@ class WindowDiscovery:
         entries = _entries(listing)
         if listing is not None:
             server_listed(self._base, _owner(entries))  # whether it counts tokens (tokens.py)
-        for reader in self._readers(_owner(entries)):
-            report = await reader(entries)
-            if report is not None:
-                return report
-        return None
-
-    def _readers(self, owner: str) -> list[Reader]:
-        known: dict[str, list[Reader]] = {
-            "llamacpp": [self._llama_server],
-            "vllm": [self._listed],
-            "me": [self._llama_cpp_python],
-            "organization_owner": [self._lm_studio],
+        known: dict[str, Reader] = {
+            "llamacpp": self._llama_server,
+            "vllm": self._listed,
+            "me": self._llama_cpp_python,
+            "organization_owner": self._lm_studio,
         }
-        # Unknown: what the list says, then each server's own endpoint, cheapest first.
-        return known.get(owner, [self._listed, self._llama_server, self._ollama, self._lm_studio])
+        reader = known.get(_owner(entries))
+        if reader is not None:
+            return await reader(entries)
+        # Unknown: what the list says, else each server's own endpoint, all asked at once (a
+        # remote server's round trip each, one after another, before the first prompt).
+        listed = await self._listed(entries)
+        if listed is not None:
+            return listed
+        probes = (self._llama_server, self._ollama, self._lm_studio)
+        answers = await asyncio.gather(*(probe(entries) for probe in probes))
+        return next((report for report in answers if report is not None), None)
 
     # ----- each server
 
