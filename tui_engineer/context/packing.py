@@ -6,7 +6,7 @@ matter with an outline of the rest."""
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -343,11 +343,11 @@ def _rest(paths: list[str], budget: int, after_ranked: bool) -> list[str]:
     if sum(len(p) + 1 for p in names) <= budget:
         return names
     folders = Counter(p.rsplit("/", 1)[0] + "/" if "/" in p else "./" for p in paths)
-    kinds: dict[str, Counter[str]] = {}
+    kinds: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for path in paths:
         folder = path.rsplit("/", 1)[0] + "/" if "/" in path else "./"
         dot = path.rfind(".")
-        kinds.setdefault(folder, Counter())[path[dot:] if dot > path.rfind("/") else "other"] += 1
+        kinds[folder][path[dot:] if dot > path.rfind("/") else "other"] += 1
     rows = [
         f"{folder} ({count:,} files: "
         + ", ".join(f"{n} {kind}" for kind, n in kinds[folder].most_common(3))
