@@ -55,6 +55,14 @@ async def test_callers_asking_at_once_share_one_asking_of_the_server(clients):
     assert paths(server) == ["GET /v1/models"]
 
 
+async def test_the_model_list_read_by_the_start_check_is_not_asked_again(clients):
+    with ScriptedServer(flavour="vllm", context_window=8192, models=["Qwen/Qwen2.5-7B"]) as server:
+        client = make(clients, server)
+        await client.check_connection()  # a session's start: the server serves the model
+        assert await client.learn_context_window() == 8192
+    assert paths(server) == ["GET /v1/models"]
+
+
 async def test_lm_studio_window_is_the_loaded_length_not_the_models_maximum(clients):
     with ScriptedServer(flavour="lmstudio", context_window=8192, models=["gemma-3-4b"]) as server:
         client = make(clients, server)

@@ -28,6 +28,7 @@ What it adds on top of the SDK, and where each part lives:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,6 +121,7 @@ class ModelClient:
         self._window_assumed = False  # True when neither the config nor the server said
         # The server being asked its window: one asking shared by every caller meanwhile.
         self._learning: asyncio.Future[None] | None = None
+        self._model_list: object = None  # the server's /models as the start check read it
         self._key = api_key
         self._sdk = openai.AsyncOpenAI(
             api_key=api_key,
@@ -291,6 +293,8 @@ class ModelClient:
             raise self._errors.sdk_error(err) from None
         self._errors.refuse_web_page(raw.headers)
         page = raw.parse()
+        with contextlib.suppress(ValueError):  # the window's asking reads it again
+            self._model_list = raw.http_response.json()
         self._calls.answered = True  # the base URL is the API: a later HTML page is a proxy's
         names = [m.id for m in page.data]
         if not model_is_served(self.model, names):
@@ -300,7 +304,9 @@ class ModelClient:
     async def reported_window(self) -> WindowReport | None:
         """The context window the server tells, with where it says it; None when it says
         nothing (doctor)."""
-        return await WindowDiscovery(self._sdk, self.base_url, self.model).discover()
+        discovery = WindowDiscovery(self._sdk, self.base_url, self.model)
+        listing, self._model_list = self._model_list, None
+        return await discovery.discover(listing)
 
     async def learn_context_window(self) -> int:
         """The context window: from the config, else what the server tells (llm/discovery.py:

@@ -81,8 +81,10 @@ class WindowDiscovery:
         self._root = self._base.removesuffix("/v1")
         self._model = model
 
-    async def discover(self) -> WindowReport | None:
-        listing = await self._get(f"{self._base}/models")
+    async def discover(self, listing: Any = None) -> WindowReport | None:
+        """`listing`: the server's /models if it was just read (one round trip less)."""
+        if listing is None:
+            listing = await self._get(f"{self._base}/models")
         entries = _entries(listing)
         if listing is not None:
             server_listed(self._base, _owner(entries))  # whether it counts tokens (tokens.py)
