@@ -6,6 +6,7 @@ row, the same refused edit twice, or a fix that changes nothing)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -356,9 +357,17 @@ async def propose_step(
             failing=failing,
         )
 
-    context = await context_for(rt, "propose", request, messages_with("", ""), step)
+    # The files as they are before any edit of this step, staged beside the prompt's context
+    # (0.1 s at 40,000 files, each a wait before the first model call when one after the other).
+    before = asyncio.ensure_future(asyncio.to_thread(rt.shadow.diff))
+    try:
+        context = await context_for(rt, "propose", request, messages_with("", ""), step)
+    except BaseException:
+        with contextlib.suppress(BaseException):  # not left staging the shadow behind the next
+            await before
+        raise
     messages = messages_with(context.listing, context.contents)
-    state = _Attempts(messages=messages, diff=await asyncio.to_thread(rt.shadow.diff))
+    state = _Attempts(messages=messages, diff=await before)
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     await _loop(rt, step, state, on_edits)
     if any(note.startswith(("stuck", "gave up")) for note in state.notes):
