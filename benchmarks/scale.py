@@ -113,8 +113,11 @@ def make_repo(folder: Path, files: int) -> Path:
     (repo / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0"\n')
     env = {**os.environ, **GIT_IDENTITY}
     init = ["init", "-q", "-b", "main"]
-    # No background `gc --auto`: it would pack the objects while the copies are made.
-    for args in (init, ["config", "gc.auto", "0"], ["add", "-A"], ["commit", "-qm", "initial"]):
+    # No background `gc --auto`: it would pack the objects while the copies are made. Packed
+    # once here instead, as a clone is (and as gc.auto leaves a repository past 6,700 loose
+    # objects): 40,000 loose objects made each tree written ~3x slower than a real repository's.
+    made = (["add", "-A"], ["commit", "-qm", "initial"], ["repack", "-adq"], ["prune-packed"])
+    for args in (init, ["config", "gc.auto", "0"], *made):
         subprocess.run(["git", *args], cwd=repo, check=True, env=env)
     return repo
 
