@@ -48,8 +48,9 @@ class AcceptWhenHeld(StepReviewer):
 
 class Watch:
     """An event sink that notes when step 1 was decided and committed, and what the branch
-    held then; opens the gate once step 1 is committed (or, if that never comes, at the end of
-    the test's patience, so a failing test fails instead of hanging)."""
+    held then; opens the gate once step 2's turn comes, after step 1's commit (or, if that
+    never comes, at the end of the test's patience, so a failing test fails instead of
+    hanging)."""
 
     def __init__(self, repo: Path, gate: Gate) -> None:
         self.repo, self.gate = repo, gate
@@ -57,7 +58,7 @@ class Watch:
         self.committed_at: float | None = None
         self.committed_while_held: bool | None = None
         self.branch_then: list[str] = []
-        self.committed = asyncio.Event()
+        self.turn = asyncio.Event()  # step 2's
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.DecisionMade) and event.step == 1:
@@ -66,11 +67,12 @@ class Watch:
             self.committed_at = time.monotonic()
             self.committed_while_held = not self.gate._open.is_set()
             self.branch_then = git(self.repo, "log", "--format=%s").splitlines()
-            self.committed.set()
+        if isinstance(event, ev.StepStarted) and event.index == 2:
+            self.turn.set()
 
-    async def open_after_commit(self) -> None:
+    async def open_at_step_2s_turn(self) -> None:
         try:
-            await asyncio.wait_for(self.committed.wait(), REACHED)
+            await asyncio.wait_for(self.turn.wait(), REACHED)
         finally:
             self.gate.open()
 
@@ -87,7 +89,7 @@ async def test_accept_commits_while_the_next_steps_model_call_is_still_held(
     repo = make_repo()
     gate = hold_step_2(scripted_server)  # step 2, prepared during step 1's review
     watch = Watch(repo, gate)
-    opener = asyncio.ensure_future(watch.open_after_commit())
+    opener = asyncio.ensure_future(watch.open_at_step_2s_turn())
     result, seen = await run_headless(
         repo, "add sub and mul", scripted_server.base_url, reviewer=AcceptWhenHeld(gate),
         sink=watch, pipeline=True,

@@ -20,9 +20,8 @@ from tui_engineer.engine.plans.step_graph import dependants
 from tui_engineer.engine.reviews.approval import auto_decision, by_tests
 from tui_engineer.engine.reviews.review import BY_YOU, UNVERIFIED, Decision, Proposal, Reviewer
 from tui_engineer.engine.reviews.review_notes import commit_lines
-from tui_engineer.vcs.accept_journal import NoRoomToAccept, decide
+from tui_engineer.vcs.accept_journal import NoRoomToAccept, commit_decided, decide
 from tui_engineer.vcs.changes import Change
-from tui_engineer.vcs.commit import commit_accepted
 from tui_engineer.vcs.repo import GitRefused
 from tui_engineer.vcs.shadow import Shadow
 
@@ -250,7 +249,11 @@ class Decisions:
                 changes=step_changes,
             )  # fmt: skip
             self._decided(step, decision, proposal)  # on disk: now it may be said
-            return await asyncio.to_thread(commit_accepted, shadow, journal)
+            sha = await asyncio.to_thread(commit_decided, shadow.root, journal)
+            # Said as soon as it is made: moving the shadow onto it is not the user's wait.
+            self._committed(step, proposal, sha)
+            await asyncio.to_thread(shadow.rebaseline)
+            return sha
 
         waiting = ev.Notice(
             message=f"Stopping once step {step.index}'s commit is made (your hooks are running); "
@@ -263,10 +266,7 @@ class Decisions:
             self.rt.emit(waiting)
 
         try:
-            await to_the_end(
-                decide_then_commit(), keep=lambda sha: self._committed(step, proposal, sha),
-                held=hold,
-            )  # fmt: skip
+            await to_the_end(decide_then_commit(), held=hold)
         except GitRefused as err:
             if not held:
                 raise  # the caller says it, and what happens next
