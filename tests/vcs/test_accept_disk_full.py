@@ -112,10 +112,10 @@ def full(disk: Path) -> Path:
 def test_an_accept_on_a_full_disk_is_refused_with_the_room_named_and_can_be_made_again(
     small_disk: Path,
 ) -> None:
-    """No room at all when the human accepts: git status cannot write index.lock ('Out of
-    diskspace', git's words), which was exit 70. Now a refusal (the step stays to be
-    accepted again) naming the folder and the room; once space is freed, the same accept
-    commits."""
+    """No room at all when the human accepts: git cannot write the step's files into the
+    repository's objects (once git status's index.lock, 'Out of diskspace', which was exit
+    70). A refusal (the step stays to be accepted again) naming that folder and the room; once
+    space is freed, the same accept commits."""
     from tui_engineer.vcs.accept_journal import NoRoomToAccept
 
     root = small_disk / "repo"

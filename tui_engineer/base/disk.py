@@ -184,10 +184,10 @@ def _named_in(line: str) -> Path | None:
 _GIT_SAYS = {"Out of diskspace": errno.ENOSPC}
 
 
-def disk_trouble(err: BaseException) -> DiskFull | None:
+def disk_trouble(err: BaseException, where: Path | None = None) -> DiskFull | None:
     """DiskFull when `err`, or an error it came from, is a full, over-quota or read-only disk:
     an OSError with that errno, or a command (git) whose words say so; with the folder and the
-    room needed."""
+    room needed (`where`: the folder the command wrote to, when its words name none)."""
     seen: set[int] = set()
     cause: BaseException | None = err
     then = "Free some space (or make it writable), then start tui-engineer again."
@@ -201,8 +201,8 @@ def disk_trouble(err: BaseException) -> DiskFull | None:
         said = [(kind, w) for w, kind in words.items() if w in str(cause)]
         if said:
             line = next(ln for ln in str(cause).splitlines() if said[0][1] in ln)
-            where = _named_in(line) or _fullest()
-            room_said = room(where, None, said[0][0]) if where else NO_ROOM[said[0][0]]
+            folder = _named_in(line) or where or _fullest()
+            room_said = room(folder, None, said[0][0]) if folder else NO_ROOM[said[0][0]]
             words = _STREAM.sub("", line).strip(" '")[:300]  # GitCommandError's "stderr: '"
             return DiskFull(f"Writing failed: {room_said}; {words}. {then}")
         cause = cause.__cause__ or cause.__context__

@@ -60,10 +60,9 @@ from tui_engineer.vcs.owner import release
 from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
-    RepoState,
     git_output,
+    head_state,
     open_repo,
-    read_state,
     refuse_in_progress,
 )
 from tui_engineer.vcs.shadow import Shadow
@@ -162,12 +161,8 @@ def _remember_for_undo(repo: git.Repo, sha: str, before: str) -> None:
     repo.git.update_ref(UNDO_REFS + sha, before)
 
 
-def _where(repo: git.Repo, state: RepoState) -> str:
+def _where(repo: git.Repo) -> str:
     """The ref a commit moves: the current branch, or HEAD itself when detached."""
-    if state.branch is None:
-        return "HEAD"
-    if not state.branch.startswith("refs/"):  # status names a branch without refs/heads/
-        return f"refs/heads/{state.branch}"
     branch = repo.git.symbolic_ref("-q", "HEAD", with_exceptions=False).strip()
     return branch or "HEAD"
 
@@ -210,8 +205,8 @@ _NOTHING_WRITTEN = (
 )
 
 
-def _no_room(err: BaseException) -> NoRoomToAccept | None:
-    full = disk_trouble(err)
+def _no_room(err: BaseException, where: Path | None = None) -> NoRoomToAccept | None:
+    full = disk_trouble(err, where)
     if full is None:
         return None
     said = str(full).split(". Free some space")[0]  # our own way on is said instead
@@ -257,7 +252,9 @@ def _decide(
     paths = _touched(changes)
     root = shadow.root
     with open_repo(root) as repo:
-        state = read_state(repo)
+        # Where HEAD is, not the uncommitted files (a `git status`, 0.05-0.3 s at 40,000
+        # files): the step's own files are compared with the user's below.
+        state = head_state(repo)
         refuse_in_progress(state, "commit")
         config = commit_config(repo)
         require_identity(repo, config)
@@ -269,11 +266,11 @@ def _decide(
         _refuse_links_in_the_way(root, paths)
         gitdir = Path(repo.git_dir).resolve()
         _refuse_locked_index(gitdir)
-        ref = _where(repo, state)
+        ref = _where(repo)
     try:
         entries = [hash_shadow_file(root, shadow.path, p) for p in paths]
     except git.GitCommandError as err:
-        if (refused := _no_room(err)) is not None:
+        if (refused := _no_room(err, gitdir)) is not None:  # its object store
             raise refused from None
         raise GitRefused(
             "git refused the step's files; your files are as they were before accepting.\n"
