@@ -319,6 +319,28 @@ def test_a_committed_file_too_big_or_gone_is_never_parsed_though_git_vouches_for
     assert (built.read, built.reused) == (0, 1)
 
 
+def test_a_fresh_shadows_first_map_is_listed_from_its_commit(make_repo, tmp_path) -> None:
+    """A session's first map, built before anything is edited in its new shadow, lists the
+    files from the commit the shadow was made from: the same map as a look at every file, and
+    what a test run leaves meanwhile (its caches, its junk) is not the repository's."""
+    files = {f"pkg/mod{i}.py": f"def f{i}():\n    pass\n" for i in range(10)}
+    repo = make_repo(files)
+    (repo / "alias.py").symlink_to("pkg/mod1.py")  # listed, never followed
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "alias")
+    build_map(repo)  # the cache a session finds
+    shadow = tmp_path / "shadow"
+    git(tmp_path, "clone", "-q", str(repo), str(shadow))
+    head = git(shadow, "rev-parse", "HEAD").strip()
+    looked = build_map(shadow, cache_root=repo)
+    (shadow / "left_by_a_test.py").write_text("def junk():\n    pass\n")
+    listed = build_map(shadow, cache_root=repo, committed=head)
+    assert sorted(listed.files) == sorted(looked.files) and "left_by_a_test.py" not in listed.files
+    for path, mapped in looked.files.items():
+        assert [s.name for s in listed.files[path].symbols] == [s.name for s in mapped.symbols]
+    assert listed.files["alias.py"].symbols == [] and (listed.read, listed.reused) == (0, 10)
+
+
 def test_a_second_clone_of_the_repository_reads_no_file_to_map_it(make_repo, tmp_path) -> None:
     """Issue 47: the map's cache is the repository's, not one folder's: a user's second clone
     (of the first one, or of the same remote) maps every file it has in common from it."""

@@ -170,6 +170,33 @@ def listed_with_blobs(root: Path) -> tuple[list[str], dict[str, str]]:
     return sorted(names), blobs
 
 
+def listed_as_now(root: Path) -> tuple[list[str], dict[str, str]]:
+    """`listed_with_blobs`, less the blobs of the files git's stat check finds changed: the
+    blob ids left vouch for the files' bytes."""
+    with ThreadPoolExecutor(1) as pool:  # git's own stat check beside its listing
+        changed = pool.submit(modified, root)
+        names, blobs = listed_with_blobs(root)
+        for path in changed.result():
+            blobs.pop(path, None)
+    return names, blobs
+
+
+def listed_in_commit(root: Path, commit: str) -> tuple[list[str], dict[str, str]]:
+    """The files of `commit` and the blob ids of its regular ones, from its tree alone (one git
+    call, no file looked at); a submodule's entry is not a file of this repository."""
+    names: list[str] = []
+    blobs: dict[str, str] = {}
+    for line in _git_lines(root, "ls-tree", "-r", "--full-tree", commit):
+        meta, _, path = line.partition("\t")  # "<mode> <type> <blob>\t<path>"
+        mode, _, blob = meta.partition(" ")
+        if mode == "160000" or not path:
+            continue
+        names.append(path)
+        if mode in ("100644", "100755"):
+            blobs[path] = blob.rpartition(" ")[2]
+    return sorted(names), blobs
+
+
 def modified(root: Path) -> set[str]:
     """The files whose bytes in the tree may differ from the index's: git compares its stats
     (`ls-files -m`; those are read and hashed instead)."""
@@ -256,6 +283,7 @@ def build_map(
     text: str = "",
     seconds: float | None = None,
     enough: Callable[[], bool] | None = None,
+    committed: str | None = None,
 ) -> RepoMap:
     """The map of every file git sees under `root`. `cache_root`: the repository the cache
     belongs to (a session's shadow shares its user repository's cache). `seconds`: a time
@@ -264,16 +292,14 @@ def build_map(
     always (the files `text`, a request or a step, names, and those git says are new or
     changed: the session's own edits), the rest until the bound or until `enough()` says the
     map is no longer worth waiting for (those left are counted in `left`; the next build,
-    which finds the rest in the cache, goes on with them)."""
+    which finds the rest in the cache, goes on with them). `committed`: the commit `root`'s
+    files are exactly (a shadow just made from it, nothing edited there yet): listed from it,
+    without a look at the files."""
     root = root.resolve()
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
-    with ThreadPoolExecutor(1) as pool:  # git's own stat check beside its listing
-        changed = pool.submit(modified, root)
-        names, blobs = listed_with_blobs(root)
-        for path in changed.result():  # what is left is as committed
-            blobs.pop(path, None)
+    names, blobs = listed_in_commit(root, committed) if committed else listed_as_now(root)
     unknown, reused = _reuse(base, names, blobs, files, cache)
     left: list[str] = []
     if seconds is not None:

@@ -49,11 +49,12 @@ def start_map(rt: Runtime, request: str = "") -> asyncio.Task[None]:
 
 async def _first_map(rt: Runtime, request: str) -> RepoMap:
     """The files `request` names are read whatever the bound: the first prompt need not list
-    the repository again to read them."""
+    the repository again to read them. Nothing is edited in the shadow yet: its files are
+    listed from the commit it was made from, not looked at (0.1-0.2 s at 40,000 files)."""
     started = time.monotonic()
     build = functools.partial(
         build_map, rt.workdir, cache_root=rt.root, text=request, seconds=MAP_SECONDS,
-        enough=_baseline_in(rt),
+        enough=_baseline_in(rt), committed=rt.shadow.baseline,
     )  # fmt: skip
     built = await asyncio.to_thread(build)
     if built.left:  # the rest is read in the background, for the later prompts
