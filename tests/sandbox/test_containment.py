@@ -22,7 +22,7 @@ from tests.engine_support import KEY, SUB, run_headless
 from tests.scripted_server import Reply, ScriptedServer
 from tui_engineer.cli.main import main
 from tui_engineer.config import Settings
-from tui_engineer.context.repomap import repo_file_names
+from tui_engineer.context.git_listing import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.ahead.stacked import pending_commit, stacked_shadow
 from tui_engineer.headless.printer import ProgressPrinter

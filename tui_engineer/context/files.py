@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from tui_engineer.context.repomap import repo_file_names
+from tui_engineer.context.git_listing import repo_file_names
 
 _PATHISH = re.compile(r"[\w./-]+\.[A-Za-z0-9]{1,6}")
 

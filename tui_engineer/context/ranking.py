@@ -200,14 +200,20 @@ def _repo_path(repo: RepoMap, root: str, path: str) -> str | None:
     return None
 
 
-def recent_changes(root: Path, commits: int = RECENT_COMMITS) -> list[list[str]]:
-    """Changed files, newest first: uncommitted ones, then each of the last commits'."""
-    # No optional locks: status would refresh the index under index.lock, and the baseline's
-    # `git add -A` in the same shadow (engine/steps/baseline.py) fails when it finds the lock taken.
-    status = _git(
-        root, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"
-    )
-    now = _status_names(status)
+def recent_changes(
+    root: Path, commits: int = RECENT_COMMITS, *, uncommitted: bool = True
+) -> list[list[str]]:
+    """Changed files, newest first: uncommitted ones (unless the caller knows there are none:
+    a shadow nothing was edited in), then each of the last commits'."""
+    now: list[str] = []
+    if uncommitted:
+        # No optional locks: status would refresh the index under index.lock, and the baseline's
+        # `git add -A` in the same shadow (engine/steps/baseline.py) fails when it finds the lock
+        # taken.
+        status = _git(
+            root, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"
+        )
+        now = _status_names(status)
     log = _git(root, "log", f"-{commits}", "-z", "--name-only", "--format=%x00")
     return [now, *_names_per_commit(log)]
 

@@ -5,7 +5,9 @@ git's blob id, so a warm build parses only the files whose bytes are new. A file
 unchanged from its index entry (`git ls-files -s`, less what git's own stat check,
 `ls-files -m`, finds changed) is not even read: a session's fresh shadow, a checkout, a branch
 switch or a reverted change reuses what an earlier session parsed. Only the files git does not
-vouch for (new, changed: a step's own edits) are read and hashed.
+vouch for (new, changed: a step's own edits) are read and hashed. A session's first map, built
+before anything is edited in its new shadow, lists the files from the commit the shadow was
+made from instead (context/git_listing.py): no look at the files at all.
 
 The cache is an SQLite database (context/map_cache.py): a build asks it which blobs it knows,
 and a file's symbols are read from it when a prompt asks for them, so a map holds a blob id per
@@ -28,8 +30,7 @@ from hashlib import sha1
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
-from tui_engineer.base.names import exact
-from tui_engineer.base.safe_git import shadow_git_full_env
+from tui_engineer.context.git_listing import listed_as_now, listed_in_commit
 from tui_engineer.context.map_cache import LOOKUP, MapCache, cache_file
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
@@ -79,6 +80,7 @@ class RepoMap:
     # the map was cut short, and the prompt says so (context/packing.py).
     left: int = 0
     cache: MapCache | None = field(default=None, repr=False)  # where the files' rows are
+    committed: bool = False  # listed from the commit the files are (nothing edited there yet)
 
     def defining(self, name: str) -> list[tuple[str, Symbol]]:
         """(path, symbol) for every definition of `name`: a bare name ("windowed"), a
@@ -116,91 +118,9 @@ class RepoMap:
         return [(p, hits[e.blob]) for p, e in self.files.items() if e.blob in hits]
 
 
-def repo_file_names(root: Path) -> list[str]:
-    """Tracked and untracked-but-not-ignored files, as git names them (gitignore honoured);
-    files deleted from the tree may still be named."""
-    done = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=root,
-        capture_output=True,
-        check=False,
-        env=shadow_git_full_env(),  # root is often a shadow
-    )
-    return sorted({n for n in exact(done.stdout).split("\0") if n})  # names byte for byte
-
-
 def blob_id(data: bytes) -> str:
     """The id git gives a file with these bytes (a blob's SHA-1)."""
     return sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def _git_lines(root: Path, *args: str) -> Iterator[str]:
-    """The NUL-ended entries git prints, one at a time (at 40,000 files a list of them held
-    ~5 MiB more while a build went through them)."""
-    done = subprocess.run(
-        ["git", *args, "-z"], cwd=root, capture_output=True, check=False,
-        env=shadow_git_full_env(),
-    )  # fmt: skip
-    text = exact(done.stdout) if done.returncode == 0 else ""
-    del done  # its bytes, once decoded
-    return (entry.group() for entry in _ENTRY.finditer(text))
-
-
-_ENTRY = re.compile(r"[^\0]+")
-
-
-_STAGED = re.compile(r"(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)", re.DOTALL)
-
-
-def listed_with_blobs(root: Path) -> tuple[list[str], dict[str, str]]:
-    """`repo_file_names`, and path -> blob id of the tracked regular files, in one git call
-    (`ls-files -s` prints the untracked ones as bare names)."""
-    names: set[str] = set()
-    blobs: dict[str, str] = {}
-    args = ("ls-files", "-s", "--cached", "--others", "--exclude-standard")
-    for line in _git_lines(root, *args):
-        staged = _STAGED.fullmatch(line)
-        if staged is None:
-            names.add(line)
-            continue
-        mode, blob, stage, path = staged.groups()
-        names.add(path)
-        if mode in ("100644", "100755") and stage == "0":
-            blobs[path] = blob
-    return sorted(names), blobs
-
-
-def listed_as_now(root: Path) -> tuple[list[str], dict[str, str]]:
-    """`listed_with_blobs`, less the blobs of the files git's stat check finds changed: the
-    blob ids left vouch for the files' bytes."""
-    with ThreadPoolExecutor(1) as pool:  # git's own stat check beside its listing
-        changed = pool.submit(modified, root)
-        names, blobs = listed_with_blobs(root)
-        for path in changed.result():
-            blobs.pop(path, None)
-    return names, blobs
-
-
-def listed_in_commit(root: Path, commit: str) -> tuple[list[str], dict[str, str]]:
-    """The files of `commit` and the blob ids of its regular ones, from its tree alone (one git
-    call, no file looked at); a submodule's entry is not a file of this repository."""
-    names: list[str] = []
-    blobs: dict[str, str] = {}
-    for line in _git_lines(root, "ls-tree", "-r", "--full-tree", commit):
-        meta, _, path = line.partition("\t")  # "<mode> <type> <blob>\t<path>"
-        mode, _, blob = meta.partition(" ")
-        if mode == "160000" or not path:
-            continue
-        names.append(path)
-        if mode in ("100644", "100755"):
-            blobs[path] = blob.rpartition(" ")[2]
-    return sorted(names), blobs
-
-
-def modified(root: Path) -> set[str]:
-    """The files whose bytes in the tree may differ from the index's: git compares its stats
-    (`ls-files -m`; those are read and hashed instead)."""
-    return set(_git_lines(root, "ls-files", "-m"))
 
 
 def _read_source(full: str) -> bytes | None:
@@ -319,7 +239,7 @@ def build_map(
         parsed = _map_unknown(base, unknown, files, cache)
     cache.save(mapped.blob for mapped in files.values() if mapped.blob)
     built = RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
-    built.cache = cache
+    built.cache, built.committed = cache, committed is not None
     return built
 
 

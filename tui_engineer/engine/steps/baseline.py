@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tui_engineer.base.errors import UserError
 from tui_engineer.base.names import is_exact_only, readable
-from tui_engineer.context.repomap import repo_file_names
+from tui_engineer.context.git_listing import repo_file_names
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.runtime import Runtime
 from tui_engineer.engine.steps.test_writes import bracketed
