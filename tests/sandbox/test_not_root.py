@@ -11,6 +11,8 @@ import os
 import pwd
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,12 +42,20 @@ def _as_a_plain_user() -> dict:
     return {"user": pwd.getpwnam("nobody").pw_uid, "group": pwd.getpwnam("nobody").pw_gid}
 
 
-def test_a_user_who_is_not_root_gets_a_sandbox(tmp_path: Path) -> None:
-    work = tmp_path / "work"
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A folder another user can reach: pytest's own temporary folders sit in one only its
+    user may enter (/tmp/pytest-of-root is 0700)."""
+    with tempfile.TemporaryDirectory(prefix="tui-not-root-") as made:
+        yield Path(made)
+
+
+def test_a_user_who_is_not_root_gets_a_sandbox(open_folder: Path) -> None:
+    work = open_folder / "work"
     work.mkdir()
-    home = tmp_path / "home"
+    home = open_folder / "home"
     home.mkdir()
-    tmp_path.chmod(0o777)
+    open_folder.chmod(0o777)
     for folder in (work, home):
         folder.chmod(0o777)
     root = str(Path(__file__).resolve().parents[2])
