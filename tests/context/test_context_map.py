@@ -341,6 +341,41 @@ def test_a_fresh_shadows_first_map_is_listed_from_its_commit(make_repo, tmp_path
     assert listed.files["alias.py"].symbols == [] and (listed.read, listed.reused) == (0, 10)
 
 
+def test_a_later_map_lists_the_files_as_they_are_after_every_kind_of_edit(make_repo) -> None:
+    """A prompt's own map is HEAD's files with what git status says differs: every file there is
+    is listed, nothing deleted or ignored is, and every blob id it vouches for is the file's."""
+    repo = make_repo(
+        {
+            **{f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(6)},
+            ".gitignore": "*.log\n",
+            "docs/a.md": "a\n",
+        }
+    )
+    build_map(repo)  # the cache knows every committed file
+    (repo / "pkg/m0.py").write_text("def changed():\n    pass\n")  # changed, not staged
+    (repo / "pkg/m1.py").write_text("def staged():\n    pass\n")
+    git(repo, "add", "pkg/m1.py")  # changed and staged
+    (repo / "pkg/m2.py").unlink()  # deleted, not staged
+    git(repo, "rm", "-q", "pkg/m3.py")  # deleted and staged
+    git(repo, "mv", "pkg/m4.py", "pkg/moved.py")  # renamed
+    (repo / "docs/a.md").unlink()
+    (repo / "docs/a.md").symlink_to("../pkg/m5.py")  # a file become a link
+    (repo / "new.py").write_text("def new():\n    pass\n")  # untracked
+    (repo / "run.log").write_text("ignored\n")
+    built = build_map(repo)
+    there = sorted(
+        str(p.relative_to(repo)) for p in repo.rglob("*")
+        if ".git" not in p.parts and (p.is_file() or p.is_symlink()) and p.suffix != ".log"
+    )  # fmt: skip
+    assert sorted(built.files) == there
+    vouched = {path: m.blob for path, m in built.files.items() if m.blob}
+    for path, blob in vouched.items():
+        assert blob == repomap.blob_id((repo / path).read_bytes()), path
+    assert [s.name for s in built.files["pkg/m0.py"].symbols] == ["changed"]
+    assert [s.name for s in built.files["pkg/moved.py"].symbols] == ["f4"]
+    assert built.files["docs/a.md"].symbols == [] and "pkg/m2.py" not in built.files
+
+
 def test_a_second_clone_of_the_repository_reads_no_file_to_map_it(make_repo, tmp_path) -> None:
     """Issue 47: the map's cache is the repository's, not one folder's: a user's second clone
     (of the first one, or of the same remote) maps every file it has in common from it."""

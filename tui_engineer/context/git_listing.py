@@ -3,6 +3,7 @@ bytes are as its index entry, or as a commit holds them, need not be read to be 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -41,38 +42,6 @@ def _git_lines(root: Path, *args: str) -> Iterator[str]:
 _ENTRY = re.compile(r"[^\0]+")
 
 
-_STAGED = re.compile(r"(\d{6}) ([0-9a-f]{40,64}) (\d)\t(.*)", re.DOTALL)
-
-
-def listed_with_blobs(root: Path) -> tuple[list[str], dict[str, str]]:
-    """`repo_file_names`, and path -> blob id of the tracked regular files, in one git call
-    (`ls-files -s` prints the untracked ones as bare names)."""
-    names: set[str] = set()
-    blobs: dict[str, str] = {}
-    args = ("ls-files", "-s", "--cached", "--others", "--exclude-standard")
-    for line in _git_lines(root, *args):
-        staged = _STAGED.fullmatch(line)
-        if staged is None:
-            names.add(line)
-            continue
-        mode, blob, stage, path = staged.groups()
-        names.add(path)
-        if mode in ("100644", "100755") and stage == "0":
-            blobs[path] = blob
-    return sorted(names), blobs
-
-
-def listed_as_now(root: Path) -> tuple[list[str], dict[str, str]]:
-    """`listed_with_blobs`, less the blobs of the files git's stat check finds changed: the
-    blob ids left vouch for the files' bytes."""
-    with ThreadPoolExecutor(1) as pool:  # git's own stat check beside its listing
-        changed = pool.submit(modified, root)
-        names, blobs = listed_with_blobs(root)
-        for path in changed.result():
-            blobs.pop(path, None)
-    return names, blobs
-
-
 def listed_in_commit(root: Path, commit: str) -> tuple[list[str], dict[str, str]]:
     """The files of `commit` and the blob ids of its regular ones, from its tree alone (one git
     call, no file looked at); a submodule's entry is not a file of this repository."""
@@ -89,7 +58,45 @@ def listed_in_commit(root: Path, commit: str) -> tuple[list[str], dict[str, str]
     return sorted(names), blobs
 
 
-def modified(root: Path) -> set[str]:
-    """The files whose bytes in the tree may differ from the index's: git compares its stats
-    (`ls-files -m`; those are read and hashed instead)."""
-    return set(_git_lines(root, "ls-files", "-m"))
+def listed_since_head(root: Path) -> tuple[list[str], dict[str, str], list[str]]:
+    """The files as they are now: HEAD's, with what `git status` says differs from it (a changed
+    file's blob no longer vouches for it, a new file is added, a deleted one goes); and the
+    names status gave. Two git calls side by side; only the changed files are looked at."""
+    with ThreadPoolExecutor(1) as pool:
+        asked = pool.submit(uncommitted_names, root)
+        names, blobs = listed_in_commit(root, "HEAD")  # none in a repository with no commit
+        changed = asked.result()
+    listed = set(names)
+    for path in changed:
+        blobs.pop(path, None)
+        if os.path.lexists(root / path):
+            listed.add(path)
+        else:
+            listed.discard(path)
+    return sorted(listed), blobs, changed
+
+
+def uncommitted_names(root: Path) -> list[str]:
+    """The files that differ from HEAD (staged or not) and the untracked ones, as git status
+    names them (a rename: both names)."""
+    # No optional locks: status would refresh the index under index.lock, and the baseline's
+    # `git add -A` in the same shadow (engine/steps/baseline.py) fails when it finds the lock taken.
+    status = subprocess.run(
+        ["git", "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"],
+        cwd=root, capture_output=True, check=False, env=shadow_git_full_env(),
+    )  # fmt: skip
+    return _status_names(exact(status.stdout) if status.returncode == 0 else "")
+
+
+def _status_names(status: str) -> list[str]:
+    """`git status --porcelain -z`: "XY path\0" each, but a rename or copy is "XY new\0old\0":
+    its old name follows as a token of its own, with no status columns to cut."""
+    names: list[str] = []
+    tokens = iter(status.split("\0"))
+    for entry in tokens:
+        if len(entry) < 4:
+            continue
+        names.append(entry[3:])
+        if "R" in entry[:2] or "C" in entry[:2]:
+            names.append(next(tokens, ""))
+    return [name for name in names if name]

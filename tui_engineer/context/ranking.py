@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tui_engineer.base.names import EXACT
 from tui_engineer.base.safe_git import shadow_git_full_env
+from tui_engineer.context.git_listing import uncommitted_names
 from tui_engineer.context.repomap import RepoMap
 from tui_engineer.context.symbols import Symbol
 
@@ -201,35 +202,14 @@ def _repo_path(repo: RepoMap, root: str, path: str) -> str | None:
 
 
 def recent_changes(
-    root: Path, commits: int = RECENT_COMMITS, *, uncommitted: bool = True
+    root: Path, commits: int = RECENT_COMMITS, *, now: list[str] | None = None
 ) -> list[list[str]]:
-    """Changed files, newest first: uncommitted ones (unless the caller knows there are none:
-    a shadow nothing was edited in), then each of the last commits'."""
-    now: list[str] = []
-    if uncommitted:
-        # No optional locks: status would refresh the index under index.lock, and the baseline's
-        # `git add -A` in the same shadow (engine/steps/baseline.py) fails when it finds the lock
-        # taken.
-        status = _git(
-            root, "--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all"
-        )
-        now = _status_names(status)
+    """Changed files, newest first: uncommitted ones (`now`, when the caller has them from git
+    status already), then each of the last commits'."""
+    if now is None:
+        now = uncommitted_names(root)
     log = _git(root, "log", f"-{commits}", "-z", "--name-only", "--format=%x00")
     return [now, *_names_per_commit(log)]
-
-
-def _status_names(status: str) -> list[str]:
-    """`git status --porcelain -z`: "XY path\0" each, but a rename or copy is "XY new\0old\0":
-    its old name follows as a token of its own, with no status columns to cut."""
-    names: list[str] = []
-    tokens = iter(status.split("\0"))
-    for entry in tokens:
-        if len(entry) < 4:
-            continue
-        names.append(entry[3:])
-        if "R" in entry[:2] or "C" in entry[:2]:
-            names.append(next(tokens, ""))
-    return [name for name in names if name]
 
 
 def _names_per_commit(log: str) -> list[list[str]]:

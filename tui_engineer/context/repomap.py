@@ -2,12 +2,11 @@
 
 Symbols are cached by content in the per-user cache folder (one file per repository), keyed by
 git's blob id, so a warm build parses only the files whose bytes are new. A file git says is
-unchanged from its index entry (`git ls-files -s`, less what git's own stat check,
-`ls-files -m`, finds changed) is not even read: a session's fresh shadow, a checkout, a branch
-switch or a reverted change reuses what an earlier session parsed. Only the files git does not
-vouch for (new, changed: a step's own edits) are read and hashed. A session's first map, built
-before anything is edited in its new shadow, lists the files from the commit the shadow was
-made from instead (context/git_listing.py): no look at the files at all.
+as HEAD holds it (HEAD's tree, less what `git status` finds changed: context/git_listing.py)
+is not even read: a session's fresh shadow, a checkout, a branch switch or a reverted change
+reuses what an earlier session parsed. Only the files git does not vouch for (new, changed: a
+step's own edits) are read and hashed. A session's first map, built before anything is edited
+in its new shadow, lists the files from the commit the shadow was made from: no status either.
 
 The cache is an SQLite database (context/map_cache.py): a build asks it which blobs it knows,
 and a file's symbols are read from it when a prompt asks for them, so a map holds a blob id per
@@ -30,7 +29,7 @@ from hashlib import sha1
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
-from tui_engineer.context.git_listing import listed_as_now, listed_in_commit
+from tui_engineer.context.git_listing import listed_in_commit, listed_since_head
 from tui_engineer.context.map_cache import LOOKUP, MapCache, cache_file
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
@@ -80,7 +79,9 @@ class RepoMap:
     # the map was cut short, and the prompt says so (context/packing.py).
     left: int = 0
     cache: MapCache | None = field(default=None, repr=False)  # where the files' rows are
-    committed: bool = False  # listed from the commit the files are (nothing edited there yet)
+    # The files git status named as differing from HEAD when it was built (none when listed
+    # from the commit itself); None: not known.
+    uncommitted: list[str] | None = None
 
     def defining(self, name: str) -> list[tuple[str, Symbol]]:
         """(path, symbol) for every definition of `name`: a bare name ("windowed"), a
@@ -219,7 +220,10 @@ def build_map(
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
-    names, blobs = listed_in_commit(root, committed) if committed else listed_as_now(root)
+    if committed:
+        (names, blobs), changed = listed_in_commit(root, committed), []
+    else:
+        names, blobs, changed = listed_since_head(root)
     unknown, reused = _reuse(base, names, blobs, files, cache)
     left: list[str] = []
     if seconds is not None:
@@ -239,7 +243,7 @@ def build_map(
         parsed = _map_unknown(base, unknown, files, cache)
     cache.save(mapped.blob for mapped in files.values() if mapped.blob)
     built = RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
-    built.cache, built.committed = cache, committed is not None
+    built.cache, built.uncommitted = cache, changed
     return built
 
 
