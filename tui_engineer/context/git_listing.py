@@ -1,5 +1,6 @@
-"""What git lists of a tree: the files' names, and the blob ids it vouches for (a file whose
-bytes are as its index entry, or as a commit holds them, need not be read to be known)."""
+"""What git lists of a worktree (its top: every path is relative to it): the files' names, and
+the blob ids git vouches for (a file whose bytes are as a commit holds them need not be read to
+be known)."""
 
 from __future__ import annotations
 
