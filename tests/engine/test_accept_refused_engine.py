@@ -157,3 +157,24 @@ async def test_a_hook_refusing_while_the_session_is_stopped_is_said_and_shown_on
     state = load_run(repo)  # the record: the step is to be reviewed again, not "accepted"
     assert state.under_review is not None and state.under_review.step == 1
     assert state.accepted_uncommitted == []
+
+
+@whole_session
+async def test_a_commit_made_whose_shadow_cannot_follow_is_never_offered_again(
+    make_repo, scripted_server: ScriptedServer
+) -> None:
+    """The commit is on the branch when the shadow fails to move onto it (its folder went):
+    the step is said committed, not "not committed ... nothing was written" and reviewed again
+    (a second accept would commit it twice); the session stops, saying how to go on."""
+    repo = make_repo()
+    write_hook(repo, "post-commit", 'rm -rf "$XDG_CACHE_HOME/tui-engineer/worktrees"\n')
+    scripted_server.script(Reply(text=SUB))
+    reviewer = AcceptTwice(lambda: None, lambda: None)
+    result, seen = await run_headless(
+        repo, "add sub", scripted_server.base_url, reviewer=reviewer, plan=False
+    )
+    assert reviewer.reviews == 1 and seen.of(ev.AcceptRefused) == []
+    assert [e.title for e in seen.of(ev.StepCommitted)] == ["add sub"]
+    assert titles(repo) == ["add sub", "initial"]
+    assert result.outcome == "stopped" and "is committed as" in result.message
+    assert "--resume" in result.message

@@ -252,7 +252,15 @@ class Decisions:
             sha = await asyncio.to_thread(commit_decided, shadow.root, journal)
             # Said as soon as it is made: moving the shadow onto it is not the user's wait.
             self._committed(step, proposal, sha)
-            await asyncio.to_thread(shadow.rebaseline)
+            try:
+                await asyncio.to_thread(shadow.rebaseline)
+            except GitRefused as err:  # the commit is made: not a refusal to review it again
+                raise StopSession(
+                    "stopped",
+                    f"step {step.index} is committed as {sha[:8]}, but the session's "
+                    f"shadow could not be moved onto it ({err}); go on with: tui-engineer run "
+                    "--resume",
+                ) from None
             return sha
 
         waiting = ev.Notice(
