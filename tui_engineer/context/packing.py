@@ -82,8 +82,7 @@ def gather_context(
         bound = seconds if repo is None else 0.0
         repo = build_map(root, cache_root=cache_root, text=text, seconds=bound)
     focus = Focus(f"{request}\n{step_text}", step_files, failures)
-    # The uncommitted files as the map's listing found them: no second `git status`.
-    ranked = rank(repo, focus, recent_changes(root, now=repo.uncommitted))
+    ranked = rank(repo, focus, recent_changes(root, now=repo.uncommitted))  # status: the map's
     map_budget = max(MAP_MIN, min(MAP_MAX, budget_chars // MAP_SHARE))
     # Names the text gave that the repository defines: a large file with nothing else pointing
     # into it (a test module the step names) is shown where it mentions them.

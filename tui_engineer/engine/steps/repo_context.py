@@ -132,6 +132,21 @@ async def context_for(
     return context
 
 
+async def context_and_diff(
+    rt: Runtime, request: str, bare: list[prompts.Message], step: Step
+) -> tuple[Context, str]:
+    """A propose prompt's context, and the shadow's diff before the step's edits: staged beside
+    the context (0.1 s at 40,000 files, a wait before the first call when one after the other)."""
+    before = asyncio.ensure_future(asyncio.to_thread(rt.shadow.diff))
+    try:
+        context = await context_for(rt, "propose", request, bare, step)
+    except BaseException:
+        with contextlib.suppress(BaseException):  # not left staging the shadow behind the next
+            await before
+        raise
+    return context, await before
+
+
 async def failing_code(rt: Runtime, report_text: str, messages: list[prompts.Message]) -> str:
     """The code around the failing test's traceback frames, as the files are now."""
     budget = min(FIX_REGION_CHARS, await _room(rt, messages, "fix"))

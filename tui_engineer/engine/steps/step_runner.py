@@ -6,7 +6,6 @@ row, the same refused edit twice, or a fix that changes nothing)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -32,7 +31,7 @@ from tui_engineer.engine.steps.project_checks import (
     format_step,
 )
 from tui_engineer.engine.steps.reach import reach_hint
-from tui_engineer.engine.steps.repo_context import context_for, failing_code
+from tui_engineer.engine.steps.repo_context import context_and_diff, failing_code
 from tui_engineer.engine.steps.run_verdicts import TIMED_OUT, failure_signature, timed_out_note
 from tui_engineer.engine.steps.seeing_more import reply_after_show
 from tui_engineer.engine.steps.test_first import BeforeRun, is_test_path, run_before
@@ -357,17 +356,9 @@ async def propose_step(
             failing=failing,
         )
 
-    # The files as they are before any edit of this step, staged beside the prompt's context
-    # (0.1 s at 40,000 files, each a wait before the first model call when one after the other).
-    before = asyncio.ensure_future(asyncio.to_thread(rt.shadow.diff))
-    try:
-        context = await context_for(rt, "propose", request, messages_with("", ""), step)
-    except BaseException:
-        with contextlib.suppress(BaseException):  # not left staging the shadow behind the next
-            await before
-        raise
+    context, before = await context_and_diff(rt, request, messages_with("", ""), step)
     messages = messages_with(context.listing, context.contents)
-    state = _Attempts(messages=messages, diff=await before)
+    state = _Attempts(messages=messages, diff=before)
     rt.emit(ev.AttemptStarted(step=step.index, attempt=0, max_attempts=rt.options.max_fix_attempts))
     await _loop(rt, step, state, on_edits)
     if any(note.startswith(("stuck", "gave up")) for note in state.notes):
