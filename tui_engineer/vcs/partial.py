@@ -15,6 +15,7 @@ import git
 
 from tui_engineer.base.names import raw
 from tui_engineer.base.safe_git import index_lock
+from tui_engineer.base.staging import index_kept, stage_all
 from tui_engineer.vcs.repo import GitRefused, git_output
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.vcs.written import Written
@@ -40,8 +41,8 @@ def _git(shadow: Shadow, *args: str) -> str:
 def save_tree(shadow: Shadow) -> str:
     """The git tree id of the shadow's files now (the whole proposal, with any hand edits)."""
     with index_lock(shadow.path):
-        _git(shadow, "add", "-A")
-        return _git(shadow, "write-tree")
+        stage_all(shadow.path, lambda: _git(shadow, "add", "-A"))
+        return index_kept(shadow.path, lambda: _git(shadow, "write-tree"))
 
 
 def starting_tree(shadow: Shadow) -> str:
@@ -54,13 +55,15 @@ def starting_tree(shadow: Shadow) -> str:
 def staged_tree(shadow: Shadow) -> str:
     """The git tree id of the shadow's index: the files as last staged (listing the changes
     stages them all), not as they are now. After a hand edit, the proposal as it was."""
-    return _git(shadow, "write-tree")
+    with index_lock(shadow.path):
+        return index_kept(shadow.path, lambda: _git(shadow, "write-tree"))
 
 
 def restore_tree(shadow: Shadow, tree: str, written: Written | None = None) -> None:
     """The shadow's files exactly as `tree` (saved by `save_tree`); ignored files stay.
     `written`: who wrote what in that tree (the shadow's record when it was saved)."""
-    _git(shadow, "add", "-A")  # files only in the working tree must be known to be removed
+    # Files only in the working tree must be known to be removed.
+    stage_all(shadow.path, lambda: _git(shadow, "add", "-A"))
     _git(shadow, "read-tree", "-u", "--reset", tree)
     _git(shadow, "clean", "-fdq")
     if written is not None:

@@ -39,6 +39,7 @@ import platformdirs
 
 from tui_engineer.base.disk import no_room
 from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
+from tui_engineer.base.staging import forget, index_kept, stage_all
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.changes import Change, parse_name_status
 from tui_engineer.vcs.dirty import snapshot_commit
@@ -173,8 +174,9 @@ class Shadow:
 
     def _stage_all(self) -> None:
         # The shadow's index is private to it: staging everything is how new files, deletes and
-        # renames show up in one `git diff --cached` against the baseline.
-        self._git.add("-A")
+        # renames show up in one `git diff --cached` against the baseline. Skipped when nothing
+        # wrote here since the last staging (vcs/staging.py).
+        stage_all(self.path, lambda: self._git.add("-A"))
 
     def reset(self) -> None:
         """Discard the current proposal: files back to the baseline, new files removed.
@@ -191,7 +193,7 @@ class Shadow:
     def _tree_now(self) -> str:
         """The tree id of every file now (the caller holds the index lock)."""
         self._stage_all()
-        return self._git.write_tree()
+        return index_kept(self.path, self._git.write_tree)
 
     def _between(self, old: str, new: str) -> set[str]:
         out = self._git.diff_tree(
@@ -293,7 +295,7 @@ class Shadow:
         is as it is in the baseline there)."""
         with index_lock(self.path):
             wrote = self._by_tests()
-            tree = self._git.write_tree()
+            tree = index_kept(self.path, self._git.write_tree)
             if not wrote:
                 return tree
             return self._without(tree, wrote)
@@ -357,6 +359,7 @@ class Shadow:
         files: a step prepared ahead that was cancelled in `git add -A` leaves that thread running
         (a thread cannot be cancelled), and its git would go on writing in a spare that the next
         shadow has taken."""
+        forget(self.path)
         with index_lock(self.path):
             if not spare.park(self.path, self.spares):
                 shutil.rmtree(self.path, ignore_errors=True)

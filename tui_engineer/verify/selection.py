@@ -35,6 +35,7 @@ import platformdirs
 
 from tui_engineer.base.names import EXACT, exact
 from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
+from tui_engineer.base.staging import stage_all
 from tui_engineer.verify import runners
 from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport
@@ -88,7 +89,7 @@ def tree_listing(workdir: Path) -> bytes:
     keeps it: one bytes object in git's order (a dict of 40,000 files held ~9 MiB, this ~4)."""
     env = shadow_git_full_env()  # workdir is a shadow
     with index_lock(workdir):  # the baseline stages this shadow too, from another thread
-        _git(workdir, "add", "-A")
+        stage_all(workdir, lambda: _git(workdir, "add", "-A"))
         command = ["git", "ls-files", "-s", "-z"]
         return subprocess.run(command, cwd=workdir, capture_output=True, check=True, env=env).stdout
 
@@ -132,7 +133,7 @@ def tree_files(workdir: Path) -> list[str]:
     """The paths of `tree_fingerprint`, without their blob ids: what narrowing by name and
     import needs (at 40,000 files the fingerprint held ~17 MiB for a list of names)."""
     with index_lock(workdir):
-        _git(workdir, "add", "-A")
+        stage_all(workdir, lambda: _git(workdir, "add", "-A"))
         out = _git(workdir, "ls-files", "-z")
     return list(dict.fromkeys(filter(None, out.split("\0"))))  # a conflict's stages: once
 

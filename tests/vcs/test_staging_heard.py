@@ -1,0 +1,151 @@
+"""A shadow is staged again only when something wrote there (base/staging.py, issue 47): any
+process's write is heard, and a proposal listed after it holds it; with nothing written in
+between, no `git add -A` runs. Real git repositories and shadows; which git commands ran is
+read from git's own trace (GIT_TRACE2_EVENT), not from the code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tui_engineer.base import staging
+from tui_engineer.vcs.partial import save_tree
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.verify.selection import tree_files
+
+pytestmark = pytest.mark.skipif(
+    staging._LIBC is None or not sys.platform.startswith("linux"), reason="inotify is Linux's"
+)
+
+
+@pytest.fixture
+def traced(tmp_path, monkeypatch) -> Path:
+    """Where git writes a line per event of every command it runs from here on."""
+    trace = tmp_path / "git-trace.jsonl"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    return trace
+
+
+def _stagings(trace: Path) -> int:
+    """How many `git add -A` ran since the trace began."""
+    if not trace.exists():
+        return 0
+    count = 0
+    for line in trace.read_text().splitlines():
+        event = json.loads(line)
+        if event.get("event") == "start" and event["argv"][-2:] == ["add", "-A"]:
+            count += 1
+    return count
+
+
+def _shadow(make_repo) -> Shadow:
+    repo = make_repo({"pkg/a.py": "A = 1\n", "pkg/deep/b.py": "B = 2\n", "run.sh": "echo\n"})
+    return Shadow.create(repo, session_id="s1")
+
+
+def _elsewhere(shadow: Shadow, script: str) -> None:
+    """`script` run by a shell of its own in the shadow: a writer that tells nobody."""
+    subprocess.run(["sh", "-c", script], cwd=shadow.path, check=True)
+
+
+def test_a_listing_with_nothing_written_since_the_last_stages_nothing(make_repo, traced):
+    shadow = _shadow(make_repo)
+    try:
+        (shadow.path / "pkg" / "a.py").write_text("A = 10\n")
+        first = shadow.diff()
+        before = _stagings(traced)
+        assert shadow.diff() == first
+        assert shadow.changed_files() == [("M", "pkg/a.py")]
+        assert save_tree(shadow) and tree_files(shadow.path)
+        assert _stagings(traced) == before
+    finally:
+        shadow.remove()
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("printf 'A = 3\\n' > pkg/a.py", [("M", "pkg/a.py")]),
+        ("mkdir -p new/x/y && printf 'N = 1\\n' > new/x/y/n.py", [("A", "new/x/y/n.py")]),
+        ("rm pkg/deep/b.py", [("D", "pkg/deep/b.py")]),
+        ("rm -r pkg/deep", [("D", "pkg/deep/b.py")]),
+        ("mv pkg/deep pkg/moved", [("R", "pkg/moved/b.py")]),
+        ("chmod +x run.sh", [("M", "run.sh")]),
+        # Same size, its old modification time put back: only the write itself is heard.
+        ("cp -p pkg/a.py /tmp/.t$$ && printf 'A = 7\\n' > pkg/a.py && touch -r /tmp/.t$$ "
+         "pkg/a.py && rm /tmp/.t$$", [("M", "pkg/a.py")]),
+    ],
+    ids=["rewrite", "new-nested-folders", "delete", "delete-folder", "move-folder", "mode",
+         "same-size-and-time"],
+)  # fmt: skip
+def test_a_write_by_any_process_is_in_the_next_listing(make_repo, script, expected):
+    shadow = _shadow(make_repo)
+    try:
+        assert shadow.changed_files() == []  # staged once: nothing written yet
+        _elsewhere(shadow, script)
+        assert sorted(shadow.changed_files()) == sorted(expected)
+    finally:
+        shadow.remove()
+
+
+def test_a_file_in_a_folder_made_after_the_last_staging_is_heard_later_too(make_repo):
+    """The new folder is watched from the staging that found it on: a later write inside it
+    (with nothing else written) is staged too."""
+    shadow = _shadow(make_repo)
+    try:
+        _elsewhere(shadow, "mkdir -p fresh/inner")
+        assert shadow.changed_files() == []  # empty folders are nothing to git
+        _elsewhere(shadow, "printf 'F = 1\\n' > fresh/inner/f.py")
+        assert shadow.changed_files() == [("A", "fresh/inner/f.py")]
+        _elsewhere(shadow, "printf 'F = 2\\n' > fresh/inner/f.py")
+        assert "F = 2" in shadow.diff()
+    finally:
+        shadow.remove()
+
+
+def test_an_index_another_git_command_rewrote_is_staged_again(make_repo, traced):
+    shadow = _shadow(make_repo)
+    try:
+        (shadow.path / "pkg" / "a.py").write_text("A = 10\n")
+        assert shadow.changed_files() == [("M", "pkg/a.py")]
+        # The index back at the baseline, the files untouched: nothing in the tree was written.
+        git(shadow.path, "read-tree", shadow.baseline)
+        before = _stagings(traced)
+        assert shadow.changed_files() == [("M", "pkg/a.py")]
+        assert _stagings(traced) == before + 1
+    finally:
+        shadow.remove()
+
+
+def test_a_shadow_with_submodules_is_staged_every_time(make_repo, traced):
+    """A commit inside a submodule is written in .git/modules, which is not watched."""
+    shadow = _shadow(make_repo)
+    try:
+        (shadow.path / ".gitmodules").write_text("")
+        staging.forget(shadow.path)  # as a new shadow: its first staging decides
+        shadow.changed_files()
+        before = _stagings(traced)
+        shadow.changed_files()
+        assert _stagings(traced) == before + 1
+    finally:
+        shadow.remove()
+
+
+def test_a_removed_shadows_watch_is_closed(make_repo):
+    shadow = _shadow(make_repo)
+    shadow.changed_files()
+    watch = staging._watches[shadow.path.resolve()]
+    assert watch is not None and watch.fd >= 0
+    shadow.remove()
+    assert watch.fd == -1 and shadow.path.resolve() not in staging._watches
+    assert not any(
+        os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify"
+        for fd in map(int, os.listdir("/proc/self/fd"))
+        if fd == watch.fd
+    )
