@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from tui_engineer.base.safe_git import index_lock
+
 T = TypeVar("T")
 
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -139,9 +141,12 @@ _guard = threading.Lock()
 
 def stage_all(workdir: Path, stage: Callable[[], object]) -> None:
     """Run `stage` (a `git add -A` of the shadow at `workdir`) unless nothing was written there
-    since it last ran and the index is as it left it. The caller holds the shadow's index lock
-    (safe_git.index_lock): no other staging of it runs meanwhile."""
-    key = Path(workdir).resolve()
+    since it last ran and the index is as it left it."""
+    with index_lock(workdir):  # no other staging of it meanwhile (reentrant: callers hold it)
+        _stage_all(Path(workdir).resolve(), stage)
+
+
+def _stage_all(key: Path, stage: Callable[[], object]) -> None:
     with _guard:
         known = key in _watches
         watch = _watches.get(key)
@@ -167,12 +172,13 @@ def index_kept(workdir: Path, run: Callable[[], T]) -> T:
     """Run `run`, a git command that rewrites the index without changing what it lists
     (`write-tree` saves its tree cache there): a staging current before it still is after."""
     key = Path(workdir).resolve()
-    with _guard:
-        watch = _watches.get(key)
-    current = watch is not None and watch.left is not None and watch.left == _stamp(key)
-    result = run()
-    if current and watch is not None:
-        watch.left = _stamp(key)
+    with index_lock(workdir):
+        with _guard:
+            watch = _watches.get(key)
+        current = watch is not None and watch.left is not None and watch.left == _stamp(key)
+        result = run()
+        if current and watch is not None:
+            watch.left = _stamp(key)
     return result
 
 

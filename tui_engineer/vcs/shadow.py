@@ -359,8 +359,8 @@ class Shadow:
         files: a step prepared ahead that was cancelled in `git add -A` leaves that thread running
         (a thread cannot be cancelled), and its git would go on writing in a spare that the next
         shadow has taken."""
-        forget(self.path)
         with index_lock(self.path):
+            forget(self.path)
             if not spare.park(self.path, self.spares):
                 shutil.rmtree(self.path, ignore_errors=True)
         release(self.owner, owner_file(self.path))
