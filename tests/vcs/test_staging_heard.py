@@ -149,3 +149,35 @@ def test_a_removed_shadows_watch_is_closed(make_repo):
         for fd in map(int, os.listdir("/proc/self/fd"))
         if fd == watch.fd
     )
+
+
+def test_a_new_shadows_first_listing_stages_nothing(make_repo, traced):
+    """Its checkout left the files and the index as the baseline: nothing to stage until
+    something writes there."""
+    shadow = _shadow(make_repo)
+    made = _stagings(traced)  # the repository's own commit
+    try:
+        assert shadow.diff() == "" and shadow.changed_files() == []
+        assert _stagings(traced) == made
+        _elsewhere(shadow, "printf 'A = 5\\n' > pkg/a.py")
+        assert shadow.changed_files() == [("M", "pkg/a.py")]
+        assert _stagings(traced) == made + 1
+    finally:
+        shadow.remove()
+
+
+def test_a_shadow_with_a_submodule_checked_out_is_staged_every_time(make_repo, traced):
+    """The submodule's own commits are written in the shadow's .git/modules, never heard."""
+    lib = make_repo({"lib.py": "L = 1\n"}, name="lib")
+    repo = make_repo({"app.py": "A = 1\n"})
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    git(repo, "commit", "-qm", "lib")
+    shadow = Shadow.create(repo, session_id="subs")
+    made = _stagings(traced)
+    try:
+        assert (shadow.path / "lib" / "lib.py").read_text() == "L = 1\n"
+        shadow.changed_files()
+        shadow.changed_files()
+        assert _stagings(traced) == made + 2
+    finally:
+        shadow.remove()

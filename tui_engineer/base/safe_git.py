@@ -15,6 +15,9 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+# Inside a shadow's own .git: the lock reason, which is how cleanup recognises ours (vcs/shadow.py)
+# and how what lists a folder's files knows it may stage them (the index is the session's own).
+SESSION_FILE = "tui-engineer-session"
 # Settings that would make git run a program of the shadow's choosing, and what they become.
 OVERRIDES = {"core.fsmonitor": "false", "core.hooksPath": "/dev/null"}
 
@@ -52,3 +55,8 @@ def index_lock(workdir: Path) -> threading.RLock:
     with _index_locks_guard:
         # Reentrant: a holder may list the shadow's changes, which stage it too.
         return _index_locks.setdefault(key, threading.RLock())
+
+
+def is_shadow(root: Path) -> bool:
+    """Whether `root` is the top of one of our shadows (vcs/shadow.py), not a user's repository."""
+    return (root / ".git" / SESSION_FILE).is_file()

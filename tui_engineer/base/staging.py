@@ -168,6 +168,28 @@ def _stage_all(key: Path, stage: Callable[[], object]) -> None:
         watch.left = _stamp(key)
 
 
+def unwatched(workdir: Path) -> None:
+    """Stage `workdir` every time: it holds repositories of its own (submodules checked out),
+    whose commits are written where no watch hears them."""
+    key = Path(workdir).resolve()
+    with index_lock(workdir):
+        forget(key)
+        with _guard:
+            _watches[key] = None
+
+
+def staged_now(workdir: Path) -> None:
+    """Watch `workdir` from now on, its index taken as a staging of its files: for a shadow
+    whose files and index git has just written from one commit (a checkout, a reset), which
+    `git add -A` would only stage again as they are. Its first listing then stages nothing."""
+    key = Path(workdir).resolve()
+    with index_lock(workdir):
+        forget(key)
+        watch = _start(key)
+        if watch is not None:
+            watch.left = _stamp(key)
+
+
 def index_kept(workdir: Path, run: Callable[[], T]) -> T:
     """Run `run`, a git command that rewrites the index without changing what it lists
     (`write-tree` saves its tree cache there): a staging current before it still is after."""

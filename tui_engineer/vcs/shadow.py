@@ -38,8 +38,19 @@ import git
 import platformdirs
 
 from tui_engineer.base.disk import no_room
-from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
-from tui_engineer.base.staging import forget, index_kept, stage_all
+from tui_engineer.base.safe_git import (
+    SESSION_FILE,
+    index_lock,
+    shadow_git_env,
+    shadow_git_full_env,
+)
+from tui_engineer.base.staging import (
+    forget,
+    index_kept,
+    stage_all,
+    staged_now,
+    unwatched,
+)
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.changes import Change, parse_name_status
 from tui_engineer.vcs.dirty import snapshot_commit
@@ -58,8 +69,6 @@ from tui_engineer.vcs.tree_update import checkout_size
 from tui_engineer.vcs.written import Written
 
 LOCK_PREFIX = "tui-engineer session"
-# Inside a shadow's own .git: the lock reason, which is how cleanup recognises ours.
-SESSION_FILE = "tui-engineer-session"
 _SHADOW_GIT = 64 * 1024  # a shadow's own .git (index, config, refs): 60 KB measured
 _NO_ROOM_FOR_SHADOW = (
     "Could not create the shadow worktree (where the model's edits are tried)",
@@ -140,6 +149,10 @@ class Shadow:
             message = f"Could not create the shadow worktree:\n{git_output(err)}"
             raise GitRefused(message) from None
         shadow.empty_submodules = tuple(check_out_submodules(path, baseline, root, objects.parent))
+        if (path / ".git" / "modules").is_dir():  # submodules checked out: their own commits
+            unwatched(path)
+        else:
+            staged_now(path)  # reset and clean just left the files and index as the baseline
         return shadow
 
     def _fill(self, objects: Path, reason: str, *, reused: bool) -> bool:

@@ -70,6 +70,11 @@ def user_gitdir(user_top: Path, user_gitdir_of_top: Path, name: str, path: str) 
 
 def submodules(shadow: Path, commit: str, user_top: Path, user_git: Path) -> list[Submodule]:
     """The submodules `commit` records, with the user's local repository for each."""
+    # Their modes alone first: 7 bytes an entry, not a path each (4 MB read at 40,000 files,
+    # 0.2-0.3 s while a session's start loads its modules). Git before 2.36 has no --format.
+    modes = _git(shadow, "ls-tree", "-r", "-z", "--format=%(objectmode)", commit, check=False)
+    if modes and _GITLINK not in modes:
+        return []
     out = _git(shadow, "ls-tree", "-r", "-z", commit, check=False)
     if f"{_GITLINK} commit " not in out:  # none: 40,000 entries not split one by one
         return []
