@@ -4,6 +4,7 @@ be known)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -12,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tui_engineer.base.names import exact
-from tui_engineer.base.safe_git import shadow_git_full_env
+from tui_engineer.base.safe_git import index_lock, is_shadow, shadow_git_full_env
+from tui_engineer.base.staging import stage_all
 
 
 def repo_file_names(root: Path) -> list[str]:
@@ -59,13 +61,16 @@ def listed_in_commit(root: Path, commit: str) -> tuple[list[str], dict[str, str]
     return sorted(names), blobs
 
 
-def listed_since_head(root: Path) -> tuple[list[str], dict[str, str], list[str]]:
-    """The files as they are now: HEAD's, with what `git status` says differs from it (a changed
-    file's blob no longer vouches for it, a new file is added, a deleted one goes); and the
-    names status gave. Two git calls side by side; only the changed files are looked at."""
+def listed_since_head(
+    root: Path, head: str = "HEAD"
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """The files as they are now: HEAD's (`head`: its commit, when known), with what `git
+    status` says differs from it (a changed file's blob no longer vouches for it, a new file is
+    added, a deleted one goes); and the names status gave. Two git calls side by side; only
+    the changed files are looked at."""
     with ThreadPoolExecutor(1) as pool:
         asked = pool.submit(uncommitted_names, root)
-        names, blobs = listed_in_commit(root, "HEAD")  # none in a repository with no commit
+        names, blobs = listed_in_commit(root, head)  # none in a repository with no commit
         changed = asked.result()
     listed = set(names)
     for path in changed:
@@ -80,6 +85,9 @@ def listed_since_head(root: Path) -> tuple[list[str], dict[str, str], list[str]]
 def uncommitted_names(root: Path) -> list[str]:
     """The files that differ from HEAD (staged or not) and the untracked ones, as git status
     names them (a rename: both names)."""
+    if is_shadow(root):
+        with contextlib.suppress(subprocess.CalledProcessError):
+            return _staged_names(root)
     # No optional locks: status would refresh the index under index.lock, and the baseline's
     # `git add -A` in the same shadow (engine/steps/baseline.py) fails when it finds the lock taken.
     status = subprocess.run(
@@ -87,6 +95,22 @@ def uncommitted_names(root: Path) -> list[str]:
         cwd=root, capture_output=True, check=False, env=shadow_git_full_env(),
     )  # fmt: skip
     return _status_names(exact(status.stdout) if status.returncode == 0 else "")
+
+
+def _staged_names(root: Path) -> list[str]:
+    """`uncommitted_names` of a shadow, whose index is the session's own: every file staged (a
+    staging is skipped when nothing wrote there since the last: base/staging.py), then the
+    index compared with HEAD's tree, which looks at no file (git status looks at every one)."""
+
+    def git(*args: str) -> bytes:
+        command = ["git", *args]
+        env = shadow_git_full_env()
+        return subprocess.run(command, cwd=root, capture_output=True, check=True, env=env).stdout
+
+    with index_lock(root):
+        stage_all(root, lambda: git("add", "-A"))
+        out = git("diff-index", "--cached", "--no-renames", "--name-only", "-z", "HEAD")
+    return [name for name in exact(out).split("\0") if name]
 
 
 def _status_names(status: str) -> list[str]:

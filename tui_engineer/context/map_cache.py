@@ -31,6 +31,11 @@ _SCHEMA = (
     " packed BLOB NOT NULL, seen INTEGER NOT NULL)",
     "CREATE INDEX symbols_seen ON symbols (seen)",
 )
+# A whole commit's map as the last complete build of it found it (context/map_memo.py). Made
+# where missing, so a cache of this version made before it is kept (an older one ignores it).
+_TREES = "CREATE TABLE IF NOT EXISTS trees (id TEXT PRIMARY KEY, files BLOB NOT NULL)"
+TREES_KEPT = 3  # the commits a session and the next one start from, and one more
+PRUNE_PAST = 3  # entries held, in trees' worth, before the least recently used go
 
 
 def cache_file(root: Path) -> Path:
@@ -128,10 +133,13 @@ class MapCache:
         self.new[blob] = (lines, packed)
 
     def save(self, used: Iterable[str]) -> None:
-        """Written when this build parsed something new: its new entries; then the cache keeps
-        the entries this build used (`used`), and as many of the others (the most recently
-        used first) as it used, so a branch switched to and back, or the files a session's
-        steps changed, are still found, and the cache stays near the size of one tree."""
+        """Written when this build parsed something new: its new entries. Once the cache holds
+        more than PRUNE_PAST times the entries this build used (`used`), it keeps those, and as
+        many of the others (the most recently used first) as it used: a branch switched to and
+        back, or the files a session's steps changed, are still found, and the cache stays
+        within a few times the size of one tree. The entries used are marked so only then:
+        marking each of 40,000 rows rewrote them all (0.4-0.6 s) on every save, and a session
+        saves at each prompt whose step changed a file."""
         if not self.new or self._db is None:
             return
         used = set(used)
@@ -143,17 +151,45 @@ class MapCache:
                     "INSERT OR REPLACE INTO symbols VALUES (?, ?, ?, ?)",
                     ((blob, lines, packed, now) for blob, (lines, packed) in self.new.items()),
                 )
-                self._db.executemany(
-                    "UPDATE symbols SET seen = ? WHERE blob = ?", ((now, b) for b in used)
-                )
-                self._db.execute(
-                    "DELETE FROM symbols WHERE seen < ?1 AND blob NOT IN (SELECT blob FROM"
-                    " symbols WHERE seen < ?1 ORDER BY seen DESC LIMIT ?2)",
-                    (now, len(used)),
-                )
+                held = self._db.execute("SELECT count(*) FROM symbols").fetchone()[0]
+                if held > PRUNE_PAST * max(len(used), 1):
+                    self._prune(used, now)
         except sqlite3.Error:
             return  # busy past the timeout, a full disk: the next build saves them
         self.new = {}
+
+    def _prune(self, used: set[str], now: int) -> None:
+        """Mark the entries `used` as seen `now`, then keep as many others as there are of them,
+        the most recently seen (the caller holds the lock and the transaction)."""
+        assert self._db is not None
+        self._db.executemany("UPDATE symbols SET seen = ? WHERE blob = ?", ((now, b) for b in used))
+        pruned = self._db.execute(
+            "DELETE FROM symbols WHERE seen < ?1 AND blob NOT IN (SELECT blob FROM"
+            " symbols WHERE seen < ?1 ORDER BY seen DESC LIMIT ?2)",
+            (now, len(used)),
+        ).rowcount
+        if pruned:  # a kept map may name an entry gone just now
+            self._db.execute("DELETE FROM trees")
+
+    def tree(self, commit: str) -> bytes | None:
+        """The map kept for `commit` (context/map_memo.py), if any."""
+        found = self._query("SELECT files FROM trees WHERE id = ?", (commit,))
+        return found[0][0] if found else None
+
+    def keep_tree(self, commit: str, files: bytes) -> None:
+        """Keep `commit`'s map, and the last few others (the oldest go)."""
+        if self._db is None:
+            return
+        try:
+            with self._lock, self._db:
+                self._db.execute("INSERT OR REPLACE INTO trees VALUES (?, ?)", (commit, files))
+                self._db.execute(
+                    "DELETE FROM trees WHERE rowid NOT IN"
+                    " (SELECT rowid FROM trees ORDER BY rowid DESC LIMIT ?)",
+                    (TREES_KEPT,),
+                )
+        except sqlite3.Error:
+            return  # busy, a full disk: the next complete build keeps it
 
     def _query(self, sql: str, parameters: Sequence[object]) -> list[tuple]:
         if self._db is None:
@@ -217,6 +253,8 @@ def _connect(path: Path) -> sqlite3.Connection | None:
                     for statement in _SCHEMA:
                         db.execute(statement)
                     db.execute(f"PRAGMA user_version = {CACHE_VERSION}")
+        with db:
+            db.execute(_TREES)
         return db
     except OSError:
         return None

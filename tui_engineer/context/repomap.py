@@ -29,8 +29,13 @@ from hashlib import sha1
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
-from tui_engineer.context.git_listing import listed_in_commit, listed_since_head
+from tui_engineer.context.git_listing import (
+    listed_in_commit,
+    listed_since_head,
+    uncommitted_names,
+)
 from tui_engineer.context.map_cache import LOOKUP, MapCache, cache_file
+from tui_engineer.context.map_memo import Kept, detached_head, keep_map, kept_map
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
@@ -220,11 +225,19 @@ def build_map(
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
-    if committed:
-        (names, blobs), changed = listed_in_commit(root, committed), []
+    commit = committed or detached_head(root)
+    kept = kept_map(cache, commit)
+    blobs: Mapping[str, str] = {}
+    if kept is not None:  # the commit's map as a build kept it (context/map_memo.py)
+        changed = [] if committed else uncommitted_names(root)
+        files, unknown = _from_kept(base, kept, changed, cache)
+        reused = sum(1 for mapped in files.values() if mapped.parsed)
     else:
-        names, blobs, changed = listed_since_head(root)
-    unknown, reused = _reuse(base, names, blobs, files, cache)
+        if committed:
+            (names, blobs), changed = listed_in_commit(root, committed), []
+        else:
+            names, blobs, changed = listed_since_head(root, commit or "HEAD")
+        unknown, reused = _reuse(base, names, blobs, files, cache)
     left: list[str] = []
     if seconds is not None:
         # From here: a build on a loaded machine, whose listing alone took the bound, still
@@ -242,6 +255,8 @@ def build_map(
     else:
         parsed = _map_unknown(base, unknown, files, cache)
     cache.save(mapped.blob for mapped in files.values() if mapped.blob)
+    if kept is None and commit and not changed and not left:  # complete: keep it
+        keep_map(cache, commit, _as_kept(files))
     built = RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
     built.cache, built.uncommitted = cache, changed
     return built
@@ -281,6 +296,40 @@ def _reuse(
         elif blob is None or _small_enough(base, rel):
             unknown.append(rel)
     return unknown, reused
+
+
+def _from_kept(
+    base: str, kept: Kept, changed: list[str], cache: MapCache
+) -> tuple[dict[str, FileMap], list[str]]:
+    """The files of a kept map, less what `changed` (git status's names) says differs from
+    its commit: those are looked at as they are now; (the files, those of them to read)."""
+    names, blobs, lines = kept
+    files = {
+        rel: FileMap(rel, count, blob, True, cache) if blob else FileMap(rel)
+        for rel, blob, count in zip(names, blobs, lines, strict=True)
+    }
+    unknown: list[str] = []
+    changed = list(dict.fromkeys(changed))
+    for rel in changed:
+        files.pop(rel, None)
+    for rel in changed:
+        listed, parse = _listed(base, rel)
+        if listed:
+            files[rel] = FileMap(rel)
+        if listed and parse:
+            unknown.append(rel)
+    if changed:
+        files = dict(sorted(files.items()))
+    return files, unknown
+
+
+def _as_kept(files: dict[str, FileMap]) -> Kept:
+    parsed = [mapped.parsed for mapped in files.values()]
+    return (
+        list(files),
+        [mapped.blob if done else "" for mapped, done in zip(files.values(), parsed, strict=True)],
+        [mapped.lines for mapped in files.values()],
+    )
 
 
 def reading_order(
