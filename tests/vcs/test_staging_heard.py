@@ -181,3 +181,38 @@ def test_a_shadow_with_a_submodule_checked_out_is_staged_every_time(make_repo, t
         assert _stagings(traced) == made + 2
     finally:
         shadow.remove()
+
+
+_MAPPED = """
+import mmap, sys
+with open("pkg/a.py", "r+b") as handle:  # opened for writing and closed before any write
+    mapped = mmap.mmap(handle.fileno(), 0)
+print("mapped", flush=True)
+sys.stdin.readline()
+mapped[:5] = b"A = 9"  # through the map: no system call, no event
+mapped.flush()
+mapped.close()
+"""
+
+
+def test_a_test_run_writing_through_a_memory_map_is_seen_when_it_ends(make_repo):
+    """A write through a map makes no event of its own (the file's release does, when the map
+    goes): the file is listed as the tests' (not the step's, not missed)."""
+    shadow = _shadow(make_repo)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _MAPPED], cwd=shadow.path, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stdout is not None and proc.stdin is not None
+        assert proc.stdout.readline().strip() == "mapped"
+        shadow.tests_starting()  # the close is heard and staged here
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert proc.wait(30) == 0
+        shadow.tests_ended()
+        assert (shadow.path / "pkg" / "a.py").read_text() == "A = 9\n"
+        assert [c.path for c in shadow.written_changes()] == ["pkg/a.py"]
+        assert shadow.changed_files() == []  # the tests', not the step's
+    finally:
+        shadow.remove()

@@ -12,9 +12,12 @@ the shadow's exclude file are the very files that staging left (no other git com
 the index since, e.g. a reset or a read-tree).
 
 Events are queued by the kernel inside the writer's own system call, so one that returned before
-a check is heard by it. Not heard: writes through a memory map (no system call per write) and
-commits inside a submodule (in .git/modules): no shadow of a repository with submodules is
-watched. Where there is no inotify (not Linux), past the user's watch limit, or once the queue
+a check is heard by it. Writes through a memory map make no event of their own: they are heard
+when the mapped file is let go (its unmapping, the process's end), so a process still holding
+one is not; the staging that ends a test run runs whatever was heard (Shadow.tests_ended).
+Commits inside a submodule are written in .git/modules: no shadow with submodules checked out
+is watched.
+Where there is no inotify (not Linux), past the user's watch limit, or once the queue
 overflowed, every staging runs, as it did before. ctypes rather than a package: three system
 calls, and this runs on every staging.
 """
@@ -139,21 +142,22 @@ _watches: dict[Path, TreeWatch | None] = {}  # None: not watchable, every stagin
 _guard = threading.Lock()
 
 
-def stage_all(workdir: Path, stage: Callable[[], object]) -> None:
+def stage_all(workdir: Path, stage: Callable[[], object], fresh: bool = False) -> None:
     """Run `stage` (a `git add -A` of the shadow at `workdir`) unless nothing was written there
-    since it last ran and the index is as it left it."""
+    since it last ran and the index is as it left it; `fresh`: run it whatever was heard."""
     with index_lock(workdir):  # no other staging of it meanwhile (reentrant: callers hold it)
-        _stage_all(Path(workdir).resolve(), stage)
+        _stage_all(Path(workdir).resolve(), stage, fresh)
 
 
-def _stage_all(key: Path, stage: Callable[[], object]) -> None:
+def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
     with _guard:
         known = key in _watches
         watch = _watches.get(key)
     if not known:
         watch = _start(key)
     try:
-        if watch is not None and not watch.heard() and watch.left == _stamp(key):
+        quiet = watch is not None and not watch.heard()  # the queue emptied either way
+        if quiet and not fresh and watch is not None and watch.left == _stamp(key):
             return
     except Unwatched:
         forget(key)

@@ -185,11 +185,11 @@ class Shadow:
         runner.update_environment(**shadow_git_env())  # never what a test planted in its config
         return runner
 
-    def _stage_all(self) -> None:
+    def _stage_all(self, fresh: bool = False) -> None:
         # The shadow's index is private to it: staging everything is how new files, deletes and
         # renames show up in one `git diff --cached` against the baseline. Skipped when nothing
-        # wrote here since the last staging (vcs/staging.py).
-        stage_all(self.path, lambda: self._git.add("-A"))
+        # wrote here since the last staging (base/staging.py), unless `fresh`.
+        stage_all(self.path, lambda: self._git.add("-A"), fresh=fresh)
 
     def reset(self) -> None:
         """Discard the current proposal: files back to the baseline, new files removed.
@@ -203,9 +203,10 @@ class Shadow:
             self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
             self._git.execute(["git", "-C", str(self.path), "clean", "-fdq"])
 
-    def _tree_now(self) -> str:
-        """The tree id of every file now (the caller holds the index lock)."""
-        self._stage_all()
+    def _tree_now(self, fresh: bool = False) -> str:
+        """The tree id of every file now (the caller holds the index lock); `fresh`: staged
+        whatever the watch heard."""
+        self._stage_all(fresh)
         return index_kept(self.path, self._git.write_tree)
 
     def _between(self, old: str, new: str) -> set[str]:
@@ -233,7 +234,10 @@ class Shadow:
         if not self.path.is_dir():
             return  # removed meanwhile (a step prepared ahead, dropped): nothing to attribute
         with index_lock(self.path):
-            self.written.counted = self._tree_now()
+            # Staged whatever was heard: a process the run left holding a memory map of a file
+            # may have written through it unheard (base/staging.py); unknown code writes most
+            # in test runs.
+            self.written.counted = self._tree_now(fresh=True)
             self.written.tests_ran = True
 
     def _by_tests(self) -> list[str]:
