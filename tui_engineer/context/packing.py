@@ -6,14 +6,13 @@ matter with an outline of the rest."""
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_engineer.base.names import readable
+from tui_engineer.context.listing import map_listing
 from tui_engineer.context.ranking import (
-    RECENT_ALONE,
     Focus,
     Ranked,
     frames,
@@ -34,15 +33,13 @@ from tui_engineer.context.regions import (
     split_lines,
     symbol_span,
 )
-from tui_engineer.context.repomap import FileMap, RepoMap, build_map, names_unread
+from tui_engineer.context.repomap import RepoMap, build_map, names_unread
 from tui_engineer.context.symbols import Symbol
 
 MAX_TOTAL_CHARS = 120_000  # the default budget: context_budget's 30,000 tokens
 MAX_FILE_CHARS = 24_000  # a file up to this size is shown whole when the budget allows
 MAP_SHARE = 4  # the map gets at most 1/MAP_SHARE of the budget ...
 MAP_MIN, MAP_MAX = 1_500, 30_000  # ... within these bounds
-MAP_FILES = 30  # ranked files outlined in the map, those scoring RECENT_ALONE or more
-MAP_SYMBOLS = 12  # symbols per outlined file
 OUTLINE_CHARS = 3_000  # the outline of a large file beside its regions
 HEAD_LINES = 40  # lines from the top of a large file (its imports) when there is room
 MIN_REGION_LINES = 8  # a region cut shorter than this is not worth showing
@@ -90,7 +87,7 @@ def gather_context(
     budget = max(0, budget_chars - MAP_MIN)
     contents, shown, whole = _contents(repo, relevant(ranked), budget, named, buffers or {})
     room = min(map_budget, max(MAP_MIN, budget_chars - len(contents)))
-    listing = _listing(repo, ranked, whole, room) + cut_short(repo)
+    listing = map_listing(repo, ranked, whole, room) + cut_short(repo)
     # Names (and contents) the model reads: a byte that is not UTF-8 shows as U+FFFD.
     return Context(readable(listing), readable(contents), shown, ranked)
 
@@ -289,80 +286,6 @@ def _outline(path: str, symbols: Sequence[Symbol], near: Sequence[int], limit: i
     if len(kept) < len(symbols):
         lines.append(f"  ({len(symbols) - len(kept)} more not listed: ask SHOW {path}::name)")
     return "\n".join(lines)
-
-
-# ----- the map
-
-
-def _listing(repo: RepoMap, ranked: Sequence[Ranked], whole: set[str], budget: int) -> str:
-    """Ranked files first with an outline (unless shown whole), then every other file by name,
-    or by folder when the names do not fit. Never cut silently: what is summarized says so."""
-    if not repo.files:
-        return "(the repository has no files yet)"
-    lines: list[str] = []
-    used = 0
-    top = [r for r in ranked if r.path in repo.files and r.score >= RECENT_ALONE][:MAP_FILES]
-    for entry in top:
-        block = _map_entry(repo.files[entry.path], entry, entry.path in whole)
-        if used + len(block) > budget // 2:
-            break
-        lines.append(block)
-        used += len(block) + 1
-    listed = {entry.path for entry in top[: len(lines)]}
-    rest = [p for p in repo.files if p not in listed]
-    lines += _rest(rest, budget - used, bool(listed))
-    return "\n".join(lines)
-
-
-def _map_entry(entry: FileMap, ranked: Ranked, shown_whole: bool) -> str:
-    size = f" ({entry.lines:,} lines)" if entry.lines else ""
-    head = f"{entry.path}{size} — {', '.join(ranked.reasons[:3])}"
-    if shown_whole or not entry.rows:
-        return head
-    named = {s.name for s in ranked.symbols}
-    symbols = entry.symbols
-    # The symbols the text named first, then the top-level ones, then the rest; in line order.
-    chosen = sorted(symbols, key=lambda s: (s.name not in named, "." in s.name, s.line))
-    rows = [_row(s) for s in sorted(chosen[:MAP_SYMBOLS], key=lambda s: s.line)]
-    if len(symbols) > MAP_SYMBOLS:
-        rows.append(f"  ... {len(symbols) - MAP_SYMBOLS} more")
-    return "\n".join([head, *rows])
-
-
-def _row(symbol: Symbol) -> str:
-    """`  12: def f(a, b)`, indented by nesting (a method under its class)."""
-    indent = "  " * (1 + symbol.name.count("."))
-    return f"{indent}{symbol.line}: {symbol.signature or symbol.name}"
-
-
-def _rest(paths: list[str], budget: int, after_ranked: bool) -> list[str]:
-    if not paths:
-        return []
-    title = ["Other files:"] if after_ranked else []
-    names = title + paths
-    if sum(len(p) + 1 for p in names) <= budget:
-        return names
-    folders = Counter(p.rsplit("/", 1)[0] + "/" if "/" in p else "./" for p in paths)
-    kinds: defaultdict[str, Counter[str]] = defaultdict(Counter)
-    for path in paths:
-        folder = path.rsplit("/", 1)[0] + "/" if "/" in path else "./"
-        dot = path.rfind(".")
-        kinds[folder][path[dot:] if dot > path.rfind("/") else "other"] += 1
-    rows = [
-        f"{folder} ({count:,} files: "
-        + ", ".join(f"{n} {kind}" for kind, n in kinds[folder].most_common(3))
-        + ")"
-        for folder, count in sorted(folders.items())
-    ]
-    intro = f"{len(paths):,} {'other ' if after_ranked else ''}files, by folder (too many to name):"
-    kept, used = [intro], len(intro)
-    for index, row in enumerate(rows):
-        if used + len(row) + 1 > budget - 80:
-            kept.append(f"... and {len(rows) - index:,} more folders ({len(paths):,} files in all)")
-            break
-        kept.append(row)
-        used += len(row) + 1
-    return kept
 
 
 def frame_regions(
