@@ -62,10 +62,11 @@ def staged_tree(shadow: Shadow) -> str:
 def restore_tree(shadow: Shadow, tree: str, written: Written | None = None) -> None:
     """The shadow's files exactly as `tree` (saved by `save_tree`); ignored files stay.
     `written`: who wrote what in that tree (the shadow's record when it was saved)."""
-    # Files only in the working tree must be known to be removed.
-    stage_all(shadow.path, lambda: _git(shadow, "add", "-A"))
-    _git(shadow, "read-tree", "-u", "--reset", tree)
-    _git(shadow, "clean", "-fdq")
+    with index_lock(shadow.path):  # a map's listing stages the shadow too (context/)
+        # Files only in the working tree must be known to be removed.
+        stage_all(shadow.path, lambda: _git(shadow, "add", "-A"))
+        _git(shadow, "read-tree", "-u", "--reset", tree)
+        _git(shadow, "clean", "-fdq")
     if written is not None:
         shadow.written = written
 
@@ -79,15 +80,16 @@ def build_kept(shadow: Shadow, full_tree: str, plan: KeptPlan) -> None:
     shadow.reset()
     shadow.taken |= taken
     try:
-        for status, path, old in plan.whole:
-            if old is not None:
-                _git(shadow, "rm", "-q", "--", old)
-            if status == "D":
-                _git(shadow, "rm", "-q", "--", path)
-            else:
-                _git(shadow, "checkout", full_tree, "--", path)
-        if plan.patch:
-            _apply(shadow, plan.patch)
+        with index_lock(shadow.path):  # git rm and checkout write the index: no staging beside
+            for status, path, old in plan.whole:
+                if old is not None:
+                    _git(shadow, "rm", "-q", "--", old)
+                if status == "D":
+                    _git(shadow, "rm", "-q", "--", path)
+                else:
+                    _git(shadow, "checkout", full_tree, "--", path)
+            if plan.patch:
+                _apply(shadow, plan.patch)
     except git.GitCommandError as err:
         restore_tree(shadow, full_tree, written)
         raise GitRefused(
