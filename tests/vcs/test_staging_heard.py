@@ -216,3 +216,20 @@ def test_a_test_run_writing_through_a_memory_map_is_seen_when_it_ends(make_repo)
         assert shadow.changed_files() == []  # the tests', not the step's
     finally:
         shadow.remove()
+
+
+def test_folders_nested_deeper_than_pythons_recursion_limit_are_watched(make_repo):
+    shadow = _shadow(make_repo)
+    try:
+        depth = sys.getrecursionlimit() + 50
+        _elsewhere(
+            shadow,
+            f"p=deep; i=0; while [ $i -lt {depth} ]; do p=$p/d; i=$((i+1)); done;"
+            " mkdir -p $p && printf 'X = 1\\n' > $p/x.py",
+        )
+        (listed,) = shadow.changed_files()
+        assert listed[0] == "A" and listed[1].endswith("/d/x.py")
+        _elsewhere(shadow, "f=$(find deep -name x.py) && printf 'X = 2\\n' > $f")
+        assert "X = 2" in shadow.diff()
+    finally:
+        shadow.remove()

@@ -88,25 +88,28 @@ class TreeWatch:
             raise
 
     def _add_tree(self, folder: bytes, top: bool = False) -> None:
-        """Watch `folder`, then walk it for its sub-folders: one made during the walk is heard
-        by the watch already added on its parent."""
+        """Watch `folder` and every folder below it (not the top's .git), each before it is
+        walked: one made during the walk is heard by the watch already on its parent. A loop,
+        not recursion: a test may nest folders deeper than Python's recursion limit."""
         assert _LIBC is not None
-        wd = _LIBC.inotify_add_watch(self.fd, folder, _MASK)
-        if wd < 0:
-            code = ctypes.get_errno()
-            if code in (errno.ENOENT, errno.ENOTDIR):
-                return  # gone meanwhile: its removal is heard on its parent
-            raise Unwatched(os.strerror(code))  # ENOSPC: the user's watch limit
-        self.folders[wd] = folder
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            return
-        for entry in entries:
-            if top and entry.name == b".git":
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            wd = _LIBC.inotify_add_watch(self.fd, current, _MASK)
+            if wd < 0:
+                code = ctypes.get_errno()
+                if code in (errno.ENOENT, errno.ENOTDIR):
+                    continue  # gone meanwhile: its removal is heard on its parent
+                raise Unwatched(os.strerror(code))  # ENOSPC: the user's watch limit
+            self.folders[wd] = current
+            try:
+                entries = list(os.scandir(current))
+            except OSError:
                 continue
-            if entry.is_dir(follow_symlinks=False):
-                self._add_tree(entry.path)
+            skip = b".git" if top and current == folder else None
+            pending += [
+                e.path for e in entries if e.name != skip and e.is_dir(follow_symlinks=False)
+            ]
 
     def heard(self) -> bool:
         """Whether anything changed since the last call: every queued event is read (and new
