@@ -34,7 +34,8 @@ _SCHEMA = (
 # A whole commit's map as the last complete build of it found it (context/map_memo.py). Made
 # where missing, so a cache of this version made before it is kept (an older one ignores it).
 _TREES = "CREATE TABLE IF NOT EXISTS trees (id TEXT PRIMARY KEY, files BLOB NOT NULL)"
-TREES_KEPT = 3  # the commits a session and the next one start from, and one more
+# A session's base, its steps prepared side by side (3), the next session's: ~1 MB each at 40,000.
+TREES_KEPT = 8
 PRUNE_PAST = 3  # entries held, in trees' worth, before the least recently used go
 
 
