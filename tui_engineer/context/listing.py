@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from tui_engineer.context.file_map import FileMap
 from tui_engineer.context.ranking import RECENT_ALONE, Ranked
-from tui_engineer.context.repomap import FileMap, RepoMap
+from tui_engineer.context.repomap import RepoMap
 from tui_engineer.context.symbols import Symbol
 
 MAP_FILES = 30  # ranked files outlined in the map, those scoring RECENT_ALONE or more

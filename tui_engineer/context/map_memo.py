@@ -15,8 +15,10 @@ from __future__ import annotations
 import marshal
 import re
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
+from tui_engineer.context.file_map import FileMap
 from tui_engineer.context.map_cache import MapCache
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -40,6 +42,45 @@ def kept_map(cache: MapCache, commit: str | None) -> Kept | None:
 def keep_map(cache: MapCache, commit: str, kept: Kept) -> None:
     """Keep `kept`, a complete map of `commit`, for the next build from it."""
     cache.keep_tree(commit, zlib.compress(marshal.dumps(kept), 1))
+
+
+def from_kept(
+    base: str,
+    kept: Kept,
+    changed: list[str],
+    cache: MapCache,
+    listed: Callable[[str, str], tuple[bool, bool]],
+) -> tuple[dict[str, FileMap], list[str]]:
+    """The files of a kept map, less what `changed` (git status's names) says differs from
+    its commit: those are looked at as they are now (`listed`: whether a file is listed, and
+    parsed); (the files, those of them to read)."""
+    names, blobs, lines = kept
+    files = {
+        rel: FileMap(rel, count, blob, True, cache) if blob else FileMap(rel)
+        for rel, blob, count in zip(names, blobs, lines, strict=True)
+    }
+    unknown: list[str] = []
+    changed = list(dict.fromkeys(changed))
+    for rel in changed:
+        files.pop(rel, None)
+    for rel in changed:
+        shown, parse = listed(base, rel)
+        if shown:
+            files[rel] = FileMap(rel)
+        if shown and parse:
+            unknown.append(rel)
+    if changed:
+        files = dict(sorted(files.items()))
+    return files, unknown
+
+
+def as_kept(files: dict[str, FileMap]) -> Kept:
+    """`files` as a map is kept: every path, its blob where parsed, its lines."""
+    return (
+        list(files),
+        [mapped.blob if mapped.parsed else "" for mapped in files.values()],
+        [mapped.lines for mapped in files.values()],
+    )
 
 
 def detached_head(root: Path) -> str | None:

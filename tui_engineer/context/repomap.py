@@ -29,13 +29,14 @@ from hashlib import sha1
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
+from tui_engineer.context.file_map import FileMap, Row
 from tui_engineer.context.git_listing import (
     listed_in_commit,
     listed_since_head,
     uncommitted_names,
 )
 from tui_engineer.context.map_cache import LOOKUP, MapCache, cache_file
-from tui_engineer.context.map_memo import Kept, detached_head, keep_map, kept_map
+from tui_engineer.context.map_memo import as_kept, detached_head, from_kept, keep_map, kept_map
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
@@ -43,34 +44,6 @@ NAMED_MAX = 200  # files the request names that a bounded build reads whatever t
 BATCH = 500  # files read and parsed between looks at a build's time bound (in this process)
 POOL_THRESHOLD = 1_500  # files to parse before a build uses worker processes
 MAX_WORKERS = 4
-
-
-Row = tuple[str, str, int, int, str]  # a Symbol as cached (marshalled per file: FileMap.packed)
-
-
-@dataclass(slots=True)
-class FileMap:
-    path: str
-    lines: int = 0  # 0 for files not parsed
-    # Where its symbol rows are: read from the cache when asked (a prompt looks at a few
-    # files' rows; holding every file's cost ~20 MiB at 40,000 files, as tuples ~60 MiB).
-    blob: str = ""  # git's blob id of the bytes parsed; "" for files not parsed
-    parsed: bool = False  # a grammar read it (symbols may still be empty)
-    cache: MapCache | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def packed(self) -> bytes:
-        """The symbol rows as cached, marshalled."""
-        return self.cache.packed(self.blob) if self.cache is not None and self.blob else b""
-
-    @property
-    def rows(self) -> tuple[Row, ...]:
-        packed = self.packed
-        return marshal.loads(packed) if packed else ()
-
-    @property
-    def symbols(self) -> list[Symbol]:
-        return [Symbol._make(row) for row in self.rows]
 
 
 @dataclass
@@ -230,7 +203,7 @@ def build_map(
     blobs: Mapping[str, str] = {}
     if kept is not None:  # the commit's map as a build kept it (context/map_memo.py)
         changed = [] if committed else uncommitted_names(root)
-        files, unknown = _from_kept(base, kept, changed, cache)
+        files, unknown = from_kept(base, kept, changed, cache, _listed)
         reused = sum(1 for mapped in files.values() if mapped.parsed)
     else:
         if committed:
@@ -256,7 +229,7 @@ def build_map(
         parsed = _map_unknown(base, unknown, files, cache)
     cache.save(mapped.blob for mapped in files.values() if mapped.blob)
     if kept is None and commit and not changed and not left:  # complete: keep it
-        keep_map(cache, commit, _as_kept(files))
+        keep_map(cache, commit, as_kept(files))
     built = RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
     built.cache, built.uncommitted = cache, changed
     return built
@@ -296,40 +269,6 @@ def _reuse(
         elif blob is None or _small_enough(base, rel):
             unknown.append(rel)
     return unknown, reused
-
-
-def _from_kept(
-    base: str, kept: Kept, changed: list[str], cache: MapCache
-) -> tuple[dict[str, FileMap], list[str]]:
-    """The files of a kept map, less what `changed` (git status's names) says differs from
-    its commit: those are looked at as they are now; (the files, those of them to read)."""
-    names, blobs, lines = kept
-    files = {
-        rel: FileMap(rel, count, blob, True, cache) if blob else FileMap(rel)
-        for rel, blob, count in zip(names, blobs, lines, strict=True)
-    }
-    unknown: list[str] = []
-    changed = list(dict.fromkeys(changed))
-    for rel in changed:
-        files.pop(rel, None)
-    for rel in changed:
-        listed, parse = _listed(base, rel)
-        if listed:
-            files[rel] = FileMap(rel)
-        if listed and parse:
-            unknown.append(rel)
-    if changed:
-        files = dict(sorted(files.items()))
-    return files, unknown
-
-
-def _as_kept(files: dict[str, FileMap]) -> Kept:
-    parsed = [mapped.parsed for mapped in files.values()]
-    return (
-        list(files),
-        [mapped.blob if done else "" for mapped, done in zip(files.values(), parsed, strict=True)],
-        [mapped.lines for mapped in files.values()],
-    )
 
 
 def reading_order(
