@@ -127,3 +127,34 @@ def test_a_kept_map_naming_entries_a_save_pruned_is_not_used(make_repo, monkeypa
     again = build_map(repo, committed=head)
     assert again.read == 4  # listed and read anew: the kept map went with the pruned entries
     assert [s.name for s in again.files["m2.py"].symbols] == ["f2"]
+
+
+def test_the_next_commits_map_is_the_last_kept_one_moved_by_gits_diff(make_repo, traced):
+    """The next session, after a step was accepted: its commit has no map kept, the last one
+    is moved to it by `git diff-tree` of the two commits (every kind of change), and the map is
+    what a build from scratch finds."""
+    repo = make_repo(FILES)
+    (repo / "alias.py").symlink_to("pkg/mod1.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "alias")
+    build_map(repo, committed=git(repo, "rev-parse", "HEAD"))  # kept
+    (repo / "pkg/mod3.py").write_text("def changed():\n    pass\n")
+    (repo / "pkg/new.py").write_text("def new():\n    pass\n")
+    (repo / "pkg/mod4.py").unlink()
+    (repo / "pkg/mod5.py").rename(repo / "pkg/moved.py")
+    (repo / "alias.py").unlink()
+    (repo / "alias.py").write_text("def alias():\n    pass\n")
+    (repo / "notes.txt").write_text("not source\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the step")
+    head = git(repo, "rev-parse", "HEAD")
+    _commands(traced)
+    moved = build_map(repo, committed=head)
+    assert [argv[0] for argv in _commands(traced)] == ["diff-tree"]  # no ls-tree
+    assert moved.read == 3  # mod3, new.py, alias.py; moved.py holds mod5's blob: known
+    scratch = build_map(repo, committed=head, cache_root=repo.parent / "elsewhere")
+    assert list(moved.files) == list(scratch.files)
+    assert _as_found(moved) == _as_found(scratch)
+    _commands(traced)
+    again = build_map(repo, committed=head)  # and now kept for this commit itself
+    assert (again.read, _commands(traced)) == (0, [])

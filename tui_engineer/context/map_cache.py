@@ -177,6 +177,11 @@ class MapCache:
         found = self._query("SELECT files FROM trees WHERE id = ?", (commit,))
         return found[0][0] if found else None
 
+    def newest_tree(self) -> tuple[str, bytes] | None:
+        """The map kept last (its commit, its bytes), if any."""
+        found = self._query("SELECT id, files FROM trees ORDER BY rowid DESC LIMIT 1", ())
+        return (found[0][0], found[0][1]) if found else None
+
     def keep_tree(self, commit: str, files: bytes) -> None:
         """Keep `commit`'s map, and the last few others (the oldest go)."""
         if self._db is None:

@@ -36,7 +36,14 @@ from tui_engineer.context.git_listing import (
     uncommitted_names,
 )
 from tui_engineer.context.map_cache import LOOKUP, MapCache, cache_file
-from tui_engineer.context.map_memo import as_kept, detached_head, from_kept, keep_map, kept_map
+from tui_engineer.context.map_memo import (
+    as_kept,
+    detached_head,
+    from_kept,
+    keep_map,
+    kept_map,
+    kept_near,
+)
 from tui_engineer.context.symbols import Symbol, language_of, parse_symbols
 
 MAX_PARSED_BYTES = 1_000_000  # bigger source files (generated, minified) are listed, not parsed
@@ -199,11 +206,16 @@ def build_map(
     cache = MapCache(cache_file(cache_root or root))
     files: dict[str, FileMap] = {}
     commit = committed or detached_head(root)
-    kept = kept_map(cache, commit)
+    kept, moved, to_read = kept_map(cache, commit), None, []
+    if kept is None and commit:  # the last map kept, moved to this commit by git's diff
+        moved = kept_near(root, cache, commit)
+    if moved is not None:
+        kept, to_read = moved
     blobs: Mapping[str, str] = {}
     if kept is not None:  # the commit's map as a build kept it (context/map_memo.py)
         changed = [] if committed else uncommitted_names(root)
         files, unknown = from_kept(base, kept, changed, cache, _listed)
+        unknown += [rel for rel in to_read if rel not in changed and _small_enough(base, rel)]
         reused = sum(1 for mapped in files.values() if mapped.parsed)
     else:
         if committed:
@@ -228,7 +240,7 @@ def build_map(
     else:
         parsed = _map_unknown(base, unknown, files, cache)
     cache.save(mapped.blob for mapped in files.values() if mapped.blob)
-    if kept is None and commit and not changed and not left:  # complete: keep it
+    if (kept is None or moved) and commit and not changed and not left:  # complete: keep it
         keep_map(cache, commit, as_kept(files))
     built = RepoMap(root, files, parsed, read=len(unknown), reused=reused, left=len(left))
     built.cache, built.uncommitted = cache, changed
