@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import git
 from tui_engineer.context import build_map, repomap
 from tui_engineer.context.git_listing import _status_names
-from tui_engineer.context.map_cache import PRUNE_PAST, cached_count
+from tui_engineer.context.map_cache import PRUNE_PAST, MapCache, cached_count
 from tui_engineer.vcs.shadow import Shadow
 
 pytest.importorskip("tree_sitter_python", reason="the map needs the tree-sitter grammars")
@@ -158,3 +158,21 @@ def test_the_next_commits_map_is_the_last_kept_one_moved_by_gits_diff(make_repo,
     _commands(traced)
     again = build_map(repo, committed=head)  # and now kept for this commit itself
     assert (again.read, _commands(traced)) == (0, [])
+
+
+def test_a_map_made_before_another_builds_pruning_save_is_not_kept(make_repo):
+    """Build A reads the cache, build B's save then prunes entries A's map names: A's map is
+    not kept (a later build from its commit lists the files again)."""
+    repo = make_repo({f"m{i}.py": f"def f{i}():\n    pass\n" for i in range(4)})
+    head = git(repo, "rev-parse", "HEAD")
+    build_map(repo)  # the cache knows the four files
+    began = MapCache(repomap.cache_file(repo))  # build A begins
+    for round_ in range(PRUNE_PAST + 1):  # build B's saves, the last one pruning
+        for i in range(4):
+            (repo / f"m{i}.py").write_text(f"def v{round_}_{i}():\n    pass\n")
+        build_map(repo)
+    began.keep_tree(head, b"a map naming entries gone now")
+    assert began.tree(head) is None
+    fresh = MapCache(repomap.cache_file(repo))  # a build beginning now may keep its own
+    fresh.keep_tree(head, b"kept")
+    assert fresh.tree(head) == b"kept"

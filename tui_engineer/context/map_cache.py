@@ -33,7 +33,11 @@ _SCHEMA = (
 )
 # A whole commit's map as the last complete build of it found it (context/map_memo.py). Made
 # where missing, so a cache of this version made before it is kept (an older one ignores it).
-_TREES = "CREATE TABLE IF NOT EXISTS trees (id TEXT PRIMARY KEY, files BLOB NOT NULL)"
+_TREES = (
+    "CREATE TABLE IF NOT EXISTS trees (id TEXT PRIMARY KEY, files BLOB NOT NULL)",
+    # How many saves pruned entries: a map built before one may name what it pruned.
+    "CREATE TABLE IF NOT EXISTS prunes (n INTEGER NOT NULL)",
+)
 # A session's base, its steps prepared side by side (3), the next session's: ~1 MB each at 40,000.
 TREES_KEPT = 8
 PRUNE_PAST = 3  # entries held, in trees' worth, before the least recently used go
@@ -88,6 +92,7 @@ class MapCache:
         self.new: dict[str, tuple[int, bytes]] = {}  # parsed by this build, not yet saved
         self._lock = threading.Lock()  # one connection, used by whichever thread asks
         self._db = _open(path)
+        self.prunes = self._prunes()  # as this build found the cache: see keep_tree
 
     def lines_of(self, blobs: Sequence[str]) -> dict[str, int]:
         """blob id -> lines, for those of `blobs` the cache holds."""
@@ -170,7 +175,16 @@ class MapCache:
             (now, len(used)),
         ).rowcount
         if pruned:  # a kept map may name an entry gone just now
+            before = self._db.execute("SELECT coalesce(max(n), 0) FROM prunes").fetchone()[0]
             self._db.execute("DELETE FROM trees")
+            self._db.execute("DELETE FROM prunes")
+            self._db.execute("INSERT INTO prunes VALUES (?)", (before + 1,))
+            if before == self.prunes:  # this build's own entries were kept: its map may be
+                self.prunes = before + 1
+
+    def _prunes(self) -> int:
+        found = self._query("SELECT max(n) FROM prunes", ())
+        return int(found[0][0] or 0) if found else 0
 
     def tree(self, commit: str) -> bytes | None:
         """The map kept for `commit` (context/map_memo.py), if any."""
@@ -183,11 +197,15 @@ class MapCache:
         return (found[0][0], found[0][1]) if found else None
 
     def keep_tree(self, commit: str, files: bytes) -> None:
-        """Keep `commit`'s map, and the last few others (the oldest go)."""
+        """Keep `commit`'s map, and the last few others (the oldest go); not when another
+        build's save pruned entries since this build began (the map may name them)."""
         if self._db is None:
             return
         try:
             with self._lock, self._db:
+                found = self._db.execute("SELECT max(n) FROM prunes").fetchone()
+                if int(found[0] or 0) != self.prunes:
+                    return
                 self._db.execute("INSERT OR REPLACE INTO trees VALUES (?, ?)", (commit, files))
                 self._db.execute(
                     "DELETE FROM trees WHERE rowid NOT IN"
@@ -260,7 +278,8 @@ def _connect(path: Path) -> sqlite3.Connection | None:
                         db.execute(statement)
                     db.execute(f"PRAGMA user_version = {CACHE_VERSION}")
         with db:
-            db.execute(_TREES)
+            for statement in _TREES:
+                db.execute(statement)
         return db
     except OSError:
         return None
