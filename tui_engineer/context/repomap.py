@@ -200,7 +200,9 @@ def build_map(
     map is no longer worth waiting for (those left are counted in `left`; the next build,
     which finds the rest in the cache, goes on with them). `committed`: the commit `root`'s
     files are exactly (a shadow just made from it, nothing edited there yet): listed from it,
-    without a look at the files."""
+    without a look at the files. A map kept for the commit (a shadow's HEAD without
+    `committed`), or the last one kept moved to it, stands in for the listing
+    (context/map_memo.py)."""
     root = root.resolve()
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
@@ -216,6 +218,7 @@ def build_map(
         changed = [] if committed else uncommitted_names(root)
         files, unknown = from_kept(base, kept, changed, cache, _listed)
         unknown += [rel for rel in to_read if rel not in changed and _small_enough(base, rel)]
+        blobs = dict.fromkeys(to_read, "")  # committed: read within the bound, as vouched
         reused = sum(1 for mapped in files.values() if mapped.parsed)
     else:
         if committed:
