@@ -238,3 +238,17 @@ def test_folders_nested_deeper_than_pythons_recursion_limit_are_watched(make_rep
     finally:
         sys.setrecursionlimit(limit)
         shadow.remove()
+
+
+def test_folders_made_and_removed_at_once_keep_the_watch(make_repo, traced):
+    """A test run's temporary folders come and go between two stagings: the watch stays, and
+    a listing with nothing written after them stages nothing."""
+    shadow = _shadow(make_repo)
+    try:
+        _elsewhere(shadow, "for i in 1 2 3 4 5; do mkdir -p tmp$i/a/b && rm -r tmp$i; done")
+        assert shadow.changed_files() == []
+        before = _stagings(traced)
+        assert shadow.changed_files() == []
+        assert _stagings(traced) == before
+    finally:
+        shadow.remove()

@@ -98,7 +98,7 @@ class TreeWatch:
             wd = _LIBC.inotify_add_watch(self.fd, current, _MASK)
             if wd < 0:
                 code = ctypes.get_errno()
-                if code in (errno.ENOENT, errno.ENOTDIR) and current != folder:
+                if code in (errno.ENOENT, errno.ENOTDIR) and not (top and current == folder):
                     continue  # gone meanwhile: its removal is heard on its parent
                 raise Unwatched(os.strerror(code))  # ENOSPC: the user's watch limit
             self.folders[wd] = current
