@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import git
 
+from tui_engineer.base.disk import remove_tree
 from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
@@ -142,7 +142,7 @@ def _clean_owner_file(lock: Path) -> None:
 def _clean_reports(folder: Path) -> None:
     """A session's report folders, once the session is gone (its owner lock not held)."""
     if not alive(owner_file(folder.with_suffix(""))):
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
 
 
 def running_session(root: Path, session_id: str) -> int | None:
@@ -161,7 +161,7 @@ def _clean_shadow(folder: Path) -> str | None:
     match = _REASON.match(session_reason(folder) or "")
     if _live(folder, match):
         return None
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder)
     owner_file(folder).unlink(missing_ok=True)
     if folder.name.startswith(AHEAD):
         return None  # a spare a quit cut short (vcs/spare_ahead.py): no session to name
@@ -181,4 +181,4 @@ def remove_worktree(repo: git.Repo, path: Path) -> None:
     if path.exists():
         repo.git.worktree("remove", "--force", "--force", str(path), with_exceptions=False)
     repo.git.worktree("prune")
-    shutil.rmtree(path, ignore_errors=True)
+    remove_tree(path)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -37,7 +36,7 @@ from pathlib import Path
 import git
 import platformdirs
 
-from tui_engineer.base.disk import no_room
+from tui_engineer.base.disk import no_room, remove_tree
 from tui_engineer.base.safe_git import (
     SESSION_FILE,
     index_lock,
@@ -140,7 +139,7 @@ class Shadow:
                 spare.clear(path)
                 shadow._fill(objects, reason, reused=False)
         except git.GitCommandError as err:
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
             release(owner, owner_file(path))
             needed = checkout_size(root, baseline) + _SHADOW_GIT
             full = no_room(path.parent, needed, *_NO_ROOM_FOR_SHADOW)
@@ -379,7 +378,7 @@ class Shadow:
         with index_lock(self.path):
             forget(self.path)
             if not spare.park(self.path, self.spares):
-                shutil.rmtree(self.path, ignore_errors=True)
+                remove_tree(self.path)
         release(self.owner, owner_file(self.path))
         self.owner = None
 

@@ -27,8 +27,9 @@ repositories of their own). Pruning (which spares go, and when): vcs/spare_prune
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
+
+from tui_engineer.base.disk import remove_tree
 
 SPARES = "spares"
 DEFAULT_POOL = 4  # the session's shadow and `parallel_steps` (3 by default) prepared beside it
@@ -93,7 +94,7 @@ def _empty(folder: Path, keep: set[str]) -> None:
         if entry.name in keep:
             continue
         if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
+            remove_tree(entry)
         else:
             entry.unlink(missing_ok=True)
 
@@ -102,6 +103,6 @@ def clear(path: Path) -> None:
     """No folder at `path`: a spare git could not use is deleted, or, where a test left what
     cannot be deleted (a folder without permissions), moved aside for the next start's cleanup
     (vcs/cleanup.py removes any folder there no live session owns), never built on."""
-    shutil.rmtree(path, ignore_errors=True)
+    remove_tree(path)
     if path.exists():
         os.rename(path, path.with_name(f"{path.name}.broken-{os.getpid()}"))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import sys
 import threading
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import platformdirs
 
+from tui_engineer.base.disk import remove_tree
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow import shadow_home
 from tui_engineer.vcs.spare import DEFAULT_POOL, SPARES, pool_for, slots
@@ -113,7 +113,7 @@ def _delete(folder: Path, aside: Path) -> bool:
 
 def _remove(entry: Path) -> None:
     if entry.is_dir() and not entry.is_symlink():
-        shutil.rmtree(entry, ignore_errors=True)
+        remove_tree(entry)
     else:
         entry.unlink(missing_ok=True)
 
