@@ -147,7 +147,7 @@ def test_a_spare_that_cannot_be_deleted_is_moved_aside_not_built_on(make_repo, m
     (first.path / "left.txt").write_text("a run's leftover\n")
     first.remove()
     (_spare(root) / ".git" / "index").write_bytes(b"not an index")
-    monkeypatch.setattr("tui_engineer.vcs.spare.shutil.rmtree", lambda path, **kw: None)
+    monkeypatch.setattr("tui_engineer.vcs.spare.remove_tree", lambda path: None)
     second = Shadow.create(root, session_id="s2")
     monkeypatch.undo()
     try:
