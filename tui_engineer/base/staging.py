@@ -175,16 +175,6 @@ def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
         watch.left = _stamp(key)
 
 
-def unwatched(workdir: Path) -> None:
-    """Stage `workdir` every time: it holds repositories of its own (submodules checked out),
-    whose commits are written where no watch hears them."""
-    key = Path(workdir).resolve()
-    with index_lock(workdir):
-        forget(key)
-        with _guard:
-            _watches[key] = None
-
-
 def staged_now(workdir: Path) -> None:
     """Watch `workdir` from now on, its index taken as a staging of its files: for a shadow
     whose files and index git has just written from one commit (a checkout, a reset), which
@@ -213,7 +203,8 @@ def index_kept(workdir: Path, run: Callable[[], T]) -> T:
 
 def _start(key: Path) -> TreeWatch | None:
     watch: TreeWatch | None = None
-    if not (key / ".gitmodules").exists():  # a submodule's commits are not heard
+    # Submodules (declared, or checked out in .git/modules): their own commits are not heard.
+    if not ((key / ".gitmodules").exists() or (key / ".git" / "modules").is_dir()):
         try:
             watch = TreeWatch(key)
         except Unwatched:

@@ -37,19 +37,8 @@ import git
 import platformdirs
 
 from tui_engineer.base.disk import no_room, remove_tree
-from tui_engineer.base.safe_git import (
-    SESSION_FILE,
-    index_lock,
-    shadow_git_env,
-    shadow_git_full_env,
-)
-from tui_engineer.base.staging import (
-    forget,
-    index_kept,
-    stage_all,
-    staged_now,
-    unwatched,
-)
+from tui_engineer.base.safe_git import SESSION_FILE, index_lock, shadow_git_env, shadow_git_full_env
+from tui_engineer.base.staging import forget, index_kept, stage_all, staged_now
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.changes import Change, parse_name_status
 from tui_engineer.vcs.dirty import snapshot_commit
@@ -148,10 +137,7 @@ class Shadow:
             message = f"Could not create the shadow worktree:\n{git_output(err)}"
             raise GitRefused(message) from None
         shadow.empty_submodules = tuple(check_out_submodules(path, baseline, root, objects.parent))
-        if (path / ".git" / "modules").is_dir():  # submodules checked out: their own commits
-            unwatched(path)
-        else:
-            staged_now(path)  # reset and clean just left the files and index as the baseline
+        staged_now(path)  # reset and clean just left the files and index as the baseline
         return shadow
 
     def _fill(self, objects: Path, reason: str, *, reused: bool) -> bool:
