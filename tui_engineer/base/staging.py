@@ -29,12 +29,13 @@ import ctypes.util
 import errno
 import os
 import struct
+import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from tui_engineer.base.safe_git import index_lock
+from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 
 T = TypeVar("T")
 
@@ -145,11 +146,20 @@ _watches: dict[Path, TreeWatch | None] = {}  # None: not watchable, every stagin
 _guard = threading.Lock()
 
 
-def stage_all(workdir: Path, stage: Callable[[], object], fresh: bool = False) -> None:
-    """Run `stage` (a `git add -A` of the shadow at `workdir`) unless nothing was written there
-    since it last ran and the index is as it left it; `fresh`: run it whatever was heard."""
+def stage_all(
+    workdir: Path, stage: Callable[[], object] | None = None, fresh: bool = False
+) -> None:
+    """Stage every file of the shadow at `workdir` (`stage`: the caller's own `git add -A`,
+    for its own errors; else subprocess's) unless nothing was written there since the last
+    staging and the index is as it left it; `fresh`: stage whatever was heard."""
     with index_lock(workdir):  # no other staging of it meanwhile (reentrant: callers hold it)
-        _stage_all(Path(workdir).resolve(), stage, fresh)
+        _stage_all(Path(workdir).resolve(), stage or (lambda: _add_all(workdir)), fresh)
+
+
+def _add_all(workdir: Path) -> None:
+    command = ["git", "add", "-A"]
+    env = shadow_git_full_env()  # never a program the shadow's config names
+    subprocess.run(command, cwd=workdir, capture_output=True, check=True, env=env)
 
 
 def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:

@@ -102,14 +102,12 @@ def _staged_names(root: Path) -> list[str]:
     staging is skipped when nothing wrote there since the last: base/staging.py), then the
     index compared with HEAD's tree, which looks at no file (git status looks at every one)."""
 
-    def git(*args: str) -> bytes:
-        command = ["git", *args]
-        env = shadow_git_full_env()
-        return subprocess.run(command, cwd=root, capture_output=True, check=True, env=env).stdout
-
+    command = ["git", "diff-index", "--cached", "--no-renames", "--name-only", "-z", "HEAD"]
     with index_lock(root):
-        stage_all(root, lambda: git("add", "-A"))
-        out = git("diff-index", "--cached", "--no-renames", "--name-only", "-z", "HEAD")
+        stage_all(root)
+        out = subprocess.run(
+            command, cwd=root, capture_output=True, check=True, env=shadow_git_full_env()
+        ).stdout
     return [name for name in exact(out).split("\0") if name]
 
 

@@ -89,7 +89,7 @@ def tree_listing(workdir: Path) -> bytes:
     keeps it: one bytes object in git's order (a dict of 40,000 files held ~9 MiB, this ~4)."""
     env = shadow_git_full_env()  # workdir is a shadow
     with index_lock(workdir):  # the baseline stages this shadow too, from another thread
-        stage_all(workdir, lambda: _git(workdir, "add", "-A"))
+        stage_all(workdir)
         command = ["git", "ls-files", "-s", "-z"]
         return subprocess.run(command, cwd=workdir, capture_output=True, check=True, env=env).stdout
 
@@ -133,7 +133,7 @@ def tree_files(workdir: Path) -> list[str]:
     """The paths of `tree_fingerprint`, without their blob ids: what narrowing by name and
     import needs (at 40,000 files the fingerprint held ~17 MiB for a list of names)."""
     with index_lock(workdir):
-        stage_all(workdir, lambda: _git(workdir, "add", "-A"))
+        stage_all(workdir)
         out = _git(workdir, "ls-files", "-z")
     return list(dict.fromkeys(filter(None, out.split("\0"))))  # a conflict's stages: once
 
