@@ -16,6 +16,9 @@ import pytest
 
 from tests.conftest import git
 from tui_engineer.base import staging
+from tui_engineer.engine.steps.test_writes import bracketed
+from tui_engineer.sandbox.bubblewrap import jail_for
+from tui_engineer.sandbox.local import LocalSandbox
 from tui_engineer.vcs.partial import save_tree
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.verify.selection import tree_files
@@ -45,9 +48,11 @@ def _stagings(trace: Path) -> int:
     return count
 
 
+_FILES = {"pkg/a.py": "A = 1\n", "pkg/deep/b.py": "B = 2\n", "run.sh": "echo\n"}
+
+
 def _shadow(make_repo) -> Shadow:
-    repo = make_repo({"pkg/a.py": "A = 1\n", "pkg/deep/b.py": "B = 2\n", "run.sh": "echo\n"})
-    return Shadow.create(repo, session_id="s1")
+    return Shadow.create(make_repo(_FILES), session_id="s1")
 
 
 def _elsewhere(shadow: Shadow, script: str) -> None:
@@ -215,6 +220,60 @@ def test_a_test_run_writing_through_a_memory_map_is_seen_when_it_ends(make_repo)
         assert (shadow.path / "pkg" / "a.py").read_text() == "A = 9\n"
         assert [c.path for c in shadow.written_changes()] == ["pkg/a.py"]
         assert shadow.changed_files() == []  # the tests', not the step's
+    finally:
+        shadow.remove()
+
+
+_MAPPED_TO_THE_END = """
+import mmap
+with open("pkg/a.py", "r+b") as handle:  # closed before the write: its close is heard first
+    mapped = mmap.mmap(handle.fileno(), 0)
+mapped[:5] = b"A = 7"  # through the map, never unmapped: let go only as the process ends
+"""
+
+
+def _sandboxes(repo: Path) -> dict[str, LocalSandbox]:
+    jail = jail_for(repo, repo / ".git" / "objects", [], network=False)
+    return {"contained": LocalSandbox(jail=jail), "uncontained": LocalSandbox()}
+
+
+@pytest.mark.parametrize("kind", ["contained", "uncontained"])
+async def test_a_run_that_wrote_nothing_is_staged_after_only_where_a_process_may_outlive_it(
+    make_repo, traced, kind
+):
+    """Under bubblewrap every process of a run ends with it, so no map can still be written
+    through: with nothing heard, no `git add -A` runs after the run. Uncontained (or in a
+    container that outlives its runs), one does."""
+    repo = make_repo(_FILES)
+    shadow, sandbox = Shadow.create(repo, session_id="s1"), _sandboxes(repo)[kind]
+    try:
+        shadow.changed_files()
+        before = _stagings(traced)
+        async with bracketed(shadow, sandbox):
+            report = await sandbox.run_tests(shadow.path, "cat pkg/a.py", timeout=60)
+        assert report.exit_code == 0, report.output_tail
+        assert _stagings(traced) == before + (0 if kind == "contained" else 1)
+        assert shadow.written_changes() == [] and shadow.changed_files() == []
+    finally:
+        shadow.remove()
+
+
+async def test_a_contained_run_writing_through_a_map_it_never_unmaps_is_the_tests(
+    make_repo, traced
+):
+    """The map is let go when the run's last process ends, and that is heard: the write is
+    listed as the tests' without a staging that heard nothing."""
+    repo = make_repo(_FILES)
+    shadow, sandbox = Shadow.create(repo, session_id="s1"), _sandboxes(repo)["contained"]
+    try:
+        (shadow.path / "writer.py").write_text(_MAPPED_TO_THE_END)
+        shadow.changed_files()  # the step's own file, staged before the run
+        async with bracketed(shadow, sandbox):
+            report = await sandbox.run_tests(shadow.path, "python writer.py", timeout=60)
+        assert report.exit_code == 0, report.output_tail
+        assert (shadow.path / "pkg" / "a.py").read_text() == "A = 7\n"
+        assert [c.path for c in shadow.written_changes()] == ["pkg/a.py"]
+        assert shadow.changed_files() == [("A", "writer.py")]
     finally:
         shadow.remove()
 

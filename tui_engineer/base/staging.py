@@ -14,7 +14,9 @@ the index since, e.g. a reset or a read-tree).
 Events are queued by the kernel inside the writer's own system call, so one that returned before
 a check is heard by it. Writes through a memory map make no event of their own: they are heard
 when the mapped file is let go (its unmapping, the process's end), so a process still holding
-one is not; the staging that ends a test run runs whatever was heard (Shadow.tests_ended).
+one is not. The staging that ends a test run therefore runs whatever was heard, unless the
+sandbox ended every process the run started (bubblewrap's PID namespace ends with the run): then
+every map was let go, and heard, before it (Shadow.tests_ended, Sandbox.ends_every_process).
 Commits inside a submodule are written in .git/modules: no shadow with submodules checked out
 is watched.
 Where there is no inotify (not Linux), past the user's watch limit, or once the queue

@@ -271,7 +271,8 @@ class Runtime:
         command = command or shown
         async with self.test_queue.turn(rank=self.test_rank()):
             self.emit(ev.TestsStarted(step=step, command=shown, scope=scope))
-            async with bracketed(self.shadow):  # what the run writes is not the step's
+            # What the run writes is not the step's.
+            async with bracketed(self.shadow, self.sandbox):
                 report = await self.sandbox.run_tests(
                     self.workdir,
                     command,

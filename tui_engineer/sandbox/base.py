@@ -12,6 +12,10 @@ from tui_engineer.verify.report import TestReport
 @runtime_checkable
 class Sandbox(Protocol):
     name: str
+    # Every process a run starts has ended when `run_tests` returns (its own PID namespace):
+    # none is left holding a memory map it could still write through unheard, so the staging
+    # after a run can trust the shadow's watch (base/staging.py).
+    ends_every_process: bool
 
     async def run_tests(
         self,

@@ -123,6 +123,11 @@ class LocalSandbox:
         return "local" if self._jail is not None else "none"
 
     @property
+    def ends_every_process(self) -> bool:
+        """Under bubblewrap a run has its own PID namespace, which ends with it."""
+        return self._jail is not None
+
+    @property
     def bwrap(self) -> Bwrap | None:
         """The bubblewrap tests run under; None when they run uncontained."""
         return self._jail.bwrap if self._jail is not None else None

@@ -214,15 +214,14 @@ class Shadow:
         with index_lock(self.path):
             self._count_authors()
 
-    def tests_ended(self) -> None:
-        """A test run ended: what it changed is not counted as anyone's edit."""
+    def tests_ended(self, fresh: bool = True) -> None:
+        """A test run ended: what it changed is not counted as anyone's edit. `fresh`: staged
+        even if nothing was heard, as a process the run left holding a memory map of a file may
+        have written through it unheard (base/staging.py); not where none is left."""
         if not self.path.is_dir():
             return  # removed meanwhile (a step prepared ahead, dropped): nothing to attribute
         with index_lock(self.path):
-            # Staged whatever was heard: a process the run left holding a memory map of a file
-            # may have written through it unheard (base/staging.py); unknown code writes most
-            # in test runs.
-            self.written.counted = self._tree_now(fresh=True)
+            self.written.counted = self._tree_now(fresh=fresh)
             self.written.tests_ran = True
 
     def _by_tests(self) -> list[str]:

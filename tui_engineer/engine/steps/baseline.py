@@ -80,7 +80,7 @@ async def _baseline(rt: Runtime) -> Baseline:
             rt.baseline_started.set()
 
     try:
-        async with bracketed(rt.shadow):  # what the run writes is not the step's
+        async with bracketed(rt.shadow, rt.sandbox):  # what the run writes is not the step's
             report = await rt.sandbox.run_tests(
                 rt.workdir, command, timeout=rt.options.test_timeout, on_output=watch,
                 **beside_steps(rt),

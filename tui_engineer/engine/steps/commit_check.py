@@ -73,7 +73,7 @@ async def _run(rt: Runtime, command: str) -> TestReport:
 async def _on_step(rt: Runtime, hook: Path) -> TestReport:
     tree = await asyncio.to_thread(rt.shadow.step_tree)
     with staged(rt.workdir, tree, hook) as command:
-        async with bracketed(rt.shadow):  # what the hook writes is not the step's
+        async with bracketed(rt.shadow, rt.sandbox):  # what the hook writes is not the step's
             return await _run(rt, command)
 
 

@@ -119,7 +119,8 @@ async def _lint(rt: Runtime, step: int, check: Check) -> CheckResult | None:
     if check.quiet:  # it writes nothing here: it runs beside the tests, outside their bracket
         report = await _run(rt, check, command)
     else:
-        async with bracketed(rt.shadow):  # what a check writes (caches) is not the step's
+        # What a check writes (caches) is not the step's.
+        async with bracketed(rt.shadow, rt.sandbox):
             report = await _run(rt, check, command)
     if report is None:
         return None
@@ -154,7 +155,7 @@ async def _rewritten_at_start(rt: Runtime, check: Check, files: list[str]) -> se
     before = await asyncio.to_thread(_blobs, rt.workdir, rt.shadow.baseline, files)
     if not before:
         return set()
-    async with bracketed(rt.shadow):
+    async with bracketed(rt.shadow, rt.sandbox):
         scratch = Path(tempfile.mkdtemp(prefix=".tui-engineer-format-", dir=rt.workdir))
         try:
             for f, data in before.items():

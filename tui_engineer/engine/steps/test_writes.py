@@ -9,15 +9,16 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tui_engineer.sandbox.base import Sandbox
     from tui_engineer.vcs.shadow import Shadow
 
 
 @asynccontextmanager
-async def bracketed(shadow: Shadow) -> AsyncIterator[None]:
-    """Around one test run in `shadow`: what changed before it is its authors', what changes
-    during it is the tests'."""
+async def bracketed(shadow: Shadow, sandbox: Sandbox) -> AsyncIterator[None]:
+    """Around one test run in `shadow` by `sandbox`: what changed before it is its authors',
+    what changes during it is the tests'."""
     await asyncio.to_thread(shadow.tests_starting)
     try:
         yield
     finally:
-        await asyncio.to_thread(shadow.tests_ended)
+        await asyncio.to_thread(shadow.tests_ended, not sandbox.ends_every_process)

@@ -68,6 +68,8 @@ class DockerSandbox:
     """See docs/sandbox.md. Create one per session; `close()` removes its container."""
 
     name = "docker"
+    # Runs are execs in one container, which outlives them: a daemon a run started lives on.
+    ends_every_process = False
 
     def __init__(
         self,
