@@ -95,6 +95,23 @@ def test_include_dirty_leaves_other_user_changes_uncommitted(make_repo):
         shadow.remove()
 
 
+def test_the_steps_files_are_current_in_the_index_and_the_users_edits_stay_unstaged(make_repo):
+    """`git diff-files` does not refresh the index: it lists a file whose stat data the
+    index does not hold, as scripts and shell prompts see it. The step's files are not listed
+    after the accept; a file the user edited still is, and stays unstaged."""
+    root = make_repo({"calc.py": "v1\n", "notes.md": "n1\n"})
+    (root / "notes.md").write_text("n1 plus my wip\n")
+    shadow = Shadow.create(root, session_id="stat")
+    try:
+        (shadow.path / "calc.py").write_text("v2\n")
+        (shadow.path / "new.py").write_text("N = 1\n")
+        accept(shadow, title="v2")
+        assert git(root, "diff-files", "--name-only").split() == ["notes.md"]
+        assert git(root, "diff", "--cached", "--name-only") == ""
+    finally:
+        shadow.remove()
+
+
 def failing_hook(root: Path) -> None:
     write_hook(root, "pre-commit", "echo 'flake: util.py is not allowed' >&2\nexit 1\n")
 

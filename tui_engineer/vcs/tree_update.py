@@ -166,7 +166,7 @@ def write_step(root: Path, gitdir: Path, commit: str, paths: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="tui-engineer-accept-") as scratch:
         index = Path(scratch) / "index"
         env = {"GIT_INDEX_FILE": str(index)}
-        _build_index(root, gitdir, index, entries, gone)
+        seen = _build_index(root, gitdir, index, entries, gone)
         stage = _stage(root, gitdir, entries, env) if entries else None
         for rel in gone:
             _remove(root, rel)
@@ -174,9 +174,11 @@ def write_step(root: Path, gitdir: Path, commit: str, paths: list[str]) -> None:
             for rel in entries:
                 _place(stage, root, rel)
             shutil.rmtree(stage, ignore_errors=True)
-        for _attempt in range(5):
-            seen = _build_index(root, gitdir, index, entries, gone)
-            if entries:  # the stat data of the files just renamed into place
-                run_git(root, "update-index", "-q", "--refresh", env=env, check=False)
+        for attempt in range(5):
+            if attempt or _digest(gitdir / "index") != seen:  # the user's changed meanwhile
+                seen = _build_index(root, gitdir, index, entries, gone)
+            if entries:  # the stat data of the files just renamed into place, only theirs
+                literal = [f":(literal){p}" for p in entries]
+                run_git(root, "add", "--refresh", "--", *literal, env=env, check=False)
             if _publish_index(gitdir, index, seen):
                 return
