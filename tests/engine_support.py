@@ -13,7 +13,7 @@ from tui_engineer.engine.reviews.review import Decision, Reviewer
 from tui_engineer.engine.session import SessionResult
 from tui_engineer.session.run import RunOptions, run_session
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 
 
 def plan_reply(*titles: str) -> str:

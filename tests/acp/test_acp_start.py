@@ -19,7 +19,7 @@ from tests.scripted_server import ScriptedServer, unused_base_url
 from tests.tiers import whole_session
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare_ahead import WORTH_FROM
 
 

@@ -20,7 +20,7 @@ from tests.timing_support import REACHED
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.reviews.review import Decision
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 
 pytestmark = pytest.mark.usefixtures("api_key")
 

@@ -26,7 +26,8 @@ from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import Shadow, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare_prune import spares_root
 
 pytestmark = pytest.mark.usefixtures("api_key")

@@ -28,7 +28,7 @@ from tests.tiers import whole_session
 from tui_engineer.records.recorder import read_record, runs_dir
 from tui_engineer.sandbox.bwrap_program import bundled_bwrap
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 
 needs_bundled = pytest.mark.skipif(
     bundled_bwrap() is None,

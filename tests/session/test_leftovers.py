@@ -17,7 +17,7 @@ from tests.tiers import whole_session
 from tests.timing_support import REACHED, RunProcess
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 
 # Passes on the starting commit; once the step adds sub, it never ends.
 HANGS_WITH_SUB = (

@@ -28,7 +28,7 @@ from tui_engineer.tui.screens import (
     QuitScreen,
 )
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 
 
 async def test_no_api_key_shows_what_to_set_and_the_url_tried(make_repo, scripted_server) -> None:

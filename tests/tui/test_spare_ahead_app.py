@@ -15,7 +15,7 @@ from tests.tui.app_support import SIZE, make_app, reviewing, send_chat, wait_for
 from tui_engineer.records.recorder import read_record, runs_dir
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare_ahead import WORTH_FROM
 
 pytestmark = pytest.mark.usefixtures("api_key")

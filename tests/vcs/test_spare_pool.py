@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import Shadow, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare import pool_for, slots
 from tui_engineer.vcs.spare_prune import OLD_LAYOUT, prune, spares_root
 

@@ -12,7 +12,8 @@ import subprocess
 from tests.conftest import git
 from tui_engineer.vcs.one_session import live_sessions
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import Shadow, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare import pool_for, slots
 from tui_engineer.vcs.spare_ahead import AHEAD
 

@@ -14,7 +14,8 @@ import pytest
 from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.cleanup import cleanup_leftovers
 from tui_engineer.vcs.repo import GitRefused, open_repo
-from tui_engineer.vcs.shadow import Shadow, owner_file, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import owner_file, shadow_home
 from tui_engineer.vcs.spare_ahead import AHEAD
 
 
@@ -150,7 +151,8 @@ HOLD_A_SHADOW = """
 import sys, time
 from pathlib import Path
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import Shadow, owner_file, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import owner_file, shadow_home
 
 
 def shadow_home_of(root: Path) -> Path:

@@ -26,7 +26,7 @@ from tui_engineer.base.disk import remove_tree
 from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import LOCK_PREFIX, owner_file, session_reason, shadow_home
+from tui_engineer.vcs.shadow_place import LOCK_PREFIX, owner_file, session_reason, shadow_home
 from tui_engineer.vcs.spare_ahead import AHEAD
 
 _REASON = re.compile(

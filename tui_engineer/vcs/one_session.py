@@ -29,7 +29,8 @@ from tui_engineer.base.processes import is_running
 from tui_engineer.vcs.cleanup import _REASON, _live, _when
 from tui_engineer.vcs.owner import hold, release
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import Shadow, session_reason, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import session_reason, shadow_home
 from tui_engineer.vcs.spare_ahead import AHEAD
 
 _POLL = 0.05  # seconds between looks while waiting for a session to end

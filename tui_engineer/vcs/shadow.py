@@ -25,19 +25,15 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime
-from hashlib import sha1
 from pathlib import Path
 
 import git
-import platformdirs
 
 from tui_engineer.base.disk import no_room, remove_tree
-from tui_engineer.base.safe_git import SESSION_FILE, index_lock, shadow_git_env, shadow_git_full_env
+from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
 from tui_engineer.base.staging import forget, index_kept, stage_all, staged_now
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.changes import Change, parse_name_status
@@ -52,31 +48,17 @@ from tui_engineer.vcs.repo import (
     read_state,
     refuse_in_progress,
 )
+from tui_engineer.vcs.shadow_place import init_shadow_repo, lock_reason, owner_file, shadow_home
 from tui_engineer.vcs.submodules import check_out_submodules
 from tui_engineer.vcs.tree_update import checkout_size
 from tui_engineer.vcs.written import Written
 
-LOCK_PREFIX = "tui-engineer session"
 _SHADOW_GIT = 64 * 1024  # a shadow's own .git (index, config, refs): 60 KB measured
 _NO_ROOM_FOR_SHADOW = (
     "Could not create the shadow worktree (where the model's edits are tried)",
     "Nothing of yours was changed. Free some space there, then start tui-engineer again.",
 )
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-
-
-def shadow_home(repo: git.Repo) -> Path:
-    """The folder holding this repository's shadow worktrees (one per session)."""
-    common = Path(repo.common_dir).resolve()
-    name = Path(repo.working_tree_dir or common.parent).name or "repo"
-    key = sha1(str(common).encode()).hexdigest()[:10]
-    return platformdirs.user_cache_path("tui-engineer") / "worktrees" / f"{name}-{key}"
-
-
-def lock_reason(session_id: str) -> str:
-    started = datetime.now().astimezone().isoformat(timespec="seconds")
-    host = socket.gethostname()
-    return f"{LOCK_PREFIX} {session_id} pid {os.getpid()} host {host} started {started}"
 
 
 @dataclass
@@ -366,30 +348,3 @@ class Shadow:
                 remove_tree(self.path)
         release(self.owner, owner_file(self.path))
         self.owner = None
-
-
-def owner_file(path: Path) -> Path:
-    """The lock a shadow's session holds while it lives (beside the shadow's folder)."""
-    return path.with_name(path.name + ".owner")
-
-
-def init_shadow_repo(path: Path, objects: Path, reason: str) -> None:
-    """An empty repository of its own at `path` that reads the user's objects (alternates). No
-    template (so no hooks), its own refs, config and index: nothing a test does to it can reach
-    the user's repository. New objects (proposals, snapshots) are written here only."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    git.Git().execute(
-        ["git", "-c", "init.defaultBranch=shadow", "init", "-q", "--template=", str(path)]
-    )
-    info = path / ".git" / "objects" / "info"
-    info.mkdir(parents=True, exist_ok=True)
-    (info / "alternates").write_text(f"{objects}\n")
-    (path / ".git" / SESSION_FILE).write_text(reason + "\n")
-
-
-def session_reason(path: Path) -> str | None:
-    """The lock reason a shadow repository was made with, or None if it is not one of ours."""
-    try:
-        return (path / ".git" / SESSION_FILE).read_text().strip()
-    except OSError:
-        return None

@@ -37,7 +37,7 @@ _KEPT = {"objects", "index"}  # the only parts of a spare's .git that are reused
 
 
 def pool_for(home: Path) -> Path:
-    """The spares of the repository whose shadows live in `home` (vcs/shadow.shadow_home)."""
+    """The spares of the repository whose shadows live in `home` (vcs/shadow_place.shadow_home)."""
     return home.parent.parent / SPARES / home.name
 
 

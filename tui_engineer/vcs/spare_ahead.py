@@ -19,7 +19,8 @@ from pathlib import Path
 from tui_engineer.base.errors import UserError
 from tui_engineer.vcs import spare
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import Shadow, shadow_home
+from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.shadow_place import shadow_home
 
 AHEAD = "spare-ahead-"
 # Below this many files a first checkout takes a fraction of a second: nothing to win ahead.

@@ -23,7 +23,7 @@ import platformdirs
 
 from tui_engineer.base.disk import remove_tree
 from tui_engineer.vcs.repo import open_repo
-from tui_engineer.vcs.shadow import shadow_home
+from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare import DEFAULT_POOL, SPARES, pool_for, slots
 
 STALE_DAYS = 14
