@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,28 @@ def test_after_accept_the_next_step_builds_on_the_commit(shadow):
     accept(shadow, title="two")
     assert git(shadow.root, "rev-parse", "HEAD~1") == first
     assert (shadow.root / "util.py").read_text() == "X = 2\n"
+
+
+def _hard_resets(trace: Path) -> int:
+    starts = (json.loads(line) for line in trace.read_text().splitlines())
+    return sum(e["event"] == "start" and "--hard" in e["argv"] for e in starts)
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["whole", "part"])
+def test_after_accept_the_shadow_is_at_the_commit_and_moved_by_head_alone_when_whole(
+    shadow, tmp_path, monkeypatch, whole
+):
+    """Accepting the whole proposal leaves the shadow's files as the commit has them: only its
+    HEAD moves (no reset reading every file). Accepting a part, what was left out goes."""
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    propose(shadow)
+    changes = shadow.changes()
+    sha = accept(shadow, title="both" if whole else "one", changes=changes[: 2 if whole else 1])
+    assert git(shadow.path, "rev-parse", "HEAD") == sha == shadow.baseline
+    assert git(shadow.path, "status", "--porcelain") == "" and shadow.changes() == []
+    assert (shadow.path / "util.py").exists() == whole
+    assert _hard_resets(trace) == (0 if whole else 1)
 
 
 def test_accept_brings_deletes_and_renames(shadow):

@@ -163,8 +163,7 @@ class Shadow:
 
         Ignored files (caches, virtualenvs made by test runs) are kept: they are not proposals.
         """
-        self.taken.clear()  # the proposal that held the user's edits is gone
-        self.written = Written()
+        self._forget_proposal()
         # `-C`: git itself refuses a folder removed after the check in `_git`.
         with index_lock(self.path):
             self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--hard", self.baseline])
@@ -323,7 +322,24 @@ class Shadow:
         """
         with open_repo(self.root) as repo:
             self.baseline = snapshot_commit(repo, include_dirty=self.include_dirty)
-        self.reset()
+        if self._moved_onto(self.baseline):
+            self._forget_proposal()
+        else:
+            self.reset()
+
+    def _forget_proposal(self) -> None:
+        self.taken.clear()  # the proposal that held the user's edits is gone
+        self.written = Written()
+
+    def _moved_onto(self, commit: str) -> bool:
+        """Whether the files (staged, nothing heard since) are `commit`'s already, as after an
+        accept of the whole proposal: then only HEAD moves there (`reset --soft`), not a reset
+        and a clean reading every file (0.1 s at 40,000 files)."""
+        with index_lock(self.path):
+            if self._tree_now() != self._git.rev_parse(f"{commit}^{{tree}}"):
+                return False
+            self._git.execute(["git", "-C", str(self.path), "reset", "-q", "--soft", commit])
+            return True
 
     def apply(self, diff: str) -> bool:
         """Apply `diff` (a proposal as `diff()` gave it) to the files; False when it does not
