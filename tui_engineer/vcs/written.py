@@ -14,6 +14,7 @@ changes by it.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 
@@ -31,6 +32,6 @@ class Written:
     def copy(self) -> Written:
         return Written(set(self.authored), self.counted, self.tests_ran)
 
-    def by_tests(self, changed: set[str]) -> set[str]:
+    def by_tests(self, changed: Set[str]) -> set[str]:
         """Of the paths `changed` against the baseline, those only the tests wrote."""
-        return changed - self.authored if self.tests_ran else set()
+        return set(changed - self.authored) if self.tests_ran else set()
