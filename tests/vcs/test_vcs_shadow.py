@@ -56,6 +56,17 @@ def test_writes_in_the_shadow_leave_the_user_tree_alone(shadow):
     assert not (shadow.root / "new.py").exists()
 
 
+def test_only_the_shadows_own_index_goes_without_a_checksum(shadow):
+    """The shadow's index is written without git's trailing checksum (index.skipHash, a
+    saving on every staging); the user's keeps its checksum and config."""
+    (shadow.path / "new.py").write_text("x = 1\n")
+    assert ("A", "new.py") in shadow.changed_files()
+    assert (shadow.path / ".git" / "index").read_bytes()[-20:] == bytes(20)
+    assert (shadow.root / ".git" / "index").read_bytes()[-20:] != bytes(20)
+    unset = subprocess.run(["git", "config", "index.skipHash"], cwd=shadow.root)
+    assert unset.returncode == 1
+
+
 def test_diff_shows_new_modified_deleted_and_renamed_files(shadow):
     (shadow.path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (shadow.path / "new.py").write_text("x = 1\n")

@@ -45,6 +45,9 @@ def init_shadow_repo(path: Path, objects: Path, reason: str) -> None:
     git.Git().execute(
         ["git", "-c", "init.defaultBranch=shadow", "init", "-q", "--template=", str(path)]
     )
+    # Its index is written many times a step and read by no one but git here: no checksum
+    # over it (git 2.40+; 0.01 s a write at 40,000 files). Never the user's index.
+    git.Git(path).execute(["git", "config", "index.skipHash", "true"])
     info = path / ".git" / "objects" / "info"
     info.mkdir(parents=True, exist_ok=True)
     (info / "alternates").write_text(f"{objects}\n")
