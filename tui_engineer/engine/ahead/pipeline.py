@@ -3,10 +3,10 @@
 Every pending step whose dependencies (engine/plans/step_graph.py) are accepted, or are the step
 worked on, is prepared at once, up to `parallel_steps`, each in a shadow worktree of its own with
 its own fix loop; their model calls run concurrently and their test runs share the cores through
-the session's one queue (engine/ahead/test_queue.py). Those that wait for no step not yet in start
-as
-the step worked on is proposed, on the accepted files (`start_beside`); the others as soon as
-step k's first edits are written (while k's own tests still run), on k's proposal as it is then.
+the session's one queue (engine/ahead/test_queue.py). A step that waits only for steps accepted
+(or skipped) already starts as the step worked on, k, is proposed, on the accepted files
+(`start_beside`); one that waits for k starts as soon as k's first edits are written (while
+k's own tests still run), on k's proposal as it is then.
 Such a preparation's model is asked only once k's tests passed on those files (DESIGN.md
 invariant 8: never built on a failing base): as soon as k's first run passes (its affected tests,
 while its full suite still runs), or when k reaches review with those files and passing tests. A
@@ -32,11 +32,11 @@ quietly, and the step is proposed as usual in its turn.
 
 A chat message is the step under review's (it goes with that step's next model call, and the
 prepared step is not touched), unless it names the step prepared ahead
-(engine/reviews/chat_target.py):
-then it goes to that step as it is sent. Before that step's model call it simply goes with the
-call; after, the step is prepared again at once with it (said: NextStepRestarted), so an accept
-never waits for a call made then. When that preparation is dropped, the message is kept for the
-step it named: its next preparation, or its own call when its turn comes.
+(engine/reviews/chat_target.py): then it goes to that step as it is sent. Before that step's
+model call it simply goes with the call; after, the step is prepared again at once with it
+(said: NextStepRestarted), so an accept never waits for a call made then. When that preparation
+is dropped, the message is kept for the step it named: its next preparation, or its own call
+when its turn comes.
 Once a prepared step is taken, its shadow is kept and reset to the next base for the step after
 (a few files differ), instead of a new checkout of every file.
 
@@ -60,16 +60,15 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Sequence
-from dataclasses import fields, replace
 
 from tui_engineer.engine import events as ev
 from tui_engineer.engine.ahead.prepared import (
     Ahead,
-    AheadRuntime,
     Held,
     not_prepared,
     prepare_failed,
     ready_steps,
+    runtime_ahead,
 )
 from tui_engineer.engine.ahead.restacking import move_early, restacked
 from tui_engineer.engine.ahead.stacked import (
@@ -255,19 +254,9 @@ class Pipeline:
             asyncio.to_thread(stacked_shadow, self.rt.shadow, name, ahead.base, spare),
             keep=lambda shadow: setattr(ahead, "shadow", shadow),
         )
-        # Its own shadow, events held back, an inbox of its own; the test selection's data is
-        # shared (and its check for testmon: one per session), but it never collects (see the
-        # module docstring).
         if self.rt.selection is not None and self.rt.selection.worth_narrowing():
             start_probe(self.rt, self.rt.selection)  # before the copy, which then shares it
-        selection = self.rt.selection and replace(self.rt.selection, collect=False)
-        shared = {f.name: getattr(self.rt, f.name) for f in fields(Runtime)}
-        rt = AheadRuntime(
-            **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": ahead.inbox,
-               "delivered": 0, "selection": selection, "review_notes": []},
-            base_passed=ahead.base_passed,
-        )  # fmt: skip
-        ahead.rt = rt
+        ahead.rt = rt = runtime_ahead(self.rt, ahead)
         await ahead.base_started.wait()  # no model call on a base whose tests did not pass
         # Calls in flight side by side hold their share of the budgets until their usage is
         # in (llm/accounting.py `reserve`: the model, and so its ledger, is the session's).

@@ -1,13 +1,12 @@
 """A step prepared ahead (engine/ahead/pipeline.py): which steps are ready to be, what one
-preparation
-holds (its shadow, its runtime, its own chat, whether what it is built on has passed), the sink
-that keeps its events until its turn, and what is said when it fails."""
+preparation holds (its shadow, its runtime, its own chat, whether what it is built on has
+passed), the sink that keeps its events until its turn, and what is said when it fails."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from tui_engineer.engine import events as ev
@@ -155,3 +154,17 @@ def not_prepared(ahead: Ahead, err: Exception) -> str:
 
 def prepare_failed(task: asyncio.Task[Proposal]) -> bool:
     return task.done() and (task.cancelled() or task.exception() is not None)
+
+
+def runtime_ahead(rt: Runtime, ahead: Ahead) -> AheadRuntime:
+    """The session's runtime `rt` for `ahead`: its own shadow, events held back, an inbox of its
+    own; the test selection's data is shared (and its check for testmon: one per session), but
+    it never runs the suite collecting coverage (engine/ahead/pipeline.py says why)."""
+    assert ahead.shadow is not None
+    selection = rt.selection and replace(rt.selection, collect=False)
+    shared = {f.name: getattr(rt, f.name) for f in fields(Runtime)}
+    return AheadRuntime(
+        **{**shared, "shadow": ahead.shadow, "emit": ahead.held, "inbox": ahead.inbox,
+           "delivered": 0, "selection": selection, "review_notes": []},
+        base_passed=ahead.base_passed,
+    )  # fmt: skip
