@@ -3,8 +3,9 @@
 - text deltas go to `on_text` as they arrive; a server that refuses `stream=true` or
   `stream_options` gets a non-streaming request instead (remembered for the session);
 - a stream dropped mid-way, a malformed chunk, an error event inside the stream or an empty reply
-  is retried from scratch a bounded number of times (`on_reset` tells the consumer why and to
-  drop what it showed); 429/5xx/connection errors are retried by the SDK itself;
+  is retried from scratch a bounded number of times (llm/broken_replies.py; `on_reset` tells
+  the consumer why and to drop what it showed); 429/5xx/connection errors are retried by the
+  SDK itself;
 - an HTML page answered with status 200 is a wrong base URL while the server has never answered
   properly (NotTheApi, at once), and a proxy's or gateway's passing error page once it has: then
   it is retried like a 502/503, backing off, a bounded number of times, each retry said;
@@ -25,8 +26,16 @@ from typing import Any
 import openai
 
 from tui_engineer.llm.accounting import CallAccounts, Message
+from tui_engineer.llm.broken_replies import (
+    DROPPED_STREAM_RETRIES,
+    ERROR_PAGE,
+    BrokenChunk,
+    StreamDropped,
+    backoff,
+    retries_spent,
+)
 from tui_engineer.llm.error_mapping import ErrorMapper, server_message
-from tui_engineer.llm.errors import LLMError, ModelReplyError
+from tui_engineer.llm.errors import ModelReplyError
 from tui_engineer.llm.reply_cap import ReplyCap
 from tui_engineer.llm.reply_watch import COMPLETE, OFF_TRACK, Expected, ReplyWatch
 from tui_engineer.llm.tools import ToolCall
@@ -37,17 +46,6 @@ ResetCallback = Callable[[], None]
 RetryCallback = Callable[[str], None]  # gets the reason a reply was asked again
 
 DEFAULT_CALL_TIMEOUT = 1800.0  # seconds one call may take in all (call_timeout)
-DROPPED_STREAM_RETRIES = 2  # a broken reply (cut, malformed, error event, empty): retries
-ERROR_PAGE = "an HTML error page from a proxy or gateway"  # the reason a retry gives
-ERROR_PAGE_BACKOFF = 0.5  # seconds before the first retry after an error page, doubled after
-# A local model that answers nothing at all is most often given the wrong chat template: a model
-# file without one (a base model) makes llama-cpp-python fall back to llama-2's format.
-EMPTY_REPLY_HINT = (
-    "A local model that answers nothing is often missing its chat template (base models have "
-    "none; the server then falls back to another model's format): start the server with the "
-    "model's chat format (llama-cpp-python: --chat_format gemma, chatml…; llama-server: --jinja "
-    "or --chat-template), or pick an instruction-tuned model."
-)
 
 
 @dataclass
@@ -59,28 +57,6 @@ class Reply:
     model: str
     usage: CallUsage
     tool_calls: list[ToolCall] = field(default_factory=list)  # the model asked for its tools
-
-
-class StreamDropped(Exception):
-    """A reply that broke and may be asked again: `reason` says how, for the user."""
-
-    def __init__(self, partial: str, cause: Exception | None, reason: str = "dropped") -> None:
-        super().__init__(f"stream {reason}")
-        self.partial = partial
-        self.cause = cause
-        self.reason = reason
-
-
-class BrokenChunk(Exception):
-    """A chunk the API never sends (a number for `content`, `choices: null`): its message says
-    what it held, for the user."""
-
-
-def _named(cause: Exception | None) -> str:
-    """What was wrong with a malformed reply, in words (not Python's)."""
-    if isinstance(cause, UnicodeDecodeError):
-        return f"a byte that is not UTF-8 (0x{cause.object[cause.start]:02x})"
-    return str(cause or "")
 
 
 def _text_of(content: Any) -> str:
@@ -162,9 +138,12 @@ class ChatCalls:
                 if drop.reason not in ("empty", ERROR_PAGE):  # the server did work: count it
                     accounts.ledger.add(accounts.usage(conversation, drop.partial, None))
                 if attempt == DROPPED_STREAM_RETRIES:
-                    raise self._broken_reply(drop, conversation, known_window) from None
-                if drop.reason == ERROR_PAGE:  # as the SDK backs off before a 502/503 again
-                    await asyncio.sleep(ERROR_PAGE_BACKOFF * 2**attempt)
+                    raise retries_spent(
+                        drop, model=self.model, base_url=self.base_url, errors=self._errors(),
+                        prompt_tokens=accounts.prompt_tokens(conversation),
+                        known_window=known_window,
+                    ) from None  # fmt: skip
+                await asyncio.sleep(backoff(drop, attempt))
                 self.retries += 1
                 if on_retry is not None:
                     on_retry(drop.reason)
@@ -175,32 +154,6 @@ class ChatCalls:
             self.answered = True
             return reply
         raise AssertionError("unreachable")
-
-    def _broken_reply(
-        self, drop: StreamDropped, conversation: list[Message], known_window: int | None
-    ) -> LLMError:
-        tries = DROPPED_STREAM_RETRIES + 1
-        if drop.reason == ERROR_PAGE:
-            return LLMError(
-                f"The server at {self.base_url} answered with an HTML page instead of a reply "
-                f"{tries} times in a row, after answering properly earlier in this session: a "
-                "proxy or gateway in between is failing. Try again later."
-            )
-        if drop.reason == "empty":
-            return ModelReplyError(
-                f"The model {self.model} at {self.base_url} returned an empty reply {tries} "
-                f"times in a row. {EMPTY_REPLY_HINT}"
-            )
-        if drop.reason in ("malformed", "error event"):
-            detail = self._errors().redact(_named(drop.cause))[:300]
-            return ModelReplyError(
-                f"The server at {self.base_url} sent a broken reply ({drop.reason}: {detail}) "
-                f"{tries} times in a row. Check the server and try again."
-            )
-        if drop.reason == "idle":
-            return self._errors().idle_stream(tries)
-        prompt = self.accounts.prompt_tokens(conversation)
-        return self._errors().dropped_stream(drop.cause, tries, prompt, known_window)
 
     # ----- one HTTP request
 
