@@ -79,6 +79,27 @@ def test_after_accept_the_shadow_is_at_the_commit_and_moved_by_head_alone_when_w
     assert _hard_resets(trace) == (0 if whole else 1)
 
 
+@pytest.mark.parametrize("hooked", [False, True], ids=["no-hooks", "pre-commit"])
+def test_a_temporary_index_is_made_only_for_hooks_given_one(shadow, tmp_path, monkeypatch, hooked):
+    """With no hook given the index, the commit's tree is made without reading HEAD's whole
+    tree into one (no read-tree); the commit is the same step either way."""
+    if hooked:
+        write_hook(shadow.root, "pre-commit", "git diff --cached --name-only > staged.txt\n")
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    propose(shadow)
+    sha = accept(shadow, title="both")
+    starts = [json.loads(line) for line in trace.read_text().splitlines()]
+    read_trees = [e for e in starts if e["event"] == "start" and "read-tree" in e["argv"]]
+    assert bool(read_trees) == hooked
+    assert git(shadow.root, "show", "--name-only", "--format=", sha).split() == [
+        "calc.py",
+        "util.py",
+    ]
+    if hooked:
+        assert (shadow.root / "staged.txt").read_text().split() == ["calc.py", "util.py"]
+
+
 def test_accept_brings_deletes_and_renames(shadow):
     (shadow.path / "tests" / "test_calc.py").rename(shadow.path / "test_calc.py")
     (shadow.path / "calc.py").unlink()

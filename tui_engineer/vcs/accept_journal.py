@@ -8,6 +8,7 @@ Accept is atomic, in this order:
 3. the commit is built as objects from the user's HEAD tree plus the step's files, in a
    temporary index, with the user's pre-commit / prepare-commit-msg / commit-msg hooks run on
    it (commit_objects.py says what hooks see), identity and signing as `git commit` would;
+   with none of those hooks, no index: only the folders the step touched (tree_edit.py);
 4. the branch (or a detached HEAD) moves by compare-and-swap from the old commit;
 5. only then are the step's files and index entries written (tree_update.py), the journal
    removed, and post-commit run.
@@ -57,7 +58,7 @@ from tui_engineer.vcs.journal import (
 )
 from tui_engineer.vcs.merge_in import edits_included
 from tui_engineer.vcs.owner import release
-from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, run_git
+from tui_engineer.vcs.plumbing import EMPTY_OLD, git_dir, git_text, run_git
 from tui_engineer.vcs.repo import (
     GitRefused,
     git_output,
@@ -66,6 +67,7 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
 )
 from tui_engineer.vcs.shadow import Shadow
+from tui_engineer.vcs.tree_edit import hooks_see_an_index, tree_with
 from tui_engineer.vcs.tree_update import write_step
 
 # Points an accepted commit at the content its files had before the accept, for undo.
@@ -186,12 +188,17 @@ def _move_ref(root: Path, journal: Journal, new: str) -> None:
 def _build(root: Path, journal: Journal, gitdir: Path) -> str:
     """The step's commit as objects (hooks run on a temporary index); returns its sha."""
     entries = [Entry(path, mode, sha) for path, mode, sha in journal.entries]
+    if not hooks_see_an_index(root):  # no index to make: the tree folder by folder
+        tree = tree_with(root, journal.old, entries)
+        message = checked_message(root, gitdir, journal.message, None)
+        return make_commit(root, tree, journal.old, message, sign=journal.sign)
     with tempfile.TemporaryDirectory(prefix="tui-engineer-accept-") as scratch:
         index = Path(scratch) / "index"
         stage(root, index, journal.old, entries)
         run_hook(root, "pre-commit", index=index)
         message = checked_message(root, gitdir, journal.message, index)
-        return make_commit(root, index, journal.old, message, sign=journal.sign)
+        tree = git_text(root, "write-tree", env={"GIT_INDEX_FILE": str(index)})
+        return make_commit(root, tree, journal.old, message, sign=journal.sign)
 
 
 class NoRoomToAccept(GitRefused):

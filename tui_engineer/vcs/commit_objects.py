@@ -1,7 +1,8 @@
 """Building an accepted step's commit as objects, before anything in the user's tree changes.
 
 The commit's tree is the user's HEAD tree plus the step's files, staged in a temporary index
-(GIT_INDEX_FILE in a scratch folder: the user's index and its index.lock are never used). The
+(GIT_INDEX_FILE in a scratch folder: the user's index and its index.lock are never used) when a
+hook is given one (else tree_edit.py builds the same tree folder by folder). The
 user's hooks run the way `git commit` runs them, through `git hook run` (so core.hooksPath and
 friends apply): pre-commit and prepare-commit-msg/commit-msg with GIT_INDEX_FILE pointing at the
 temporary index (what they see staged is exactly the commit), post-commit once the commit is in
@@ -108,7 +109,7 @@ def _run_hook_file(root: Path, name: str, args: tuple[str, ...], env: dict[str, 
     raise_for(done)
 
 
-def checked_message(root: Path, gitdir: Path, message: str, index: Path) -> str:
+def checked_message(root: Path, gitdir: Path, message: str, index: Path | None) -> str:
     """The message after prepare-commit-msg and commit-msg (which may edit or refuse it)."""
     path = gitdir / "COMMIT_EDITMSG"  # where git keeps it, and where hooks expect it
     path.write_text(message, encoding="utf-8")
@@ -121,10 +122,9 @@ def checked_message(root: Path, gitdir: Path, message: str, index: Path) -> str:
     return cleaned
 
 
-def make_commit(root: Path, index: Path, head: str | None, message: str, *, sign: bool) -> str:
-    """Write the tree and the commit (the user's identity; signed when `sign`, the user's
+def make_commit(root: Path, tree: str, head: str | None, message: str, *, sign: bool) -> str:
+    """Write the commit of `tree` (the user's identity; signed when `sign`, the user's
     commit.gpgSign); return it."""
-    tree = git_text(root, "write-tree", env={"GIT_INDEX_FILE": str(index)})
     if head and tree == git_text(root, "rev-parse", f"{head}^{{tree}}"):
         raise GitRefused(NOTHING_TO_COMMIT)
     args = ["commit-tree", tree, *(["-p", head] if head else [])]
