@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, write_hook
+from tui_engineer.vcs import tree_edit
 from tui_engineer.vcs.commit_objects import Entry, stage
 from tui_engineer.vcs.plumbing import git_text
-from tui_engineer.vcs.tree_edit import hooks_see_an_index, tree_with
+from tui_engineer.vcs.tree_edit import TooWide, hooks_see_an_index, tree_with
 
 FILES = {
     "README.md": "hello\n",
@@ -98,3 +99,10 @@ def test_hooks_in_core_hooks_path_and_in_config_are_found(make_repo, tmp_path):
     assert not hooks_see_an_index(root)
     git(root, "config", "hook.lint.command", "true")  # newer git's hooks set in config
     assert hooks_see_an_index(root)
+
+
+def test_a_folder_too_wide_to_write_again_is_said(make_repo, monkeypatch):
+    root = make_repo(FILES)
+    monkeypatch.setattr(tree_edit, "WIDE_FOLDER", 100)  # the top folder's tree is wider
+    with pytest.raises(TooWide):
+        tree_with(root, "HEAD", [Entry("README.md")])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, start_conflicting_merge, write_hook
+from tui_engineer.vcs import tree_edit
 from tui_engineer.vcs.commit import accept, undo_last
 from tui_engineer.vcs.repo import GitRefused, repo_state
 from tui_engineer.vcs.shadow import Shadow
@@ -79,25 +80,28 @@ def test_after_accept_the_shadow_is_at_the_commit_and_moved_by_head_alone_when_w
     assert _hard_resets(trace) == (0 if whole else 1)
 
 
-@pytest.mark.parametrize("hooked", [False, True], ids=["no-hooks", "pre-commit"])
-def test_a_temporary_index_is_made_only_for_hooks_given_one(shadow, tmp_path, monkeypatch, hooked):
+@pytest.mark.parametrize("why", ["", "hook", "wide"], ids=["no-hooks", "hook", "wide"])
+def test_a_temporary_index_is_made_only_for_hooks_given_one_or_a_wide_folder(
+    shadow, tmp_path, monkeypatch, why
+):
     """With no hook given the index, the commit's tree is made without reading HEAD's whole
-    tree into one (no read-tree); the commit is the same step either way."""
-    if hooked:
+    tree into one (no read-tree), unless a folder on the way is too wide to write again by
+    itself (here: any); the commit is the same step either way."""
+    if why == "hook":
         write_hook(shadow.root, "pre-commit", "git diff --cached --name-only > staged.txt\n")
+    if why == "wide":
+        monkeypatch.setattr(tree_edit, "WIDE_FOLDER", 10)
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
     propose(shadow)
     sha = accept(shadow, title="both")
     starts = [json.loads(line) for line in trace.read_text().splitlines()]
     read_trees = [e for e in starts if e["event"] == "start" and "read-tree" in e["argv"]]
-    assert bool(read_trees) == hooked
-    assert git(shadow.root, "show", "--name-only", "--format=", sha).split() == [
-        "calc.py",
-        "util.py",
-    ]
-    if hooked:
-        assert (shadow.root / "staged.txt").read_text().split() == ["calc.py", "util.py"]
+    assert bool(read_trees) == bool(why)
+    committed = git(shadow.root, "show", "--name-only", "--format=", sha).split()
+    assert committed == ["calc.py", "util.py"]
+    if why == "hook":
+        assert (shadow.root / "staged.txt").read_text().split() == committed
 
 
 def test_accept_brings_deletes_and_renames(shadow):

@@ -67,7 +67,7 @@ from tui_engineer.vcs.repo import (
     refuse_in_progress,
 )
 from tui_engineer.vcs.shadow import Shadow
-from tui_engineer.vcs.tree_edit import hooks_see_an_index, tree_with
+from tui_engineer.vcs.tree_edit import TooWide, hooks_see_an_index, tree_with
 from tui_engineer.vcs.tree_update import write_step
 
 # Points an accepted commit at the content its files had before the accept, for undo.
@@ -189,9 +189,10 @@ def _build(root: Path, journal: Journal, gitdir: Path) -> str:
     """The step's commit as objects (hooks run on a temporary index); returns its sha."""
     entries = [Entry(path, mode, sha) for path, mode, sha in journal.entries]
     if not hooks_see_an_index(root):  # no index to make: the tree folder by folder
-        tree = tree_with(root, journal.old, entries)
-        message = checked_message(root, gitdir, journal.message, None)
-        return make_commit(root, tree, journal.old, message, sign=journal.sign)
+        with contextlib.suppress(TooWide):
+            tree = tree_with(root, journal.old, entries)
+            message = checked_message(root, gitdir, journal.message, None)
+            return make_commit(root, tree, journal.old, message, sign=journal.sign)
     with tempfile.TemporaryDirectory(prefix="tui-engineer-accept-") as scratch:
         index = Path(scratch) / "index"
         stage(root, index, journal.old, entries)

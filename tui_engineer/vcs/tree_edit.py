@@ -18,9 +18,14 @@ from tui_engineer.vcs.commit_objects import Entry
 from tui_engineer.vcs.plumbing import git_text, run_git
 
 INDEX_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg")
+# A folder's tree past this size (about 6,000 entries) is listed and written again more slowly
+# than a temporary index of the whole repository is made: one folder of 38,000 files took
+# 0.11 s this way against 0.08 s for the index of 40,000.
+WIDE_FOLDER = 256 * 1024
 
-# name -> (mode, type, object id) of one folder's entries, as ls-tree lists them
-Listing = dict[bytes, tuple[bytes, bytes, bytes]]
+
+class TooWide(Exception):
+    """A folder on the way to a changed path is too wide to write again by itself."""
 
 
 def hooks_see_an_index(root: Path) -> bool:
@@ -36,7 +41,8 @@ def hooks_see_an_index(root: Path) -> bool:
 
 
 def tree_with(root: Path, base: str | None, entries: list[Entry]) -> str:
-    """The tree of commit `base` (None: nothing) with `entries` put in or taken out."""
+    """The tree of commit `base` (None: nothing) with `entries` put in or taken out; TooWide
+    when a folder on the way is (make the tree in an index then)."""
     changes = {os.fsencode(e.path): e for e in entries}
     start = f"{base}^{{tree}}" if base else None
     made = _folder(root, start, changes)
@@ -46,7 +52,9 @@ def tree_with(root: Path, base: str | None, entries: list[Entry]) -> str:
 
 
 def _folder(root: Path, tree: str | None, changes: dict[bytes, Entry]) -> str | None:
-    """`tree` (a folder's) with `changes` (paths relative to it) applied; None when empty."""
+    """`tree` (a folder's) with `changes` (paths relative to it) applied; None when empty.
+    Entries stay ls-tree's lines, parsed only where changed: a folder may hold 40,000 files,
+    and mktree sorts what it is given."""
     listing = _listed(root, tree) if tree else {}
     below: dict[bytes, dict[bytes, Entry]] = {}
     here: dict[bytes, Entry] = {}
@@ -61,29 +69,25 @@ def _folder(root: Path, tree: str | None, changes: dict[bytes, Entry]) -> str | 
     for name in [name for name, entry in here.items() if entry.sha is None]:
         listing.pop(name, None)
     for name, inner in below.items():
-        _mode, kind, sha = listing.get(name, (b"", b"", b""))
+        _mode, kind, sha = listing.get(name, b"- - -\t").partition(b"\t")[0].split(b" ")
         made = _folder(root, sha.decode() if kind == b"tree" else None, inner)
         if made is None:
             listing.pop(name, None)
         else:
-            listing[name] = (b"040000", b"tree", made.encode())
+            listing[name] = b"040000 tree %s\t%s" % (made.encode(), name)
     for name, entry in here.items():
         if entry.sha is not None:
-            kind = b"commit" if entry.mode == "160000" else b"blob"
-            listing[name] = (entry.mode.encode(), kind, entry.sha.encode())
+            kind = "commit" if entry.mode == "160000" else "blob"
+            listing[name] = f"{entry.mode} {kind} {entry.sha}\t".encode() + name
     if not listing:
         return None
-    data = b"".join(
-        b"%s %s %s\t%s\0" % (mode, kind, sha, name) for name, (mode, kind, sha) in listing.items()
-    )
+    data = b"\0".join(listing.values()) + b"\0"
     return run_git(root, "mktree", "-z", data=data).stdout.decode().strip()
 
 
-def _listed(root: Path, tree: str) -> Listing:
-    out = run_git(root, "ls-tree", "-z", tree).stdout
-    listing: Listing = {}
-    for item in filter(None, out.split(b"\0")):
-        meta, name = item.split(b"\t", 1)
-        mode, kind, sha = meta.split(b" ")
-        listing[name] = (mode, kind, sha)
-    return listing
+def _listed(root: Path, tree: str) -> dict[bytes, bytes]:
+    """name -> its ls-tree line ("mode type id<TAB>name") of one folder."""
+    if int(git_text(root, "cat-file", "-s", tree)) > WIDE_FOLDER:
+        raise TooWide(tree)
+    items = run_git(root, "ls-tree", "-z", tree).stdout.split(b"\0")[:-1]
+    return dict(zip([item.partition(b"\t")[2] for item in items], items, strict=True))
