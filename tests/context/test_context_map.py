@@ -262,11 +262,12 @@ def test_the_listing_summarizes_a_big_repository_instead_of_stopping_silently(
     make_repo,
 ) -> None:
     files = {f"pkg{i // 100}/mod{i}.py": f"def f{i}():\n    pass\n" for i in range(900)}
-    repo = make_repo({**files, "src/app.py": "def main():\n    pass\n"})
+    repo = make_repo({**files, "src/app.py": "def main():\n    pass\n", "Makefile": "all:\n"})
     small = gather_context(repo, "change src/app.py", budget_chars=12_000)
     assert small.listing.splitlines()[0].startswith("src/app.py")
-    assert "900 other files, by folder" in small.listing
+    assert "901 other files, by folder" in small.listing
     assert "pkg8/ (100 files: 100 .py)" in small.listing
+    assert "./ (1 files: 1 other)" in small.listing  # the top folder; a name with no suffix
     roomy = gather_context(repo, "change src/app.py", budget_chars=200_000)
     assert "pkg8/mod899.py" in roomy.listing  # every name, when they fit
 
