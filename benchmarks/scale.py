@@ -26,7 +26,11 @@ commit; then a session's shadow and three steps prepared side by side (made as t
 makes them), twice: the first session, then the next one (times, what was written anew, the
 disk they hold and what stays after them).
 
-Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1] [--shadows]
+`--venv DIR` runs the `tui-engineer` of that virtual environment, and its `python` for the
+repositories' tests: the built wheel installed without extras into a fresh venv, as a user has
+it (`python -m venv DIR && DIR/bin/pip install dist/*.whl`), instead of this checkout's.
+
+Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1] [--shadows] [--venv DIR]
 """
 
 from __future__ import annotations
@@ -199,8 +203,8 @@ def run_session(repo: Path, base_url: str, env: dict[str, str]) -> Measured:
     return Measured(wall, tests, model, first_call, peak, committed, context)
 
 
-def measure(files: int, runs: int) -> tuple[Measured, Measured]:
-    """(cold, warm): the lowest own share of `runs` pairs."""
+def measure(files: int, runs: int, venv: Path | None = None) -> tuple[Measured, Measured]:
+    """(cold, warm): the lowest own share of `runs` pairs (`venv`: whose tool and python)."""
     colds, warms = [], []
     with tempfile.TemporaryDirectory(prefix="tui-scale-") as tmp:
         made = time.perf_counter()
@@ -212,6 +216,8 @@ def measure(files: int, runs: int) -> tuple[Measured, Measured]:
                 **os.environ, **GIT_IDENTITY,
                 "OPENAI_API_KEY": "sk-benchmark", "XDG_CACHE_HOME": str(cache),
             }  # fmt: skip
+            if venv is not None:
+                env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
             repo = Path(tmp) / f"repo{run}"
             shutil.copytree(template, repo, symlinks=True)
             for kept in (colds, warms):
@@ -324,6 +330,9 @@ def main() -> None:
     parser.add_argument(
         "--shadows", action="store_true", help="only time a shadow made and removed"
     )
+    parser.add_argument(
+        "--venv", type=Path, help="the virtual environment whose tui-engineer and python run"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.big:
@@ -341,7 +350,8 @@ def main() -> None:
                 rows.append(f"| {files:,} | side by side | {side_by_side(repo, Path(tmp) / 'c')} |")
                 print("  " + rows[-1], flush=True)
             continue
-        for kind, m in zip(("cold", "warm"), measure(files, args.runs), strict=True):
+        measured = measure(files, args.runs, args.venv and args.venv.resolve())
+        for kind, m in zip(("cold", "warm"), measured, strict=True):
             state = "" if m.committed else " NOT COMMITTED"
             rows.append(
                 f"| {files:,} | {kind} | {m.wall:.2f} s | {m.tests:.2f} s | {m.model:.2f} s | "

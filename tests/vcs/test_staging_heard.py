@@ -115,6 +115,50 @@ def test_a_file_in_a_folder_made_after_the_last_staging_is_heard_later_too(make_
         shadow.remove()
 
 
+def _ignoring_shadow(make_repo) -> Shadow:
+    repo = make_repo({**_FILES, ".gitignore": "__pycache__/\n*.log\n"})
+    (repo / "kept.log").write_text("tracked although its pattern is ignored\n")
+    git(repo, "add", "-f", "kept.log")
+    git(repo, "commit", "-qm", "a tracked log")
+    return Shadow.create(repo, session_id="ignoring")
+
+
+def test_writes_git_ignores_stage_nothing_and_the_rest_is_staged(make_repo, traced):
+    """A test run's caches (__pycache__, .pytest_cache with its own .gitignore, logs) are
+    heard, but git ignores every one of them: no `git add -A` (git check-ignore says so). A
+    tracked file whose name an ignore pattern matches, or any other write, is staged."""
+    shadow = _ignoring_shadow(make_repo)
+    try:
+        before = _stagings(traced)
+        _elsewhere(
+            shadow,
+            "mkdir -p pkg/__pycache__ .pytest_cache && printf x > pkg/__pycache__/a.pyc"
+            " && printf '*' > .pytest_cache/.gitignore && printf 1 > .pytest_cache/v"
+            " && printf run > new.log && rm new.log && printf 2 > other.log",
+        )
+        assert shadow.changed_files() == []
+        assert _stagings(traced) == before
+        _elsewhere(shadow, "printf 'changed\n' > kept.log && printf y > pkg/__pycache__/b.pyc")
+        assert shadow.changed_files() == [("M", "kept.log")]
+        _elsewhere(shadow, "printf 'A = 2\n' > pkg/a.py && printf 3 > other.log")
+        assert shadow.changed_files() == [("M", "kept.log"), ("M", "pkg/a.py")]
+        assert _stagings(traced) == before + 2
+    finally:
+        shadow.remove()
+
+
+def test_more_writes_than_are_named_are_staged_at_once(make_repo, traced, monkeypatch):
+    shadow = _ignoring_shadow(make_repo)
+    monkeypatch.setattr(staging, "NAMED_MAX", 3)
+    try:
+        before = _stagings(traced)
+        _elsewhere(shadow, "for i in 1 2 3 4 5; do printf $i > $i.log; done")
+        assert shadow.changed_files() == []
+        assert _stagings(traced) == before + 1
+    finally:
+        shadow.remove()
+
+
 def test_an_index_another_git_command_rewrote_is_staged_again(make_repo, traced):
     shadow = _shadow(make_repo)
     try:

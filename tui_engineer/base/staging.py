@@ -7,9 +7,10 @@ wrote in between. Who could have is open-ended (the model's edits, test runs in 
 project's checks and hooks, the human's edits and shell, MCP tools), so no writer is asked to
 say so: the kernel says. An inotify watch on every folder of the shadow but its .git hears any
 write, create, delete, move or change of mode made there by any process, its own sandbox's
-included. A staging is skipped when nothing was heard since the last one, and git's index and
-the shadow's exclude file are the very files that staging left (no other git command rewrote
-the index since, e.g. a reset or a read-tree).
+included. A staging is skipped when nothing was heard since the last one, or git ignores all
+that was (a test run's __pycache__, .pytest_cache: one `git check-ignore`, 0.006 s at 40,000
+files), and git's index and the shadow's exclude file are the very files that staging left (no
+other git command rewrote the index since, e.g. a reset or a read-tree).
 
 Events are queued by the kernel inside the writer's own system call, so one that returned before
 a check is heard by it. Writes through a memory map make no event of their own: they are heard
@@ -53,6 +54,7 @@ _HEARD = (
 )  # fmt: skip
 _MASK = _HEARD | _IN_ONLYDIR | _IN_DONT_FOLLOW | _IN_EXCL_UNLINK
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then len bytes of name
+NAMED_MAX = 1000  # heard paths asked about (are they all ignored?); more: staged at once
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -79,6 +81,7 @@ class TreeWatch:
         if _LIBC is None:
             raise Unwatched("no inotify")
         self.top = top
+        self.top_bytes = os.fsencode(top)
         self.fd = _LIBC.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if self.fd < 0:
             raise Unwatched(os.strerror(ctypes.get_errno()))
@@ -114,15 +117,16 @@ class TreeWatch:
                 e.path for e in entries if e.name != skip and e.is_dir(follow_symlinks=False)
             ]
 
-    def heard(self) -> bool:
-        """Whether anything changed since the last call: every queued event is read (and new
+    def heard(self) -> frozenset[bytes] | None:
+        """The paths (relative to the top) written since the last call, None when they cannot
+        all be named (too many, or the top folder itself): every queued event is read (and new
         folders watched), so what happens from here on is heard by the next call."""
-        changed = False
+        names: set[bytes] | None = set()
         while True:
             try:
                 data = os.read(self.fd, 64 * 1024)
             except BlockingIOError:
-                return changed
+                return None if names is None else frozenset(names)
             offset = 0
             while offset < len(data):
                 wd, mask, _, size = _EVENT.unpack_from(data, offset)
@@ -133,10 +137,22 @@ class TreeWatch:
                 if mask & _IN_IGNORED:
                     self.folders.pop(wd, None)  # its folder went: heard on its parent too
                     continue
-                changed = True
                 folder = self.folders.get(wd)
                 if folder is not None and mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
                     self._add_tree(os.path.join(folder, name))
+                names = self._named(names, folder, name)
+
+    def _named(
+        self, names: set[bytes] | None, folder: bytes | None, name: bytes
+    ) -> set[bytes] | None:
+        """`names` with the path of an event in `folder` added; None once that cannot be."""
+        if names is None or folder is None or len(names) >= NAMED_MAX:
+            return None
+        path = os.path.relpath(os.path.join(folder, name), self.top_bytes)
+        if path == b"." or path.startswith(b".."):  # the top folder itself
+            return None
+        names.add(path)
+        return names
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -171,9 +187,10 @@ def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
     if not known:
         watch = _start(key)
     try:
-        quiet = watch is not None and not watch.heard()  # the queue emptied either way
-        if quiet and not fresh and watch is not None and watch.left == _stamp(key):
-            return
+        heard = watch.heard() if watch is not None else None  # the queue emptied either way
+        if not fresh and watch is not None and watch.left == _stamp(key):
+            if heard is not None and (not heard or _nothing_to_stage(key, heard)):
+                return
     except Unwatched:
         forget(key)
         with _guard:
@@ -185,6 +202,50 @@ def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
     stage()
     if watch is not None:
         watch.left = _stamp(key)
+
+
+def _nothing_to_stage(key: Path, paths: frozenset[bytes]) -> bool:
+    """Whether git ignores every one of `paths` (caches a test run writes: __pycache__,
+    .pytest_cache, logs), so that `git add -A` would find nothing new there. A folder stands
+    for its files (pytest's cache folder is ignored by a .gitignore inside it); a tracked file
+    is never ignored (git check-ignore reads the index), nor is a path git does not say it
+    ignores (one removed since, too: staged as before)."""
+    files = _files_of(key, paths)
+    if files is None:
+        return False
+    if not files:
+        return True
+    asked = subprocess.run(
+        ["git", "check-ignore", "-z", "--stdin"], cwd=key, input=b"\0".join(files) + b"\0",
+        capture_output=True, env=shadow_git_full_env(),
+    )  # fmt: skip
+    return asked.returncode == 0 and set(asked.stdout.split(b"\0")[:-1]) == files
+
+
+def _files_of(key: Path, paths: frozenset[bytes]) -> set[bytes] | None:
+    """`paths` with each folder among them replaced by the files under it (None past
+    NAMED_MAX)."""
+    top = os.fsencode(key)
+    files: set[bytes] = set()
+    for path in paths:
+        full = os.path.join(top, path)
+        if not os.path.isdir(full) or os.path.islink(full):
+            files.add(path)
+            continue
+        pending = [full]  # a loop, not os.walk: Python 3.11's recurses (see _add_tree)
+        while pending:
+            try:
+                entries = list(os.scandir(pending.pop()))
+            except OSError:
+                return None
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                else:
+                    files.add(os.path.relpath(entry.path, top))
+            if len(files) > NAMED_MAX:
+                return None
+    return files
 
 
 def staged_now(workdir: Path) -> None:
