@@ -25,3 +25,19 @@ def test_show_requests_prints_what_a_show_costs() -> None:
     assert "big.py: 1,204 lines, `scale` at line" in out, out
     assert "first prompt (big.py as the context shows it):" in out
     assert "SHOW big.py::scale:" in out and "(big.py:" in out, out
+
+
+def test_session_phases_prints_each_phase_of_a_warm_session() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "session_phases.py"), "--files", "200",
+         "--rounds", "1"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout
+    table = [line for line in done.stdout.splitlines() if line.endswith(" s |")]
+    rows = {line.split(" | ")[0].lstrip("| ") for line in table}
+    assert rows == {
+        "process start → session started", "→ first model call",
+        "first reply → first test run", "last run finished → proposal", "decision → committed",
+        "committed → process ended", "these phases in all",
+    }, done.stdout  # fmt: skip
