@@ -175,7 +175,7 @@ def write_step(root: Path, gitdir: Path, commit: str, paths: list[str]) -> None:
                 _place(stage, root, rel)
             shutil.rmtree(stage, ignore_errors=True)
         for attempt in range(5):
-            if attempt or _digest(gitdir / "index") != seen:  # the user's changed meanwhile
+            if attempt:  # the user's index changed since it was copied: copied again
                 seen = _build_index(root, gitdir, index, entries, gone)
             if entries:  # the stat data of the files just renamed into place, only theirs
                 literal = [f":(literal){p}" for p in entries]
