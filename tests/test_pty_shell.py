@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_engineer.base import pty_run
 from tui_engineer.base.terminal_screen import TerminalScreen
 from tui_engineer.base.user_shell import ShellRun, UserShell
 
@@ -82,6 +83,27 @@ def test_a_long_line_the_screen_wraps_is_one_line_again(tmp_path: Path) -> None:
 def test_scrollback_keeps_what_scrolled_off_the_screen(tmp_path: Path) -> None:
     run = _run(UserShell(tmp_path), "seq 1 500", TerminalScreen(40, 10))
     assert run.output.splitlines() == [str(n) for n in range(1, 501)]
+
+
+def test_all_a_command_wrote_is_kept_when_the_screen_lags_behind_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the emulation of a chunk can take longer than the time output
+    written by a command's background children is awaited: what the command itself wrote
+    before it ended waits in the terminal's buffers (up to tens of KB), and all of it is kept."""
+    monkeypatch.setattr(pty_run, "DRAIN_LIMIT", 0.3)  # shorter than one chunk's emulation
+    shell = UserShell(tmp_path)
+    lagged: list[bool] = []
+
+    def slow(_text: str) -> None:  # the screen lags behind: the terminal's buffers fill up
+        ended = shell._process is not None and shell._process.returncode is not None
+        lagged.append(ended)
+        time.sleep(0.4 if ended else 0.02)
+
+    command = "seq 1 8000; echo the-end; false"
+    run = asyncio.run(shell.run(command, slow, terminal=TerminalScreen(80, 24)))
+    assert lagged.count(True) > 2, "the command ended with little left to read: nothing lagged"
+    assert run.output.splitlines()[-2:] == ["8000", "the-end"] and run.status == 1
 
 
 def test_stop_ends_the_command_and_a_child_in_its_background(tmp_path: Path) -> None:

@@ -27,6 +27,9 @@ TERM = "xterm-256color"  # what the emulator (terminal_screen.py, pyte) understa
 # Output a child in the background still writes after the command ended is read this long.
 DRAIN_QUIET = 0.3
 DRAIN_LIMIT = 2.0  # and no longer, if it keeps writing
+# Reads of what the terminal holds when the command ends: its buffers hold tens of KB, a read
+# takes up to 4 KB (fewer when the command wrote a line at a time).
+BUFFERED_READS = 256
 _TAKE_TERMINAL = (
     "import fcntl,os,sys,termios;fcntl.ioctl(0,termios.TIOCSCTTY,0);"
     "os.execvp(sys.argv[1],sys.argv[1:])"
@@ -85,7 +88,9 @@ class PtyCommand:
                 await asyncio.wait({chunk, exited}, return_when=asyncio.FIRST_COMPLETED)
                 ended = self._take(chunk, on_output)
             code = await exited
-            # What it wrote before it ended; a child it left running may hold the terminal.
+            # What it wrote before it ended is in the terminal's buffers: all of it, however
+            # long the screen takes; then what a child it left running writes, for a while.
+            ended = ended or await self._read_buffered(on_output)
             drained = asyncio.get_running_loop().time() + DRAIN_LIMIT
             while not ended and asyncio.get_running_loop().time() < drained:
                 chunk = self._next_chunk()
@@ -96,6 +101,23 @@ class PtyCommand:
             exited.cancel()
             self._close()
         return 128 - code if code < 0 else code
+
+    async def _read_buffered(self, on_output: Callable[[bytes], object]) -> bool:
+        """Hand on what the terminal holds now (True at its end), read without waiting: the
+        kernel passes on its pending output on each read, so no time limit can cut it short.
+        Bounded, as a child left running may keep writing."""
+        for _ in range(BUFFERED_READS):
+            try:
+                data = os.read(self._master, 65536)
+            except BlockingIOError:
+                return False
+            except OSError:  # EIO: nothing holds the terminal any more
+                return True
+            if not data:
+                return True
+            on_output(data)
+            await asyncio.sleep(0)  # the screen draws between chunks
+        return False
 
     def _next_chunk(self) -> asyncio.Future[bytes]:
         """The next chunk of output (b"" at the end), read when the terminal has one."""
