@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -565,3 +566,20 @@ def test_cli_config_prints_the_table_and_reports_errors(
     write(repo / ".tui-engineer.toml", "max_fix_attempts = 'three'\n")
     assert main(["config", "-C", str(repo)]) == 2
     assert "max_fix_attempts must be a whole number ≥ 0, got 'three'" in capsys.readouterr().err
+
+
+def test_unittest_tests_beside_a_package_of_thousands_of_modules_are_found(
+    make_repo: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bounded search from the root spends its budget in a big package (issue 47): the
+    tests/ folder is read first, so a unittest suite in a venv without pytest still runs with
+    unittest (it was taken for pytest's), and the package is not read whole."""
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    modules = {f"pkg/mod_{n:05}.py": "" for n in range(6000)}
+    test = "import unittest\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        pass\n"
+    repo = make_repo({**modules, "pkg/__init__.py": "", "tests/test_x.py": test})
+    venv = repo / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    command, reason = detect_test_command(repo)  # type: ignore[misc]
+    assert command == ".venv/bin/python -m unittest discover -s tests", reason
+    assert reason.endswith("unittest tests, no pytest in the repository's own .venv/")

@@ -8,6 +8,7 @@ The reason is returned with the command and shown to the user."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -179,8 +180,12 @@ _MAX_READ = 64 * 1024
 
 
 def _unittest_only(root: Path) -> bool:
-    """Do the test files use unittest, and none of them pytest?"""
-    files = _find_all(root, _is_test_file, _MAX_TEST_FILES)
+    """Do the test files use unittest, and none of them pytest? Those in a tests/ folder are
+    read first: the search from the root may spend its budget in a big package beside it."""
+    files = next(
+        (found for name in ("tests", "test") if (found := _test_files_in(root / name))), None
+    )
+    files = files or _find_all(root, _is_test_file, _MAX_TEST_FILES)
     uses_unittest = False
     for path in files:
         try:
@@ -192,6 +197,10 @@ def _unittest_only(root: Path) -> bool:
             return False
         uses_unittest = uses_unittest or bool(_UNITTEST.search(text))
     return uses_unittest
+
+
+def _test_files_in(folder: Path) -> list[Path]:
+    return _find_all(folder, _is_test_file, _MAX_TEST_FILES) if folder.is_dir() else []
 
 
 def _discovery(root: Path) -> str:
@@ -322,11 +331,12 @@ def _find_all(top: Path, wanted: Callable[[str], bool], limit: int) -> list[Path
     found: list[Path] = []
     while queue and budget > 0:
         folder, depth = queue.popleft()
-        try:
-            entries = list(os.scandir(folder))
+        try:  # a folder of 40,000 files is not read whole (nor sorted) for a few of them
+            with os.scandir(folder) as listing:
+                entries = list(itertools.islice(listing, budget))
         except OSError:
             continue
-        for entry in sorted(entries, key=lambda e: e.name)[:budget]:
+        for entry in sorted(entries, key=lambda e: e.name):
             budget -= 1
             if entry.is_file(follow_symlinks=False) and wanted(entry.name):
                 found.append(Path(entry.path))
