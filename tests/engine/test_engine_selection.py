@@ -237,6 +237,28 @@ def test_without_coverage_data_tests_named_like_or_importing_the_change_are_chos
     assert related_tests(tmp_path, ["tests/test_other.py"], files) == ["tests/test_other.py"]
 
 
+def test_a_test_file_edited_between_attempts_is_related_by_what_it_imports_now(
+    tmp_path: Path,
+) -> None:
+    """Test files are read once a session (issue 47): one the model edits is read again, so
+    a test that starts or stops importing the change is chosen or left as it is now."""
+    uses = tmp_path / "tests" / "test_uses.py"
+    uses.parent.mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "calc.py").write_text("")
+    files = ["pkg/calc.py", "tests/test_uses.py", "test_dir/helper.py", "tests/calc_test.pyc"]
+    uses.write_text("import os\n")
+    assert related_tests(tmp_path, ["pkg/calc.py"], files) == []
+    uses.write_text('"""Uses it."""\n\nfrom pkg.calc import add\n')
+    assert related_tests(tmp_path, ["pkg/calc.py"], files) == ["tests/test_uses.py"]
+    uses.write_text("# from pkg.calc import add\n")  # a comment imports nothing
+    assert related_tests(tmp_path, ["pkg/calc.py"], files) == []
+    uses.write_text("def test_x():\n    from pkg import (os,\n        calc)\n")
+    assert related_tests(tmp_path, ["pkg/calc.py"], files) == []  # one line's import only
+    uses.write_text("def test_x():\n    from pkg import os, calc\n")
+    assert related_tests(tmp_path, ["pkg/calc.py"], files) == ["tests/test_uses.py"]
+
+
 def test_narrowing_by_name_lists_the_tree_without_holding_its_fingerprint(make_repo) -> None:
     """Issue 47 (memory): the affected run without coverage data needs the tree's names, not
     each file's blob id: the same names (untracked ones too, a deleted one gone), in a share

@@ -7,16 +7,22 @@ A test file is related to a changed module `pkg/calc.py` when it is named for it
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 # Reading every test file is the cost of this fallback: skip absurdly big ones.
 MAX_TEST_FILE_BYTES = 512_000
+_IMPORT_STARTS = ("import", "from")
 
 
 def is_test_file(path: str) -> bool:
-    name = PurePosixPath(path).name
+    """Named as pytest collects by default. String operations: it runs on every file of the
+    tree for each attempt (PurePosixPath took 0.09 s at 40,000 files)."""
+    name = path.rpartition("/")[2]
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
@@ -62,13 +68,45 @@ def related_tests(
         if stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems:
             chosen.add(test)
             continue
-        path = root / test
-        try:
-            if path.stat().st_size > MAX_TEST_FILE_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if names and imports_module(text, names):
+        text = _import_lines(root / test) if names else None
+        if text and imports_module(text, names):
             chosen.add(test)
     return sorted(chosen)
+
+
+# path → (size, mtime, its import lines): a session's later attempts and steps read only the
+# test files that changed (at 40,000 files, reading 2,000 test files took 0.05 s an attempt).
+_read: dict[str, tuple[int, int, str]] = {}
+_read_guard = threading.Lock()
+READ_KEPT = 50_000  # files remembered (each shadow's are its own), then forgotten at once
+# A file written this recently may be written again with the same size within the file
+# system's timestamp tick (git's "racily clean"): read, not remembered.
+RACY_NS = 100_000_000
+
+
+def _import_lines(path: Path) -> str | None:
+    """The lines of a test file that may import (all `imports_module` matches: each of its
+    patterns starts a line with `import` or `from`); None when unreadable or too big."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if stat.st_size > MAX_TEST_FILE_BYTES:
+        return None
+    key = str(path)
+    with _read_guard:
+        known = _read.get(key)
+    if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
+        return known[2]
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    lines = "\n".join(ln for ln in text.split("\n") if ln.lstrip().startswith(_IMPORT_STARTS))
+    if time.time_ns() - stat.st_mtime_ns < RACY_NS:
+        return lines
+    with _read_guard:
+        if len(_read) >= READ_KEPT:
+            _read.clear()
+        _read[key] = (stat.st_size, stat.st_mtime_ns, lines)
+    return lines
