@@ -7,6 +7,7 @@ A test file is related to a changed module `pkg/calc.py` when it is named for it
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -39,15 +40,20 @@ def module_names(path: str) -> set[str]:
 
 
 def imports_module(text: str, names: set[str]) -> bool:
-    for name in names:
+    return _import_pattern(frozenset(names)).search(text) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _import_pattern(names: frozenset[str]) -> re.Pattern[str]:
+    """One pattern for all of `names`: `import name`, `from name import`, and `from package
+    import … last` for a dotted name; each at a line's start."""
+    ways = []
+    for name in sorted(names):
         *package, last = name.split(".")
-        pattern = rf"^\s*(import\s+{re.escape(name)}\b|from\s+{re.escape(name)}\s+import\b"
+        ways += [rf"import\s+{re.escape(name)}\b", rf"from\s+{re.escape(name)}\s+import\b"]
         if package:
-            pattern += rf"|from\s+{re.escape('.'.join(package))}\s+import\s+.*\b{last}\b"
-        pattern += ")"
-        if re.search(pattern, text, re.MULTILINE):
-            return True
-    return False
+            ways.append(rf"from\s+{re.escape('.'.join(package))}\s+import\s+.*\b{last}\b")
+    return re.compile(rf"^\s*(?:{'|'.join(ways) or '(?!)'})", re.MULTILINE)
 
 
 def related_tests(
@@ -64,7 +70,7 @@ def related_tests(
     stems = {PurePosixPath(c).stem for c in changed if not is_test(c)}
     names = set().union(*(module_names(c) for c in changed if not is_test(c)))
     for test in tests:
-        stem = PurePosixPath(test).stem
+        stem = test.rpartition("/")[2].removesuffix(".py")  # a test file's name ends so
         if stem.removeprefix("test_") in stems or stem.removesuffix("_test") in stems:
             chosen.add(test)
             continue
