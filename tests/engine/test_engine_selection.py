@@ -20,7 +20,7 @@ from tests.engine_support import AFFECTED_AT_ONCE, edit, plan_reply, run_headles
 from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tui_engineer.engine import events as ev
-from tui_engineer.verify.related import related_tests
+from tui_engineer.verify.related import TEST_FILE_PATHSPECS, is_test_file, related_tests
 from tui_engineer.verify.selection import (
     TestRun,
     TestSelection,
@@ -273,6 +273,26 @@ def test_narrowing_by_name_lists_the_tree_without_holding_its_fingerprint(make_r
     run, peak = _traced(lambda: selection.affected_run(repo, ["pkg/calc.py"]))
     assert (run.command, run.scope) == ("python -m pytest tests/test_calc.py", "affected")
     assert peak < 3000 * 250, peak  # the fingerprint's dict and its output: ~500 bytes a file
+
+
+def test_git_lists_the_same_test_files_the_names_say(make_repo) -> None:
+    """The affected run without coverage data asks git for the test files alone (issue 47:
+    2,000 names at 40,000 files): the same files as every file's name tells, untracked and
+    oddly named ones included, a deleted one gone."""
+    names = [
+        "test_top.py", "top_test.py", "tests/test_a.py", "tests/deep/er/b_test.py",
+        "tests/test_.py", "tests/_test.py", "test_dir/helper.py", "tests/test_x.pyc",
+        "tests/testing.py", "tests/atest_x.py", "pkg/test_sp ace.py", "pkg/tést_ü_test.py",
+        "tests/test_gone.py", "tests/Test_upper.py", "tests/conftest.py",
+    ]  # fmt: skip
+    repo = make_repo(dict.fromkeys(names, ""))
+    (repo / "tests" / "test_new.py").write_text("")  # untracked
+    (repo / "tests" / "test_gone.py").unlink()
+    every = tree_files(repo)
+    listed = tree_files(repo, *TEST_FILE_PATHSPECS)
+    assert listed == [name for name in every if is_test_file(name)]
+    assert "tests/test_new.py" in listed and "tests/test_gone.py" not in listed
+    assert "test_top.py" in listed and "test_dir/helper.py" not in listed
 
 
 def test_the_selection_data_is_found_stale_without_a_second_fingerprint(
