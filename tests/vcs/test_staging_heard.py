@@ -36,16 +36,24 @@ def traced(tmp_path, monkeypatch) -> Path:
     return trace
 
 
-def _stagings(trace: Path) -> int:
-    """How many `git add -A` ran since the trace began."""
+def _adds(trace: Path) -> list[list[str]]:
+    """The pathspecs of each `git add -A` since the trace began ([]: every file)."""
     if not trace.exists():
-        return 0
-    count = 0
+        return []
+    adds = []
     for line in trace.read_text().splitlines():
         event = json.loads(line)
-        if event.get("event") == "start" and event["argv"][-2:] == ["add", "-A"]:
-            count += 1
-    return count
+        argv = event.get("argv", [])
+        at = next((i for i in range(len(argv) - 1) if argv[i : i + 2] == ["add", "-A"]), None)
+        if event.get("event") == "start" and at is not None:
+            rest = argv[at + 2 :]
+            adds.append(rest[1:] if rest[:1] == ["--"] else rest)
+    return adds
+
+
+def _stagings(trace: Path) -> int:
+    """How many `git add -A` ran since the trace began."""
+    return len(_adds(trace))
 
 
 _FILES = {"pkg/a.py": "A = 1\n", "pkg/deep/b.py": "B = 2\n", "run.sh": "echo\n"}
@@ -96,6 +104,25 @@ def test_a_write_by_any_process_is_in_the_next_listing(make_repo, script, expect
         assert shadow.changed_files() == []  # staged once: nothing written yet
         _elsewhere(shadow, script)
         assert sorted(shadow.changed_files()) == sorted(expected)
+    finally:
+        shadow.remove()
+
+
+def test_files_written_are_staged_by_name_and_a_delete_stages_every_file(make_repo, traced):
+    """What was heard, if all of it is still there, is what git is asked to add: it looks at
+    those files alone, not at every file (issue 47). A delete or a move stages every file."""
+    shadow = _shadow(make_repo)
+    try:
+        _elsewhere(shadow, "printf 'A = 3\\n' > pkg/a.py && mkdir new && printf 1 > new/n.py")
+        assert shadow.changed_files() == [("A", "new/n.py"), ("M", "pkg/a.py")]
+        assert _adds(traced)[-1] == [":(literal)new/n.py", ":(literal)pkg/a.py"]
+        _elsewhere(shadow, "chmod +x run.sh")
+        assert "run.sh" in dict((p, s) for s, p in shadow.changed_files())
+        assert _adds(traced)[-1] == [":(literal)run.sh"]
+        _elsewhere(shadow, "rm pkg/deep/b.py")
+        assert ("D", "pkg/deep/b.py") in shadow.changed_files()
+        assert _adds(traced)[-1] == []
+        assert save_tree(shadow) != shadow.baseline
     finally:
         shadow.remove()
 

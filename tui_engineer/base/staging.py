@@ -30,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import os
 import struct
 import subprocess
@@ -165,31 +166,35 @@ _guard = threading.Lock()
 
 
 def stage_all(
-    workdir: Path, stage: Callable[[], object] | None = None, fresh: bool = False
+    workdir: Path, stage: Callable[..., object] | None = None, fresh: bool = False
 ) -> None:
-    """Stage every file of the shadow at `workdir` (`stage`: the caller's own `git add -A`,
-    for its own errors; else subprocess's) unless nothing was written there since the last
-    staging and the index is as it left it; `fresh`: stage whatever was heard."""
+    """Stage every file of the shadow at `workdir` unless nothing was written there since the
+    last staging and the index is as it left it; `fresh`: stage whatever was heard. `stage`:
+    the caller's own `git add -A` (for its own errors) given the pathspecs to add after it,
+    none for all; else subprocess's. Written files that are all still there are added by
+    name: git then looks at those alone, not at every file (0.06-0.1 s at 40,000 files)."""
     with index_lock(workdir):  # no other staging of it meanwhile (reentrant: callers hold it)
-        _stage_all(Path(workdir).resolve(), stage or (lambda: _add_all(workdir)), fresh)
+        _stage_all(Path(workdir).resolve(), stage or functools.partial(_add_all, workdir), fresh)
 
 
-def _add_all(workdir: Path) -> None:
-    command = ["git", "add", "-A"]
+def _add_all(workdir: Path, *pathspecs: str) -> None:
+    command = ["git", "add", "-A", *pathspecs]
     env = shadow_git_full_env()  # never a program the shadow's config names
     subprocess.run(command, cwd=workdir, capture_output=True, check=True, env=env)
 
 
-def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
+def _stage_all(key: Path, stage: Callable[..., object], fresh: bool) -> None:
     with _guard:
         known = key in _watches
         watch = _watches.get(key)
     if not known:
         watch = _start(key)
+    named: list[str] | None = None  # None: every file
     try:
         heard = watch.heard() if watch is not None else None  # the queue emptied either way
-        if not fresh and watch is not None and watch.left == _stamp(key):
-            if heard is not None and (not heard or _nothing_to_stage(key, heard)):
+        if not fresh and watch is not None and watch.left == _stamp(key) and heard is not None:
+            named = _to_stage(key, heard) if heard else []
+            if named == []:
                 return
     except Unwatched:
         forget(key)
@@ -199,27 +204,40 @@ def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
     # From here on a write is heard by the next staging: the queue was emptied above.
     if watch is not None:
         watch.left = None  # a staging that fails leaves nothing to go by
-    stage()
+    if named is None:
+        stage()
+    else:
+        try:
+            stage("--", *(f":(literal){name}" for name in named))
+        except Exception:  # noqa: BLE001 - a case named paths miss: the whole tree says why
+            stage()
     if watch is not None:
         watch.left = _stamp(key)
 
 
-def _nothing_to_stage(key: Path, paths: frozenset[bytes]) -> bool:
-    """Whether git ignores every one of `paths` (caches a test run writes: __pycache__,
-    .pytest_cache, logs), so that `git add -A` would find nothing new there. A folder stands
-    for its files (pytest's cache folder is ignored by a .gitignore inside it); a tracked file
-    is never ignored (git check-ignore reads the index), nor is a path git does not say it
-    ignores (one removed since, too: staged as before)."""
+def _to_stage(key: Path, paths: frozenset[bytes]) -> list[str] | None:
+    """The files among `paths` to stage, a folder standing for its files: none when git
+    ignores every one (caches a test run writes: __pycache__, .pytest_cache, logs); None
+    (stage every file) past NAMED_MAX, or when one is gone (a delete or a move: staged whole,
+    as before) or inside a nested repository. A tracked file is never ignored (git
+    check-ignore reads the index), nor is a path git does not say it ignores."""
     files = _files_of(key, paths)
     if files is None:
-        return False
+        return None
     if not files:
-        return True
+        return []
     asked = subprocess.run(
         ["git", "check-ignore", "-z", "--stdin"], cwd=key, input=b"\0".join(files) + b"\0",
         capture_output=True, env=shadow_git_full_env(),
     )  # fmt: skip
-    return asked.returncode == 0 and set(asked.stdout.split(b"\0")[:-1]) == files
+    if asked.returncode not in (0, 1):  # 1: none is ignored
+        return None
+    rest = files - set(asked.stdout.split(b"\0")[:-1])
+    top = os.fsencode(key)
+    for name in rest:
+        if b".git" in name.split(b"/") or not os.path.lexists(os.path.join(top, name)):
+            return None
+    return sorted(os.fsdecode(name) for name in rest)
 
 
 def _files_of(key: Path, paths: frozenset[bytes]) -> set[bytes] | None:
