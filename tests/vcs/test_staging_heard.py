@@ -119,6 +119,13 @@ def test_files_written_are_staged_by_name_and_a_delete_stages_every_file(make_re
         _elsewhere(shadow, "chmod +x run.sh")
         assert "run.sh" in dict((p, s) for s, p in shadow.changed_files())
         assert _adds(traced)[-1] == [":(literal)run.sh"]
+        # New rules for what git ignores are about every file: a log the tests left is added.
+        _elsewhere(shadow, "printf 'x\\n' > .gitignore && printf log > out.log")
+        _elsewhere(shadow, "printf '*.log\\n' > .gitignore")
+        assert ("A", "out.log") not in shadow.changed_files()
+        assert _adds(traced)[-1] == []
+        _elsewhere(shadow, "printf 'x\\n' > .gitignore")
+        assert ("A", "out.log") in shadow.changed_files() and _adds(traced)[-1] == []
         _elsewhere(shadow, "rm pkg/deep/b.py")
         assert ("D", "pkg/deep/b.py") in shadow.changed_files()
         assert _adds(traced)[-1] == []

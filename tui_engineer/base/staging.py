@@ -218,8 +218,9 @@ def _stage_all(key: Path, stage: Callable[..., object], fresh: bool) -> None:
 def _to_stage(key: Path, paths: frozenset[bytes]) -> list[str] | None:
     """The files among `paths` to stage, a folder standing for its files: none when git
     ignores every one (caches a test run writes: __pycache__, .pytest_cache, logs); None
-    (stage every file) past NAMED_MAX, or when one is gone (a delete or a move: staged whole,
-    as before) or inside a nested repository. A tracked file is never ignored (git
+    (stage every file) past NAMED_MAX, when one is gone (a delete or a move: staged whole,
+    as before), inside a nested repository, or git's rules for other files (.gitignore). A
+    tracked file is never ignored (git
     check-ignore reads the index), nor is a path git does not say it ignores."""
     files = _files_of(key, paths)
     if files is None:
@@ -235,9 +236,15 @@ def _to_stage(key: Path, paths: frozenset[bytes]) -> list[str] | None:
     rest = files - set(asked.stdout.split(b"\0")[:-1])
     top = os.fsencode(key)
     for name in rest:
-        if b".git" in name.split(b"/") or not os.path.lexists(os.path.join(top, name)):
+        parts = name.split(b"/")
+        if _RULES & set(parts) or not os.path.lexists(os.path.join(top, name)):
             return None
     return sorted(os.fsdecode(name) for name in rest)
+
+
+# A path with one of these in it: staged with every file. Inside a nested repository; or a
+# file whose rules (what git ignores, how it reads a file) are about other files too.
+_RULES = {b".git", b".gitignore", b".gitattributes", b".gitmodules"}
 
 
 def _files_of(key: Path, paths: frozenset[bytes]) -> set[bytes] | None:
