@@ -220,8 +220,8 @@ def _to_stage(key: Path, paths: frozenset[bytes]) -> list[str] | None:
     ignores every one (caches a test run writes: __pycache__, .pytest_cache, logs); None
     (stage every file) past NAMED_MAX, when one is gone (a delete or a move: staged whole,
     as before), inside a nested repository, or git's rules for other files (.gitignore). A
-    tracked file is never ignored (git
-    check-ignore reads the index), nor is a path git does not say it ignores."""
+    tracked file is never ignored (git check-ignore reads the index), nor is a path git does
+    not say it ignores."""
     files = _files_of(key, paths)
     if files is None:
         return None
