@@ -16,6 +16,7 @@ from tests.scripted_server import Reply, ScriptedServer
 from tests.tiers import whole_session
 from tests.timing_support import REACHED, RunProcess
 from tui_engineer.vcs.cleanup import cleanup_leftovers
+from tui_engineer.vcs.owner import alive
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow_place import shadow_home
 
@@ -52,6 +53,13 @@ def test_a_kill_during_a_test_that_never_ends_leaves_nothing_the_next_start_keep
     finally:
         run.kill()  # kill -9 of the run and its test processes
     assert list(system_temp.glob("tui-engineer-junit-*")) == []
+    # The next start comes later than the kill's last process has ended: a shadow whose owner
+    # lock is still held that instant is a live session's, left alone (on a loaded machine
+    # the killed tree takes a moment to go). Bounded: a lock kept on would fail below.
+    for _ in range(REACHED * 50):
+        if not any(alive(lock) for lock in home.glob("*.owner")):
+            break
+        time.sleep(0.02)
 
     said = cleanup_leftovers(repo)  # what the next start does first
 
