@@ -27,9 +27,10 @@ TERM = "xterm-256color"  # what the emulator (terminal_screen.py, pyte) understa
 # Output a child in the background still writes after the command ended is read this long.
 DRAIN_QUIET = 0.3
 DRAIN_LIMIT = 2.0  # and no longer, if it keeps writing
-# Reads of what the terminal holds when the command ends: its buffers hold tens of KB, a read
-# takes up to 4 KB (fewer when the command wrote a line at a time).
-BUFFERED_READS = 256
+# What the terminal holds when the command ends is read up to this much: its buffers hold
+# tens of KB (~30 KB here); more would be a child left running that keeps writing, which the
+# drain above bounds in time instead.
+BUFFERED_BYTES = 128 * 1024
 _TAKE_TERMINAL = (
     "import fcntl,os,sys,termios;fcntl.ioctl(0,termios.TIOCSCTTY,0);"
     "os.execvp(sys.argv[1],sys.argv[1:])"
@@ -106,7 +107,8 @@ class PtyCommand:
         """Hand on what the terminal holds now (True at its end), read without waiting: the
         kernel passes on its pending output on each read, so no time limit can cut it short.
         Bounded, as a child left running may keep writing."""
-        for _ in range(BUFFERED_READS):
+        taken = 0
+        while taken < BUFFERED_BYTES:
             try:
                 data = os.read(self._master, 65536)
             except BlockingIOError:
@@ -115,6 +117,7 @@ class PtyCommand:
                 return True
             if not data:
                 return True
+            taken += len(data)
             on_output(data)
             await asyncio.sleep(0)  # the screen draws between chunks
         return False
