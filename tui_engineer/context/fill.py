@@ -27,7 +27,9 @@ def fill(root: Path, cache_root: Path) -> int:
     """Read rounds until the map is whole; the files read."""
     read = 0
     while True:
-        built = build_map(root, cache_root=cache_root, seconds=ROUND_SECONDS)
+        # Never staging the shadow: this is another process than the session's, whose next
+        # `git add` git fails at once while the lock on the index is held here.
+        built = build_map(root, cache_root=cache_root, seconds=ROUND_SECONDS, stage=False)
         read += built.read
         if not built.left or not built.read:  # whole, or nothing more can be read
             return read

@@ -62,14 +62,14 @@ def listed_in_commit(root: Path, commit: str) -> tuple[list[str], dict[str, str]
 
 
 def listed_since_head(
-    root: Path, head: str = "HEAD"
+    root: Path, head: str = "HEAD", *, stage: bool = True
 ) -> tuple[list[str], dict[str, str], list[str]]:
     """The files as they are now: HEAD's (`head`: its commit, when known), with what `git
     status` says differs from it (a changed file's blob no longer vouches for it, a new file is
     added, a deleted one goes); and the names status gave. Two git calls side by side; only
-    the changed files are looked at."""
+    the changed files are looked at. `stage`: as `uncommitted_names`'s."""
     with ThreadPoolExecutor(1) as pool:
-        asked = pool.submit(uncommitted_names, root)
+        asked = pool.submit(uncommitted_names, root, stage=stage)
         names, blobs = listed_in_commit(root, head)  # none in a repository with no commit
         changed = asked.result()
     listed = set(names)
@@ -82,10 +82,12 @@ def listed_since_head(
     return sorted(listed), blobs, changed
 
 
-def uncommitted_names(root: Path) -> list[str]:
+def uncommitted_names(root: Path, *, stage: bool = True) -> list[str]:
     """The files that differ from HEAD (staged or not) and the untracked ones, as git status
-    names them (a rename: both names)."""
-    if is_shadow(root):
+    names them (a rename: both names). `stage`: a shadow's files may be staged to be compared
+    (only in its session's own process: git fails that session's next `git add` at once while
+    another process holds the index's lock)."""
+    if stage and is_shadow(root):
         with contextlib.suppress(subprocess.CalledProcessError):
             return _staged_names(root)
     # No optional locks: status would refresh the index under index.lock, and the baseline's

@@ -190,6 +190,7 @@ def build_map(
     seconds: float | None = None,
     enough: Callable[[], bool] | None = None,
     committed: str | None = None,
+    stage: bool = True,
 ) -> RepoMap:
     """The map of every file git sees under `root`. `cache_root`: the repository the cache
     belongs to (a session's shadow shares its user repository's cache). `seconds`: a time
@@ -202,7 +203,8 @@ def build_map(
     files are exactly (a shadow just made from it, nothing edited there yet): listed from it,
     without a look at the files. A map kept for the commit (a shadow's HEAD without
     `committed`), or the last one kept moved to it, stands in for the listing
-    (context/map_memo.py)."""
+    (context/map_memo.py). `stage`: False in any process but the session's own (the filler):
+    its listing then never writes the shadow's index (context/git_listing.py)."""
     root = root.resolve()
     base = str(root)
     cache = MapCache(cache_file(cache_root or root))
@@ -215,7 +217,7 @@ def build_map(
         kept, to_read = moved
     blobs: Mapping[str, str] = {}
     if kept is not None:  # the commit's map as a build kept it (context/map_memo.py)
-        changed = [] if committed else uncommitted_names(root)
+        changed = [] if committed else uncommitted_names(root, stage=stage)
         files, unknown = from_kept(base, kept, changed, cache, _listed)
         unknown += [rel for rel in to_read if rel not in changed and _small_enough(base, rel)]
         blobs = dict.fromkeys(to_read, "")  # committed: read within the bound, as vouched
@@ -224,7 +226,7 @@ def build_map(
         if committed:
             (names, blobs), changed = listed_in_commit(root, committed), []
         else:
-            names, blobs, changed = listed_since_head(root, commit or "HEAD")
+            names, blobs, changed = listed_since_head(root, commit or "HEAD", stage=stage)
         unknown, reused = _reuse(base, names, blobs, files, cache)
     left: list[str] = []
     if seconds is not None:
