@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import git
 from tui_engineer.base import staging
+from tui_engineer.edits.writer import FileState, write_changes
 from tui_engineer.engine.steps.test_writes import bracketed
 from tui_engineer.sandbox.bubblewrap import jail_for
 from tui_engineer.sandbox.local import LocalSandbox
@@ -130,6 +131,31 @@ def test_files_written_are_staged_by_name_and_a_delete_stages_every_file(make_re
         assert ("D", "pkg/deep/b.py") in shadow.changed_files()
         assert _adds(traced)[-1] == []
         assert save_tree(shadow) != shadow.baseline
+    finally:
+        shadow.remove()
+
+
+def test_the_models_edits_written_by_way_of_temporary_files_are_staged_by_name(make_repo, traced):
+    """The edits' writer puts each file beside its target under a temporary name, then renames
+    it over the target: the temporary name, heard and gone, was never in the index, so the
+    staging still names the files (it staged every file: 0.4 s at 200,000 files). A tracked
+    file that went, beside them, still stages every file."""
+    shadow = _shadow(make_repo)
+    try:
+        assert shadow.changed_files() == []
+        a, new = shadow.path / "pkg" / "a.py", shadow.path / "pkg" / "new.py"
+        write_changes(
+            shadow.path, {a: FileState(b"A = 5\n"), new: FileState(b"N = 1\n")},
+            {a: a.read_bytes(), new: None},
+        )  # fmt: skip
+        assert shadow.changed_files() == [("M", "pkg/a.py"), ("A", "pkg/new.py")]
+        assert _adds(traced)[-1] == [":(literal)pkg/a.py", ":(literal)pkg/new.py"]
+        assert not list(shadow.path.rglob("*tui-engineer-tmp"))
+        b = shadow.path / "pkg" / "deep" / "b.py"
+        write_changes(shadow.path, {a: FileState(b"A = 6\n"), b: FileState(None)},
+                      {a: a.read_bytes(), b: b.read_bytes()})  # fmt: skip
+        assert ("D", "pkg/deep/b.py") in shadow.changed_files()
+        assert _adds(traced)[-1] == []
     finally:
         shadow.remove()
 

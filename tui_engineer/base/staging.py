@@ -218,10 +218,10 @@ def _stage_all(key: Path, stage: Callable[..., object], fresh: bool) -> None:
 def _to_stage(key: Path, paths: frozenset[bytes]) -> list[str] | None:
     """The files among `paths` to stage, a folder standing for its files: none when git
     ignores every one (caches a test run writes: __pycache__, .pytest_cache, logs); None
-    (stage every file) past NAMED_MAX, when one is gone (a delete or a move: staged whole,
-    as before), inside a nested repository, or git's rules for other files (.gitignore). A
-    tracked file is never ignored (git check-ignore reads the index), nor is a path git does
-    not say it ignores."""
+    (stage every file) past NAMED_MAX, when one the index holds is gone (a delete or a move:
+    staged whole, as before; one it never held was a temporary file), inside a nested
+    repository, or git's rules for other files (.gitignore). A tracked file is never ignored
+    (git check-ignore reads the index), nor is a path git does not say it ignores."""
     files = _files_of(key, paths)
     if files is None:
         return None
@@ -235,11 +235,24 @@ def _to_stage(key: Path, paths: frozenset[bytes]) -> list[str] | None:
         return None
     rest = files - set(asked.stdout.split(b"\0")[:-1])
     top = os.fsencode(key)
-    for name in rest:
-        parts = name.split(b"/")
-        if _RULES & set(parts) or not os.path.lexists(os.path.join(top, name)):
-            return None
-    return sorted(os.fsdecode(name) for name in rest)
+    if any(_RULES & set(name.split(b"/")) for name in rest):
+        return None
+    gone = {name for name in rest if not os.path.lexists(os.path.join(top, name))}
+    if gone and _tracked(key, gone):
+        return None
+    return sorted(os.fsdecode(name) for name in rest - gone)
+
+
+def _tracked(key: Path, paths: set[bytes]) -> bool:
+    """Whether the index holds any of `paths` (or a file under one). Those it does not hold
+    were written and gone between two stagings: a temporary file renamed onto its target (as
+    the edits' writer and many formatters write), which leaves nothing to stage."""
+    specs = [b":(literal)" + path for path in sorted(paths)]
+    asked = subprocess.run(
+        ["git", "ls-files", "-z", "--", *specs], cwd=key, capture_output=True,
+        env=shadow_git_full_env(),
+    )  # fmt: skip
+    return asked.returncode != 0 or bool(asked.stdout)
 
 
 # A path with one of these in it: staged with every file. Inside a nested repository; or a
