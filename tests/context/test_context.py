@@ -34,3 +34,37 @@ def test_a_staged_rename_is_one_change_and_marks_no_other_file_changed(make_repo
     recent = {r.path: r.recent for r in gather_context(repo, "tidy up").ranked}
     assert recent["ab/y.py"] > recent["y.py"]  # changed now, not only in the first commit
     assert recent["x.py"] == recent["y.py"]  # like y.py, only in the first commit
+
+
+def test_a_shadows_recent_commits_are_asked_of_git_once_per_head(make_repo, tmp_path, monkeypatch):
+    """Every prompt ranks files by the last commits; a shadow's HEAD stays put between
+    accepts, so its log is asked once (0.2 s at 200,000 files when a commit touched them all)
+    and again once HEAD moves."""
+    import json
+
+    from tests.conftest import git
+    from tui_engineer.context.ranking import recent_changes
+    from tui_engineer.vcs.shadow import Shadow
+
+    repo = make_repo({"a.py": "A = 1\n", "b.py": "B = 2\n"})
+    (repo / "b.py").write_text("B = 3\n")
+    git(repo, "commit", "-qam", "b")
+    shadow = Shadow.create(repo, session_id="recent")
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+
+    def logs() -> int:
+        lines = trace.read_text().splitlines() if trace.exists() else []
+        events = [json.loads(line) for line in lines]
+        return sum(e.get("event") == "start" and "log" in e["argv"] for e in events)
+
+    try:
+        assert recent_changes(shadow.path)[1:] == [["b.py"], ["a.py", "b.py"]]
+        assert recent_changes(shadow.path)[1:] == [["b.py"], ["a.py", "b.py"]]
+        assert logs() == 1
+        (shadow.path / "a.py").write_text("A = 2\n")
+        git(shadow.path, "commit", "-qam", "a")  # HEAD moves, as an accept moves it
+        assert recent_changes(shadow.path)[1:3] == [["a.py"], ["b.py"]]
+        assert logs() == 2
+    finally:
+        shadow.remove()

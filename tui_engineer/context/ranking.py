@@ -16,6 +16,7 @@ from pathlib import Path
 from tui_engineer.base.names import EXACT
 from tui_engineer.base.safe_git import shadow_git_full_env
 from tui_engineer.context.git_listing import uncommitted_names
+from tui_engineer.context.map_memo import detached_head
 from tui_engineer.context.repomap import RepoMap
 from tui_engineer.context.symbols import Symbol
 
@@ -208,8 +209,27 @@ def recent_changes(
     status already), then each of the last commits'."""
     if now is None:
         now = uncommitted_names(root)
+    return [now, *_committed_names(root, commits)]
+
+
+def _committed_names(root: Path, commits: int) -> list[list[str]]:
+    """The files each of the last `commits` commits changed, newest first. A shadow's (HEAD
+    detached at a known commit) are kept: every prompt of a session asks again, and the log of
+    a commit that touched every file is 0.2 s at 200,000 files."""
+    head = detached_head(root)
+    if head is not None and (head, commits) in _LOGS:
+        return _LOGS[head, commits]
     log = _git(root, "log", f"-{commits}", "-z", "--name-only", "--format=%x00")
-    return [now, *_names_per_commit(log)]
+    names = _names_per_commit(log)
+    if head is not None and log:
+        if len(_LOGS) >= LOGS_KEPT:
+            _LOGS.pop(next(iter(_LOGS)))
+        _LOGS[head, commits] = names
+    return names
+
+
+LOGS_KEPT = 8  # commits whose recent history is kept (a session moves HEAD once per accept)
+_LOGS: dict[tuple[str, int], list[list[str]]] = {}
 
 
 def _names_per_commit(log: str) -> list[list[str]]:
