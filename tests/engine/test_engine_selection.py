@@ -6,6 +6,7 @@ say which tests it ran."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -293,6 +294,25 @@ def test_git_lists_the_same_test_files_the_names_say(make_repo) -> None:
     assert listed == [name for name in every if is_test_file(name)]
     assert "tests/test_new.py" in listed and "tests/test_gone.py" not in listed
     assert "test_top.py" in listed and "test_dir/helper.py" not in listed
+
+
+def test_a_unittest_suites_affected_run_asks_git_for_its_test_files_alone(
+    make_repo, tmp_path: Path, monkeypatch
+) -> None:
+    """unittest's narrowing picks test modules by the same names: git lists those alone, not
+    every file of the repository (2,000 names instead of 40,000 at 40,000 files)."""
+    files = {f"pkg/mod_{n}.py": f"V = {n}\n" for n in range(50)}
+    files |= {"pkg/__init__.py": "", "tests/__init__.py": "", "tests/test_other.py": ""}
+    repo = make_repo({**files, "tests/test_mod_3.py": "from pkg import mod_3\n"})
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    selection = TestSelection.for_repo(repo, "python -m unittest")
+    assert selection is not None and selection.runner is not None  # unittest's own narrowing
+    run = selection.affected_run(repo, ["pkg/mod_3.py"])
+    assert (run.command, run.scope) == ("python -m unittest tests.test_mod_3", "affected")
+    starts = [json.loads(line) for line in trace.read_text().splitlines()]
+    listings = [e["argv"] for e in starts if e.get("event") == "start" and "ls-files" in e["argv"]]
+    assert listings and all(argv[-2:] == list(TEST_FILE_PATHSPECS) for argv in listings)
 
 
 def test_the_selection_data_is_found_stale_without_a_second_fingerprint(

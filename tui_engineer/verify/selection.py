@@ -267,7 +267,7 @@ class TestSelection:
         changed = set(changed)
         self.touched |= changed
         if self.runner is not None:
-            files = lambda: tree_files(workdir)  # noqa: E731 (only when asked)
+            files = lambda *specs: tree_files(workdir, *specs)  # noqa: E731 (only when asked)
             command = self.runner.narrowed(self.test_command, changed, workdir, files)
             return TestRun(command, "affected") if command else self.full_run()
         if self.testmon is not True:

@@ -72,10 +72,11 @@ class Runner(Protocol):
         ...
 
     def narrowed(
-        self, command: str, changed: Iterable[str], root: Path, files: Callable[[], list[str]]
+        self, command: str, changed: Iterable[str], root: Path, files: Callable[..., list[str]]
     ) -> str | None:
         """`command` running only the tests `changed` can affect, or None (run it whole).
-        `files()`: the worktree's files, for a runner that picks test files among them."""
+        `files()`: the worktree's files, for a runner that picks test files among them;
+        `files(*pathspecs)`: those git's pathspecs match (test files alone: fewer to list)."""
         ...
 
     def files_command(self, command: str, root: Path, files: Iterable[str]) -> str | None:

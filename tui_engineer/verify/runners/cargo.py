@@ -102,7 +102,7 @@ def narrows(command: str, _root: Path | None) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], _root: Path, _files: Callable[..., list[str]]
 ) -> str | None:
     """Name filters of the changed modules: `src/parse/lexer.rs` → `parse::lexer::`. A change
     anywhere else (the crate root, Cargo.toml, tests/, build.rs) can affect any test."""

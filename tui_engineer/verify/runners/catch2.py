@@ -107,7 +107,7 @@ def narrows(_command: str, _root: Path | None) -> bool:
 
 
 def narrowed(
-    _command: str, _changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+    _command: str, _changed: Iterable[str], _root: Path, _files: Callable[..., list[str]]
 ) -> str | None:
     return None
 

@@ -159,7 +159,7 @@ def narrows(command: str, _root: Path | None) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], _root: Path, _files: Callable[..., list[str]]
 ) -> str | None:
     """The packages (folders) of the changed .go files instead of ./... ; go.mod or other files
     can affect every package."""

@@ -125,7 +125,7 @@ def _direct_narrowable(tokens: list[str]) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], _root: Path, _files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], _root: Path, _files: Callable[..., list[str]]
 ) -> str | None:
     """`command --findRelatedTests <changed files>`."""
     changed = sorted(set(changed))

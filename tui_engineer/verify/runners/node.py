@@ -194,7 +194,7 @@ def narrows(command: str, root: Path | None) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], _root: Path, files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], _root: Path, files: Callable[..., list[str]]
 ) -> str | None:
     """`command` with the test files `changed` can affect; None (run whole) when a changed file
     is not JavaScript (package.json, a fixture, a .ts file: anything may depend on it)."""

@@ -113,7 +113,7 @@ def narrows(command: str, root: Path | None) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], root: Path, files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], root: Path, files: Callable[..., list[str]]
 ) -> str | None:
     """`command` with the labels of the test modules `changed` can affect, or None (run it
     whole: nothing found, or a test module outside the script's folder)."""

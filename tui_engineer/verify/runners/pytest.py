@@ -151,7 +151,7 @@ def narrows(command: str, _root: Path | None) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], root: Path, files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], root: Path, files: Callable[..., list[str]]
 ) -> str | None:
     """`command` with the test files related to `changed` by name or import (the selection
     without coverage data), or None when there are none."""

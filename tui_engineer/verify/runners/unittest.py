@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from tui_engineer.base.shell_command import python_module, words
-from tui_engineer.verify.related import related_tests
+from tui_engineer.verify.related import TEST_FILE_PATHSPECS, related_tests
 from tui_engineer.verify.runner_result import MESSAGE_CHARS, Failure, RunnerResult, trim_lines
 from tui_engineer.verify.runners.base import RunReport, shows_a_result
 
@@ -50,11 +50,12 @@ def narrows(command: str, _root: Path | None) -> bool:
 
 
 def narrowed(
-    command: str, changed: Iterable[str], root: Path, files: Callable[[], list[str]]
+    command: str, changed: Iterable[str], root: Path, files: Callable[..., list[str]]
 ) -> str | None:
     """`command` running the test modules that changed, are named for a changed module or
     import it (verify/related.py), or None (run it whole)."""
-    return modules_command(command, related_tests(root, set(changed), files()))
+    # Test files alone, as git matches related_tests' names: not every file to sort through.
+    return modules_command(command, related_tests(root, set(changed), files(*TEST_FILE_PATHSPECS)))
 
 
 def files_command(_command: str, _root: Path, _files: Iterable[str]) -> str | None:
