@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,15 @@ def pytest_configure(config: pytest.Config) -> None:
     an ignored signal stays ignored.)"""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def collected_again() -> Iterator[None]:
+    """A headless run in this process sets aside what exists at its start (gc.freeze, in
+    base/start_collection.py); the next test's garbage is this process's collector's again."""
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

@@ -64,6 +64,16 @@ def _cmd_config(argv: Sequence[str]) -> int:
 
 
 def _cmd_run(argv: Sequence[str]) -> int:
+    from tui_engineer.base import start_collection
+
+    start_collection.hold()  # until the model client is made (session/run.py), or the end
+    try:
+        return _run(argv)
+    finally:
+        start_collection.release()
+
+
+def _run(argv: Sequence[str]) -> int:
     import asyncio
 
     from tui_engineer.engine.reviews.approval import AutoReviewer

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_engineer.base import start_collection
 from tui_engineer.config import Settings
 from tui_engineer.config.agents_md import AgentsFile
 from tui_engineer.engine import events as ev
@@ -183,6 +184,7 @@ async def run_prepared(
         else:
             assert prepared.model is not None
             model = prepared.model
+        start_collection.release()  # the start's imports are all done (base/start_collection.py)
         if notice := empty_submodules_notice(shadow.empty_submodules):
             emit(ev.Notice(message=notice))
         runtime = Runtime(prepared.root, shadow, model, sandbox, _engine_options(prepared), emit)
@@ -216,6 +218,7 @@ async def _close_session(
     made: list[Shadow],
     recorder: Recorder | None,
 ) -> None:
+    start_collection.release()  # a session that ended before its model was made
     if making is not None:
         if not making.done():  # the sandbox or the shadow failed first (or the user quit)
             making.cancel()
