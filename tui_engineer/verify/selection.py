@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import shlex
@@ -37,7 +38,7 @@ from tui_engineer.base.names import EXACT, exact
 from tui_engineer.base.safe_git import index_lock, shadow_git_full_env
 from tui_engineer.base.staging import stage_all
 from tui_engineer.verify import runners
-from tui_engineer.verify.related import TEST_FILE_PATHSPECS, related_tests
+from tui_engineer.verify.related import related_tests
 from tui_engineer.verify.report import TestReport
 from tui_engineer.verify.run_timings import RunTimings
 from tui_engineer.verify.runners import pytest
@@ -267,7 +268,7 @@ class TestSelection:
         changed = set(changed)
         self.touched |= changed
         if self.runner is not None:
-            files = lambda *specs: tree_files(workdir, *specs)  # noqa: E731 (only when asked)
+            files = functools.partial(tree_files, workdir)  # listed only when asked
             command = self.runner.narrowed(self.test_command, changed, workdir, files)
             return TestRun(command, "affected") if command else self.full_run()
         if self.testmon is not True:
@@ -283,8 +284,7 @@ class TestSelection:
         return TestRun(self._testmon_command("--testmon"), "affected")
 
     def _related_run(self, workdir: Path, changed: set[str]) -> TestRun:
-        # Test files alone, as git matches them: 2,000 names, not 40,000 to sort through.
-        files = lambda: tree_files(workdir, *TEST_FILE_PATHSPECS)  # noqa: E731
+        files = functools.partial(tree_files, workdir)
         command = pytest.narrowed(self.test_command, changed, workdir, files)
         return TestRun(command, "affected") if command else self.full_run()
 
