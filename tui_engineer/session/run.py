@@ -218,7 +218,6 @@ async def _close_session(
     made: list[Shadow],
     recorder: Recorder | None,
 ) -> None:
-    start_collection.release()  # a session that ended before its model was made
     if making is not None:
         if not making.done():  # the sandbox or the shadow failed first (or the user quit)
             making.cancel()
