@@ -23,14 +23,17 @@ Sizes 1k and 10k files by default; `--big` adds 40k and 200k. The machine may be
 `--shadows` times only a shadow made and removed, in this process: a fresh checkout (deleted
 after), then one made from the spare the last one left (vcs/spare.py) after a one-file
 commit; then a session's shadow and three steps prepared side by side (made as the pipeline
-makes them), twice: the first session, then the next one (times, what was written anew, the
-disk they hold and what stays after them).
+makes them), twice: the first session, then the next one (times, the disk they hold and what
+stays after them, as the file system counts it). `--cache DIR` puts the repositories and the
+shadows in DIR: on a file system with reflinks (scripts/reflink_folder.sh mounts one), a step
+prepared beside the session's shadow is a clone of its files (vcs/spare_clone.py).
 
 `--venv DIR` runs the `tui-engineer` of that virtual environment, and its `python` for the
 repositories' tests: the built wheel installed without extras into a fresh venv, as a user has
 it (`python -m venv DIR && DIR/bin/pip install dist/*.whl`), instead of this checkout's.
 
-Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1] [--shadows] [--venv DIR]
+Run: python benchmarks/scale.py [--big] [--sizes 1000,10000] [--runs 1] [--shadows [--cache DIR]]
+    [--venv DIR]
 """
 
 from __future__ import annotations
@@ -266,9 +269,10 @@ def shadow_times(repo: Path, cache: Path) -> str:
 def side_by_side(repo: Path, cache: Path, width: int = 3) -> str:
     """A session's shadow, then `width` steps prepared beside it (a shadow each, made in
     threads as engine/ahead/pipeline.py makes them), all removed at the end: the first session
-    on `repo` (no spare yet), then the next one after a one-file commit. For the next one:
-    the session's shadow and the prepared steps' times, CPU, what was written anew (files not
-    brought by a spare), the disk the shadows hold while they live and what stays after."""
+    on `repo` (no spare yet), then the next one after a one-file commit. For each: the session's
+    shadow and the prepared steps' times and CPU, the disk the shadows hold while they live and
+    what stays after, as the file system counts it (a file whose blocks are shared with
+    another's, vcs/spare_clone.py, takes none of its own)."""
     os.environ["XDG_CACHE_HOME"] = str(cache)
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
@@ -276,8 +280,9 @@ def side_by_side(repo: Path, cache: Path, width: int = 3) -> str:
     from tui_engineer.engine.ahead.stacked import stacked_shadow
     from tui_engineer.vcs.shadow import Shadow
 
+    cache.mkdir(parents=True, exist_ok=True)
+    empty, said = _used(cache), []
     for run in ("first", "next"):
-        brought = set(_files(cache))  # what the spares hold: not written again if reused
         made, cpu = time.perf_counter(), _cpu()
         session = Shadow.create(repo, session_id=f"side-{run}")
         own, own_cpu = time.perf_counter() - made, _cpu() - cpu
@@ -288,32 +293,30 @@ def side_by_side(repo: Path, cache: Path, width: int = 3) -> str:
                 threads.map(partial(stacked_shadow, session), names, [session.baseline] * width)
             )
         steps, steps_cpu = time.perf_counter() - made, _cpu() - cpu
-        live = _files(cache)
-        anew = sum(size for key, size in live.items() if key not in brought)
+        held = _used(cache) - empty
         for shadow in [session, *ahead]:
             shadow.remove()
-        kept = sum(_files(cache).values())
+        kept = _used(cache) - empty
+        said.append(
+            f"{run}: session's shadow {own:.2f} s ({own_cpu:.2f} s CPU), {width} prepared side by "
+            f"side {steps:.2f} s ({steps_cpu:.2f} s CPU), held {held / MIB:.0f} MiB, kept after "
+            f"{kept / MIB:.0f} MiB"
+        )
         if run == "first":
             (repo / "pkg" / "core.py").write_text(CORE + "\n")
             subprocess.run(["git", "commit", "-qam", "a change"], cwd=repo, check=True)
     subprocess.run(["git", "reset", "-q", "--hard", "HEAD~1"], cwd=repo, check=True)
-    mib = 1024 * 1024
-    return (
-        f"next session's shadow {own:.2f} s ({own_cpu:.2f} s CPU); {width} prepared side by "
-        f"side {steps:.2f} s ({steps_cpu:.2f} s CPU); written anew {anew / mib:.0f} MiB, "
-        f"held {sum(live.values()) / mib:.0f} MiB, kept after {kept / mib:.0f} MiB"
-    )
+    return "; ".join(said)
 
 
-def _files(folder: Path) -> dict[tuple[int, int], int]:
-    """Each file under `folder` (by device and inode, so a file moved is the same file) with
-    the disk it takes."""
-    found: dict[tuple[int, int], int] = {}
-    for path, _, names in os.walk(folder):
-        for name in names:
-            info = os.lstat(os.path.join(path, name))
-            found[(info.st_dev, info.st_ino)] = info.st_blocks * 512
-    return found
+MIB = 1024 * 1024
+
+
+def _used(folder: Path) -> int:
+    """Bytes in use on `folder`'s file system, once what was written has reached it."""
+    os.sync()
+    info = os.statvfs(folder)
+    return (info.f_blocks - info.f_bfree) * info.f_frsize
 
 
 def _cpu() -> float:
@@ -331,6 +334,11 @@ def main() -> None:
         "--shadows", action="store_true", help="only time a shadow made and removed"
     )
     parser.add_argument(
+        "--cache", type=Path, default=None,
+        help="with --shadows: the folder the repositories and shadows go in (for example one on "
+        "a file system with reflinks: scripts/reflink_folder.sh)",
+    )  # fmt: skip
+    parser.add_argument(
         "--venv", type=Path, help="the virtual environment whose tui-engineer and python run"
     )
     args = parser.parse_args()
@@ -342,7 +350,7 @@ def main() -> None:
     for files in sizes:
         print(f"{files:,} files:", flush=True)
         if args.shadows:
-            with tempfile.TemporaryDirectory(prefix="tui-scale-") as tmp:
+            with tempfile.TemporaryDirectory(prefix="tui-scale-", dir=args.cache) as tmp:
                 repo = make_repo(Path(tmp), files)
                 rows.append(f"| {files:,} | shadow | {shadow_times(repo, Path(tmp) / 'cache')} |")
                 print("  " + rows[-1], flush=True)

@@ -35,7 +35,7 @@ import git
 from tui_engineer.base.disk import no_room, remove_tree
 from tui_engineer.base.safe_git import index_lock, shadow_git_env, shadow_git_full_env
 from tui_engineer.base.staging import forget, index_kept, stage_all, staged_now
-from tui_engineer.vcs import spare
+from tui_engineer.vcs import spare, spare_clone
 from tui_engineer.vcs.changes import Change, parse_name_status
 from tui_engineer.vcs.dirty import snapshot_commit
 from tui_engineer.vcs.owner import hold, release
@@ -108,8 +108,15 @@ class Shadow:
         shadow = cls(path, root, session_id, baseline, include_dirty, owner=owner, spares=spares)
         reason = lock_reason(session_id)
         try:
-            # A removed shadow's files, where git rewrites only what differs (vcs/spare.py).
-            shadow.from_spare = spare.take(path) and shadow._fill(objects, reason, reused=True)
+            # A removed shadow's files, where git rewrites only what differs (vcs/spare.py);
+            # else, where files can share blocks, a live sibling's (vcs/spare_clone.py).
+            taken = spare.take(path)
+            cloned = not taken and spare_clone.clone_sibling(path)
+            if cloned:
+                spare.fresh_metadata(path)
+            shadow.from_spare = (taken or cloned) and shadow._fill(
+                objects, reason, reused=True, copied=cloned
+            )
             if not shadow.from_spare:
                 spare.clear(path)
                 shadow._fill(objects, reason, reused=False)
@@ -126,13 +133,16 @@ class Shadow:
         staged_now(path)  # reset and clean just left the files and index as the baseline
         return shadow
 
-    def _fill(self, objects: Path, reason: str, *, reused: bool) -> bool:
+    def _fill(self, objects: Path, reason: str, *, reused: bool, copied: bool = False) -> bool:
         """A repository of its own at the baseline, its files filled in (detached HEAD; no
         hooks to run). `reused`: from a spare's files, whose leftovers go (False when git could
-        not use it; the caller starts again from an empty folder)."""
+        not use it; the caller starts again from an empty folder); `copied`: files cloned, their
+        index another folder's (vcs/spare_clone.py)."""
         try:
             init_shadow_repo(self.path, objects, reason)
             self._git.update_ref("--no-deref", "HEAD", self.baseline)
+            if copied:
+                spare_clone.refresh_copied_index(self._git)
             self._git.reset("-q", "--hard", self.baseline)
             if reused:  # what the last shadow's steps and test runs wrote, ignored files too
                 self._git.clean("-ffdxq")

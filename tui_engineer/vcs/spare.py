@@ -79,13 +79,18 @@ def take(path: Path) -> bool:
             os.rename(pool / slot, path)
         except OSError:
             continue  # taken meanwhile, or pruned
-        dot = path / ".git"
-        _empty(dot, keep=_KEPT)
-        # Its own objects (the last session's proposals, what its runs staged) are needed no
-        # more: its refs are gone, and the index's entries are rewritten from the user's objects.
-        _empty(dot / "objects", keep={"info"})
+        fresh_metadata(path)
         return True
     return False
+
+
+def fresh_metadata(path: Path) -> None:
+    """Of the shadow files at `path`, only its index and its objects' folder kept in its .git."""
+    dot = path / ".git"
+    _empty(dot, keep=_KEPT)
+    # Its own objects (the last session's proposals, what its runs staged) are needed no more:
+    # its refs are gone, and the index's entries are rewritten from the user's objects.
+    _empty(dot / "objects", keep={"info"})
 
 
 def _empty(folder: Path, keep: set[str]) -> None:
