@@ -21,7 +21,8 @@ the index is deleted, then `git init` again), so nothing a test wrote there (con
 excludes) survives; `reset --hard` and `clean -ffdx` then leave the files exactly the baseline's,
 with no file a test run wrote, ignored ones included. A spare git cannot use is deleted and the
 shadow made fresh. Not kept for repositories with submodules (their checkouts are nested
-repositories of their own). Pruning (which spares go, and when): vcs/spare_prune.py.
+repositories of their own). Pruning (which spares go, and when): vcs/spare_prune.py. With no
+spare left, a shadow beside a live one may be a clone of its files (vcs/spare_clone.py).
 """
 
 from __future__ import annotations

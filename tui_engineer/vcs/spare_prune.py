@@ -25,6 +25,7 @@ from tui_engineer.base.disk import remove_tree
 from tui_engineer.vcs.repo import open_repo
 from tui_engineer.vcs.shadow_place import shadow_home
 from tui_engineer.vcs.spare import DEFAULT_POOL, SPARES, pool_for, slots
+from tui_engineer.vcs.spare_clone import can_clone
 
 STALE_DAYS = 14
 OLD_LAYOUT = "spare-worktrees"  # one spare per repository, before the pools
@@ -133,9 +134,11 @@ def summary(repo_root: Path) -> str:
     root = spares_root()
     mine = [here / name for name in slots(here)]
     every = [pool / name for pool in _entries(root) for name in slots(pool)]
+    # Spares cloned from one another (vcs/spare_clone.py) share blocks the count cannot see.
+    bound = "at most " if every and can_clone(every[0] / ".git" / "index", root) else ""
     return (
-        f"{len(mine)} for this repository ({_mib(mine)}), {len(every)} in all "
-        f"({_mib(every)}), in {root} (safe to delete when no session runs)"
+        f"{len(mine)} for this repository ({bound}{_mib(mine)}), {len(every)} in all "
+        f"({bound}{_mib(every)}), in {root} (safe to delete when no session runs)"
     )
 
 
