@@ -28,6 +28,7 @@ from pathlib import Path
 import git
 
 from tui_engineer.base.disk import remove_tree
+from tui_engineer.vcs.shadow_place import owner_file
 
 _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
 _CLONES: dict[int, bool] = {}  # st_dev -> whether a file there can be cloned
@@ -89,13 +90,19 @@ def _try_clone(sample: Path, folder: Path) -> bool:
 
 
 def _sibling(path: Path) -> Path | None:
-    """A live shadow of the same repository (a folder beside `path` with an index)."""
+    """The oldest live shadow of the same repository beside `path` (its owner lock the oldest):
+    the session's own, complete, rather than another step's still being filled."""
+    found: list[tuple[int, Path]] = []
     try:
-        names = sorted(os.listdir(path.parent))
+        names = os.listdir(path.parent)
     except OSError:
         return None
     for name in names:
         candidate = path.parent / name
-        if candidate != path and (candidate / ".git" / "index").is_file():
-            return candidate
-    return None
+        if candidate == path or not (candidate / ".git" / "index").is_file():
+            continue
+        try:
+            found.append((owner_file(candidate).stat().st_mtime_ns, candidate))
+        except OSError:
+            continue  # not owned: a shadow being removed, or a dead session's
+    return min(found)[1] if found else None
