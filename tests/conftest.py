@@ -32,8 +32,12 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def collected_again() -> Iterator[None]:
     """A headless run in this process sets aside what exists at its start (gc.freeze, in
-    base/start_collection.py); the next test's garbage is this process's collector's again."""
+    base/start_collection.py); the next test's garbage is this process's collector's again,
+    and a collector a test left held is on again."""
     yield
+    from tui_engineer.base import start_collection
+
+    start_collection.release()
     if gc.get_freeze_count():
         gc.unfreeze()
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tui_engineer.base import start_collection
 from tui_engineer.base.errors import UserError
 from tui_engineer.cli.arguments import build_demo_parser, build_parser, check_resume, flag_overrides
 from tui_engineer.cli.terminal import require_terminal
@@ -23,18 +24,22 @@ def open_app(argv: Sequence[str], *, notes: Sequence[str] = (), resume: str | No
     if resume is not None:
         args.request, args.resume = "", resume
     require_terminal()
-    # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
-    from tui_engineer.session.options import RunOptions
-    from tui_engineer.tui.app import TuiEngineerApp
+    start_collection.hold()  # until the start-up checks are done (tui/startup.py), or the end
+    try:
+        # The TUI: Textual is imported here only, so --help and the headless commands stay fast.
+        from tui_engineer.session.options import RunOptions
+        from tui_engineer.tui.app import TuiEngineerApp
 
-    options = RunOptions(
-        request=args.request or "",
-        repo=(args.repo or Path.cwd()).resolve(),
-        flags=flag_overrides(args),
-        no_tests=args.no_tests,
-        resume=args.resume,
-    )
-    code = TuiEngineerApp(options, init=args.init, notes=tuple(notes)).run()
+        options = RunOptions(
+            request=args.request or "",
+            repo=(args.repo or Path.cwd()).resolve(),
+            flags=flag_overrides(args),
+            no_tests=args.no_tests,
+            resume=args.resume,
+        )
+        code = TuiEngineerApp(options, init=args.init, notes=tuple(notes)).run()
+    finally:
+        start_collection.release()
     return code if isinstance(code, int) else 0
 
 
@@ -44,20 +49,23 @@ def open_demo(argv: Sequence[str]) -> int:
     `tui-engineer --resume` there would need a model server and key)."""
     args = build_demo_parser().parse_args(argv)
     require_terminal()
+    start_collection.hold()  # as open_app
+    try:
+        from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
+        from tui_engineer.session.options import RunOptions
+        from tui_engineer.tui.app import TuiEngineerApp
 
-    from tui_engineer.demo import DemoServer, demo_flags, make_sample_repo
-    from tui_engineer.session.options import RunOptions
-    from tui_engineer.tui.app import TuiEngineerApp
-
-    repo = args.resume.resolve() if args.resume else make_sample_repo(args.dir)
-    with DemoServer() as server:
-        options = RunOptions(
-            request=args.request,
-            repo=repo,
-            flags=demo_flags(server.base_url),
-            resume="" if args.resume else None,
-        )
-        code = TuiEngineerApp(options).run()
+        repo = args.resume.resolve() if args.resume else make_sample_repo(args.dir)
+        with DemoServer() as server:
+            options = RunOptions(
+                request=args.request,
+                repo=repo,
+                flags=demo_flags(server.base_url),
+                resume="" if args.resume else None,
+            )
+            code = TuiEngineerApp(options).run()
+    finally:
+        start_collection.release()
     # stderr: under `serve`, stdout is the app's channel to the web server, while stderr reaches
     # the server's console.
     print(f"tui-engineer demo: {kept_sample(repo)}", file=sys.stderr)

@@ -10,6 +10,7 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tui_engineer.base import start_collection
 from tui_engineer.base.errors import UserError
 from tui_engineer.llm.usage import price_for
 from tui_engineer.session.options import RunOptions
@@ -89,11 +90,15 @@ class StartUp:
         except UserError:
             app.exit(2, return_code=2)
             return
+        finally:
+            start_collection.release(collect=True)  # the model client is made: the imports are done
         await self._became_ready(prepared)
 
     async def _answer_problem(self, problem: Problem) -> str | None:
         """Each start-up problem as its screen; the user's choice, or None to give up."""
         from tui_engineer.session.prepare import WRITE_TESTS_COMMAND
+
+        start_collection.release(collect=True)  # the human reads for as long as they like
 
         if problem.kind == "not_a_repo":
             return (
