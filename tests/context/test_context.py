@@ -32,8 +32,8 @@ def test_a_staged_rename_is_one_change_and_marks_no_other_file_changed(make_repo
     git(repo, "mv", "ab/x.py", "ab/y.py")
     assert sorted(recent_changes(repo)[0]) == ["ab/x.py", "ab/y.py"]
     recent = {r.path: r.recent for r in gather_context(repo, "tidy up").ranked}
-    assert recent["ab/y.py"] > recent["y.py"]  # changed now, not only in the first commit
-    assert recent["x.py"] == recent["y.py"]  # like y.py, only in the first commit
+    assert recent["ab/y.py"] > recent.get("y.py", 0)  # changed now, not only in the first commit
+    assert recent.get("x.py", 0) == recent.get("y.py", 0)  # like y.py, only in the first commit
 
 
 def test_a_shadows_recent_commits_are_asked_of_git_once_per_head(make_repo, tmp_path, monkeypatch):
@@ -59,8 +59,8 @@ def test_a_shadows_recent_commits_are_asked_of_git_once_per_head(make_repo, tmp_
         return sum(e.get("event") == "start" and "log" in e["argv"] for e in events)
 
     try:
-        assert recent_changes(shadow.path)[1:] == [["b.py"], ["a.py", "b.py"]]
-        assert recent_changes(shadow.path)[1:] == [["b.py"], ["a.py", "b.py"]]
+        assert recent_changes(shadow.path)[1:] == [["b.py"]]
+        assert recent_changes(shadow.path)[1:] == [["b.py"]]
         assert logs() == 1
         (shadow.path / "a.py").write_text("A = 2\n")
         git(shadow.path, "commit", "-qam", "a")  # HEAD moves, as an accept moves it
@@ -68,3 +68,20 @@ def test_a_shadows_recent_commits_are_asked_of_git_once_per_head(make_repo, tmp_
         assert logs() == 2
     finally:
         shadow.remove()
+
+
+def test_a_project_put_under_git_in_one_commit_has_no_file_recent_for_being_in_it(make_repo):
+    """A first commit lists every file there was: nothing in it is recent for that, and at
+    200,000 files asking git for it took 0.13 s of the way to the first model call."""
+    from tests.conftest import git
+    from tui_engineer.context import gather_context
+    from tui_engineer.context.ranking import recent_changes
+
+    repo = make_repo({"a.py": "A = 1\n", "b.py": "B = 2\n", "c.py": "C = 3\n"})
+    assert recent_changes(repo) == [[]]
+    (repo / "b.py").write_text("B = 3\n")
+    git(repo, "commit", "-qam", "b")
+    assert recent_changes(repo) == [[], ["b.py"]]
+    recent = {r.path: r.recent for r in gather_context(repo, "tidy up").ranked}
+    assert recent["b.py"] > 0
+    assert "a.py" not in recent and "c.py" not in recent  # nothing else points at them

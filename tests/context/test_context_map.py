@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, write_files
 from tui_engineer.context import (
     build_map,
     frame_regions,
@@ -95,7 +95,10 @@ def test_a_commit_that_touched_every_file_ranks_only_those_something_else_points
     """A broad commit gives each of its files too little to outline it in the map: those
     files are not ranked at all (at 40,000 files, one entry each held ~13 MiB per prompt)."""
     files = {f"pkg/m{n}.py": f"def scale_{n}():\n    return {n}\n" for n in range(40)}
-    repo = make_repo({**files, "pkg/core.py": "def add(a, b):\n    return a - b\n"})
+    repo = make_repo({"README.md": "calc\n"})
+    write_files(repo, {**files, "pkg/core.py": "def add(a, b):\n    return a - b\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "every module")  # not the first commit: that one is left out
     (repo / "pkg/m1.py").write_text("def scale_1():\n    return -1\n")
     git(repo, "commit", "-qam", "one file")
     focus = Focus("make add call scale_7")
