@@ -325,6 +325,11 @@ def _start(key: Path) -> TreeWatch | None:
     return watch
 
 
+def index_stamp(workdir: Path) -> tuple[object, ...]:
+    """Which index `workdir`'s git has now: another once any git command rewrote it."""
+    return _stamp(Path(workdir).resolve())
+
+
 def _stamp(key: Path) -> tuple[object, ...]:
     """Which index and exclude file the shadow has (git replaces a file to change it)."""
     stamp: list[object] = []

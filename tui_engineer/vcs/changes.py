@@ -27,3 +27,25 @@ def parse_name_status(out: str) -> list[Change]:
         changes.append(Change("M" if status == "T" else status, fields[i + 1]))
         i += 2
     return changes
+
+
+def split_raw_patch(out: str) -> tuple[list[Change], str]:
+    """`git diff --raw -z -p`: the changes (as `parse_name_status` gives them) and the patch,
+    which is what the same diff prints without `--raw -z`. Each raw entry is ":modes shas
+    STATUS" then its path, and a second one for a rename or a copy, each ending in NUL; a NUL
+    then parts them from the patch."""
+    fields: list[str] = []
+    at = 0
+    while out.startswith(":", at):
+        end = out.index("\0", at)
+        status = out[at:end].rsplit(" ", 1)[-1]
+        names = 2 if status[:1] in ("R", "C") else 1
+        parts = [status]
+        for _ in range(names):
+            start, end = end + 1, out.index("\0", end + 1)
+            parts.append(out[start:end])
+        fields += parts
+        at = end + 1
+    if out.startswith("\0", at):
+        at += 1
+    return parse_name_status("\0".join(fields)), out[at:]
