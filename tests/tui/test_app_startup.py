@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.tui.app_support import (
     wait_for,
     wait_for_screen,
 )
+from tui_engineer.base import start_collection
 from tui_engineer.sandbox.bwrap_program import forget_bwrap
 from tui_engineer.tui.screens import (
     DirtyTreeScreen,
@@ -128,8 +130,10 @@ async def test_dirty_tree_can_be_stashed_and_the_session_starts(
     repo = make_repo()
     (repo / "calc.py").write_text("def add(a, b):\n    return b + a  # mine\n")
     app = make_app(repo, scripted_server.base_url)
+    start_collection.hold()  # as `tui-engineer` does before the app opens (cli/launch.py)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, DirtyTreeScreen)
+        assert gc.isenabled()  # the human reads for as long as they like: collector back on
         await pilot.click("#stash")
         await wait_for(pilot, lambda: app.controller.ready)
         await pilot.press("q")

@@ -1,8 +1,8 @@
 """The TUI holds Python's cyclic garbage collector off from the app's opening (cli/launch.py)
 until its start-up checks are done (base/start_collection.py: the first frame came 0.1 s
-sooner), then collects the start's garbage once and sets the rest aside; a problem screen,
-which waits on the human for as long as they like, has it back on. The real app driven by
-Pilot, the openai client over HTTP to the scripted server, a real repository."""
+sooner), then collects the start's garbage once and sets the rest aside (a problem screen has
+it back on: tests/tui/test_app_startup.py's dirty tree). The real app driven by Pilot, the
+openai client over HTTP to the scripted server, a real repository."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import gc
 
 import pytest
 
-from tests.tui.app_support import KEY, SIZE, add_sub_app, make_app, wait_for, wait_for_screen
+from tests.tui.app_support import KEY, SIZE, add_sub_app, wait_for
 from tui_engineer.base import start_collection
-from tui_engineer.tui.screens import DirtyTreeScreen
 
 
 async def test_the_app_collects_again_once_its_start_up_checks_are_done(
@@ -35,17 +34,3 @@ async def test_the_app_collects_again_once_its_start_up_checks_are_done(
         assert gc.isenabled()
         assert gc.get_freeze_count() > 10_000  # Textual's, the SDK's and this package's objects
         await pilot.press("q")
-
-
-async def test_a_start_up_problem_screen_waits_with_the_collector_on(
-    make_repo, scripted_server, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    repo = make_repo()
-    (repo / "calc.py").write_text("def add(a, b):\n    return b + a  # mine\n")
-    app = make_app(repo, scripted_server.base_url)
-    start_collection.hold()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for_screen(pilot, app, DirtyTreeScreen)
-        assert gc.isenabled()
-        await pilot.click("#quit")
