@@ -14,7 +14,11 @@ class Change:
 
 def parse_name_status(out: str) -> list[Change]:
     """`git diff --name-status -z`: a change per file; a copy is an added file."""
-    fields = [f for f in out.split("\0") if f]
+    return _changes([f for f in out.split("\0") if f])
+
+
+def _changes(fields: list[str]) -> list[Change]:
+    """Name-status fields (a status, then its one path or a rename's or copy's two) as changes."""
     changes: list[Change] = []
     i = 0
     while i < len(fields):
@@ -48,4 +52,4 @@ def split_raw_patch(out: str) -> tuple[list[Change], str]:
         at = end + 1
     if out.startswith("\0", at):
         at += 1
-    return parse_name_status("\0".join(fields)), out[at:]
+    return _changes(fields), out[at:]
