@@ -116,14 +116,11 @@ class Shadow:
             # else, where files can share blocks, a live sibling's (vcs/spare_clone.py).
             taken = spare.take(path)
             cloned = not taken and spare_clone.clone_sibling(path)
-            if cloned:
-                spare.fresh_metadata(path)
-            shadow.from_spare = (taken or cloned) and shadow._fill(
-                objects, reason, reused=True, copied=cloned
-            )
-            if not shadow.from_spare:
+            reused = (taken or cloned) and shadow._fill(objects, reason, reused=True, copied=cloned)
+            if not reused:
                 spare.clear(path)
                 shadow._fill(objects, reason, reused=False)
+            shadow.from_spare = reused
         except git.GitCommandError as err:
             remove_tree(path)
             release(owner, owner_file(path))
@@ -262,12 +259,13 @@ class Shadow:
         with index_lock(self.path):
             return list(self._proposal()[0])
 
-    def _proposal(self) -> tuple[list[Change], str]:
+    def _proposal(self, wrote: list[str] | None = None) -> tuple[list[Change], str]:
         """The proposal's changes and diff, from one `git diff` (the caller holds the index
-        lock). An edit's diff and then its changed files were two, each reading the whole
-        index (0.07 s apiece at 200,000 files): git is asked again only once the index is
-        another (a staging, a reset) or what is left out (the test runs' files) changed."""
-        spec = self._step_only()  # stages what was written: the index is then the files'
+        lock; `wrote` as for `_step_only`). An edit's diff and then its changed files were two,
+        each reading the whole index (0.07 s apiece at 200,000 files): git is asked again only
+        once the index is another (a staging, a reset) or what is left out (the test runs'
+        files) changed."""
+        spec = self._step_only(wrote)  # stages what was written: the index is then the files'
         key = (self.baseline, tuple(spec), index_stamp(self.path))
         if self.proposal_seen is not None and self.proposal_seen[0] == key:
             return self.proposal_seen[1]
@@ -293,13 +291,13 @@ class Shadow:
         apart stages them again: 0.06-0.3 s at 40,000 files): what a review shows."""
         with index_lock(self.path):
             wrote = self._by_tests()
-            step = self._diff("-M", "--name-status", "-z", *self._step_only(wrote))
+            step = list(self._proposal(wrote)[0])
             if not wrote:
-                return parse_name_status(step), [], ""
+                return step, [], ""
             paths = literal(wrote)
             written = self._diff("--no-renames", "--name-status", "-z", "--", *paths)
             diff = self._diff("--no-renames", "--", *paths)
-            return parse_name_status(step), parse_name_status(written), diff
+            return step, parse_name_status(written), diff
 
     def written_diff(self) -> str:
         """The diff of what the test runs wrote (shown apart from the proposal's)."""

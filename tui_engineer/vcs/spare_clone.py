@@ -29,15 +29,17 @@ import git
 
 from tui_engineer.base.disk import remove_tree
 from tui_engineer.vcs.shadow_place import owner_file
+from tui_engineer.vcs.spare import fresh_metadata
 
 _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
 _CLONES: dict[int, bool] = {}  # st_dev -> whether a file there can be cloned
 
 
 def clone_sibling(path: Path) -> bool:
-    """Fill `path` (not there yet) with a clone of a live shadow beside it; whether it was.
-    The clone still holds the sibling's git metadata and leftovers: the caller makes it exact
-    (`spare.fresh_metadata`, `refresh_copied_index`, then a reset and a clean)."""
+    """Fill `path` (not there yet) with a clone of a live shadow beside it, with fresh git
+    metadata as a taken spare has (vcs/spare.py); whether it was. It still holds the sibling's
+    files as they were: the caller makes it exact (`refresh_copied_index`, then a reset and a
+    clean)."""
     if sys.platform != "linux" or shutil.which("cp") is None:
         return False
     source = _sibling(path)
@@ -51,6 +53,7 @@ def clone_sibling(path: Path) -> bool:
         check=False,
     )  # fmt: skip
     if (path / ".git" / "index").is_file():
+        fresh_metadata(path)
         return True
     remove_tree(path)
     return False
