@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import git, start_conflicting_merge
 from tui_engineer.vcs.changes import parse_name_status
 from tui_engineer.vcs.cleanup import cleanup_leftovers
+from tui_engineer.vcs.partial import staged_tree
 from tui_engineer.vcs.repo import GitRefused, open_repo
 from tui_engineer.vcs.shadow import Shadow
 from tui_engineer.vcs.shadow_place import owner_file, shadow_home
@@ -117,6 +118,12 @@ def test_an_edits_diff_and_its_changed_files_are_one_question_to_git(shadow, tmp
 
     diff, changes = shadow.diff(), shadow.changes()
     assert diffs() == 1
+    # A test run's start and end each write the tree, which rewrites the index (its tree
+    # cache) and lists the same: the proposal shown after them is not asked for again.
+    index = shadow.path / ".git" / "index"
+    before = index.stat().st_ino
+    assert staged_tree(shadow) and index.stat().st_ino != before
+    assert shadow.diff() == diff and diffs() == 1
     monkeypatch.delenv("GIT_TRACE2_EVENT")
     apart = ["-c", "core.quotePath=false", "diff", "--cached", "--no-color", "--no-ext-diff"]
     assert diff == _exactly(shadow.path, *apart, shadow.baseline, "-M")
