@@ -38,22 +38,25 @@ def traced(tmp_path, monkeypatch) -> Path:
 
 
 def _adds(trace: Path) -> list[list[str]]:
-    """The pathspecs of each `git add -A` since the trace began ([]: every file)."""
+    """Each staging since the trace began: [] for a `git add -A` of every file, else the files
+    a `git update-index --add --remove` named."""
     if not trace.exists():
         return []
     adds = []
     for line in trace.read_text().splitlines():
         event = json.loads(line)
         argv = event.get("argv", [])
-        at = next((i for i in range(len(argv) - 1) if argv[i : i + 2] == ["add", "-A"]), None)
-        if event.get("event") == "start" and at is not None:
-            rest = argv[at + 2 :]
-            adds.append(rest[1:] if rest[:1] == ["--"] else rest)
+        if event.get("event") != "start":
+            continue
+        if any(argv[i : i + 2] == ["add", "-A"] for i in range(len(argv) - 1)):
+            adds.append([])  # every file: whole-tree stagings take no pathspec
+        elif "update-index" in argv and "--add" in argv:
+            adds.append(argv[argv.index("--") + 1 :])
     return adds
 
 
 def _stagings(trace: Path) -> int:
-    """How many `git add -A` ran since the trace began."""
+    """How many stagings ran since the trace began."""
     return len(_adds(trace))
 
 
@@ -116,10 +119,10 @@ def test_files_written_are_staged_by_name_and_a_delete_stages_every_file(make_re
     try:
         _elsewhere(shadow, "printf 'A = 3\\n' > pkg/a.py && mkdir new && printf 1 > new/n.py")
         assert shadow.changed_files() == [("A", "new/n.py"), ("M", "pkg/a.py")]
-        assert _adds(traced)[-1] == [":(literal)new/n.py", ":(literal)pkg/a.py"]
+        assert _adds(traced)[-1] == ["new/n.py", "pkg/a.py"]
         _elsewhere(shadow, "chmod +x run.sh")
         assert "run.sh" in dict((p, s) for s, p in shadow.changed_files())
-        assert _adds(traced)[-1] == [":(literal)run.sh"]
+        assert _adds(traced)[-1] == ["run.sh"]
         # New rules for what git ignores are about every file: a log the tests left is added.
         _elsewhere(shadow, "printf 'x\\n' > .gitignore && printf log > out.log")
         _elsewhere(shadow, "printf '*.log\\n' > .gitignore")
@@ -149,7 +152,7 @@ def test_the_models_edits_written_by_way_of_temporary_files_are_staged_by_name(m
             {a: a.read_bytes(), new: None},
         )  # fmt: skip
         assert shadow.changed_files() == [("M", "pkg/a.py"), ("A", "pkg/new.py")]
-        assert _adds(traced)[-1] == [":(literal)pkg/a.py", ":(literal)pkg/new.py"]
+        assert _adds(traced)[-1] == ["pkg/a.py", "pkg/new.py"]
         assert not list(shadow.path.rglob("*tui-engineer-tmp"))
         b = shadow.path / "pkg" / "deep" / "b.py"
         write_changes(shadow.path, {a: FileState(b"A = 6\n"), b: FileState(None)},

@@ -166,24 +166,32 @@ _guard = threading.Lock()
 
 
 def stage_all(
-    workdir: Path, stage: Callable[..., object] | None = None, fresh: bool = False
+    workdir: Path, stage: Callable[[], object] | None = None, fresh: bool = False
 ) -> None:
     """Stage every file of the shadow at `workdir` unless nothing was written there since the
     last staging and the index is as it left it; `fresh`: stage whatever was heard. `stage`:
-    the caller's own `git add -A` (for its own errors) given the pathspecs to add after it,
-    none for all; else subprocess's. Written files that are all still there are added by
-    name: git then looks at those alone, not at every file (0.06-0.1 s at 40,000 files)."""
+    the caller's own `git add -A` of every file (for its own errors); else subprocess's.
+    Written files that are all still there are staged by name (`git update-index`): git then
+    looks at those alone, not at every file (0.06-0.1 s at 40,000 files)."""
     with index_lock(workdir):  # no other staging of it meanwhile (reentrant: callers hold it)
         _stage_all(Path(workdir).resolve(), stage or functools.partial(_add_all, workdir), fresh)
 
 
-def _add_all(workdir: Path, *pathspecs: str) -> None:
-    command = ["git", "add", "-A", *pathspecs]
+def _add_all(workdir: Path) -> None:
+    command = ["git", "add", "-A"]
     env = shadow_git_full_env()  # never a program the shadow's config names
     subprocess.run(command, cwd=workdir, capture_output=True, check=True, env=env)
 
 
-def _stage_all(key: Path, stage: Callable[..., object], fresh: bool) -> None:
+def _update_named(key: Path, named: list[str]) -> None:
+    """Stage the files `named` (each one there, none ignored: `_to_stage`), as `git add -A` of
+    them would. `update-index` reads no other path of the tree: 0.045 s against add's 0.12 s
+    at 200,000 files (0.01 against 0.025 s at 40,000), for each edit the model makes."""
+    command = ["git", "update-index", "--add", "--remove", "--", *named]
+    subprocess.run(command, cwd=key, capture_output=True, check=True, env=shadow_git_full_env())
+
+
+def _stage_all(key: Path, stage: Callable[[], object], fresh: bool) -> None:
     with _guard:
         known = key in _watches
         watch = _watches.get(key)
@@ -208,7 +216,7 @@ def _stage_all(key: Path, stage: Callable[..., object], fresh: bool) -> None:
         stage()
     else:
         try:
-            stage("--", *(f":(literal){name}" for name in named))
+            _update_named(key, named)
         except Exception:  # noqa: BLE001 - a case named paths miss: the whole tree says why
             stage()
     if watch is not None:

@@ -41,7 +41,7 @@ def _git(shadow: Shadow, *args: str) -> str:
 def save_tree(shadow: Shadow) -> str:
     """The git tree id of the shadow's files now (the whole proposal, with any hand edits)."""
     with index_lock(shadow.path):
-        stage_all(shadow.path, lambda *specs: _git(shadow, "add", "-A", *specs))
+        stage_all(shadow.path, lambda: _git(shadow, "add", "-A"))
         return index_kept(shadow.path, lambda: _git(shadow, "write-tree"))
 
 
@@ -64,7 +64,7 @@ def restore_tree(shadow: Shadow, tree: str, written: Written | None = None) -> N
     `written`: who wrote what in that tree (the shadow's record when it was saved)."""
     with index_lock(shadow.path):  # a map's listing stages the shadow too (context/)
         # Files only in the working tree must be known to be removed.
-        stage_all(shadow.path, lambda *specs: _git(shadow, "add", "-A", *specs))
+        stage_all(shadow.path, lambda: _git(shadow, "add", "-A"))
         _git(shadow, "read-tree", "-u", "--reset", tree)
         _git(shadow, "clean", "-fdq")
     if written is not None:

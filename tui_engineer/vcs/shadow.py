@@ -171,7 +171,7 @@ class Shadow:
         # The shadow's index is private to it: staging everything is how new files, deletes and
         # renames show up in one `git diff --cached` against the baseline. Skipped when nothing
         # wrote here since the last staging (base/staging.py), unless `fresh`.
-        stage_all(self.path, lambda *specs: self._git.add("-A", *specs), fresh=fresh)
+        stage_all(self.path, lambda: self._git.add("-A"), fresh=fresh)
 
     def reset(self) -> None:
         """Discard the current proposal: files back to the baseline, new files removed.
