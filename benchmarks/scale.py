@@ -13,7 +13,15 @@ with the fix. From the --json events' timestamps it prints:
 - own share: wall − tests − model, what the product itself costs;
 - first call: seconds from the start to the first model call;
 - context_ready: when the session says the map is ready, with files read / reused (if said);
-- peak memory: the largest resident size of the tool's process (wait4's ru_maxrss).
+- peak memory: the largest resident size of the tool's process (wait4's ru_maxrss);
+- over the smallest: own share less the smallest size's (same run kind), what grows with the
+  repository.
+
+Then the floor no session goes under, whatever the repository: the CPU time, in the same
+environment, of Python starting, of the headless command's own imports, and of importing the
+openai SDK (which the first model call needs; it loads in a thread beside the start-up, but
+on the one interpreter lock). A target for the own share below that floor cannot be met by
+anything the repository's size decides.
 
 Each size runs cold (an empty user cache) then warm (a second session on the same repository,
 reset to the starting commit, with the cache and the baseline's result the first left).
@@ -325,6 +333,39 @@ def _cpu() -> float:
     return own.user + own.system + own.children_user + own.children_system
 
 
+# What a headless session has loaded by its first model call, cumulatively: each stage's code
+# runs in a fresh interpreter, and the stage's share is its CPU less the stage before it.
+FLOOR_STAGES = (
+    ("python starting", "pass"),
+    (
+        "the headless command's own imports",
+        "import tui_engineer.session.run, tui_engineer.headless.printer",
+    ),
+    ("the openai SDK (the model client)", "import tui_engineer.llm.client"),
+)
+
+
+def floor(venv: Path | None, runs: int = 3) -> list[tuple[str, float]]:
+    """Each FLOOR_STAGES stage's CPU seconds (the least of `runs`): the process's, children's
+    times as this process sees them, so the interpreter's own start counts too."""
+    python = str(venv / "bin" / "python") if venv is not None else sys.executable
+    totals, code = [], []
+    for _, line in FLOOR_STAGES:
+        code.append(line)
+        seconds = []
+        for _ in range(runs):
+            before = os.times()
+            subprocess.run([python, "-c", "; ".join(code)], check=True)
+            after = os.times()
+            seconds.append(
+                after.children_user + after.children_system
+                - before.children_user - before.children_system
+            )  # fmt: skip
+        totals.append(min(seconds))
+    shares = [total - before for total, before in zip(totals, [0.0, *totals], strict=False)]
+    return [(name, share) for (name, _), share in zip(FLOOR_STAGES, shares, strict=True)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1000,10000", help="file counts, comma separated")
@@ -345,8 +386,12 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.big:
         sizes += [40_000, 200_000]
-    header = "| files | run | wall | tests | model | own share | first call | peak | map |"
+    header = (
+        "| files | run | wall | tests | model | own share | over the smallest | first call "
+        "| peak | map |"
+    )
     rows = []
+    smallest: dict[str, float] = {}
     for files in sizes:
         print(f"{files:,} files:", flush=True)
         if args.shadows:
@@ -361,14 +406,20 @@ def main() -> None:
         measured = measure(files, args.runs, args.venv and args.venv.resolve())
         for kind, m in zip(("cold", "warm"), measured, strict=True):
             state = "" if m.committed else " NOT COMMITTED"
+            over = m.own - smallest.setdefault(kind, m.own)
             rows.append(
                 f"| {files:,} | {kind} | {m.wall:.2f} s | {m.tests:.2f} s | {m.model:.2f} s | "
-                f"{m.own:.2f} s | {m.first_call:.2f} s | {m.peak_mib:.0f} MiB | "
+                f"{m.own:.2f} s | {over:+.2f} s | {m.first_call:.2f} s | {m.peak_mib:.0f} MiB | "
                 f"{m.context or '(not said)'}{state} |"
             )
             print("  " + rows[-1], flush=True)
-    print(f"\nload {os.getloadavg()[0]:.1f} at {time.strftime('%H:%M')}\n{header}\n|{'---|' * 9}")
+    print(f"\nload {os.getloadavg()[0]:.1f} at {time.strftime('%H:%M')}\n{header}\n|{'---|' * 10}")
     print("\n".join(rows))
+    if not args.shadows:
+        parts = floor(args.venv and args.venv.resolve())
+        print(f"\nThe floor: {sum(s for _, s in parts):.2f} s of CPU before any session's work")
+        for name, seconds in parts:
+            print(f"  {name}: {seconds:.2f} s")
 
 
 if __name__ == "__main__":
