@@ -68,6 +68,18 @@ def test_the_acp_agent_loads_no_textual() -> None:
     assert fresh_python(code).strip() == "False"
 
 
+def test_headless_and_editor_sessions_load_no_terminal_emulator() -> None:
+    # pyte (with wcwidth) draws the TUI's Shell pane; `run` and `acp` show a command's output
+    # as text, and every session of theirs paid ~15 ms (30-40 ms alone) to import it.
+    code = (
+        "import sys, tui_engineer.cli.main, tui_engineer.session.run, "
+        "tui_engineer.headless.printer, tui_engineer.headless.reviewers, "
+        "tui_engineer.acp.agent, tui_engineer.acp.shell; "
+        "print([name for name in ('pyte', 'wcwidth') if name in sys.modules])"
+    )
+    assert fresh_python(code).strip() == "[]"
+
+
 def test_the_app_paints_before_the_engine_and_the_model_sdk_load() -> None:
     # The openai SDK was over half of `tui-engineer demo`'s CPU time to its first frame, the
     # engine with GitPython a third of the rest: both load behind the first frame

@@ -26,11 +26,14 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_engineer.base.escapes import without_escapes
 from tui_engineer.base.pty_run import PtyCommand
 from tui_engineer.base.secrets import mask_values, secret_values
-from tui_engineer.base.terminal_screen import TerminalScreen
+
+if TYPE_CHECKING:  # the TUI's Shell pane gives one; headless and editors never load pyte
+    from tui_engineer.base.terminal_screen import TerminalScreen
 
 KEPT_CHARS = 200_000  # of a command's output kept on screen and for the model's tail
 TAIL_CHARS = 6_000  # of the output's tail that goes to the model
