@@ -362,7 +362,7 @@ def floor(venv: Path | None, runs: int = 3) -> list[tuple[str, float]]:
                 - before.children_user - before.children_system
             )  # fmt: skip
         totals.append(min(seconds))
-    shares = [total - before for total, before in zip(totals, [0.0, *totals], strict=False)]
+    shares = [total - before for total, before in zip(totals, [0.0, *totals[:-1]], strict=True)]
     return [(name, share) for (name, _), share in zip(FLOOR_STAGES, shares, strict=True)]
 
 
